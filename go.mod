@@ -1,0 +1,3 @@
+module github.com/misgrid/misgrid
+
+go 1.26

@@ -1,0 +1,229 @@
+package mis
+
+import (
+	"sync"
+
+	"github.com/misgrid/misgrid/mesh"
+)
+
+const (
+	undecided uint8 = iota
+	decided
+)
+
+// Parallel computes the greedy MIS with workers goroutines, in rounds: an
+// undecided vertex joins when its key is the largest among the undecided
+// vertices within distance dist, and leaves when a vertex within dist has
+// joined. A vertex that joins in some round has no undecided vertex of
+// larger key nearby, so every vertex the greedy would visit before it is
+// already decided; by induction the rounds build exactly the greedy set.
+//
+// Each phase reads arrays that no worker writes in that phase, so the
+// result does not depend on scheduling, and the race detector stays quiet.
+func Parallel(g *mesh.Graph, keys []uint64, dist, workers int) *Result {
+	n := g.N()
+	if workers < 1 {
+		workers = 1
+	}
+	p := &parRun{g: g, keys: keys, workers: workers,
+		state: make([]uint8, n), in: make([]bool, n)}
+	p.active = make([]int32, n)
+	for i := range p.active {
+		p.active[i] = int32(i)
+	}
+	if dist == 2 {
+		p.m1 = make([]int32, n)
+		p.near = make([]bool, n)
+		p.live = append([]int32(nil), p.active...)
+	}
+	p.cands = make([][]int32, workers)
+	rounds := 0
+	for len(p.active) > 0 {
+		rounds++
+		if dist == 2 {
+			p.round2()
+		} else {
+			p.round1()
+		}
+	}
+	size := 0
+	for _, b := range p.in {
+		if b {
+			size++
+		}
+	}
+	return &Result{In: p.in, Size: size, Rounds: rounds, Backend: "cpu"}
+}
+
+type parRun struct {
+	g       *mesh.Graph
+	keys    []uint64
+	workers int
+	state   []uint8
+	in      []bool
+	active  []int32   // undecided vertices
+	live    []int32   // distance 2: vertices with an undecided vertex in their closed neighbourhood
+	m1      []int32   // distance 2: best undecided vertex in the closed neighbourhood
+	near    []bool    // distance 2: a joined vertex is in the closed neighbourhood
+	cands   [][]int32 // per-worker candidates of this round
+}
+
+// each runs f over list split into one contiguous chunk per worker.
+func (p *parRun) each(list []int32, f func(w int, part []int32)) {
+	w := p.workers
+	if len(list) < 4096 || w == 1 {
+		f(0, list)
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (len(list) + w - 1) / w
+	for i := 0; i < w; i++ {
+		lo, hi := i*chunk, min((i+1)*chunk, len(list))
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func(i int, part []int32) {
+			defer wg.Done()
+			f(i, part)
+		}(i, list[lo:hi])
+	}
+	wg.Wait()
+}
+
+// join marks this round's candidates as members and decided.
+func (p *parRun) join() {
+	for i, c := range p.cands {
+		for _, v := range c {
+			p.in[v] = true
+			p.state[v] = decided
+		}
+		p.cands[i] = c[:0]
+	}
+}
+
+// compact drops decided vertices from the active list.
+func (p *parRun) compact() {
+	a := p.active[:0]
+	for _, v := range p.active {
+		if p.state[v] == undecided {
+			a = append(a, v)
+		}
+	}
+	p.active = a
+}
+
+func (p *parRun) round1() {
+	g, keys, state := p.g, p.keys, p.state
+	p.each(p.active, func(w int, part []int32) {
+		for _, v := range part {
+			kv := keys[v]
+			best := true
+			for _, u := range g.Neighbors(v) {
+				if state[u] == undecided && keys[u] > kv {
+					best = false
+					break
+				}
+			}
+			if best {
+				p.cands[w] = append(p.cands[w], v)
+			}
+		}
+	})
+	p.join()
+	in := p.in
+	p.each(p.active, func(_ int, part []int32) {
+		for _, v := range part {
+			if state[v] != undecided {
+				continue
+			}
+			for _, u := range g.Neighbors(v) {
+				if in[u] {
+					state[v] = decided
+					break
+				}
+			}
+		}
+	})
+	p.compact()
+}
+
+func (p *parRun) round2() {
+	g, keys, state, m1 := p.g, p.keys, p.state, p.m1
+	// m1[v]: the largest-key undecided vertex in v's closed neighbourhood.
+	p.each(p.live, func(_ int, part []int32) {
+		for _, v := range part {
+			best := int32(-1)
+			if state[v] == undecided {
+				best = v
+			}
+			for _, u := range g.Neighbors(v) {
+				if state[u] == undecided && (best < 0 || keys[u] > keys[best]) {
+					best = u
+				}
+			}
+			m1[v] = best
+		}
+	})
+	// v is the best within distance 2 when it is the best of every closed
+	// neighbourhood it belongs to.
+	p.each(p.active, func(w int, part []int32) {
+		for _, v := range part {
+			if m1[v] != v {
+				continue
+			}
+			best := true
+			for _, u := range g.Neighbors(v) {
+				if m1[u] != v {
+					best = false
+					break
+				}
+			}
+			if best {
+				p.cands[w] = append(p.cands[w], v)
+			}
+		}
+	})
+	p.join()
+	in, near := p.in, p.near
+	p.each(p.live, func(_ int, part []int32) {
+		for _, v := range part {
+			nb := in[v]
+			for _, u := range g.Neighbors(v) {
+				if nb {
+					break
+				}
+				nb = in[u]
+			}
+			near[v] = nb
+		}
+	})
+	p.each(p.active, func(_ int, part []int32) {
+		for _, v := range part {
+			if state[v] != undecided {
+				continue
+			}
+			if near[v] {
+				state[v] = decided
+				continue
+			}
+			for _, u := range g.Neighbors(v) {
+				if near[u] {
+					state[v] = decided
+					break
+				}
+			}
+		}
+	})
+	p.compact()
+	// A vertex stays live while its closed neighbourhood holds an
+	// undecided vertex; m1 already said which do (before this round's
+	// decisions, a superset, which is safe).
+	l := p.live[:0]
+	for _, v := range p.live {
+		if m1[v] >= 0 {
+			l = append(l, v)
+		}
+	}
+	p.live = l
+}
