@@ -21,20 +21,34 @@ const (
 // Each phase reads arrays that no worker writes in that phase, so the
 // result does not depend on scheduling, and the race detector stays quiet.
 func Parallel(g *mesh.Graph, keys []uint64, dist, workers int) *Result {
+	return parallelMasked(g, keys, dist, workers, nil)
+}
+
+// parallelMasked runs Parallel on the subgraph induced by the vertices with
+// exclude[v] false (exclude may be nil): excluded vertices start decided
+// and outside the set, so they neither join nor block.
+func parallelMasked(g *mesh.Graph, keys []uint64, dist, workers int, exclude []bool) *Result {
 	n := g.N()
 	if workers < 1 {
 		workers = 1
 	}
 	p := &parRun{g: g, keys: keys, workers: workers,
 		state: make([]uint8, n), in: make([]bool, n)}
-	p.active = make([]int32, n)
-	for i := range p.active {
-		p.active[i] = int32(i)
+	p.active = make([]int32, 0, n)
+	for v := range n {
+		if exclude != nil && exclude[v] {
+			p.state[v] = decided
+			continue
+		}
+		p.active = append(p.active, int32(v))
 	}
 	if dist == 2 {
 		p.m1 = make([]int32, n)
 		p.near = make([]bool, n)
-		p.live = append([]int32(nil), p.active...)
+		p.live = make([]int32, n)
+		for i := range p.live {
+			p.live[i] = int32(i)
+		}
 	}
 	p.cands = make([][]int32, workers)
 	rounds := 0

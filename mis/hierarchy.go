@@ -1,0 +1,120 @@
+package mis
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/misgrid/misgrid/mesh"
+)
+
+// HierarchyOptions controls Hierarchy. The zero value coarsens with
+// distance-2 MIS and boundary priorities down to 64 vertices or 20 levels.
+type HierarchyOptions struct {
+	Distance    int      // MIS distance per level; 0 means 2
+	Priority    Priority // zero value: hash; Boundary is the usual choice
+	MinVertices int      // stop when a level has at most this many; 0 means 64
+	MaxLevels   int      // 0 means 20
+	Workers     int
+	Device      Device
+	// Progress, when set, is called after each level is built.
+	Progress func(level int, l *Level)
+}
+
+// Level is one grid of a coarse-grid hierarchy: the graph, its MIS, and the
+// aggregates that become the vertices of the next level.
+type Level struct {
+	Graph   *mesh.Graph
+	Set     *Result
+	Agg     *Aggregates // nil on the coarsest level
+	Elapsed time.Duration
+}
+
+// Hierarchy coarsens g repeatedly: MIS → aggregates → coarse graph
+// (aggregate adjacency), carrying root coordinates and boundary classes to
+// the coarse level so that boundary priorities keep working. It stops at
+// MinVertices, MaxLevels, or when a level no longer shrinks. The last
+// level has a Set but no Agg.
+func Hierarchy(g *mesh.Graph, opts HierarchyOptions) ([]Level, error) {
+	if g == nil {
+		return nil, errors.New("mis: nil graph")
+	}
+	dist := opts.Distance
+	if dist == 0 {
+		dist = 2
+	}
+	minV := opts.MinVertices
+	if minV <= 0 {
+		minV = 64
+	}
+	maxL := opts.MaxLevels
+	if maxL <= 0 {
+		maxL = 20
+	}
+	var levels []Level
+	cur := g
+	for lvl := 0; ; lvl++ {
+		start := time.Now()
+		prio := opts.Priority
+		if prio.Kind == User && lvl > 0 {
+			// User values belong to the fine vertices only.
+			prio = Priority{Kind: Boundary, Seed: prio.Seed}
+		}
+		set, err := Compute(cur, Options{Distance: dist, Priority: prio, Workers: opts.Workers, Device: opts.Device})
+		if err != nil {
+			return levels, fmt.Errorf("mis: hierarchy level %d: %w", lvl, err)
+		}
+		l := Level{Graph: cur, Set: set}
+		last := lvl+1 >= maxL || cur.N() <= minV || set.Size >= cur.N()
+		if !last {
+			agg, err := Aggregate(cur, set.In)
+			if dist == 1 {
+				agg, err = aggregateD1(cur, set.In)
+			}
+			if err != nil {
+				return levels, fmt.Errorf("mis: hierarchy level %d: %w", lvl, err)
+			}
+			l.Agg = agg
+		}
+		l.Elapsed = time.Since(start)
+		levels = append(levels, l)
+		if opts.Progress != nil {
+			opts.Progress(lvl, &levels[len(levels)-1])
+		}
+		if last {
+			return levels, nil
+		}
+		cur = CoarseGraph(cur, l.Agg)
+	}
+}
+
+// aggregateD1 groups each non-member with its adjacent member of largest
+// index-order priority: with a distance-1 MIS a vertex may touch several
+// members, so it joins the lowest-numbered adjacent aggregate.
+func aggregateD1(g *mesh.Graph, set []bool) (*Aggregates, error) {
+	n := g.N()
+	of := make([]int32, n)
+	var roots []int32
+	for v, in := range set {
+		of[v] = -1
+		if in {
+			of[v] = int32(len(roots))
+			roots = append(roots, int32(v))
+		}
+	}
+	for v := int32(0); int(v) < n; v++ {
+		if set[v] {
+			continue
+		}
+		for _, u := range g.Neighbors(v) {
+			if set[u] {
+				of[v] = of[u] // neighbours are sorted: the lowest root id wins
+				break
+			}
+		}
+		if of[v] < 0 {
+			return nil, fmt.Errorf("mis: aggregate: vertex %d has no member neighbour: the set is not maximal", v)
+		}
+	}
+	return &Aggregates{Of: of, Roots: roots, N: len(roots)}, nil
+}
