@@ -1,0 +1,191 @@
+package mesh
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// ReadEGR reads a graph in the binary ECL graph format (.egr): int32 node
+// count, int32 edge count, int32 nindex[nodes+1], int32 nlist[edges], all
+// little-endian, with no other header and nothing after.
+//
+// ECL graphs are symmetric with sorted rows and no self loops, and such a
+// file is used as it is. A file that breaks those rules but is otherwise
+// well formed is repaired rather than refused: self loops and repeated
+// entries are dropped, rows are sorted, and every edge gets its reverse.
+func ReadEGR(r io.Reader) (*Graph, error) {
+	hint := remainingBytes(r)
+	br := bufio.NewReaderSize(r, 64<<10)
+	var hdr [8]byte
+	if n, err := io.ReadFull(br, hdr[:]); err != nil {
+		return nil, egrError(int64(n), "file ends in the 8-byte header", eofErr(err))
+	}
+	nodes := int32(binary.LittleEndian.Uint32(hdr[0:]))
+	edges := int32(binary.LittleEndian.Uint32(hdr[4:]))
+	if nodes < 0 {
+		return nil, egrError(0, fmt.Sprintf("negative node count %d", nodes), nil)
+	}
+	if edges < 0 {
+		return nil, egrError(4, fmt.Sprintf("negative edge count %d", edges), nil)
+	}
+	need := 4 * (int64(nodes) + 1 + int64(edges))
+	if hint >= 0 && hint-8 != need {
+		return nil, egrError(8, fmt.Sprintf("header declares %d nodes and %d edges, %d bytes of arrays, but %d bytes follow", nodes, edges, need, hint-8), nil)
+	}
+	nindex, err := readInt32s(br, int(nodes)+1, 8, hint >= 0)
+	if err != nil {
+		return nil, err
+	}
+	base := int64(8 + 4*len(nindex)) // offset of nlist
+	if nindex[0] != 0 {
+		return nil, egrError(8, fmt.Sprintf("nindex[0] = %d, want 0", nindex[0]), nil)
+	}
+	for v := 0; v < int(nodes); v++ {
+		if nindex[v+1] < nindex[v] {
+			return nil, egrError(8+4*int64(v+1), fmt.Sprintf("nindex[%d] = %d < nindex[%d] = %d", v+1, nindex[v+1], v, nindex[v]), nil)
+		}
+	}
+	if nindex[nodes] != edges {
+		return nil, egrError(8+4*int64(nodes), fmt.Sprintf("nindex[%d] = %d, but the header declares %d edges", nodes, nindex[nodes], edges), nil)
+	}
+	nlist, err := readInt32s(br, int(edges), base, hint >= 0)
+	if err != nil {
+		return nil, err
+	}
+	for k, u := range nlist {
+		if u < 0 || u >= nodes {
+			return nil, egrError(base+4*int64(k), fmt.Sprintf("nlist[%d] = %d out of range [0,%d)", k, u, nodes), nil)
+		}
+	}
+	if _, err := br.ReadByte(); err == nil {
+		return nil, egrError(base+4*int64(edges), "data after the end of nlist", nil)
+	} else if err != io.EOF {
+		return nil, egrError(base+4*int64(edges), "read error", err)
+	}
+	g := &Graph{Offsets: make([]int64, nodes+1), Adj: nlist}
+	for v, o := range nindex {
+		g.Offsets[v] = int64(o)
+	}
+	if g.Validate() == nil {
+		return g, nil
+	}
+	// Repair: add every entry both ways and let the builder sort, drop
+	// self loops and deduplicate.
+	src := make([]int32, 0, 2*len(nlist))
+	dst := make([]int32, 0, 2*len(nlist))
+	for v := int32(0); v < nodes; v++ {
+		for _, u := range g.Neighbors(v) {
+			if u != v {
+				src = append(src, v, u)
+				dst = append(dst, u, v)
+			}
+		}
+	}
+	return csrFromDirected(int(nodes), src, dst), nil
+}
+
+// readInt32s reads n little-endian int32 values starting at byte offset
+// off. Unless the input size has been checked (sized), it grows the
+// result as data arrives, so a lying count cannot force a huge allocation.
+func readInt32s(br *bufio.Reader, n int, off int64, sized bool) ([]int32, error) {
+	const chunk = 1 << 14
+	c := n
+	if !sized {
+		c = min(n, chunk)
+	}
+	out := make([]int32, 0, c)
+	var buf [4 * chunk]byte
+	for len(out) < n {
+		m := min(n-len(out), chunk)
+		got, err := io.ReadFull(br, buf[:4*m])
+		if err != nil {
+			at := off + 4*int64(len(out)) + int64(got)
+			return nil, egrError(at, fmt.Sprintf("file ends after %d of %d values", len(out)+got/4, n), eofErr(err))
+		}
+		for i := 0; i < m; i++ {
+			out = append(out, int32(binary.LittleEndian.Uint32(buf[4*i:])))
+		}
+	}
+	return out, nil
+}
+
+// WriteEGR writes g in the binary ECL graph format. It fails when g has
+// more than 2³¹−1 directed edges, which the format's int32 offsets cannot
+// address.
+func WriteEGR(w io.Writer, g *Graph) error {
+	if err := checkCSR(g); err != nil {
+		return fmt.Errorf("mesh: WriteEGR: %w", err)
+	}
+	n, m := g.N(), g.NumEdges()
+	if m > math.MaxInt32 {
+		return fmt.Errorf("mesh: WriteEGR: %d directed edges exceed the format's int32 offsets", m)
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	// Write errors stay in bw, which keeps the first for Flush.
+	c := &leWriter{w: bw, buf: make([]byte, 0, 64<<10)}
+	c.i32(int32(n))
+	c.i32(int32(m))
+	c.i32(0)
+	for v := 1; v <= n; v++ {
+		c.i32(int32(g.Offsets[v]))
+	}
+	for _, u := range g.Adj {
+		c.i32(u)
+	}
+	c.flush()
+	return bw.Flush()
+}
+
+// checkCSR checks the part of the Graph invariants that writers rely on
+// to index safely: offsets monotone and within Adj, ids in range, and
+// coordinates of the right length. It is linear, unlike Validate.
+func checkCSR(g *Graph) error {
+	if g == nil {
+		return errors.New("nil graph")
+	}
+	n := g.N()
+	if n > math.MaxInt32 {
+		return fmt.Errorf("%d vertices exceed the int32 id range", n)
+	}
+	if n == 0 {
+		if len(g.Adj) != 0 {
+			return errors.New("Adj is not empty but there are no vertices")
+		}
+		return nil
+	}
+	if g.Offsets[0] != 0 {
+		return fmt.Errorf("Offsets[0] = %d, want 0", g.Offsets[0])
+	}
+	for v := 0; v < n; v++ {
+		if g.Offsets[v+1] < g.Offsets[v] {
+			return fmt.Errorf("Offsets[%d] = %d < Offsets[%d] = %d", v+1, g.Offsets[v+1], v, g.Offsets[v])
+		}
+	}
+	if g.Offsets[n] != int64(len(g.Adj)) {
+		return fmt.Errorf("Offsets[%d] = %d, but len(Adj) = %d", n, g.Offsets[n], len(g.Adj))
+	}
+	for k, u := range g.Adj {
+		if u < 0 || int(u) >= n {
+			return fmt.Errorf("Adj[%d] = %d out of range [0,%d)", k, u, n)
+		}
+	}
+	if g.Coords != nil && (g.Dim < 1 || g.Dim > 3 || len(g.Coords) != g.Dim*n) {
+		return fmt.Errorf("len(Coords) = %d with Dim = %d, want Dim in 1..3 and Dim*N = %d", len(g.Coords), g.Dim, g.Dim*n)
+	}
+	return nil
+}
+
+func egrError(off int64, msg string, err error) error {
+	return &ParseError{Format: "egr", Offset: off, Msg: msg, Err: err}
+}
+
+func eofErr(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}

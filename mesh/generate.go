@@ -1,0 +1,512 @@
+package mesh
+
+import (
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Generators take sizes in vertices per side, so StructuredHex(64, 64, 64)
+// has 64³ vertices and 63³ elements. A size below 2, or a vertex count
+// beyond the int32 id range, yields an empty mesh or graph: check sizes
+// that come from users before calling.
+
+// gridSize returns the product of dims and whether every dim is at least 2
+// and the product fits a vertex id.
+func gridSize(dims ...int) (int, bool) {
+	n := 1
+	for _, d := range dims {
+		if d < 2 || d > math.MaxInt32 {
+			return 0, false
+		}
+		hi, lo := bits.Mul64(uint64(n), uint64(d))
+		if hi != 0 || lo > math.MaxInt32 {
+			return 0, false
+		}
+		n = int(lo)
+	}
+	return n, true
+}
+
+// gridCoords returns the coordinates of an nx×ny(×nz) lattice on the unit
+// square or cube, x fastest.
+func gridCoords(dims ...int) []float64 {
+	n, _ := gridSize(dims...)
+	d := len(dims)
+	c := make([]float64, d*n)
+	inv := make([]float64, d)
+	for a, m := range dims {
+		inv[a] = 1 / float64(m-1)
+	}
+	runSpans(splitRange(n, 1<<14), func(_ int, s workSpan) {
+		for v := s.lo; v < s.hi; v++ {
+			r := v
+			for a, m := range dims {
+				c[d*v+a] = float64(r%m) * inv[a]
+				r /= m
+			}
+		}
+	})
+	return c
+}
+
+// StructuredQuad returns the unit square split into (nx−1)×(ny−1) quad4
+// elements, vertices numbered x fastest, corners counterclockwise.
+func StructuredQuad(nx, ny int) *Mesh {
+	if _, ok := gridSize(nx, ny); !ok {
+		return &Mesh{Dim: 2}
+	}
+	conn := make([]int32, 0, 4*(nx-1)*(ny-1))
+	for j := 0; j < ny-1; j++ {
+		for i := 0; i < nx-1; i++ {
+			a := int32(i + nx*j)
+			conn = append(conn, a, a+1, a+1+int32(nx), a+int32(nx))
+		}
+	}
+	return &Mesh{Dim: 2, Coords: gridCoords(nx, ny), Blocks: []ElementBlock{{Type: Quad4, Conn: conn}}}
+}
+
+// StructuredTri returns the unit square with every quad of StructuredQuad
+// split along its (i,j)–(i+1,j+1) diagonal into two counterclockwise tri3.
+func StructuredTri(nx, ny int) *Mesh {
+	if _, ok := gridSize(nx, ny); !ok {
+		return &Mesh{Dim: 2}
+	}
+	conn := make([]int32, 0, 6*(nx-1)*(ny-1))
+	for j := 0; j < ny-1; j++ {
+		for i := 0; i < nx-1; i++ {
+			a := int32(i + nx*j)
+			b, c, d := a+1, a+1+int32(nx), a+int32(nx)
+			conn = append(conn, a, b, c, a, c, d)
+		}
+	}
+	return &Mesh{Dim: 2, Coords: gridCoords(nx, ny), Blocks: []ElementBlock{{Type: Tri3, Conn: conn}}}
+}
+
+// hexCorner lists the lattice offsets (bit 0 x, bit 1 y, bit 2 z) of the
+// eight hex8 corners in Gmsh order.
+var hexCorner = [8]int{0b000, 0b001, 0b011, 0b010, 0b100, 0b101, 0b111, 0b110}
+
+// StructuredHex returns the unit cube split into (nx−1)(ny−1)(nz−1) hex8
+// elements, vertices numbered x fastest, corners in Gmsh order (positive
+// volume).
+func StructuredHex(nx, ny, nz int) *Mesh {
+	if _, ok := gridSize(nx, ny, nz); !ok {
+		return &Mesh{Dim: 3}
+	}
+	ne := (nx - 1) * (ny - 1) * (nz - 1)
+	conn := make([]int32, 8*ne)
+	off := cellOffsets(nx, ny)
+	runSpans(splitRange(ne, 1<<12), func(_ int, s workSpan) {
+		for e := s.lo; e < s.hi; e++ {
+			base := cellBase(e, nx, ny, nz)
+			for l, h := range hexCorner {
+				conn[8*e+l] = base + off[h]
+			}
+		}
+	})
+	return &Mesh{Dim: 3, Coords: gridCoords(nx, ny, nz), Blocks: []ElementBlock{{Type: Hex8, Conn: conn}}}
+}
+
+// kuhnTets are the six tetrahedra of the Kuhn (Freudenthal) split of a
+// cube (bit 0 x, bit 1 y, bit 2 z), one per ordering of the axes: each runs
+// from corner 000 to 111 along cube edges. Every cell uses the same split,
+// so the diagonals on shared faces agree and the mesh is conforming. The
+// volume's sign is the ordering's parity, so the odd orderings have their
+// middle two corners swapped.
+var kuhnTets = [6][4]int{
+	{0b000, 0b001, 0b011, 0b111}, // x, y, z
+	{0b000, 0b010, 0b110, 0b111}, // y, z, x
+	{0b000, 0b100, 0b101, 0b111}, // z, x, y
+	{0b000, 0b101, 0b001, 0b111}, // x, z, y (odd)
+	{0b000, 0b011, 0b010, 0b111}, // y, x, z (odd)
+	{0b000, 0b110, 0b100, 0b111}, // z, y, x (odd)
+}
+
+// StructuredTet returns the unit cube with every cell of StructuredHex
+// split into six tet4 by the Kuhn (Freudenthal) split, which is
+// conforming: an interior vertex has 14 neighbours.
+func StructuredTet(nx, ny, nz int) *Mesh {
+	if _, ok := gridSize(nx, ny, nz); !ok {
+		return &Mesh{Dim: 3}
+	}
+	ne := (nx - 1) * (ny - 1) * (nz - 1)
+	conn := make([]int32, 24*ne)
+	off := cellOffsets(nx, ny)
+	runSpans(splitRange(ne, 1<<12), func(_ int, s workSpan) {
+		for e := s.lo; e < s.hi; e++ {
+			base := cellBase(e, nx, ny, nz)
+			for t, tet := range kuhnTets {
+				for l, h := range tet {
+					conn[24*e+4*t+l] = base + off[h]
+				}
+			}
+		}
+	})
+	return &Mesh{Dim: 3, Coords: gridCoords(nx, ny, nz), Blocks: []ElementBlock{{Type: Tet4, Conn: conn}}}
+}
+
+// cellOffsets maps a lattice offset (bit 0 x, bit 1 y, bit 2 z) to the
+// difference of vertex ids.
+func cellOffsets(nx, ny int) [8]int32 {
+	var off [8]int32
+	for h := range off {
+		off[h] = int32(h&1 + nx*((h>>1)&1) + nx*ny*((h>>2)&1))
+	}
+	return off
+}
+
+// cellBase returns the id of the lowest corner of cell e of an
+// (nx−1)(ny−1)(nz−1) cell grid.
+func cellBase(e, nx, ny, nz int) int32 {
+	i := e % (nx - 1)
+	j := (e / (nx - 1)) % (ny - 1)
+	k := e / ((nx - 1) * (ny - 1))
+	return int32(i + nx*(j+ny*k))
+}
+
+// gridClass returns the structured-geometry class of a lattice vertex:
+// how many of its coordinates sit on the min or max of their axis.
+func gridClass(onBoundary int, dim int) Class {
+	switch {
+	case onBoundary == 0:
+		return Interior
+	case onBoundary >= dim:
+		return Corner
+	case onBoundary == 2:
+		return Edge
+	}
+	return Face
+}
+
+// Hex27Graph returns the 27-point stencil graph of an nx×ny×nz lattice on
+// the unit cube (the vertex graph of StructuredHex), with coordinates and
+// boundary classes (corner, edge, face from the structured geometry, the
+// same as Classify gives for StructuredHex). It computes row offsets
+// analytically and fills rows in parallel, so it needs no edge list:
+// 256³ takes the 1.8 GB of its adjacency and little more.
+func Hex27Graph(nx, ny, nz int) *Graph {
+	return stencilGraph(nx, ny, nz, true)
+}
+
+// Grid7Graph returns the 7-point stencil graph (face neighbours only) of
+// an nx×ny×nz lattice on the unit cube, with coordinates and boundary
+// classes as Hex27Graph has them.
+func Grid7Graph(nx, ny, nz int) *Graph {
+	return stencilGraph(nx, ny, nz, false)
+}
+
+func stencilGraph(nx, ny, nz int, full bool) *Graph {
+	n, ok := gridSize(nx, ny, nz)
+	if !ok {
+		return &Graph{Offsets: []int64{0}}
+	}
+	// span1(i, m) is the number of lattice positions in {i-1, i, i+1}.
+	span1 := func(i, m int) int64 {
+		c := int64(3)
+		if i == 0 {
+			c--
+		}
+		if i == m-1 {
+			c--
+		}
+		return c
+	}
+	rowDeg := func(i, j, k int) int64 {
+		a, b, c := span1(i, nx), span1(j, ny), span1(k, nz)
+		if full {
+			return a*b*c - 1
+		}
+		return a + b + c - 3
+	}
+	// Edges before plane k, from per-axis sums.
+	var sx, sy int64
+	for i := 0; i < nx; i++ {
+		sx += span1(i, nx)
+	}
+	for j := 0; j < ny; j++ {
+		sy += span1(j, ny)
+	}
+	plane := func(k int) int64 {
+		c := span1(k, nz)
+		if full {
+			return c*sx*sy - int64(nx*ny)
+		}
+		return (sx-int64(nx))*int64(ny) + (sy-int64(ny))*int64(nx) + (c-1)*int64(nx*ny)
+	}
+	planeStart := make([]int64, nz+1)
+	for k := 0; k < nz; k++ {
+		planeStart[k+1] = planeStart[k] + plane(k)
+	}
+	g := &Graph{
+		Offsets: make([]int64, n+1),
+		Adj:     make([]int32, planeStart[nz]),
+		Dim:     3,
+		Coords:  gridCoords(nx, ny, nz),
+		Class:   make([]Class, n),
+	}
+	sxy := nx * ny
+	runSpans(splitRange(nz, 1), func(_ int, s workSpan) {
+		for k := s.lo; k < s.hi; k++ {
+			pos := planeStart[k]
+			for j := 0; j < ny; j++ {
+				for i := 0; i < nx; i++ {
+					v := i + nx*(j+ny*k)
+					row := g.Adj[pos : pos+rowDeg(i, j, k)]
+					w := 0
+					put := func(u int) { row[w] = int32(u); w++ }
+					if full {
+						for dz := -1; dz <= 1; dz++ {
+							if k+dz < 0 || k+dz >= nz {
+								continue
+							}
+							for dy := -1; dy <= 1; dy++ {
+								if j+dy < 0 || j+dy >= ny {
+									continue
+								}
+								for dx := -1; dx <= 1; dx++ {
+									if i+dx < 0 || i+dx >= nx || dx|dy|dz == 0 {
+										continue
+									}
+									put(v + dx + nx*dy + sxy*dz)
+								}
+							}
+						}
+					} else {
+						if k > 0 {
+							put(v - sxy)
+						}
+						if j > 0 {
+							put(v - nx)
+						}
+						if i > 0 {
+							put(v - 1)
+						}
+						if i < nx-1 {
+							put(v + 1)
+						}
+						if j < ny-1 {
+							put(v + nx)
+						}
+						if k < nz-1 {
+							put(v + sxy)
+						}
+					}
+					pos += int64(w)
+					g.Offsets[v+1] = pos
+					on := boolInt(i == 0 || i == nx-1) + boolInt(j == 0 || j == ny-1) + boolInt(k == 0 || k == nz-1)
+					g.Class[v] = gridClass(on, 3)
+				}
+			}
+		}
+	})
+	return g
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// hashMix64 is the SplitMix64 finaliser: a bijective hash whose output bits
+// all depend on every input bit.
+func hashMix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// randOut returns the r-th random draw of vertex u: a counter-based
+// generator, so any vertex's draws can be recomputed in any order.
+func randOut(seed uint64, u int32, r int) uint64 {
+	return hashMix64(hashMix64(seed^0x9e3779b97f4a7c15) + uint64(u)<<20 + uint64(r))
+}
+
+// RandomGraph returns a uniform random graph on n vertices with about
+// avgDegree neighbours per vertex: every vertex draws avgDegree/2 partners
+// uniformly (the fraction by a coin flip), and the edges are symmetrized,
+// with repeats and self loops dropped. The draws come from a counter-based
+// hash of (seed, vertex, draw), so the graph depends only on n, avgDegree
+// and seed, never on the number of threads; rows are built in parallel
+// without an edge list. avgDegree is capped at n−1; NaN or ≤ 0 gives no
+// edges. n ≤ 0 or n > 2³¹−1 gives an empty graph.
+func RandomGraph(n int, avgDegree float64, seed uint64) *Graph {
+	if n <= 0 || n > math.MaxInt32 {
+		return &Graph{Offsets: []int64{0}}
+	}
+	if !(avgDegree > 0) {
+		avgDegree = 0
+	}
+	avgDegree = min(avgDegree, float64(n-1))
+	half := avgDegree / 2
+	whole := int(half)
+	frac := uint64((half - float64(whole)) * (1 << 53))
+	outs := func(u int32) int {
+		k := whole
+		if frac != 0 && randOut(seed, u, -1)>>11 < frac {
+			k++
+		}
+		return k
+	}
+	target := func(u int32, r int) int32 {
+		hi, _ := bits.Mul64(randOut(seed, u, r), uint64(n))
+		return int32(hi)
+	}
+	// Row u holds u's own draws first, written in place, then the vertices
+	// that drew u, appended through an atomic cursor.
+	spans := splitRange(n, 1<<12)
+	in := make([]int32, n)
+	own := make([]int32, n)
+	runSpans(spans, func(_ int, s workSpan) {
+		for u := int32(s.lo); u < int32(s.hi); u++ {
+			k := outs(u)
+			for r := 0; r < k; r++ {
+				if v := target(u, r); v != u {
+					own[u]++
+					atomic.AddInt32(&in[v], 1)
+				}
+			}
+		}
+	})
+	off := make([]int64, n+1)
+	for v := range n {
+		off[v+1] = off[v] + int64(own[v]) + int64(in[v])
+	}
+	in = nil
+	cur := make([]int64, n)
+	for v := range n {
+		cur[v] = off[v] + int64(own[v])
+	}
+	own = nil
+	adj := make([]int32, off[n])
+	runSpans(spans, func(_ int, s workSpan) {
+		for u := int32(s.lo); u < int32(s.hi); u++ {
+			k, w := outs(u), off[u]
+			for r := 0; r < k; r++ {
+				if v := target(u, r); v != u {
+					adj[w] = v
+					w++
+					adj[atomic.AddInt64(&cur[v], 1)-1] = u
+				}
+			}
+		}
+	})
+	cur = nil
+	// Rows were filled in a racy order; sorting makes them deterministic.
+	off, adj = sortDedupRows(off, adj, spans)
+	return &Graph{Offsets: off, Adj: adj}
+}
+
+// sortDedupRows sorts every row and removes repeats, then packs the rows.
+func sortDedupRows(off []int64, adj []int32, spans []workSpan) ([]int64, []int32) {
+	n := len(off) - 1
+	length := make([]int64, n)
+	runSpans(spans, func(_ int, s workSpan) {
+		for v := s.lo; v < s.hi; v++ {
+			row := adj[off[v]:off[v+1]]
+			slices.Sort(row)
+			length[v] = int64(len(slices.Compact(row)))
+		}
+	})
+	return packRows(off, length, adj, spans)
+}
+
+// packRows moves row v, which holds length[v] ≤ off[v+1]−off[v] entries at
+// off[v], to close the gaps between rows, and returns the new offsets (in
+// off) and the shortened adjacency. It packs within each span in parallel,
+// then slides the spans left in order: a span's new start never passes its
+// old one, so nothing unread is overwritten.
+func packRows(off, length []int64, adj []int32, spans []workSpan) ([]int64, []int32) {
+	n := len(off) - 1
+	spanLen := make([]int64, len(spans))
+	runSpans(spans, func(si int, s workSpan) {
+		w := off[s.lo]
+		for v := s.lo; v < s.hi; v++ {
+			w += int64(copy(adj[w:], adj[off[v]:off[v]+length[v]]))
+		}
+		spanLen[si] = w - off[s.lo]
+	})
+	w := int64(0)
+	for si, s := range spans {
+		w += int64(copy(adj[w:], adj[off[s.lo]:off[s.lo]+spanLen[si]]))
+	}
+	for v := range n {
+		off[v+1] = off[v] + length[v]
+	}
+	return off, slices.Clip(adj[:w])
+}
+
+// Relabel returns g with its vertices in a random order that depends only
+// on seed and N, and the permutation perm[old] = new that it applied.
+// Coordinates, classes and Dirichlet flags move with their vertices.
+func Relabel(g *Graph, seed uint64) (*Graph, []int32) {
+	n := g.N()
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	r := rand.New(rand.NewPCG(seed, 0x6d697367726964)) // "misgrid"
+	for i := n - 1; i > 0; i-- {
+		j := r.IntN(i + 1)
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	h, err := g.Permute(perm)
+	if err != nil {
+		// perm is a permutation of 0..n-1 by construction.
+		panic("mesh: Relabel: " + err.Error())
+	}
+	return h, perm
+}
+
+// workSpan is a half-open index range [lo, hi).
+type workSpan struct{ lo, hi int }
+
+// splitRange cuts [0,n) into about four spans per available CPU, each of
+// at least minSize indices, for load balance. Callers' results never
+// depend on where the cuts fall.
+func splitRange(n, minSize int) []workSpan {
+	if n <= 0 {
+		return nil
+	}
+	k := 4 * runtime.GOMAXPROCS(0)
+	if minSize < 1 {
+		minSize = 1
+	}
+	k = max(1, min(k, n/minSize))
+	out := make([]workSpan, k)
+	for i := range out {
+		out[i] = workSpan{lo: int(int64(n) * int64(i) / int64(k)), hi: int(int64(n) * int64(i+1) / int64(k))}
+	}
+	return out
+}
+
+// runSpans calls fn for every span, on up to GOMAXPROCS goroutines.
+func runSpans(spans []workSpan, fn func(i int, s workSpan)) {
+	if len(spans) == 1 {
+		fn(0, spans[0])
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(spans)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(spans) {
+					return
+				}
+				fn(i, spans[i])
+			}
+		})
+	}
+	wg.Wait()
+}
