@@ -57,7 +57,7 @@ func Classify(m *Mesh, opt ClassifyOptions) ([]Class, error) {
 
 	// Node → exterior facet incidence, each list in facet order.
 	n := tm.n
-	inc := make([]int32, n+1)
+	inc := make([]int64, n+1)
 	var nodes []int32
 	for _, ref := range ext {
 		nodes = c.facetNodes(ref, nodes[:0])
@@ -126,7 +126,7 @@ type facetDef struct {
 }
 
 var (
-	lineFacets = []facetDef{{corners: []int8{0}}, {corners: []int8{1}, extra: nil}}
+	lineFacets = []facetDef{{corners: []int8{0}}, {corners: []int8{1}}}
 	triFacets  = []facetDef{
 		{[]int8{0, 1}, []int8{3}}, {[]int8{1, 2}, []int8{4}}, {[]int8{2, 0}, []int8{5}},
 	}

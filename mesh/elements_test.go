@@ -210,3 +210,12 @@ func TestFromElementsEmpty(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkFromElementsHex64(b *testing.B) {
+	m := StructuredHex(64, 64, 64)
+	for b.Loop() {
+		if _, err := FromElements(m, ElementOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -135,8 +135,8 @@ func checkMatrixShape(who string, rows, cols int, pattern bool, opt MatrixOption
 		return 0, fmt.Errorf("mesh: %s: threshold θ = %v needs values, but the matrix is a pattern (Val is nil)", who, opt.Theta)
 	}
 	b := max(opt.BlockSize, 1)
-	if opt.BlockSize < 0 {
-		return 0, fmt.Errorf("mesh: %s: block size %d, want ≥ 0", who, opt.BlockSize)
+	if opt.BlockSize < 0 || opt.BlockSize > math.MaxInt32 {
+		return 0, fmt.Errorf("mesh: %s: block size %d, want 0 ≤ b < 2³¹", who, opt.BlockSize)
 	}
 	if rows%b != 0 {
 		return 0, fmt.Errorf("mesh: %s: %d rows are not a multiple of block size %d", who, rows, b)

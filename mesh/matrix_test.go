@@ -483,3 +483,35 @@ func BenchmarkHugeFromCSR160(b *testing.B) {
 		}
 	}
 }
+
+// FuzzFromCSR feeds arbitrary arrays: the result is an error or a valid
+// graph, never a panic.
+func FuzzFromCSR(f *testing.F) {
+	f.Add(3, 0, 0.0, []byte{0, 2, 4, 6}, []byte{0, 1, 1, 2, 2, 0}, []byte{4, 1, 4, 1, 4, 1})
+	f.Add(4, 2, 0.1, []byte{0, 1, 1, 3, 4}, []byte{0, 3, 2, 1}, []byte{1, 2, 3, 0})
+	f.Add(2, 1, 0.5, []byte{0, 3, 2}, []byte{0, 9}, []byte{})
+	f.Fuzz(func(t *testing.T, n, b int, theta float64, rowPtr, col, val []byte) {
+		if n < 0 || n > 64 {
+			return
+		}
+		a := &CSR[float32]{Rows: n, Cols: n}
+		for _, p := range rowPtr {
+			a.RowPtr = append(a.RowPtr, int64(p))
+		}
+		for _, c := range col {
+			a.Col = append(a.Col, int32(int8(c)))
+		}
+		if len(val) > 0 {
+			for _, v := range val {
+				a.Val = append(a.Val, float32(int8(v))/8)
+			}
+		}
+		g, err := FromCSR(a, MatrixOptions{Theta: theta, BlockSize: b})
+		if err != nil {
+			return
+		}
+		if err := g.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
