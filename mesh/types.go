@@ -90,7 +90,10 @@ func ParseElementType(s string) (ElementType, error) {
 	return 0, fmt.Errorf("mesh: unknown element type %q", s)
 }
 
-// ElementBlock is a set of elements of one type, node ids 0-based.
+// ElementBlock is a set of elements of one type, node ids 0-based, each
+// element's nodes in Gmsh order (corners first; for second-order elements
+// Gmsh's edge and face node order, which differs from VTK's for tet10 and
+// hex27 — WriteMeshVTU converts).
 type ElementBlock struct {
 	Type  ElementType
 	Conn  []int32 // len Type.Nodes()*count, element e at Conn[e*k : e*k+k]
