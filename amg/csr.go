@@ -1,0 +1,250 @@
+package amg
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/misgrid/misgrid/mesh"
+)
+
+// csr is the package's sparse matrix: sorted rows without repeats, int32
+// column ids and float64 values, the form every kernel here expects.
+type csr struct {
+	rows, cols int
+	ptr        []int // len rows+1
+	col        []int32
+	val        []float64
+}
+
+func (a *csr) nnz() int { return a.ptr[a.rows] }
+
+// fromMesh copies a into sorted, duplicate-free form, summing repeats, and
+// checks the values a solver depends on.
+func fromMesh(a *mesh.CSR[float64]) (*csr, error) {
+	if a == nil {
+		return nil, fmt.Errorf("amg: nil matrix")
+	}
+	if a.Rows != a.Cols {
+		return nil, fmt.Errorf("amg: matrix is %d×%d, want square", a.Rows, a.Cols)
+	}
+	n := a.Rows
+	if n <= 0 {
+		return nil, fmt.Errorf("amg: empty matrix")
+	}
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("amg: %d rows exceed the int32 index range", n)
+	}
+	if len(a.RowPtr) != n+1 {
+		return nil, fmt.Errorf("amg: len(RowPtr) = %d, want Rows+1 = %d", len(a.RowPtr), n+1)
+	}
+	if a.RowPtr[0] != 0 {
+		return nil, fmt.Errorf("amg: RowPtr[0] = %d, want 0", a.RowPtr[0])
+	}
+	for i := 0; i < n; i++ {
+		if a.RowPtr[i+1] < a.RowPtr[i] {
+			return nil, fmt.Errorf("amg: RowPtr[%d] = %d < RowPtr[%d] = %d", i+1, a.RowPtr[i+1], i, a.RowPtr[i])
+		}
+	}
+	nz := a.RowPtr[n]
+	if int64(len(a.Col)) != nz {
+		return nil, fmt.Errorf("amg: len(Col) = %d, want RowPtr[Rows] = %d", len(a.Col), nz)
+	}
+	if int64(len(a.Val)) != nz {
+		return nil, fmt.Errorf("amg: len(Val) = %d, want RowPtr[Rows] = %d (a matrix with values)", len(a.Val), nz)
+	}
+	for k, c := range a.Col {
+		if c < 0 || int(c) >= n {
+			row, _ := slices.BinarySearch(a.RowPtr, int64(k)+1)
+			return nil, fmt.Errorf("amg: row %d: Col[%d] = %d out of range [0,%d)", row-1, k, c, n)
+		}
+	}
+	m := &csr{rows: n, cols: n, ptr: make([]int, n+1)}
+	sorted := true
+	for i := 0; i < n && sorted; i++ {
+		for k := a.RowPtr[i] + 1; k < a.RowPtr[i+1]; k++ {
+			if a.Col[k] <= a.Col[k-1] {
+				sorted = false
+				break
+			}
+		}
+	}
+	if sorted {
+		for i := 0; i <= n; i++ {
+			m.ptr[i] = int(a.RowPtr[i])
+		}
+		m.col = slices.Clone(a.Col)
+		m.val = slices.Clone(a.Val)
+	} else {
+		m.col = make([]int32, 0, nz)
+		m.val = make([]float64, 0, nz)
+		var idx []int
+		for i := 0; i < n; i++ {
+			lo, hi := int(a.RowPtr[i]), int(a.RowPtr[i+1])
+			idx = idx[:0]
+			for k := lo; k < hi; k++ {
+				idx = append(idx, k)
+			}
+			slices.SortStableFunc(idx, func(x, y int) int { return int(a.Col[x]) - int(a.Col[y]) })
+			for j, k := range idx {
+				if j > 0 && a.Col[k] == m.col[len(m.col)-1] {
+					m.val[len(m.val)-1] += a.Val[k]
+					continue
+				}
+				m.col = append(m.col, a.Col[k])
+				m.val = append(m.val, a.Val[k])
+			}
+			m.ptr[i+1] = len(m.col)
+		}
+	}
+	if err := m.checkValues(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// dropSmall returns a copy of a without the off-diagonal entries that
+// satisfy |a_ij| ≤ tol·sqrt(a_ii·a_jj), and the index in a of every entry
+// kept, or (a, nil) when nothing is dropped. The diagonal must be positive.
+func (a *csr) dropSmall(tol float64) (*csr, []int32) {
+	if tol <= 0 {
+		return a, nil
+	}
+	d := a.diag()
+	small := func(i int, k int) bool {
+		j := a.col[k]
+		v := a.val[k]
+		return int(j) != i && v*v <= tol*tol*d[i]*d[j]
+	}
+	any := false
+	for i := 0; i < a.rows && !any; i++ {
+		for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+			if small(i, k) {
+				any = true
+				break
+			}
+		}
+	}
+	if !any {
+		return a, nil
+	}
+	c := &csr{rows: a.rows, cols: a.cols, ptr: make([]int, a.rows+1)}
+	keep := make([]int32, 0, a.nnz())
+	for i := 0; i < a.rows; i++ {
+		for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+			if !small(i, k) {
+				keep = append(keep, int32(k))
+			}
+		}
+		c.ptr[i+1] = len(keep)
+	}
+	c.col = make([]int32, len(keep))
+	c.val = make([]float64, len(keep))
+	for q, k := range keep {
+		c.col[q], c.val[q] = a.col[k], a.val[k]
+	}
+	return c, keep
+}
+
+// checkValues rejects NaN and Inf entries and non-positive diagonals.
+func (a *csr) checkValues() error {
+	for i := 0; i < a.rows; i++ {
+		d := 0.0
+		for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+			v := a.val[k]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("amg: entry (%d,%d) is %v", i, a.col[k], v)
+			}
+			if int(a.col[k]) == i {
+				d = v
+			}
+		}
+		if !(d > 0) {
+			return fmt.Errorf("amg: diagonal entry (%d,%d) is %v, want > 0 (a symmetric positive definite matrix)", i, i, d)
+		}
+	}
+	return nil
+}
+
+// toMesh returns a view of a as a mesh.CSR for the graph builders.
+func (a *csr) toMesh() *mesh.CSR[float64] {
+	ptr := make([]int64, len(a.ptr))
+	for i, p := range a.ptr {
+		ptr[i] = int64(p)
+	}
+	return &mesh.CSR[float64]{Rows: a.rows, Cols: a.cols, RowPtr: ptr, Col: a.col, Val: a.val}
+}
+
+// diag returns the diagonal of a (zero where a row has none).
+func (a *csr) diag() []float64 {
+	d := make([]float64, a.rows)
+	for i := 0; i < a.rows; i++ {
+		row := a.col[a.ptr[i]:a.ptr[i+1]]
+		if k, ok := slices.BinarySearch(row, int32(i)); ok {
+			d[i] = a.val[a.ptr[i]+k]
+		}
+	}
+	return d
+}
+
+// transpose returns aᵀ with sorted rows. Counting sort by column keeps the
+// row order, so the result is deterministic.
+func (a *csr) transpose() *csr {
+	t := &csr{rows: a.cols, cols: a.rows, ptr: make([]int, a.cols+1)}
+	nz := a.nnz()
+	for _, c := range a.col[:nz] {
+		t.ptr[c+1]++
+	}
+	for i := 0; i < a.cols; i++ {
+		t.ptr[i+1] += t.ptr[i]
+	}
+	t.col = make([]int32, nz)
+	t.val = make([]float64, nz)
+	pos := slices.Clone(t.ptr[:a.cols])
+	for i := 0; i < a.rows; i++ {
+		for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+			c := a.col[k]
+			p := pos[c]
+			t.col[p] = int32(i)
+			t.val[p] = a.val[k]
+			pos[c]++
+		}
+	}
+	return t
+}
+
+// sortRows orders the columns of every row, moving values along.
+func (a *csr) sortRows(p pool) {
+	p.forRange(a.rows, a.nnz()*4, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			sortRow(a.col[a.ptr[i]:a.ptr[i+1]], a.val[a.ptr[i]:a.ptr[i+1]])
+		}
+	})
+}
+
+// sortRow is an insertion sort for short rows and a heap-free pair sort
+// otherwise; columns in a row are distinct.
+func sortRow(c []int32, v []float64) {
+	if len(c) <= 32 {
+		for i := 1; i < len(c); i++ {
+			ci, vi := c[i], v[i]
+			j := i - 1
+			for j >= 0 && c[j] > ci {
+				c[j+1], v[j+1] = c[j], v[j]
+				j--
+			}
+			c[j+1], v[j+1] = ci, vi
+		}
+		return
+	}
+	idx := make([]int32, len(c))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(x, y int32) int { return int(c[x]) - int(c[y]) })
+	cc := slices.Clone(c)
+	vv := slices.Clone(v)
+	for i, k := range idx {
+		c[i], v[i] = cc[k], vv[k]
+	}
+}

@@ -1,0 +1,36 @@
+package amg
+
+import "fmt"
+
+// Apply sets z = M⁻¹r, one multigrid cycle from a zero initial guess:
+// the preconditioner for a Krylov method of the caller's. M is symmetric
+// positive definite, so it suits conjugate gradients.
+func (pc *Preconditioner) Apply(r, z []float64) error {
+	n := pc.op.rows
+	if len(r) != n || len(z) != n {
+		return fmt.Errorf("amg: Apply: len(r) = %d, len(z) = %d, want %d", len(r), len(z), n)
+	}
+	pc.cycle(0, z, r, true)
+	return nil
+}
+
+// cycle approximately solves A_l·x = b by one V- or W-cycle. With zero,
+// x is treated as zero on entry.
+func (pc *Preconditioner) cycle(lv int, x, b []float64, zero bool) {
+	p := pc.pool
+	l := pc.levels[lv]
+	if lv == len(pc.levels)-1 {
+		pc.coarse.solve(b, x)
+		return
+	}
+	next := pc.levels[lv+1]
+	// Pre-smoothing leaves the residual in l.res for restriction.
+	p.smooth(l.a, &l.sm, x, b, l.res, l.tmp, l.tmp2, zero, true, false)
+	p.mulVec(l.r, l.res, next.b)
+	pc.cycle(lv+1, next.x, next.b, true)
+	if pc.opts.Cycle == WCycle && lv+1 < len(pc.levels)-1 {
+		pc.cycle(lv+1, next.x, next.b, false)
+	}
+	p.mulVecAdd(l.p, next.x, x)
+	p.smooth(l.a, &l.sm, x, b, l.res, l.tmp, l.tmp2, false, false, true)
+}

@@ -1,0 +1,68 @@
+// Package amg is a smoothed-aggregation algebraic multigrid preconditioner
+// whose coarse grids come from maximal independent sets (package mis).
+//
+// # Setup
+//
+// New builds a hierarchy from a symmetric positive definite matrix, level
+// by level, until a level has at most Options.MaxCoarse rows:
+//
+//  1. Strength graph: nodes (BlockSize interleaved dofs each) joined where
+//     the coupling block is not small, ‖A_uv‖ ≥ θ·sqrt(‖A_uu‖‖A_vv‖).
+//     Rows coupled to nothing (eliminated Dirichlet conditions kept as
+//     identity rows) are flagged and left out of the aggregates.
+//  2. Aggregates: one per vertex of a distance-2 MIS taken with boundary
+//     priorities (corner, edge and face vertices first), each root with
+//     its neighbours and the vertices two steps away; about 3×3×3 nodes on
+//     hexahedral meshes. Or, with Aggregation = Pairwise, two passes of a
+//     locally dominant heavy-edge matching for aggregates of about four.
+//  3. Tentative prolongator: on each aggregate a Householder QR of the
+//     near-nullspace rows, B_a = Q_a·R_a; Q_a fills the aggregate's rows and
+//     columns of P, R_a becomes the coarse near-nullspace. So P·B_c = B
+//     exactly: constants (Poisson) or rigid-body modes (elasticity) are
+//     interpolated without error.
+//  4. Prolongator smoothing: P = (I − ω·D⁻¹A)·T with ω = 4/(3ρ), ρ the
+//     largest eigenvalue of D⁻¹A from a few Lanczos steps.
+//  5. Galerkin coarse operator A_c = Pᵀ·A·P by two sparse products (row-wise,
+//     dense accumulator and marker per goroutine, no maps).
+//
+// The coarsest level is solved by a dense Cholesky factor (gonum).
+//
+// # Solve
+//
+// Apply runs one V- or W-cycle from a zero guess with Chebyshev (default,
+// degree 2 on [λ/10, 1.1λ] of D⁻¹A), l1-Jacobi or multicolor Gauss–Seidel
+// smoothing; pre- and post-smoothing are adjoint, so the preconditioner is
+// symmetric positive definite and Solve can run conjugate gradients with
+// it. Chebyshev keeps the residual up to date as it goes, so a pre-smoothing
+// of degree k and the residual for restriction cost k matrix products.
+//
+// # Reuse
+//
+// Update takes new values on the same pattern (a Newton step, a new time
+// step) and recomputes only the numeric part: eigenvalue estimates, the
+// smoothed prolongators, the Galerkin products on their known patterns,
+// smoother data and the coarse factor. Aggregates and tentative
+// prolongators are kept.
+//
+// # Options
+//
+// Options has useful zero values; the same settings have a text form,
+// "key=value", through Options.Set and ParseOptions, the one registry that
+// the command line (misgrid solve -o) and the C ABI use. OptionKeys lists
+// the keys.
+//
+// # Determinism
+//
+// Every parallel loop writes disjoint outputs, sparse products accumulate
+// each row in a fixed order, and every reduction is summed over chunks of
+// fixed length in chunk order. So setup and solve give bitwise the same
+// results for any Options.Workers or GOMAXPROCS.
+//
+// # Backends
+//
+// Setup runs on the host. The solve phase touches the hierarchy only
+// through a handful of kernels (sparse matrix–vector product, residual,
+// product-and-add for prolongation, the Chebyshev/Jacobi vector updates,
+// chunked dot products and the dense coarse solve), which is what a GPU
+// backend has to provide on device-resident copies of the levels.
+package amg

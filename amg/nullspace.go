@@ -1,0 +1,120 @@
+package amg
+
+import (
+	"fmt"
+	"math"
+)
+
+// Nullspace selects the near-nullspace the tentative prolongator
+// interpolates exactly: the vectors that the smoother cannot reduce.
+type Nullspace int
+
+const (
+	// Constant is one constant vector per degree of freedom of a node
+	// (BlockSize vectors): right for scalar diffusion, and per component
+	// for systems.
+	Constant Nullspace = iota
+	// RigidBody is the rigid-body modes of elasticity from the node
+	// coordinates: 3 in 2D, 6 in 3D. It needs Options.Coords and a block
+	// size equal to the dimension.
+	RigidBody
+	// Vectors takes Options.Vectors as given.
+	Vectors
+)
+
+func (k Nullspace) String() string {
+	switch k {
+	case Constant:
+		return "constant"
+	case RigidBody:
+		return "rbm"
+	case Vectors:
+		return "vectors"
+	}
+	return fmt.Sprintf("Nullspace(%d)", int(k))
+}
+
+// nearNullspace returns the fine-level near-nullspace as a row-major
+// n×k array, and k.
+func nearNullspace(o *Options, n, bs int) ([]float64, int, error) {
+	switch o.Nullspace {
+	case Constant:
+		b := make([]float64, n*bs)
+		for i := 0; i < n; i++ {
+			b[i*bs+i%bs] = 1
+		}
+		return b, bs, nil
+	case RigidBody:
+		return rigidBodyModes(o.Coords, o.Dim, n, bs)
+	case Vectors:
+		k := len(o.Vectors)
+		if k == 0 {
+			return nil, 0, fmt.Errorf("amg: nullspace=vectors but Options.Vectors is empty")
+		}
+		b := make([]float64, n*k)
+		for j, v := range o.Vectors {
+			if len(v) != n {
+				return nil, 0, fmt.Errorf("amg: near-nullspace vector %d has length %d, want %d (the matrix rows)", j, len(v), n)
+			}
+			nrm := 0.0
+			for i, x := range v {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					return nil, 0, fmt.Errorf("amg: near-nullspace vector %d, entry %d is %v", j, i, x)
+				}
+				b[i*k+j] = x
+				nrm += x * x
+			}
+			if nrm == 0 {
+				return nil, 0, fmt.Errorf("amg: near-nullspace vector %d is zero", j)
+			}
+		}
+		return b, k, nil
+	}
+	return nil, 0, fmt.Errorf("amg: unknown nullspace kind %d", int(o.Nullspace))
+}
+
+// rigidBodyModes builds translations and rotations about the centroid
+// (centring keeps the local QR well conditioned far from the origin).
+func rigidBodyModes(coords []float64, dim, n, bs int) ([]float64, int, error) {
+	if dim != 2 && dim != 3 {
+		return nil, 0, fmt.Errorf("amg: rigid-body modes need Dim 2 or 3, got %d", dim)
+	}
+	if bs != dim {
+		return nil, 0, fmt.Errorf("amg: rigid-body modes need block size = dimension (%d), got block size %d", dim, bs)
+	}
+	nodes := n / bs
+	if len(coords) != nodes*dim {
+		return nil, 0, fmt.Errorf("amg: %d coordinates for %d nodes in %dD, want %d", len(coords), nodes, dim, nodes*dim)
+	}
+	var c [3]float64
+	for i, x := range coords {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, 0, fmt.Errorf("amg: coordinate %d of node %d is %v", i%dim, i/dim, x)
+		}
+		c[i%dim] += x
+	}
+	for d := range dim {
+		c[d] /= float64(nodes)
+	}
+	k := 3
+	if dim == 3 {
+		k = 6
+	}
+	b := make([]float64, n*k)
+	for v := 0; v < nodes; v++ {
+		x := coords[v*dim] - c[0]
+		y := coords[v*dim+1] - c[1]
+		r := b[v*dim*k : (v+1)*dim*k] // dim rows of k
+		if dim == 2 {
+			r[0*k+0], r[1*k+1] = 1, 1
+			r[0*k+2], r[1*k+2] = -y, x
+			continue
+		}
+		z := coords[v*dim+2] - c[2]
+		r[0*k+0], r[1*k+1], r[2*k+2] = 1, 1, 1
+		r[0*k+3], r[1*k+3] = -y, x // about z
+		r[1*k+4], r[2*k+4] = -z, y // about x
+		r[0*k+5], r[2*k+5] = z, -x // about y
+	}
+	return b, k, nil
+}

@@ -1,0 +1,419 @@
+package amg
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/misgrid/misgrid/mesh"
+	"github.com/misgrid/misgrid/mis"
+)
+
+// Preconditioner is a smoothed-aggregation AMG hierarchy: one cycle of it
+// approximates A⁻¹. It is symmetric positive definite for an SPD matrix,
+// so it serves as a PCG preconditioner. A Preconditioner is not safe for
+// concurrent use: Apply and Solve use its work vectors.
+type Preconditioner struct {
+	// op is the matrix as given (rows sorted), the operator of PCG; the
+	// finest level holds it too, less the entries below Options.DropTol,
+	// whose positions in op are keep (nil when none were dropped).
+	op     *csr
+	keep   []int32
+	opts   Options
+	pool   pool
+	levels []*level
+	coarse *coarseSolver
+	stats  Stats
+}
+
+// level is one grid of the hierarchy. The aggregates and the tentative
+// prolongator depend only on the pattern and are kept for Update; the rest
+// is numeric and rebuilt there.
+type level struct {
+	a  *csr
+	bs int // dofs per node on this level
+	// Row grouping of a and of r in the sparse products (see groupOf).
+	ga, gr int
+
+	// Towards the next coarser level (nil on the coarsest).
+	of   []int32 // aggregate of every node, −1 for none
+	nagg int
+	t    *csr // tentative prolongator
+	at   *csr // a·t, the pattern of the smoothed prolongator
+	p, r *csr // prolongator and its transpose
+	ap   *csr // a·p
+
+	dinv []float64 // 1/a_ii
+	lmax float64   // estimated largest eigenvalue of D⁻¹A
+	sm   smootherData
+
+	// Work vectors of this level: x and b are the coarse unknowns and
+	// right-hand side (unused on the finest), r the residual, t scratch.
+	x, b, res, tmp, tmp2 []float64
+}
+
+// Stats describes a hierarchy and the time its setup took.
+type Stats struct {
+	Levels []LevelStats
+	// OperatorComplexity is Σ nnz(A_l) / nnz(A_0); GridComplexity the same
+	// for rows.
+	OperatorComplexity, GridComplexity float64
+	Setup                              time.Duration // whole New or Update
+	Phases                             map[string]time.Duration
+}
+
+// LevelStats describes one level.
+type LevelStats struct {
+	Rows, Nonzeros int
+	BlockSize      int     // dofs per node
+	Aggregates     int     // aggregates formed towards the next level (0 on the coarsest)
+	Lambda         float64 // estimated λmax(D⁻¹A) (0 on the coarsest)
+	Dropped        int     // entries below Options.DropTol left out (finest level)
+}
+
+// New builds the hierarchy of a, which must be symmetric positive definite.
+// a is copied: the caller may reuse it.
+func New(a *mesh.CSR[float64], opts Options) (*Preconditioner, error) {
+	start := time.Now()
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	m, err := fromMesh(a)
+	if err != nil {
+		return nil, err
+	}
+	if m.rows%o.BlockSize != 0 {
+		return nil, fmt.Errorf("amg: %d rows are not a multiple of the block size %d", m.rows, o.BlockSize)
+	}
+	pc := &Preconditioner{opts: o, pool: newPool(o.Workers), op: m}
+	pc.stats.Phases = map[string]time.Duration{}
+	if err := pc.checkSymmetric(m); err != nil {
+		return nil, err
+	}
+	b, k, err := nearNullspace(&o, m.rows, o.BlockSize)
+	if err != nil {
+		return nil, err
+	}
+	a0, keep := m.dropSmall(o.DropTol)
+	pc.keep = keep
+	if err := pc.build(a0, b, k); err != nil {
+		return nil, err
+	}
+	pc.stats.Setup = time.Since(start)
+	return pc, nil
+}
+
+func (pc *Preconditioner) phase(name string, t0 time.Time) {
+	pc.stats.Phases[name] += time.Since(t0)
+}
+
+// checkSymmetric compares xᵀAy with yᵀAx for two fixed pseudo-random
+// vectors: two products instead of a transpose, and an unsymmetric matrix
+// passes only by a measure-zero accident.
+func (pc *Preconditioner) checkSymmetric(a *csr) error {
+	t0 := time.Now()
+	defer pc.phase("check", t0)
+	n := a.rows
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i] = float64(mis.Hash32(int32(i), 1))/(1<<32) - 0.5
+		y[i] = float64(mis.Hash32(int32(i), 2))/(1<<32) - 0.5
+	}
+	ax, ay := make([]float64, n), make([]float64, n)
+	pc.pool.mulVec(a, x, ax)
+	pc.pool.mulVec(a, y, ay)
+	s1, s2 := pc.pool.dot(x, ay), pc.pool.dot(y, ax)
+	// Scale: Σ|a_ij||x_i||y_j| bounds both sides.
+	scale := 0.0
+	for i := 0; i < n; i++ {
+		for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+			scale += math.Abs(a.val[k] * x[i] * y[a.col[k]])
+		}
+	}
+	if math.Abs(s1-s2) > 1e-10*scale {
+		return fmt.Errorf("amg: matrix is not symmetric (xᵀAy = %.17g, yᵀAx = %.17g for test vectors)", s1, s2)
+	}
+	return nil
+}
+
+// build constructs the levels below a. b is the n×k near-nullspace.
+func (pc *Preconditioner) build(a *csr, b []float64, k int) error {
+	o := &pc.opts
+	p := pc.pool
+	bs := o.BlockSize
+	for lvl := 0; ; lvl++ {
+		l := &level{a: a, bs: bs}
+		pc.levels = append(pc.levels, l)
+		if a.rows <= o.MaxCoarse || lvl == o.MaxLevels-1 {
+			break
+		}
+		t0 := time.Now()
+		g, err := strengthGraph(p, a, o.Theta, bs)
+		if err != nil {
+			return fmt.Errorf("amg: level %d: %w", lvl, err)
+		}
+		pc.phase("strength", t0)
+		t0 = time.Now()
+		var of []int32
+		var nagg int
+		switch o.Aggregation {
+		case MIS2:
+			of, nagg, err = aggregateMIS2(g, o.Workers)
+			if err != nil {
+				return fmt.Errorf("amg: level %d: %w", lvl, err)
+			}
+		case Pairwise:
+			of, nagg = aggregatePairwise(p, a, g, bs, o.PairwisePasses)
+		}
+		of, nagg = fixAggregates(g, of, nagg, bs, k)
+		pc.phase("aggregate", t0)
+		if nagg == 0 || nagg*k >= a.rows*9/10 {
+			// Coarsening stalled: stop here and solve this level directly.
+			break
+		}
+		l.of, l.nagg = of, nagg
+		t0 = time.Now()
+		var bc []float64
+		l.t, bc = tentative(of, nagg, bs, b, k)
+		pc.phase("tentative", t0)
+		if err := pc.numeric(l); err != nil {
+			return fmt.Errorf("amg: level %d: %w", lvl, err)
+		}
+		a, b, bs = pc.galerkin(l, nil), bc, k
+	}
+	return pc.finish()
+}
+
+// numeric computes the value-dependent data of a level that has
+// aggregates: diagonal, eigenvalue estimate, smoothed prolongator and
+// its transpose, and the smoother. Pattern arrays are reused when present.
+func (pc *Preconditioner) numeric(l *level) error {
+	o := &pc.opts
+	p := pc.pool
+	a := l.a
+	t0 := time.Now()
+	d := a.diag()
+	if l.dinv == nil {
+		l.dinv = make([]float64, a.rows)
+	}
+	for i, x := range d {
+		if !(x > 0) {
+			return fmt.Errorf("diagonal entry %d is %v, want > 0", i, x)
+		}
+		l.dinv[i] = 1 / x
+	}
+	l.lmax = p.maxEigDinvA(a, l.dinv, o.EigenSteps)
+	pc.phase("eigen", t0)
+	t0 = time.Now()
+	if o.Prolongation == Tentative {
+		l.p = l.t
+	} else {
+		if l.at == nil {
+			l.ga = groupOf(a, l.bs)
+			l.at = p.mulMat(a, l.t, l.ga)
+			l.p = &csr{rows: l.at.rows, cols: l.at.cols, ptr: l.at.ptr, col: l.at.col, val: make([]float64, l.at.nnz())}
+		} else {
+			p.mulMatNumeric(a, l.t, l.at, l.ga)
+		}
+		smoothProlongator(p, l.t, l.at, l.dinv, o.Damping/l.lmax, l.p)
+	}
+	l.r = l.p.transpose()
+	pc.phase("prolongator", t0)
+	return nil
+}
+
+// smoothProlongator sets p = t − ω·D⁻¹·(a·t) on the pattern of at, which
+// holds that of t because a has a nonzero diagonal.
+func smoothProlongator(pl pool, t, at *csr, dinv []float64, omega float64, p *csr) {
+	pl.forRange(at.rows, at.nnz(), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := -omega * dinv[i]
+			tk, te := t.ptr[i], t.ptr[i+1]
+			for k := at.ptr[i]; k < at.ptr[i+1]; k++ {
+				v := s * at.val[k]
+				if tk < te && t.col[tk] == at.col[k] {
+					v += t.val[tk]
+					tk++
+				}
+				p.val[k] = v
+			}
+		}
+	})
+}
+
+// galerkin returns the coarse operator r·a·p of level l, reusing the
+// pattern of the previous one (ac) when given.
+func (pc *Preconditioner) galerkin(l *level, ac *csr) *csr {
+	t0 := time.Now()
+	defer pc.phase("galerkin", t0)
+	p := pc.pool
+	if ac == nil {
+		if l.ga == 0 {
+			l.ga = groupOf(l.a, l.bs)
+		}
+		l.gr = groupOf(l.r, l.r.rows/max(1, l.nagg))
+		l.ap = p.mulMat(l.a, l.p, l.ga)
+		return p.mulMat(l.r, l.ap, l.gr)
+	}
+	p.mulMatNumeric(l.a, l.p, l.ap, l.ga)
+	p.mulMatNumeric(l.r, l.ap, ac, l.gr)
+	return ac
+}
+
+// finish sets up the smoothers, the coarse solver, work vectors and stats.
+func (pc *Preconditioner) finish() error {
+	o := &pc.opts
+	p := pc.pool
+	t0 := time.Now()
+	last := len(pc.levels) - 1
+	for i, l := range pc.levels {
+		if i == last {
+			break
+		}
+		if err := pc.setupSmoother(l); err != nil {
+			return fmt.Errorf("amg: level %d: %w", i, err)
+		}
+		if i > 0 && l.x == nil {
+			l.x, l.b = make([]float64, l.a.rows), make([]float64, l.a.rows)
+		}
+		if l.res == nil {
+			l.res, l.tmp, l.tmp2 = make([]float64, l.a.rows), make([]float64, l.a.rows), make([]float64, l.a.rows)
+		}
+	}
+	pc.phase("smoother", t0)
+	t0 = time.Now()
+	cl := pc.levels[last]
+	if cl.a.rows > maxDense {
+		return fmt.Errorf("amg: coarsening stalled at level %d with %d rows, too many for the dense coarse solver (%d): raise theta or check the near-nullspace", last, cl.a.rows, maxDense)
+	}
+	cs, err := newCoarseSolver(cl.a)
+	if err != nil {
+		return err
+	}
+	pc.coarse = cs
+	if last > 0 && cl.x == nil {
+		cl.x, cl.b = make([]float64, cl.a.rows), make([]float64, cl.a.rows)
+	}
+	pc.phase("coarse", t0)
+	_ = p
+	_ = o
+	pc.fillStats()
+	return nil
+}
+
+// maxDense bounds the coarsest level: its Cholesky factor costs n³/3.
+const maxDense = 6000
+
+func (pc *Preconditioner) setupSmoother(l *level) error {
+	o := &pc.opts
+	s := &l.sm
+	s.kind, s.sweeps = o.Smoother, o.Sweeps
+	switch o.Smoother {
+	case Chebyshev:
+		s.dinv = l.dinv
+		s.hi = o.ChebyUpper * l.lmax
+		s.lo = o.ChebyLower * l.lmax
+	case L1Jacobi:
+		s.dinv = l1Inverse(pc.pool, l.a)
+	case GaussSeidel:
+		s.dinv = l.dinv
+		if s.colors == nil {
+			g, err := strengthGraph(pc.pool, l.a, 0, 1)
+			if err != nil {
+				return err
+			}
+			c, err := mis.Color(g, mis.Options{Workers: o.Workers})
+			if err != nil {
+				return err
+			}
+			s.colors = c.Classes()
+		}
+	}
+	return nil
+}
+
+func (pc *Preconditioner) fillStats() {
+	st := &pc.stats
+	st.Levels = st.Levels[:0]
+	var rows, nnz int
+	for _, l := range pc.levels {
+		st.Levels = append(st.Levels, LevelStats{Rows: l.a.rows, Nonzeros: l.a.nnz(), BlockSize: l.bs, Aggregates: l.nagg, Lambda: l.lmax})
+		if len(st.Levels) == 1 {
+			st.Levels[0].Nonzeros = pc.op.nnz()
+			st.Levels[0].Dropped = pc.op.nnz() - l.a.nnz()
+		}
+		rows += l.a.rows
+		nnz += l.a.nnz()
+	}
+	// Complexities count the finest level as the matrix given.
+	nnz += pc.op.nnz() - pc.levels[0].a.nnz()
+	st.OperatorComplexity = float64(nnz) / float64(pc.op.nnz())
+	st.GridComplexity = float64(rows) / float64(pc.levels[0].a.rows)
+}
+
+// Stats returns the hierarchy's description and setup times.
+func (pc *Preconditioner) Stats() Stats { return pc.stats }
+
+// Rows returns the size of the matrix.
+func (pc *Preconditioner) Rows() int { return pc.op.rows }
+
+// Update replaces the matrix values, keeping the pattern-only part of the
+// setup: the aggregates and the tentative prolongators. It recomputes the
+// eigenvalue estimates, the smoothed prolongators, the Galerkin products
+// (numerically, on the patterns already found), the smoothers and the
+// coarse factor, as Newton and time-stepping loops need. a must have the
+// pattern of the matrix given to New.
+func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
+	start := time.Now()
+	m, err := fromMesh(a)
+	if err != nil {
+		return err
+	}
+	if !samePattern(pc.op, m) {
+		return errors.New("amg: Update: the matrix pattern differs from the one given to New; build a new Preconditioner")
+	}
+	for k := range pc.stats.Phases {
+		delete(pc.stats.Phases, k)
+	}
+	if err := pc.checkSymmetric(m); err != nil {
+		return err
+	}
+	copy(pc.op.val, m.val)
+	if pc.keep != nil {
+		// The hierarchy keeps the pattern it was built on.
+		fine := pc.levels[0].a
+		for q, k := range pc.keep {
+			fine.val[q] = m.val[k]
+		}
+	}
+	for i, l := range pc.levels[:len(pc.levels)-1] {
+		if err := pc.numeric(l); err != nil {
+			return fmt.Errorf("amg: level %d: %w", i, err)
+		}
+		pc.galerkin(l, pc.levels[i+1].a)
+	}
+	if err := pc.finish(); err != nil {
+		return err
+	}
+	pc.stats.Setup = time.Since(start)
+	return nil
+}
+
+func samePattern(a, b *csr) bool {
+	if a.rows != b.rows || a.cols != b.cols || a.nnz() != b.nnz() {
+		return false
+	}
+	for i, p := range a.ptr {
+		if b.ptr[i] != p {
+			return false
+		}
+	}
+	for k, c := range a.col {
+		if b.col[k] != c {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,161 @@
+package amg
+
+import "math"
+
+// smootherData is what a level's smoother needs beyond the matrix; it is
+// rebuilt on every Update because it depends on the values.
+type smootherData struct {
+	kind   Smoother
+	sweeps int
+	dinv   []float64 // 1/a_ii (Chebyshev), 1/Σ_j|a_ij| (l1-Jacobi), 1/a_ii (GS)
+	// Chebyshev interval [lo, hi] of D⁻¹A.
+	lo, hi float64
+	colors [][]int32 // Gauss–Seidel sweep classes
+}
+
+// l1Inverse returns 1/Σ_j |a_ij| for every row: with this diagonal, Jacobi
+// converges for every SPD matrix without a damping parameter.
+func l1Inverse(p pool, a *csr) []float64 {
+	d := make([]float64, a.rows)
+	p.forRange(a.rows, a.nnz(), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := 0.0
+			for _, v := range a.val[a.ptr[i]:a.ptr[i+1]] {
+				s += math.Abs(v)
+			}
+			d[i] = 1 / s
+		}
+	})
+	return d
+}
+
+// smooth relaxes a·x = b. With zero set, x is taken as zero on entry
+// (and need not be cleared), which saves a product. With wantRes, r holds
+// b − a·x on return. t and u are scratch of the level's size.
+func (p pool) smooth(a *csr, s *smootherData, x, b, r, t, u []float64, zero, wantRes, backward bool) {
+	switch s.kind {
+	case Chebyshev:
+		p.chebyshev(a, s, x, b, r, t, u, zero, wantRes)
+	case L1Jacobi:
+		p.jacobi(a, s, x, b, r, zero, wantRes)
+	case GaussSeidel:
+		if zero {
+			clear(x)
+		}
+		for range s.sweeps {
+			p.gaussSeidel(a, s, x, b, backward)
+		}
+		if wantRes {
+			p.residual(a, x, b, r)
+		}
+	}
+}
+
+// chebyshev runs s.sweeps steps of the Chebyshev iteration for D⁻¹A on
+// [s.lo, s.hi] (Saad, Iterative Methods, alg. 12.1), keeping the residual
+// r up to date by one product per step. Each step is one fused pass over
+// the rows: the product with the current direction d, the residual and
+// next-direction updates, and the pending x += d (x is not read by the
+// product, so it can trail by one step). With wantRes the last product
+// also leaves r = b − A·x for the cycle to restrict. d and dn are scratch.
+func (p pool) chebyshev(a *csr, s *smootherData, x, b, r, d, dn []float64, zero, wantRes bool) {
+	n := a.rows
+	theta := 0.5 * (s.hi + s.lo)
+	delta := 0.5 * (s.hi - s.lo)
+	sigma := theta / delta
+	rho := 1 / sigma
+	dinv := s.dinv
+	it := 1 / theta
+	ptr, col, val := a.ptr, a.col, a.val
+	if zero {
+		p.forRange(n, 2*n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				r[i] = b[i]
+				d[i] = it * dinv[i] * b[i]
+				x[i] = 0
+			}
+		})
+	} else {
+		p.forRows(a, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				ri := b[i] - rowDot(col[ptr[i]:ptr[i+1]], val[ptr[i]:ptr[i+1]], x)
+				r[i] = ri
+				d[i] = it * dinv[i] * ri
+			}
+		})
+	}
+	for k := 1; k < s.sweeps; k++ {
+		rhoNew := 1 / (2*sigma - rho)
+		c1, c2 := rhoNew*rho, 2*rhoNew/delta
+		p.forRows(a, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				ri := r[i] - rowDot(col[ptr[i]:ptr[i+1]], val[ptr[i]:ptr[i+1]], d)
+				r[i] = ri
+				di := d[i]
+				x[i] += di
+				dn[i] = c1*di + c2*dinv[i]*ri
+			}
+		})
+		d, dn = dn, d
+		rho = rhoNew
+	}
+	if wantRes {
+		p.forRows(a, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				r[i] -= rowDot(col[ptr[i]:ptr[i+1]], val[ptr[i]:ptr[i+1]], d)
+				x[i] += d[i]
+			}
+		})
+		return
+	}
+	p.forRange(n, n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x[i] += d[i]
+		}
+	})
+}
+
+// jacobi runs s.sweeps l1-Jacobi sweeps.
+func (p pool) jacobi(a *csr, s *smootherData, x, b, r []float64, zero, wantRes bool) {
+	n := a.rows
+	dinv := s.dinv
+	for k := 0; k < s.sweeps; k++ {
+		if k == 0 && zero {
+			p.forRange(n, n, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					x[i] = dinv[i] * b[i]
+				}
+			})
+			continue
+		}
+		p.residual(a, x, b, r)
+		p.forRange(n, n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				x[i] += dinv[i] * r[i]
+			}
+		})
+	}
+	if wantRes {
+		p.residual(a, x, b, r)
+	}
+}
+
+// gaussSeidel sweeps the color classes in order (or reversed). Rows of one
+// class are not coupled, so each class updates in parallel and the result
+// does not depend on the worker count.
+func (p pool) gaussSeidel(a *csr, s *smootherData, x, b []float64, backward bool) {
+	nc := len(s.colors)
+	for c := 0; c < nc; c++ {
+		cls := s.colors[c]
+		if backward {
+			cls = s.colors[nc-1-c]
+		}
+		p.forRange(len(cls), len(cls)*(a.nnz()/max(1, a.rows)), func(lo, hi int) {
+			ptr, col, val := a.ptr, a.col, a.val
+			for _, i := range cls[lo:hi] {
+				// x_i += (b_i − A_i·x)/a_ii; the diagonal term cancels.
+				x[i] += s.dinv[i] * (b[i] - rowDot(col[ptr[i]:ptr[i+1]], val[ptr[i]:ptr[i+1]], x))
+			}
+		})
+	}
+}

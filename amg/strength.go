@@ -1,0 +1,167 @@
+package amg
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/misgrid/misgrid/mesh"
+)
+
+// strengthGraph returns the graph of strong couplings between the nodes of
+// a (bs interleaved dofs per node), the graph mesh.FromCSR builds with
+// MatrixOptions{Theta: theta, BlockSize: bs}: u–v is strong when
+// ‖A_uv‖ > θ·sqrt(‖A_uu‖‖A_vv‖) (Frobenius norms; absolute values for
+// scalars), and at θ = 0 wherever the pattern has an entry. An edge strong
+// in either direction is kept, so the graph is symmetric even where
+// rounding left a Galerkin product slightly unsymmetric. Nodes whose rows
+// hold no nonzero off-diagonal entry are flagged in Dirichlet and get no
+// edges. This version works on the package's sorted csr directly, without
+// the conversion and validation that FromCSR needs for arbitrary input;
+// a test checks that the two agree.
+func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
+	if a.rows%bs != 0 {
+		return nil, fmt.Errorf("amg: %d rows are not a multiple of the block size %d", a.rows, bs)
+	}
+	nodes := a.rows / bs
+	dn := make([]float64, nodes) // ‖A_vv‖²
+	dir := make([]bool, nodes)
+	anyDir := false
+	p.forRange(nodes, a.nnz(), func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			s := 0.0
+			off := false
+			for i := v * bs; i < (v+1)*bs; i++ {
+				for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+					if int(a.col[k])/bs == v {
+						s += a.val[k] * a.val[k]
+					}
+					off = off || (int(a.col[k]) != i && a.val[k] != 0)
+				}
+			}
+			dn[v] = s
+			dir[v] = !off
+		}
+	})
+	for _, d := range dir {
+		anyDir = anyDir || d
+	}
+	// Directed strong edges, row by row; per-range buffers then joined.
+	cnt := make([]int, nodes+1)
+	type part struct {
+		lo, hi int
+		adj    []int32
+	}
+	w := p.workers
+	if w > nodes {
+		w = nodes
+	}
+	if w < 1 || a.nnz() < minParallel {
+		w = 1
+	}
+	parts := make([]part, w)
+	for t := range parts {
+		parts[t].lo, parts[t].hi = nodes*t/w, nodes*(t+1)/w
+	}
+	p.forRange(w, a.nnz(), func(tlo, thi int) {
+		for t := tlo; t < thi; t++ {
+			pt := &parts[t]
+			var mark []int32
+			var sum []float64
+			var list []int32
+			if bs > 1 {
+				mark = make([]int32, nodes)
+				for i := range mark {
+					mark[i] = -1
+				}
+				sum = make([]float64, nodes)
+			}
+			for v := pt.lo; v < pt.hi; v++ {
+				start := len(pt.adj)
+				if dir[v] {
+					// No edges.
+				} else if bs == 1 {
+					for k := a.ptr[v]; k < a.ptr[v+1]; k++ {
+						u := a.col[k]
+						x := a.val[k]
+						if int(u) != v && !dir[u] && (theta == 0 || x*x > theta*theta*math.Sqrt(dn[v]*dn[u])) {
+							pt.adj = append(pt.adj, u)
+						}
+					}
+				} else {
+					list = list[:0]
+					for i := v * bs; i < (v+1)*bs; i++ {
+						for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+							u := a.col[k] / int32(bs)
+							if int(u) == v {
+								continue
+							}
+							if mark[u] != int32(v) {
+								mark[u] = int32(v)
+								sum[u] = 0
+								list = append(list, u)
+							}
+							sum[u] += a.val[k] * a.val[k]
+						}
+					}
+					slices.Sort(list)
+					for _, u := range list {
+						if x := sum[u]; !dir[u] && (theta == 0 || x > theta*theta*math.Sqrt(dn[v]*dn[u])) {
+							pt.adj = append(pt.adj, u)
+						}
+					}
+				}
+				cnt[v+1] = len(pt.adj) - start
+			}
+		}
+	})
+	for v := 0; v < nodes; v++ {
+		cnt[v+1] += cnt[v]
+	}
+	s := make([]int32, cnt[nodes])
+	for t := range parts {
+		copy(s[cnt[parts[t].lo]:], parts[t].adj)
+	}
+	// Union with the transpose.
+	tp := make([]int, nodes+1)
+	for _, u := range s {
+		tp[u+1]++
+	}
+	for v := 0; v < nodes; v++ {
+		tp[v+1] += tp[v]
+	}
+	ts := make([]int32, len(s))
+	pos := slices.Clone(tp[:nodes])
+	for v := 0; v < nodes; v++ {
+		for _, u := range s[cnt[v]:cnt[v+1]] {
+			ts[pos[u]] = int32(v)
+			pos[u]++
+		}
+	}
+	off := make([]int64, nodes+1)
+	adj := make([]int32, 0, len(s)+len(s)/8)
+	for v := 0; v < nodes; v++ {
+		x, y := s[cnt[v]:cnt[v+1]], ts[tp[v]:tp[v+1]]
+		i, j := 0, 0
+		for i < len(x) || j < len(y) {
+			switch {
+			case j == len(y) || (i < len(x) && x[i] < y[j]):
+				adj = append(adj, x[i])
+				i++
+			case i == len(x) || y[j] < x[i]:
+				adj = append(adj, y[j])
+				j++
+			default:
+				adj = append(adj, x[i])
+				i++
+				j++
+			}
+		}
+		off[v+1] = int64(len(adj))
+	}
+	g := &mesh.Graph{Offsets: off, Adj: adj}
+	if anyDir {
+		g.Dirichlet = dir
+	}
+	return g, nil
+}

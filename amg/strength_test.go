@@ -1,0 +1,95 @@
+package amg
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/misgrid/misgrid/amg/internal/fem"
+	"github.com/misgrid/misgrid/mesh"
+)
+
+// withDirichletRows turns the rows and columns of every 7th node into an
+// identity block, as FEM codes that keep constrained unknowns do.
+func withDirichletRows(a *mesh.CSR[float64], bs int) *mesh.CSR[float64] {
+	c := *a
+	c.Val = slices.Clone(a.Val)
+	fixed := func(i int) bool { return (i/bs)%7 == 3 }
+	for i := 0; i < a.Rows; i++ {
+		for k := a.RowPtr[i]; k < a.RowPtr[i+1]; k++ {
+			j := int(a.Col[k])
+			if fixed(i) || fixed(j) {
+				c.Val[k] = 0
+				if i == j {
+					c.Val[k] = 1
+				}
+			}
+		}
+	}
+	return &c
+}
+
+// strengthGraph builds the graph mesh.FromCSR does, faster.
+func TestStrengthGraphMatchesMesh(t *testing.T) {
+	for _, pr := range []*fem.Problem{fem.Poisson(2, 12), fem.Poisson(3, 6), fem.Elasticity(4)} {
+		for _, dir := range []bool{false, true} {
+			for _, theta := range []float64{0, 0.02, 0.1, 0.3} {
+				t.Run(fmt.Sprintf("bs%d-dir%v-theta%g", pr.Block, dir, theta), func(t *testing.T) {
+					m := pr.A
+					if dir {
+						m = withDirichletRows(m, pr.Block)
+					}
+					a := mustCSR(t, m)
+					got, err := strengthGraph(newPool(3), a, theta, pr.Block)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := got.Validate(); err != nil {
+						t.Fatal(err)
+					}
+					want, err := mesh.FromCSR(m, mesh.MatrixOptions{Theta: theta, BlockSize: pr.Block})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got.Offsets, want.Offsets) || !slices.Equal(got.Adj, want.Adj) {
+						t.Fatalf("graphs differ: %d and %d edges", len(got.Adj), len(want.Adj))
+					}
+					nd := 0
+					for v := range want.Dirichlet {
+						if want.Dirichlet[v] != (got.Dirichlet != nil && got.Dirichlet[v]) {
+							t.Fatalf("node %d: Dirichlet %v, mesh.FromCSR says %v", v, got.Dirichlet != nil && got.Dirichlet[v], want.Dirichlet[v])
+						}
+						if want.Dirichlet[v] {
+							nd++
+						}
+					}
+					if dir != (nd > 0) {
+						t.Fatalf("%d Dirichlet nodes", nd)
+					}
+				})
+			}
+		}
+	}
+}
+
+// Dirichlet rows stay out of the aggregates and the solver still converges.
+func TestDirichletRows(t *testing.T) {
+	for _, pr := range []*fem.Problem{fem.Poisson(3, 10), fem.Elasticity(5)} {
+		a := withDirichletRows(pr.A, pr.Block)
+		pc, err := New(a, problemOptions(pr, Options{MaxCoarse: 40}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := pc.levels[0]
+		for v, g := range l.of {
+			if (v%7 == 3) != (g < 0) {
+				t.Fatalf("node %d: aggregate %d", v, g)
+			}
+		}
+		b := randVec(a.Rows, 4)
+		res, err := pc.Solve(b, make([]float64, a.Rows))
+		if err != nil || !res.Converged || res.Iterations > 20 {
+			t.Errorf("block %d: %v after %d iterations (%v)", pr.Block, res.Converged, res.Iterations, err)
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestCABI builds libmisgrid and runs the C and Fortran tests and the
+// examples (make test): the ABI against the Go API, bad input, threads,
+// and programs built against an installed copy. It needs gcc and make;
+// gfortran is optional (the Makefile skips the Fortran parts without it).
+func TestCABI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: builds the c-shared and c-archive libraries (make -C cabi test)")
+	}
+	for _, tool := range []string{"gcc", "make", "pkg-config"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("skipped: %s not found on PATH (needed to build and test the C ABI)", tool)
+		}
+	}
+	cmd := exec.Command("make", "--no-print-directory", "test")
+	cmd.Env = append(os.Environ(), "CC=gcc")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make test: %v\n%s", err, out)
+	}
+	// Every C test binary reported, with no failures.
+	for _, name := range []string{"test_basic", "test_errors", "test_threads", "test_goref"} {
+		re := regexp.MustCompile(name + `: \d+ checks, 0 failed`)
+		if !re.Match(out) {
+			t.Errorf("no clean report from %s in:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(string(out), "examples/c: output as expected") {
+		t.Errorf("the C example did not run:\n%s", out)
+	}
+}
+
+// exportedNames lists the //export directives of the package.
+func exportedNames(t *testing.T) []string {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(?m)^//export (misgrid_\w+)$`)
+	var names []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllSubmatch(b, -1) {
+			names = append(names, string(m[1]))
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// TestHeaderMatchesExports: every function the header declares is
+// exported, and nothing else is. (The build itself checks each exported
+// prototype against the header: _cgo_export.c includes both.)
+func TestHeaderMatchesExports(t *testing.T) {
+	b, err := os.ReadFile("include/misgrid.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(?m)^(?:const char \*|misgrid_status )(misgrid_\w+)\(`)
+	var declared []string
+	for _, m := range re.FindAllSubmatch(b, -1) {
+		declared = append(declared, string(m[1]))
+	}
+	slices.Sort(declared)
+	exported := exportedNames(t)
+	if len(declared) < 30 {
+		t.Fatalf("found only %d declarations in misgrid.h", len(declared))
+	}
+	if !slices.Equal(declared, exported) {
+		t.Errorf("header and exports differ:\nheader only: %v\nexports only: %v",
+			missing(declared, exported), missing(exported, declared))
+	}
+}
+
+// TestFortranBindsEveryFunction: the Fortran module binds every exported
+// function except those that only make sense in C.
+func TestFortranBindsEveryFunction(t *testing.T) {
+	b, err := os.ReadFile("fortran/misgrid.f90")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`bind\(c, name='(misgrid_\w+)'\)`)
+	var bound []string
+	for _, m := range re.FindAllSubmatch(b, -1) {
+		bound = append(bound, string(m[1]))
+	}
+	slices.Sort(bound)
+	cOnly := []string{
+		"misgrid_context_get_option", // Fortran reads options as it set them
+		"misgrid_error_message",      // a char* into library memory; Fortran copies instead
+		"misgrid_option_help",
+		"misgrid_status_string",
+	}
+	for _, name := range exportedNames(t) {
+		if !slices.Contains(bound, name) && !slices.Contains(cOnly, name) {
+			t.Errorf("fortran/misgrid.f90 has no interface for %s", name)
+		}
+	}
+}
+
+func missing(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

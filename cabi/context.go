@@ -1,0 +1,236 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "misgrid.h"
+#include "cgo_types.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// context is what a misgrid_context handle names: option defaults and the
+// message of the last failed call.
+type context struct {
+	mu   sync.Mutex
+	opts []keyValue
+	msg  *msgBuf
+}
+
+func (c *context) options() []keyValue {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]keyValue(nil), c.opts...)
+}
+
+//export misgrid_context_create
+func misgrid_context_create(out *C.misgrid_context) C.misgrid_status {
+	return guardGlobal("misgrid_context_create", func() error {
+		if out == nil {
+			return errorf(statusNull, "ctx (output) is NULL")
+		}
+		*out = 0
+		m := newMsgBuf()
+		if m == nil {
+			return errorf(statusNoMem, "cannot allocate the message buffer")
+		}
+		*out = C.misgrid_context(handles.put(kindContext, &context{msg: m}))
+		return nil
+	})
+}
+
+//export misgrid_context_destroy
+func misgrid_context_destroy(ctx C.misgrid_context) C.misgrid_status {
+	return guardGlobal("misgrid_context_destroy", func() error {
+		obj, err := handles.remove(uintptr(ctx), kindContext, "ctx")
+		if err != nil {
+			return err
+		}
+		obj.(*context).msg.free()
+		return nil
+	})
+}
+
+//export misgrid_context_set_option
+func misgrid_context_set_option(ctx C.misgrid_context, options *C.misgrid_cchar) C.misgrid_status {
+	return guard(ctx, "misgrid_context_set_option", func(c *context) error {
+		if options == nil {
+			return errorf(statusNull, "options is NULL")
+		}
+		str, err := cString("options", unsafe.Pointer(options))
+		if err != nil {
+			return err
+		}
+		kv, err := parseOptions(str, 0)
+		if err != nil {
+			return err
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.opts = append(c.opts, kv...)
+		return nil
+	})
+}
+
+//export misgrid_context_get_option
+func misgrid_context_get_option(ctx C.misgrid_context, key *C.misgrid_cchar, buf *C.char, size C.int64_t) C.misgrid_status {
+	return guard(ctx, "misgrid_context_get_option", func(c *context) error {
+		if key == nil {
+			return errorf(statusNull, "key is NULL")
+		}
+		k, err := cString("key", unsafe.Pointer(key))
+		if err != nil {
+			return err
+		}
+		d := lookupOpt(k)
+		if d == nil {
+			return errorf(statusOption, "unknown option %q (known: %s)", k, knownKeys())
+		}
+		v := d.def
+		for _, kv := range c.options() {
+			if kv.key == k {
+				v = kv.value
+			}
+		}
+		return copyCString("buf", buf, size, v, nil)
+	})
+}
+
+//export misgrid_context_set_error
+func misgrid_context_set_error(ctx C.misgrid_context, st C.misgrid_status, message *C.misgrid_cchar) C.misgrid_status {
+	if got := guardGlobal("misgrid_context_set_error", func() error {
+		msg := "(no message)"
+		if message != nil {
+			var err error
+			if msg, err = cString("message", unsafe.Pointer(message)); err != nil {
+				return err
+			}
+		}
+		m := globalMsg
+		if obj, err := handles.lookup(uintptr(ctx), kindContext, "ctx"); err == nil {
+			m = obj.(*context).msg
+		}
+		m.set(msg)
+		return nil
+	}); got != C.MISGRID_OK {
+		return got
+	}
+	return st
+}
+
+//export misgrid_error_message
+func misgrid_error_message(ctx C.misgrid_context) *C.misgrid_cchar {
+	obj, err := handles.lookup(uintptr(ctx), kindContext, "ctx")
+	if err != nil {
+		if ctx != 0 {
+			globalMsg.set("misgrid_error_message: " + err.Error())
+		}
+		return (*C.misgrid_cchar)(globalMsg.buf)
+	}
+	return (*C.misgrid_cchar)(obj.(*context).msg.buf)
+}
+
+//export misgrid_error_message_copy
+func misgrid_error_message_copy(ctx C.misgrid_context, buf *C.char, size C.int64_t, needed *C.int64_t) C.misgrid_status {
+	return guardGlobal("misgrid_error_message_copy", func() error {
+		m := globalMsg
+		if ctx != 0 {
+			obj, err := handles.lookup(uintptr(ctx), kindContext, "ctx")
+			if err != nil {
+				return err
+			}
+			m = obj.(*context).msg
+		}
+		return copyCString("buf", buf, size, m.get(), needed)
+	})
+}
+
+// copyCString copies s into the caller's buffer of size bytes, truncated
+// and always NUL-terminated, and stores the full length plus one in
+// *needed when needed is not NULL.
+func copyCString(name string, buf *C.char, size C.int64_t, s string, needed *C.int64_t) error {
+	if size < 0 {
+		return errorf(statusRange, "size of %s is %d, negative", name, int64(size))
+	}
+	if buf == nil && size > 0 {
+		return errorf(statusNull, "%s is NULL but its size is %d", name, int64(size))
+	}
+	if needed != nil {
+		*needed = C.int64_t(len(s) + 1)
+	}
+	if size == 0 {
+		return nil
+	}
+	dst := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int64(size))
+	n := copy(dst[:len(dst)-1], s)
+	dst[n] = 0
+	return nil
+}
+
+const (
+	versionMajor = C.MISGRID_VERSION_MAJOR
+	versionMinor = C.MISGRID_VERSION_MINOR
+	versionPatch = C.MISGRID_VERSION_PATCH
+)
+
+// Static C strings, allocated once and never freed: callers may keep them.
+var (
+	versionString = (*C.misgrid_cchar)(C.CString(fmt.Sprintf("%d.%d.%d", versionMajor, versionMinor, versionPatch)))
+	statusStrings = func() map[status]*C.misgrid_cchar {
+		m := make(map[status]*C.misgrid_cchar, len(statusNames)+1)
+		for st, name := range statusNames {
+			m[st] = (*C.misgrid_cchar)(C.CString(name))
+		}
+		m[-1] = (*C.misgrid_cchar)(C.CString("MISGRID_STATUS_UNKNOWN"))
+		return m
+	}()
+)
+
+//export misgrid_version
+func misgrid_version() *C.misgrid_cchar { return versionString }
+
+//export misgrid_version_numbers
+func misgrid_version_numbers(major, minor, patch *C.int32_t) C.misgrid_status {
+	return guardGlobal("misgrid_version_numbers", func() error {
+		for _, p := range []struct {
+			dst *C.int32_t
+			v   C.int32_t
+		}{{major, versionMajor}, {minor, versionMinor}, {patch, versionPatch}} {
+			if p.dst != nil {
+				*p.dst = p.v
+			}
+		}
+		return nil
+	})
+}
+
+//export misgrid_status_string
+func misgrid_status_string(st C.misgrid_status) *C.misgrid_cchar {
+	if s, ok := statusStrings[status(st)]; ok {
+		return s
+	}
+	return statusStrings[-1]
+}
+
+//export misgrid_option_help
+func misgrid_option_help(buf *C.char, size C.int64_t, needed *C.int64_t) C.misgrid_status {
+	return guardGlobal("misgrid_option_help", func() error {
+		return copyCString("buf", buf, size, strings.TrimSpace(optionHelp())+"\n", needed)
+	})
+}
+
+//export misgrid_handle_count
+func misgrid_handle_count(count *C.int64_t) C.misgrid_status {
+	return guardGlobal("misgrid_handle_count", func() error {
+		if count == nil {
+			return errorf(statusNull, "count is NULL")
+		}
+		*count = C.int64_t(handles.count())
+		return nil
+	})
+}

@@ -1,0 +1,221 @@
+package main
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/include -I${SRCDIR} -DMISGRID_BUILDING_LIBRARY
+#include <stdlib.h>
+#include "misgrid.h"
+#include "cgo_types.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/misgrid/misgrid/mis"
+)
+
+type status int
+
+const (
+	statusOK       status = C.MISGRID_OK
+	statusNull     status = C.MISGRID_ERR_NULL
+	statusArg      status = C.MISGRID_ERR_ARG
+	statusRange    status = C.MISGRID_ERR_RANGE
+	statusHandle   status = C.MISGRID_ERR_HANDLE
+	statusNoMem    status = C.MISGRID_ERR_NOMEM
+	statusNoGPU    status = C.MISGRID_ERR_NOGPU
+	statusIO       status = C.MISGRID_ERR_IO
+	statusOption   status = C.MISGRID_ERR_OPTION
+	statusInternal status = C.MISGRID_ERR_INTERNAL
+)
+
+var statusNames = map[status]string{
+	statusOK:       "MISGRID_OK",
+	statusNull:     "MISGRID_ERR_NULL",
+	statusArg:      "MISGRID_ERR_ARG",
+	statusRange:    "MISGRID_ERR_RANGE",
+	statusHandle:   "MISGRID_ERR_HANDLE",
+	statusNoMem:    "MISGRID_ERR_NOMEM",
+	statusNoGPU:    "MISGRID_ERR_NOGPU",
+	statusIO:       "MISGRID_ERR_IO",
+	statusOption:   "MISGRID_ERR_OPTION",
+	statusInternal: "MISGRID_ERR_INTERNAL",
+}
+
+// apiError is an error with the status it maps to.
+type apiError struct {
+	st  status
+	msg string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func errorf(st status, format string, args ...any) error {
+	return &apiError{st: st, msg: fmt.Sprintf(format, args...)}
+}
+
+// statusOf maps an error from this package or the Go libraries to a status.
+// Library errors that are not I/O or GPU errors come from bad input.
+func statusOf(err error) status {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.st
+	}
+	if errors.Is(err, mis.ErrNoGPU) {
+		return statusNoGPU
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return statusIO
+	}
+	return statusArg
+}
+
+// msgCap is the size of every message buffer. A message buffer is C
+// memory so that misgrid_error_message can hand out a pointer to it: it
+// lives as long as its context and is overwritten, never reallocated, so
+// the pointer stays valid even when a caller reads it late.
+const msgCap = 4096
+
+type msgBuf struct {
+	mu  sync.Mutex
+	buf *C.char
+}
+
+func newMsgBuf() *msgBuf {
+	b := (*C.char)(C.calloc(msgCap, 1))
+	if b == nil {
+		return nil
+	}
+	return &msgBuf{buf: b}
+}
+
+func (m *msgBuf) set(s string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.buf == nil {
+		return
+	}
+	if len(s) >= msgCap {
+		cut := msgCap - 1
+		for cut > 0 && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
+			cut--
+		}
+		s = s[:cut]
+	}
+	dst := unsafe.Slice((*byte)(unsafe.Pointer(m.buf)), msgCap)
+	n := copy(dst, s)
+	dst[n] = 0
+}
+
+func (m *msgBuf) get() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.buf == nil {
+		return ""
+	}
+	s, _ := cString("message", unsafe.Pointer(m.buf))
+	return s
+}
+
+func (m *msgBuf) free() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	C.free(unsafe.Pointer(m.buf))
+	m.buf = nil
+}
+
+// globalMsg holds the message of calls that had no valid context.
+var globalMsg = newMsgBuf()
+
+// guard runs the body of an exported function: it resolves the context,
+// turns a Go panic into MISGRID_ERR_INTERNAL (a fault on a bad caller
+// pointer into MISGRID_ERR_ARG), and records any error's message in the
+// context, or in the global message when the context itself is bad.
+// Every exported function that can fail goes through it, so no panic
+// crosses into C.
+func guard(ctxh C.misgrid_context, fn string, body func(c *context) error) (st C.misgrid_status) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	var c *context
+	defer func() {
+		if r := recover(); r != nil {
+			st = report(c, fn, panicError(r))
+		}
+	}()
+	obj, err := handles.lookup(uintptr(ctxh), kindContext, "ctx")
+	if err != nil {
+		return report(nil, fn, err)
+	}
+	c = obj.(*context)
+	if err := body(c); err != nil {
+		return report(c, fn, err)
+	}
+	return C.MISGRID_OK
+}
+
+// guardGlobal is guard for the few functions that take no context.
+func guardGlobal(fn string, body func() error) (st C.misgrid_status) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			st = report(nil, fn, panicError(r))
+		}
+	}()
+	if err := body(); err != nil {
+		return report(nil, fn, err)
+	}
+	return C.MISGRID_OK
+}
+
+func report(c *context, fn string, err error) C.misgrid_status {
+	st := statusOf(err)
+	msg := fn + ": " + err.Error()
+	if c != nil {
+		c.msg.set(msg)
+	} else {
+		globalMsg.set(msg)
+	}
+	return C.misgrid_status(st)
+}
+
+// panicError converts a recovered panic. An allocation size out of range
+// is reported as MISGRID_ERR_NOMEM; anything else is a bug, reported with
+// the place it happened.
+func panicError(r any) error {
+	if re, ok := r.(runtime.Error); ok {
+		s := re.Error()
+		if strings.Contains(s, "makeslice") || strings.Contains(s, "makemap") || strings.Contains(s, "growslice") {
+			return errorf(statusNoMem, "a size is too large to allocate (%s)", s)
+		}
+	}
+	return errorf(statusInternal, "internal error: %v at %s (a bug in misgrid: please report this message)", r, panicSite())
+}
+
+// panicSite returns file:line of the innermost frame outside the runtime,
+// the frame that panicked.
+func panicSite() string {
+	pc := make([]uintptr, 32)
+	n := runtime.Callers(4, pc)
+	frames := runtime.CallersFrames(pc[:n])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "runtime.") && f.Function != "" && !strings.Contains(f.Function, "panicError") {
+			i := strings.LastIndex(f.File, "/misgrid/")
+			file := f.File
+			if i >= 0 {
+				file = file[i+len("/misgrid/"):]
+			}
+			return fmt.Sprintf("%s:%d (%s)", file, f.Line, f.Function)
+		}
+		if !more {
+			return "unknown place"
+		}
+	}
+}

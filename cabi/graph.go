@@ -1,0 +1,504 @@
+package main
+
+/*
+#include "misgrid.h"
+#include "cgo_types.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/misgrid/misgrid/mesh"
+)
+
+// graphObj is what a misgrid_graph handle names. The *mesh.Graph it holds
+// is never modified once published: setters publish a modified copy, so
+// a graph can be shared read-only by any number of threads while one of
+// them attaches data, and calls in flight keep the snapshot they started
+// with.
+type graphObj struct {
+	mu   sync.Mutex
+	g    *mesh.Graph
+	prio []float64 // priority=user values, or nil
+}
+
+func (o *graphObj) snapshot() (*mesh.Graph, []float64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.g, o.prio
+}
+
+// update publishes a copy of the graph changed by f.
+func (o *graphObj) update(f func(g *mesh.Graph)) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	h := *o.g
+	f(&h)
+	o.g = &h
+}
+
+func lookupGraph(h C.misgrid_graph) (*graphObj, error) {
+	obj, err := handles.lookup(uintptr(h), kindGraph, "graph")
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*graphObj), nil
+}
+
+// publish stores a new graph handle in *out.
+func publish(out *C.misgrid_graph, g *mesh.Graph, prio []float64) {
+	*out = C.misgrid_graph(handles.put(kindGraph, &graphObj{g: g, prio: prio}))
+}
+
+// checkSquare checks the matrix dimensions of a graph source.
+func checkSquare(nrows, ncols int64) error {
+	if nrows < 0 || ncols < 0 {
+		return errorf(statusRange, "matrix size %d×%d is negative", nrows, ncols)
+	}
+	if nrows != ncols {
+		return errorf(statusArg, "matrix is %d×%d, but a graph needs a square matrix", nrows, ncols)
+	}
+	if nrows > maxVertices {
+		return errorf(statusRange, "nrows = %d exceeds the %d rows misgrid supports", nrows, maxVertices)
+	}
+	return nil
+}
+
+func checkValueType(vtype C.int32_t, values unsafe.Pointer) error {
+	switch vtype {
+	case C.MISGRID_PATTERN:
+		if values != nil {
+			return errorf(statusArg, "value_type is MISGRID_PATTERN but values is not NULL (pass MISGRID_FLOAT64 or MISGRID_FLOAT32)")
+		}
+	case C.MISGRID_FLOAT64, C.MISGRID_FLOAT32:
+	default:
+		return errorf(statusArg, "value_type = %d, want MISGRID_PATTERN (%d), MISGRID_FLOAT64 (%d) or MISGRID_FLOAT32 (%d)",
+			int32(vtype), C.MISGRID_PATTERN, C.MISGRID_FLOAT64, C.MISGRID_FLOAT32)
+	}
+	return nil
+}
+
+//export misgrid_graph_from_csr
+func misgrid_graph_from_csr(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, itype, base C.int32_t,
+	rowptr, colind *C.misgrid_cvoid, vtype C.int32_t, values *C.misgrid_cvoid, options *C.misgrid_cchar, out *C.misgrid_graph) C.misgrid_status {
+	return guard(ctx, "misgrid_graph_from_csr", func(c *context) error {
+		if out == nil {
+			return errorf(statusNull, "graph (output) is NULL")
+		}
+		*out = 0
+		opts, err := optString(options)
+		if err != nil {
+			return err
+		}
+		s, err := resolve(c, opMatrix, opts)
+		if err != nil {
+			return err
+		}
+		n, nz := int64(nrows), int64(nnz)
+		if err := checkSquare(n, int64(ncols)); err != nil {
+			return err
+		}
+		if err := checkIndexType(itype, base); err != nil {
+			return err
+		}
+		if err := checkLen("nnz", nz, 8); err != nil {
+			return err
+		}
+		if err := checkValueType(vtype, unsafe.Pointer(values)); err != nil {
+			return err
+		}
+		off, err := readOffsets("rowptr", unsafe.Pointer(rowptr), itype, base, n)
+		if err != nil {
+			return err
+		}
+		if off[n] != nz {
+			return errorf(statusArg, "rowptr[%d] - base = %d, but nnz = %d", n, off[n], nz)
+		}
+		col, err := readIDs("colind", unsafe.Pointer(colind), itype, base, nz, n)
+		if err != nil {
+			return err
+		}
+		var g *mesh.Graph
+		switch vtype {
+		case C.MISGRID_FLOAT32:
+			val, err := readValues[float32]("values", unsafe.Pointer(values), nz)
+			if err != nil {
+				return err
+			}
+			g, err = graphFromCSR(&mesh.CSR[float32]{Rows: int(n), Cols: int(n), RowPtr: off, Col: col, Val: val}, s)
+			if err != nil {
+				return err
+			}
+		default:
+			var val []float64
+			if vtype == C.MISGRID_FLOAT64 {
+				if val, err = readValues[float64]("values", unsafe.Pointer(values), nz); err != nil {
+					return err
+				}
+			}
+			g, err = graphFromCSR(&mesh.CSR[float64]{Rows: int(n), Cols: int(n), RowPtr: off, Col: col, Val: val}, s)
+			if err != nil {
+				return err
+			}
+		}
+		publish(out, g, nil)
+		return nil
+	})
+}
+
+//export misgrid_graph_from_coo
+func misgrid_graph_from_coo(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, itype, base C.int32_t,
+	rows, cols *C.misgrid_cvoid, vtype C.int32_t, values *C.misgrid_cvoid, options *C.misgrid_cchar, out *C.misgrid_graph) C.misgrid_status {
+	return guard(ctx, "misgrid_graph_from_coo", func(c *context) error {
+		if out == nil {
+			return errorf(statusNull, "graph (output) is NULL")
+		}
+		*out = 0
+		opts, err := optString(options)
+		if err != nil {
+			return err
+		}
+		s, err := resolve(c, opMatrix, opts)
+		if err != nil {
+			return err
+		}
+		n, nz := int64(nrows), int64(nnz)
+		if err := checkSquare(n, int64(ncols)); err != nil {
+			return err
+		}
+		if err := checkIndexType(itype, base); err != nil {
+			return err
+		}
+		if err := checkLen("nnz", nz, 8); err != nil {
+			return err
+		}
+		if err := checkValueType(vtype, unsafe.Pointer(values)); err != nil {
+			return err
+		}
+		ri, err := readIDs("rows", unsafe.Pointer(rows), itype, base, nz, n)
+		if err != nil {
+			return err
+		}
+		ci, err := readIDs("cols", unsafe.Pointer(cols), itype, base, nz, n)
+		if err != nil {
+			return err
+		}
+		var g *mesh.Graph
+		switch vtype {
+		case C.MISGRID_FLOAT32:
+			val, err := readValues[float32]("values", unsafe.Pointer(values), nz)
+			if err != nil {
+				return err
+			}
+			g, err = graphFromCOO(&mesh.COO[float32]{Rows: int(n), Cols: int(n), Row: ri, Col: ci, Val: val}, s)
+			if err != nil {
+				return err
+			}
+		default:
+			var val []float64
+			if vtype == C.MISGRID_FLOAT64 {
+				if val, err = readValues[float64]("values", unsafe.Pointer(values), nz); err != nil {
+					return err
+				}
+			}
+			g, err = graphFromCOO(&mesh.COO[float64]{Rows: int(n), Cols: int(n), Row: ri, Col: ci, Val: val}, s)
+			if err != nil {
+				return err
+			}
+		}
+		publish(out, g, nil)
+		return nil
+	})
+}
+
+// elementTypes maps the C constants to mesh element types.
+var elementTypes = map[C.int32_t]mesh.ElementType{
+	C.MISGRID_LINE2: mesh.Line2, C.MISGRID_TRI3: mesh.Tri3, C.MISGRID_QUAD4: mesh.Quad4,
+	C.MISGRID_TET4: mesh.Tet4, C.MISGRID_HEX8: mesh.Hex8, C.MISGRID_TRI6: mesh.Tri6,
+	C.MISGRID_QUAD9: mesh.Quad9, C.MISGRID_TET10: mesh.Tet10, C.MISGRID_HEX27: mesh.Hex27,
+	C.MISGRID_POINT1: mesh.Point1, C.MISGRID_LINE3: mesh.Line3, C.MISGRID_PRISM6: mesh.Prism6,
+	C.MISGRID_PYRAMID5: mesh.Pyramid5,
+}
+
+//export misgrid_graph_from_elements
+func misgrid_graph_from_elements(ctx C.misgrid_context, nnodes C.int64_t, etype, npe C.int32_t, nelem C.int64_t,
+	itype, base C.int32_t, conn *C.misgrid_cvoid, dim C.int32_t, coords *C.misgrid_cdouble, options *C.misgrid_cchar, out *C.misgrid_graph) C.misgrid_status {
+	return guard(ctx, "misgrid_graph_from_elements", func(c *context) error {
+		if out == nil {
+			return errorf(statusNull, "graph (output) is NULL")
+		}
+		*out = 0
+		opts, err := optString(options)
+		if err != nil {
+			return err
+		}
+		s, err := resolve(c, opElements, opts)
+		if err != nil {
+			return err
+		}
+		n, ne := int64(nnodes), int64(nelem)
+		if n < 0 || n > maxVertices {
+			return errorf(statusRange, "nnodes = %d is out of range [0, %d]", n, maxVertices)
+		}
+		t, ok := elementTypes[etype]
+		if !ok {
+			return errorf(statusArg, "element_type = %d is not a MISGRID_ element type constant", int32(etype))
+		}
+		if int(npe) != t.Nodes() {
+			return errorf(statusArg, "nodes_per_element = %d, but %v elements have %d nodes", int32(npe), t, t.Nodes())
+		}
+		if err := checkIndexType(itype, base); err != nil {
+			return err
+		}
+		if err := checkLen("nelements", ne, int64(npe)*8); err != nil {
+			return err
+		}
+		if dim < 0 || dim > 3 {
+			return errorf(statusArg, "dim = %d, want 0 (no coordinates), 1, 2 or 3", int32(dim))
+		}
+		if (dim == 0) != (coords == nil) {
+			return errorf(statusArg, "dim = %d with coords %s: pass both or neither", int32(dim), map[bool]string{true: "NULL", false: "given"}[coords == nil])
+		}
+		if dim > 0 && int(dim) < t.Dim() {
+			return errorf(statusArg, "%v elements are %d-dimensional but the coordinates have dim = %d", t, t.Dim(), int32(dim))
+		}
+		ids, err := readIDs("conn", unsafe.Pointer(conn), itype, base, ne*int64(npe), n)
+		if err != nil {
+			return err
+		}
+		m := &mesh.Mesh{Dim: int(dim), Blocks: []mesh.ElementBlock{{Type: t, Conn: ids}}}
+		if dim > 0 {
+			if m.Coords, err = readFloat64s("coords", coords, int64(dim)*n, false); err != nil {
+				return err
+			}
+		} else {
+			// The mesh package counts nodes by their coordinates: give it
+			// zeros, and drop them from the graph afterwards.
+			m.Dim = max(t.Dim(), 1)
+			m.Coords = make([]float64, m.Dim*int(n))
+		}
+		g, err := mesh.FromElements(m, mesh.ElementOptions{VertexOnly: s.vertexOnly})
+		if err != nil {
+			return err
+		}
+		if dim > 0 {
+			cls, err := mesh.Classify(m, mesh.ClassifyOptions{FeatureAngle: s.featureAngle})
+			if err != nil {
+				return err
+			}
+			g.Class = cls
+		} else {
+			g.Dim, g.Coords = 0, nil
+		}
+		publish(out, g, nil)
+		return nil
+	})
+}
+
+//export misgrid_graph_destroy
+func misgrid_graph_destroy(ctx C.misgrid_context, graph C.misgrid_graph) C.misgrid_status {
+	return guard(ctx, "misgrid_graph_destroy", func(*context) error {
+		_, err := handles.remove(uintptr(graph), kindGraph, "graph")
+		return err
+	})
+}
+
+//export misgrid_graph_size
+func misgrid_graph_size(ctx C.misgrid_context, graph C.misgrid_graph, nv, ne *C.int64_t) C.misgrid_status {
+	return guard(ctx, "misgrid_graph_size", func(*context) error {
+		o, err := lookupGraph(graph)
+		if err != nil {
+			return err
+		}
+		g, _ := o.snapshot()
+		if nv != nil {
+			*nv = C.int64_t(g.N())
+		}
+		if ne != nil {
+			*ne = C.int64_t(g.NumEdges() / 2)
+		}
+		return nil
+	})
+}
+
+//export misgrid_graph_adjacency
+func misgrid_graph_adjacency(ctx C.misgrid_context, graph C.misgrid_graph, itype, base C.int32_t,
+	offsets unsafe.Pointer, noff C.int64_t, adj unsafe.Pointer, nadj C.int64_t) C.misgrid_status {
+	return guard(ctx, "misgrid_graph_adjacency", func(*context) error {
+		o, err := lookupGraph(graph)
+		if err != nil {
+			return err
+		}
+		g, _ := o.snapshot()
+		if err := checkIndexType(itype, base); err != nil {
+			return err
+		}
+		if err := outArray("offsets", offsets, int64(noff), int64(g.N()+1)); err != nil {
+			return err
+		}
+		if err := outArray("adj", adj, int64(nadj), g.NumEdges()); err != nil {
+			return err
+		}
+		if itype == C.MISGRID_INT32 && g.NumEdges()+int64(base) > maxVertices {
+			return errorf(statusRange, "the graph has %d adjacency entries: offsets do not fit int32 (use MISGRID_INT64)", g.NumEdges())
+		}
+		if err := writeOffsets("offsets", offsets, itype, base, g.Offsets); err != nil {
+			return err
+		}
+		return writeIDs("adj", adj, itype, base, g.Adj)
+	})
+}
+
+func writeOffsets(name string, p unsafe.Pointer, itype, base C.int32_t, off []int64) error {
+	n := int64(len(off))
+	return withFaults(name, p, n, func() {
+		b := int64(base)
+		if itype == C.MISGRID_INT64 {
+			dst := unsafe.Slice((*int64)(p), n)
+			for i, x := range off {
+				dst[i] = x + b
+			}
+			return
+		}
+		dst := unsafe.Slice((*int32)(p), n)
+		for i, x := range off {
+			dst[i] = int32(x + b)
+		}
+	})
+}
+
+// vertexCount checks that an input array has one entry per vertex.
+func vertexCount(name string, n int64, g *mesh.Graph) error {
+	if n != int64(g.N()) {
+		return errorf(statusRange, "%s has %d entries, but the graph has %d vertices", name, n, g.N())
+	}
+	return nil
+}
+
+//export misgrid_graph_set_coordinates
+func misgrid_graph_set_coordinates(ctx C.misgrid_context, graph C.misgrid_graph, dim C.int32_t, n C.int64_t, coords *C.misgrid_cdouble) C.misgrid_status {
+	return guard(ctx, "misgrid_graph_set_coordinates", func(*context) error {
+		o, err := lookupGraph(graph)
+		if err != nil {
+			return err
+		}
+		g, _ := o.snapshot()
+		if dim < 1 || dim > 3 {
+			return errorf(statusArg, "dim = %d, want 1, 2 or 3", int32(dim))
+		}
+		if err := vertexCount("coords (n)", int64(n), g); err != nil {
+			return err
+		}
+		x, err := readFloat64s("coords", coords, int64(dim)*int64(n), false)
+		if err != nil {
+			return err
+		}
+		o.update(func(h *mesh.Graph) { h.Dim, h.Coords = int(dim), x })
+		return nil
+	})
+}
+
+//export misgrid_graph_set_classes
+func misgrid_graph_set_classes(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t, classes *C.misgrid_cint32) C.misgrid_status {
+	return guard(ctx, "misgrid_graph_set_classes", func(*context) error {
+		o, err := lookupGraph(graph)
+		if err != nil {
+			return err
+		}
+		g, _ := o.snapshot()
+		if err := vertexCount("classes", int64(n), g); err != nil {
+			return err
+		}
+		raw, err := readInt32s("classes", classes, int64(n))
+		if err != nil {
+			return err
+		}
+		cls := make([]mesh.Class, len(raw))
+		for v, x := range raw {
+			if x < C.MISGRID_INTERIOR || x > C.MISGRID_CORNER {
+				return errorf(statusRange, "classes[%d] = %d, want MISGRID_INTERIOR (0) .. MISGRID_CORNER (3)", v, x)
+			}
+			cls[v] = mesh.Class(x)
+		}
+		o.update(func(h *mesh.Graph) { h.Class = cls })
+		return nil
+	})
+}
+
+// classesOf returns the classes priority=boundary uses for g.
+func classesOf(g *mesh.Graph) []mesh.Class {
+	if g.Class != nil {
+		return g.Class
+	}
+	return mesh.ClassifyByDegree(g)
+}
+
+//export misgrid_graph_get_classes
+func misgrid_graph_get_classes(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t, classes *C.int32_t) C.misgrid_status {
+	return guard(ctx, "misgrid_graph_get_classes", func(*context) error {
+		o, err := lookupGraph(graph)
+		if err != nil {
+			return err
+		}
+		g, _ := o.snapshot()
+		if err := outArray("classes", unsafe.Pointer(classes), int64(n), int64(g.N())); err != nil {
+			return err
+		}
+		cls := classesOf(g)
+		out := make([]int32, len(cls))
+		for i, c := range cls {
+			out[i] = int32(c)
+		}
+		return writeInt32s("classes", classes, out)
+	})
+}
+
+//export misgrid_graph_set_priority
+func misgrid_graph_set_priority(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t, values *C.misgrid_cdouble) C.misgrid_status {
+	return guard(ctx, "misgrid_graph_set_priority", func(*context) error {
+		o, err := lookupGraph(graph)
+		if err != nil {
+			return err
+		}
+		g, _ := o.snapshot()
+		if err := vertexCount("values", int64(n), g); err != nil {
+			return err
+		}
+		x, err := readFloat64s("values", values, int64(n), true)
+		if err != nil {
+			return err
+		}
+		o.mu.Lock()
+		o.prio = x
+		o.mu.Unlock()
+		return nil
+	})
+}
+
+//export misgrid_graph_get_dirichlet
+func misgrid_graph_get_dirichlet(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t, flags *C.int32_t) C.misgrid_status {
+	return guard(ctx, "misgrid_graph_get_dirichlet", func(*context) error {
+		o, err := lookupGraph(graph)
+		if err != nil {
+			return err
+		}
+		g, _ := o.snapshot()
+		if err := outArray("flags", unsafe.Pointer(flags), int64(n), int64(g.N())); err != nil {
+			return err
+		}
+		out := make([]int32, g.N())
+		for v, d := range g.Dirichlet {
+			if d {
+				out[v] = 1
+			}
+		}
+		return writeInt32s("flags", flags, out)
+	})
+}
+
+var _ = fmt.Sprint
+var _ = slices.Clone[[]int32]

@@ -1,0 +1,318 @@
+package main
+
+/*
+#include "misgrid.h"
+#include "cgo_types.h"
+*/
+import "C"
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"unsafe"
+
+	"github.com/misgrid/misgrid/mesh"
+	"github.com/misgrid/misgrid/mis"
+)
+
+// level is one level of a result: the graph it belongs to and what was
+// computed on it. A result is immutable once published, so any number of
+// threads may read it at once.
+type level struct {
+	g      *mesh.Graph
+	set    *mis.Result     // nil for a coloring
+	agg    *mis.Aggregates // nil when there are none
+	aggWhy string          // why agg is nil
+	colors *mis.Coloring
+}
+
+type resultObj struct {
+	levels []level
+}
+
+func lookupResult(h C.misgrid_result) (*resultObj, error) {
+	obj, err := handles.lookup(uintptr(h), kindResult, "result")
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*resultObj), nil
+}
+
+// priority builds the mis priority for the settings and the graph's user
+// values.
+func priority(s settings, prio []float64) (mis.Priority, error) {
+	p := mis.Priority{Kind: s.priority, Seed: s.seed}
+	if s.priority == mis.User {
+		if prio == nil {
+			return p, errorf(statusArg, "priority=user, but the graph has no priority values (call misgrid_graph_set_priority)")
+		}
+		p.Values = prio
+	}
+	return p, nil
+}
+
+// checkDevice refuses what the build cannot do before any work starts.
+func checkDevice(s settings) error {
+	if s.device == mis.GPU && s.gpuIndex != 0 {
+		return errorf(statusNoGPU, "device=gpu:%d: this build drives GPU 0 only", s.gpuIndex)
+	}
+	return nil
+}
+
+func misOptions(s settings, p mis.Priority) mis.Options {
+	return mis.Options{Distance: s.distance, Priority: p, Device: s.device, Workers: s.threads}
+}
+
+// computeStart resolves the graph and settings shared by the operations.
+func computeStart(c *context, graph C.misgrid_graph, o op, options *C.misgrid_cchar, out *C.misgrid_result) (*mesh.Graph, settings, mis.Priority, error) {
+	if out == nil {
+		return nil, settings{}, mis.Priority{}, errorf(statusNull, "result (output) is NULL")
+	}
+	*out = 0
+	gobj, err := lookupGraph(graph)
+	if err != nil {
+		return nil, settings{}, mis.Priority{}, err
+	}
+	opts, err := optString(options)
+	if err != nil {
+		return nil, settings{}, mis.Priority{}, err
+	}
+	s, err := resolve(c, o, opts)
+	if err != nil {
+		return nil, s, mis.Priority{}, err
+	}
+	if err := checkDevice(s); err != nil {
+		return nil, s, mis.Priority{}, err
+	}
+	g, prio := gobj.snapshot()
+	p, err := priority(s, prio)
+	return g, s, p, err
+}
+
+func publishResult(out *C.misgrid_result, r *resultObj) {
+	*out = C.misgrid_result(handles.put(kindResult, r))
+}
+
+//export misgrid_mis
+func misgrid_mis(ctx C.misgrid_context, graph C.misgrid_graph, options *C.misgrid_cchar, out *C.misgrid_result) C.misgrid_status {
+	return guard(ctx, "misgrid_mis", func(c *context) error {
+		g, s, p, err := computeStart(c, graph, opMIS, options, out)
+		if err != nil {
+			return err
+		}
+		res, err := mis.Compute(g, misOptions(s, p))
+		if err != nil {
+			return err
+		}
+		l := level{g: g, set: res}
+		if s.distance == 2 {
+			if l.agg, err = mis.Aggregate(g, res.In); err != nil {
+				return err
+			}
+		} else {
+			l.aggWhy = "aggregates need a distance-2 set (option distance=2)"
+		}
+		publishResult(out, &resultObj{levels: []level{l}})
+		return nil
+	})
+}
+
+//export misgrid_color
+func misgrid_color(ctx C.misgrid_context, graph C.misgrid_graph, options *C.misgrid_cchar, out *C.misgrid_result) C.misgrid_status {
+	return guard(ctx, "misgrid_color", func(c *context) error {
+		g, s, p, err := computeStart(c, graph, opColor, options, out)
+		if err != nil {
+			return err
+		}
+		col, err := mis.Color(g, misOptions(s, p))
+		if err != nil {
+			return err
+		}
+		publishResult(out, &resultObj{levels: []level{{g: g, colors: col, aggWhy: "a coloring has no aggregates"}}})
+		return nil
+	})
+}
+
+//export misgrid_hierarchy
+func misgrid_hierarchy(ctx C.misgrid_context, graph C.misgrid_graph, options *C.misgrid_cchar, out *C.misgrid_result) C.misgrid_status {
+	return guard(ctx, "misgrid_hierarchy", func(c *context) error {
+		g, s, p, err := computeStart(c, graph, opHierarchy, options, out)
+		if err != nil {
+			return err
+		}
+		lv, err := mis.Hierarchy(g, mis.HierarchyOptions{
+			Distance: s.distance, Priority: p, MinVertices: s.minVertices, MaxLevels: s.maxLevels,
+			Workers: s.threads, Device: s.device,
+		})
+		if err != nil {
+			return err
+		}
+		r := &resultObj{levels: make([]level, len(lv))}
+		for i, l := range lv {
+			r.levels[i] = level{g: l.Graph, set: l.Set, agg: l.Agg}
+			if l.Agg == nil {
+				r.levels[i].aggWhy = "the coarsest level has no aggregates"
+			}
+		}
+		publishResult(out, r)
+		return nil
+	})
+}
+
+// readFlags copies a caller's set flags (nonzero = member).
+func readFlags(g *mesh.Graph, n C.int64_t, flags *C.misgrid_cint32) ([]bool, error) {
+	if err := vertexCount("flags", int64(n), g); err != nil {
+		return nil, err
+	}
+	raw, err := readInt32s("flags", flags, int64(n))
+	if err != nil {
+		return nil, err
+	}
+	in := make([]bool, len(raw))
+	for i, x := range raw {
+		in[i] = x != 0
+	}
+	return in, nil
+}
+
+//export misgrid_aggregate
+func misgrid_aggregate(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t, flags *C.misgrid_cint32, out *C.misgrid_result) C.misgrid_status {
+	return guard(ctx, "misgrid_aggregate", func(c *context) error {
+		if out == nil {
+			return errorf(statusNull, "result (output) is NULL")
+		}
+		*out = 0
+		gobj, err := lookupGraph(graph)
+		if err != nil {
+			return err
+		}
+		g, _ := gobj.snapshot()
+		in, err := readFlags(g, n, flags)
+		if err != nil {
+			return err
+		}
+		agg, err := mis.Aggregate(g, in)
+		if err != nil {
+			return err
+		}
+		size := 0
+		for _, b := range in {
+			if b {
+				size++
+			}
+		}
+		set := &mis.Result{In: in, Size: size, Backend: "caller"}
+		publishResult(out, &resultObj{levels: []level{{g: g, set: set, agg: agg}}})
+		return nil
+	})
+}
+
+//export misgrid_verify
+func misgrid_verify(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t, flags *C.misgrid_cint32, distance C.int32_t,
+	valid *C.int32_t, reason *C.char, size C.int64_t) C.misgrid_status {
+	return guard(ctx, "misgrid_verify", func(c *context) error {
+		if valid == nil {
+			return errorf(statusNull, "valid (output) is NULL")
+		}
+		*valid = 0
+		gobj, err := lookupGraph(graph)
+		if err != nil {
+			return err
+		}
+		g, _ := gobj.snapshot()
+		if distance != 1 && distance != 2 {
+			return errorf(statusArg, "distance = %d, want 1 or 2", int32(distance))
+		}
+		in, err := readFlags(g, n, flags)
+		if err != nil {
+			return err
+		}
+		why := ""
+		if verr := mis.Verify(g, in, int(distance)); verr != nil {
+			why = verr.Error()
+		} else {
+			*valid = 1
+		}
+		return copyCString("reason", reason, size, why, nil)
+	})
+}
+
+//export misgrid_write_vtu
+func misgrid_write_vtu(ctx C.misgrid_context, graph C.misgrid_graph, result C.misgrid_result, path *C.misgrid_cchar, options *C.misgrid_cchar) C.misgrid_status {
+	return guard(ctx, "misgrid_write_vtu", func(c *context) error {
+		gobj, err := lookupGraph(graph)
+		if err != nil {
+			return err
+		}
+		g, _ := gobj.snapshot()
+		name, err := goString("path", path)
+		if err != nil {
+			return err
+		}
+		opts, err := optString(options)
+		if err != nil {
+			return err
+		}
+		if _, err := resolve(c, opVTU, opts); err != nil {
+			return err
+		}
+		fields := []mesh.Field{mesh.ClassField("class", classesOf(g))}
+		if result != 0 {
+			r, err := lookupResult(result)
+			if err != nil {
+				return err
+			}
+			l := r.levels[0]
+			if l.g.N() != g.N() {
+				return errorf(statusArg, "result level 0 has %d vertices, the graph %d: they do not belong together", l.g.N(), g.N())
+			}
+			if l.set != nil {
+				fields = append(fields, mesh.BoolField("set", l.set.In))
+			}
+			if l.agg != nil {
+				fields = append(fields, mesh.Int32Field("aggregate", l.agg.Of))
+			}
+			if l.colors != nil {
+				fields = append(fields, mesh.Int32Field("color", l.colors.Color))
+			}
+		}
+		if g.Coords == nil {
+			return errorf(statusArg, "the graph has no coordinates to place its vertices (misgrid_graph_set_coordinates)")
+		}
+		return writeFile(name, func(w *bufio.Writer) error { return mesh.WriteVTU(w, g, fields...) })
+	})
+}
+
+// writeFile writes path through f; any failure, the close included, is an
+// I/O error naming the path.
+func writeFile(path string, f func(w *bufio.Writer) error) error {
+	file, err := os.Create(path)
+	if err != nil {
+		return errorf(statusIO, "%v", err)
+	}
+	w := bufio.NewWriterSize(file, 1<<16)
+	err = f(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		var ae *apiError
+		if errors.As(err, &ae) {
+			return err
+		}
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return errorf(statusIO, "%v", err)
+		}
+		return errorf(statusIO, "writing %s: %v", path, err)
+	}
+	return nil
+}
+
+var _ = fmt.Sprint
+var _ unsafe.Pointer

@@ -1,0 +1,216 @@
+package main
+
+/*
+#include "misgrid.h"
+#include "cgo_types.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+)
+
+// resultLevel resolves a result handle and a level index.
+func resultLevel(h C.misgrid_result, lvl C.int64_t) (*resultObj, *level, error) {
+	r, err := lookupResult(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	if lvl < 0 || int64(lvl) >= int64(len(r.levels)) {
+		return nil, nil, errorf(statusRange, "level = %d, but the result has %d level(s) (0-based)", int64(lvl), len(r.levels))
+	}
+	return r, &r.levels[lvl], nil
+}
+
+func (l *level) needSet() error {
+	if l.set == nil {
+		return errorf(statusArg, "this result is a coloring and holds no set (use misgrid_result_colors)")
+	}
+	return nil
+}
+
+func (l *level) needAgg() error {
+	if l.agg == nil {
+		return errorf(statusArg, "no aggregates at this level: %s", l.aggWhy)
+	}
+	return nil
+}
+
+//export misgrid_result_destroy
+func misgrid_result_destroy(ctx C.misgrid_context, result C.misgrid_result) C.misgrid_status {
+	return guard(ctx, "misgrid_result_destroy", func(*context) error {
+		_, err := handles.remove(uintptr(result), kindResult, "result")
+		return err
+	})
+}
+
+//export misgrid_result_num_levels
+func misgrid_result_num_levels(ctx C.misgrid_context, result C.misgrid_result, n *C.int64_t) C.misgrid_status {
+	return guard(ctx, "misgrid_result_num_levels", func(*context) error {
+		r, err := lookupResult(result)
+		if err != nil {
+			return err
+		}
+		if n == nil {
+			return errorf(statusNull, "nlevels is NULL")
+		}
+		*n = C.int64_t(len(r.levels))
+		return nil
+	})
+}
+
+//export misgrid_result_level_info
+func misgrid_result_level_info(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t,
+	nv, setSize, nagg, ncolors, rounds *C.int64_t) C.misgrid_status {
+	return guard(ctx, "misgrid_result_level_info", func(*context) error {
+		_, l, err := resultLevel(result, lvl)
+		if err != nil {
+			return err
+		}
+		var v [5]int64
+		v[0] = int64(l.g.N())
+		if l.set != nil {
+			v[1], v[4] = int64(l.set.Size), int64(l.set.Rounds)
+		}
+		if l.agg != nil {
+			v[2] = int64(l.agg.N)
+		}
+		if l.colors != nil {
+			v[3] = int64(l.colors.NumColors)
+		}
+		for i, p := range []*C.int64_t{nv, setSize, nagg, ncolors, rounds} {
+			if p != nil {
+				*p = C.int64_t(v[i])
+			}
+		}
+		return nil
+	})
+}
+
+//export misgrid_result_set_flags
+func misgrid_result_set_flags(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, n C.int64_t, flags *C.int32_t) C.misgrid_status {
+	return guard(ctx, "misgrid_result_set_flags", func(*context) error {
+		_, l, err := resultLevel(result, lvl)
+		if err != nil {
+			return err
+		}
+		if err := l.needSet(); err != nil {
+			return err
+		}
+		if err := outArray("flags", unsafe.Pointer(flags), int64(n), int64(len(l.set.In))); err != nil {
+			return err
+		}
+		out := make([]int32, len(l.set.In))
+		for v, in := range l.set.In {
+			if in {
+				out[v] = 1
+			}
+		}
+		return writeInt32s("flags", flags, out)
+	})
+}
+
+//export misgrid_result_set_vertices
+func misgrid_result_set_vertices(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, itype, base C.int32_t,
+	capacity C.int64_t, verts unsafe.Pointer, count *C.int64_t) C.misgrid_status {
+	return guard(ctx, "misgrid_result_set_vertices", func(*context) error {
+		_, l, err := resultLevel(result, lvl)
+		if err != nil {
+			return err
+		}
+		if err := l.needSet(); err != nil {
+			return err
+		}
+		if err := checkIndexType(itype, base); err != nil {
+			return err
+		}
+		if count != nil {
+			*count = C.int64_t(l.set.Size)
+		}
+		if err := outArray("vertices", verts, int64(capacity), int64(l.set.Size)); err != nil {
+			return err
+		}
+		return writeIDs("vertices", verts, itype, base, l.set.Vertices())
+	})
+}
+
+//export misgrid_result_aggregates
+func misgrid_result_aggregates(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, itype, base C.int32_t,
+	n C.int64_t, agg unsafe.Pointer) C.misgrid_status {
+	return guard(ctx, "misgrid_result_aggregates", func(*context) error {
+		_, l, err := resultLevel(result, lvl)
+		if err != nil {
+			return err
+		}
+		if err := l.needAgg(); err != nil {
+			return err
+		}
+		if err := checkIndexType(itype, base); err != nil {
+			return err
+		}
+		if err := outArray("aggregate", agg, int64(n), int64(len(l.agg.Of))); err != nil {
+			return err
+		}
+		return writeIDs("aggregate", agg, itype, base, l.agg.Of)
+	})
+}
+
+//export misgrid_result_aggregate_roots
+func misgrid_result_aggregate_roots(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, itype, base C.int32_t,
+	capacity C.int64_t, roots unsafe.Pointer, count *C.int64_t) C.misgrid_status {
+	return guard(ctx, "misgrid_result_aggregate_roots", func(*context) error {
+		_, l, err := resultLevel(result, lvl)
+		if err != nil {
+			return err
+		}
+		if err := l.needAgg(); err != nil {
+			return err
+		}
+		if err := checkIndexType(itype, base); err != nil {
+			return err
+		}
+		if count != nil {
+			*count = C.int64_t(l.agg.N)
+		}
+		if err := outArray("roots", roots, int64(capacity), int64(l.agg.N)); err != nil {
+			return err
+		}
+		return writeIDs("roots", roots, itype, base, l.agg.Roots)
+	})
+}
+
+//export misgrid_result_colors
+func misgrid_result_colors(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, base C.int32_t, n C.int64_t, colors *C.int32_t) C.misgrid_status {
+	return guard(ctx, "misgrid_result_colors", func(*context) error {
+		_, l, err := resultLevel(result, lvl)
+		if err != nil {
+			return err
+		}
+		if l.colors == nil {
+			return errorf(statusArg, "this result holds no coloring (use misgrid_color)")
+		}
+		if err := checkIndexType(C.MISGRID_INT32, base); err != nil {
+			return err
+		}
+		if err := outArray("colors", unsafe.Pointer(colors), int64(n), int64(len(l.colors.Color))); err != nil {
+			return err
+		}
+		return writeIDs("colors", unsafe.Pointer(colors), C.MISGRID_INT32, base, l.colors.Color)
+	})
+}
+
+//export misgrid_result_level_graph
+func misgrid_result_level_graph(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, out *C.misgrid_graph) C.misgrid_status {
+	return guard(ctx, "misgrid_result_level_graph", func(*context) error {
+		if out == nil {
+			return errorf(statusNull, "graph (output) is NULL")
+		}
+		*out = 0
+		_, l, err := resultLevel(result, lvl)
+		if err != nil {
+			return err
+		}
+		publish(out, l.g, nil)
+		return nil
+	})
+}

@@ -1,0 +1,165 @@
+/* Thread safety: 8 pthreads call the library at once, each with its own
+ * context, first on graphs of their own and then on one shared read-only
+ * graph; every result equals the single-threaded one. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+enum { NTHREADS = 8, ROUNDS = 3, NX = 120, NY = 100 };
+
+static int64_t n, nnz;
+static int32_t *rowptr, *col;
+static double *val;
+static int64_t *rowptr1, *col1; /* int64, 1-based copies */
+static misgrid_graph shared;
+static pthread_barrier_t start;
+static pthread_mutex_t fail_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* What one run computes, compared between threads. */
+struct outcome {
+    int32_t *mis1, *mis2, *agg2, *colors;
+    int64_t nlevels, level_sizes[32], level_sets[32];
+};
+
+static void outcome_free(struct outcome *o) {
+    free(o->mis1); free(o->mis2); free(o->agg2); free(o->colors);
+}
+
+/* run computes everything on g with ctx; returns 0 on any failure. */
+static int run(misgrid_context ctx, misgrid_graph g, struct outcome *o) {
+    misgrid_result r;
+    memset(o, 0, sizeof *o);
+    o->mis1 = malloc((size_t)n * 4);
+    o->mis2 = malloc((size_t)n * 4);
+    o->agg2 = malloc((size_t)n * 4);
+    o->colors = malloc((size_t)n * 4);
+    if (misgrid_mis(ctx, g, "distance=1 priority=hash seed=3", &r)) return 0;
+    if (misgrid_result_set_flags(ctx, r, 0, n, o->mis1)) return 0;
+    misgrid_result_destroy(ctx, r);
+    if (misgrid_mis(ctx, g, "distance=2 priority=boundary", &r)) return 0;
+    if (misgrid_result_set_flags(ctx, r, 0, n, o->mis2)) return 0;
+    if (misgrid_result_aggregates(ctx, r, 0, MISGRID_INT32, 0, n, o->agg2)) return 0;
+    misgrid_result_destroy(ctx, r);
+    if (misgrid_color(ctx, g, "priority=degree", &r)) return 0;
+    if (misgrid_result_colors(ctx, r, 0, 0, n, o->colors)) return 0;
+    misgrid_result_destroy(ctx, r);
+    if (misgrid_hierarchy(ctx, g, "priority=boundary min_vertices=10", &r)) return 0;
+    if (misgrid_result_num_levels(ctx, r, &o->nlevels) || o->nlevels > 32) return 0;
+    for (int64_t l = 0; l < o->nlevels; l++)
+        if (misgrid_result_level_info(ctx, r, l, &o->level_sizes[l], &o->level_sets[l], NULL, NULL, NULL)) return 0;
+    misgrid_result_destroy(ctx, r);
+    return 1;
+}
+
+static int same(const struct outcome *a, const struct outcome *b) {
+    size_t sz = (size_t)n * 4;
+    return memcmp(a->mis1, b->mis1, sz) == 0 && memcmp(a->mis2, b->mis2, sz) == 0 &&
+           memcmp(a->agg2, b->agg2, sz) == 0 && memcmp(a->colors, b->colors, sz) == 0 &&
+           a->nlevels == b->nlevels &&
+           memcmp(a->level_sizes, b->level_sizes, sizeof a->level_sizes) == 0 &&
+           memcmp(a->level_sets, b->level_sets, sizeof a->level_sets) == 0;
+}
+
+static struct outcome reference;
+
+struct job {
+    int id;
+    int failures;
+    char why[512];
+};
+
+static void fail(struct job *j, const char *what, misgrid_context ctx) {
+    pthread_mutex_lock(&fail_mu);
+    if (!j->failures++) snprintf(j->why, sizeof j->why, "%s: %s", what, ctx ? misgrid_error_message(ctx) : "");
+    pthread_mutex_unlock(&fail_mu);
+}
+
+static void *worker(void *arg) {
+    struct job *j = arg;
+    misgrid_context ctx;
+    if (misgrid_context_create(&ctx)) {
+        fail(j, "context_create", NULL);
+        return NULL;
+    }
+    char opt[64];
+    snprintf(opt, sizeof opt, "threads=%d", 1 + j->id % 4);
+    if (misgrid_context_set_option(ctx, opt)) fail(j, "set_option", ctx);
+    pthread_barrier_wait(&start);
+    for (int round = 0; round < ROUNDS; round++) {
+        /* Own graph, built from a different index form on odd threads. */
+        misgrid_graph g;
+        misgrid_status st = j->id % 2
+            ? misgrid_graph_from_csr(ctx, n, n, nnz, MISGRID_INT64, 1, rowptr1, col1, MISGRID_FLOAT64, val, NULL, &g)
+            : misgrid_graph_from_csr(ctx, n, n, nnz, MISGRID_INT32, 0, rowptr, col, MISGRID_FLOAT64, val, NULL, &g);
+        if (st) {
+            fail(j, "graph_from_csr", ctx);
+            break;
+        }
+        struct outcome o;
+        if (!run(ctx, g, &o)) fail(j, "run on own graph", ctx);
+        else if (!same(&o, &reference)) fail(j, "own graph: result differs from single-threaded", NULL);
+        outcome_free(&o);
+        misgrid_graph_destroy(ctx, g);
+
+        /* The shared graph. */
+        if (!run(ctx, shared, &o)) fail(j, "run on shared graph", ctx);
+        else if (!same(&o, &reference)) fail(j, "shared graph: result differs from single-threaded", NULL);
+        outcome_free(&o);
+
+        /* Each context keeps its own message while others fail too. */
+        char bad[64], want[64];
+        snprintf(bad, sizeof bad, "thread%d_round%d=1", j->id, round);
+        snprintf(want, sizeof want, "\"thread%d_round%d\"", j->id, round);
+        if (misgrid_context_set_option(ctx, bad) != MISGRID_ERR_OPTION) fail(j, "bad option accepted", ctx);
+        char msg[512];
+        misgrid_error_message_copy(ctx, msg, sizeof msg, NULL);
+        if (!strstr(msg, want)) fail(j, "message of another thread", ctx);
+    }
+    misgrid_context_destroy(ctx);
+    return NULL;
+}
+
+int main(void) {
+    n = (int64_t)NX * NY;
+    nnz = grid_laplacian(NX, NY, &rowptr, &col, &val);
+    rowptr1 = malloc((size_t)(n + 1) * 8);
+    col1 = malloc((size_t)nnz * 8);
+    for (int64_t i = 0; i <= n; i++) rowptr1[i] = rowptr[i] + 1;
+    for (int64_t k = 0; k < nnz; k++) col1[k] = col[k] + 1;
+
+    /* The single-threaded reference: one thread, one goroutine. */
+    misgrid_context ctx;
+    CHECK_OK(NULL, misgrid_context_create(&ctx));
+    CHECK_OK(ctx, misgrid_context_set_option(ctx, "threads=1"));
+    CHECK_OK(ctx, misgrid_graph_from_csr(ctx, n, n, nnz, MISGRID_INT32, 0, rowptr, col, MISGRID_FLOAT64, val, NULL, &shared));
+    CHECK(run(ctx, shared, &reference), "reference run: %s", misgrid_error_message(ctx));
+    CHECK(reference.nlevels >= 3, "reference hierarchy has %lld levels", (long long)reference.nlevels);
+
+    pthread_t th[NTHREADS];
+    struct job jobs[NTHREADS];
+    pthread_barrier_init(&start, NULL, NTHREADS);
+    for (int i = 0; i < NTHREADS; i++) {
+        jobs[i].id = i;
+        jobs[i].failures = 0;
+        jobs[i].why[0] = 0;
+        CHECK(pthread_create(&th[i], NULL, worker, &jobs[i]) == 0, "pthread_create %d", i);
+    }
+    for (int i = 0; i < NTHREADS; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < NTHREADS; i++)
+        CHECK(jobs[i].failures == 0, "thread %d: %d failures, first: %s", i, jobs[i].failures, jobs[i].why);
+    pthread_barrier_destroy(&start);
+
+    CHECK_OK(ctx, misgrid_graph_destroy(ctx, shared));
+    CHECK_OK(ctx, misgrid_context_destroy(ctx));
+    int64_t live = -1;
+    CHECK_OK(NULL, misgrid_handle_count(&live));
+    CHECK(live == 0, "%lld handles still live", (long long)live);
+    outcome_free(&reference);
+    free(rowptr); free(col); free(val); free(rowptr1); free(col1);
+    printf("test_threads: %d threads x %d rounds on %lld vertices\n", NTHREADS, ROUNDS, (long long)n);
+    return check_report("test_threads");
+}

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/mesh"
+	"github.com/misgrid/misgrid/mis"
+)
+
+func init() { gpuBench = benchGPU }
+
+const benchGPUUsage = `usage: misgrid bench -device gpu [flags]
+
+Measures the GPU MIS on generated graphs. Each graph is built on the host,
+copied to the GPU once (the copy is timed separately), and then timed with
+CUDA events: the MIS (state initialisation and all sweeps) and, in the same
+run, the floor: one kernel that streams the row offsets and the adjacency
+once and writes a byte per vertex, the least memory traffic any MIS needs.
+Both are medians of -reps runs after two warm-ups; the ratio MIS/floor says
+how many floor passes the MIS costs. Every set is checked with mis.Verify
+and against the CPU greedy set for the same graph and priority.
+
+-order runs each graph in several vertex orders: natural (as generated),
+rcm (reverse Cuthill-McKee), locality (mesh.LocalityOrder) and random (a
+random relabelling), so you can see whether reordering pays before the MIS.
+The hash priority depends on vertex ids, so each order has its own set.
+
+flags:
+`
+
+const defaultGPUGraphs = "hex27:160,hex27:160:relabel,hex27:256,grid7:200,random:4000000:16"
+
+type gpuBenchResult struct {
+	Graph    string `json:"graph"`
+	Order    string `json:"order"`
+	Vertices int    `json:"vertices"`
+	Edges    int64  `json:"edges"`
+	Distance int    `json:"distance"`
+	Group    int    `json:"lanes_per_vertex"`
+
+	UploadSeconds float64 `json:"upload_s"` // host to device copy of the graph
+	UploadGBps    float64 `json:"upload_gbps"`
+	MISSeconds    float64 `json:"mis_s"` // median
+	MISMinSeconds float64 `json:"mis_min_s"`
+	MISMaxSeconds float64 `json:"mis_max_s"`
+	FloorSeconds  float64 `json:"floor_s"` // median
+	FloorGBps     float64 `json:"floor_gbps"`
+	Ratio         float64 `json:"mis_over_floor"`
+
+	SetSize   int  `json:"set_size"`
+	Sweeps    int  `json:"sweeps"`
+	Identical bool `json:"identical_to_cpu"`
+	Verified  bool `json:"verified"`
+
+	// With -profile: each sweep's time and the vertices still in play.
+	SweepMS   []float64 `json:"sweep_ms,omitempty"`
+	SweepLive []int     `json:"sweep_live,omitempty"`
+}
+
+type gpuBenchReport struct {
+	Device   string           `json:"device"`
+	Driver   string           `json:"driver_cuda_version"`
+	Reps     int              `json:"reps"`
+	Priority string           `json:"priority"`
+	Seed     uint64           `json:"seed"`
+	Results  []gpuBenchResult `json:"results"`
+}
+
+func benchGPU(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bench", benchGPUUsage)
+	graphs := fs.String("graphs", defaultGPUGraphs, "comma-separated generator specs (see 'misgrid help coarsen')")
+	dists := fs.String("distance", "1,2", "MIS distances, comma-separated")
+	orders := fs.String("order", "natural", "vertex orders, comma-separated: natural, rcm, locality, random")
+	groups := fs.String("group", "0", "lanes per vertex, comma-separated: 1, 4, 8, 32, or 0 to choose by degree")
+	priority := fs.String("priority", "hash", "priority: hash, boundary or degree")
+	seed := fs.Uint64("seed", 0, "hash seed")
+	reps := fs.Int("reps", 10, "timed runs per measurement, at least 10 (median reported)")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	verify := fs.Bool("verify", true, "check every set against the CPU greedy set and mis.Verify")
+	profile := fs.Bool("profile", false, "also time each sweep on its own (JSON only)")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("bench: unexpected argument %q", fs.Arg(0))
+	}
+	if *reps < 10 {
+		return fmt.Errorf("bench: -reps %d: want at least 10", *reps)
+	}
+	kind, err := mis.ParsePriorityKind(*priority)
+	if err != nil || kind == mis.User {
+		return fmt.Errorf("bench: -priority %q: want hash, boundary or degree", *priority)
+	}
+	distList, err := intList("distance", *dists, 1, 2)
+	if err != nil {
+		return err
+	}
+	groupList, err := intList("group", *groups, 0, 1, 4, 8, 32)
+	if err != nil {
+		return err
+	}
+	orderList := strings.Split(*orders, ",")
+	for i, o := range orderList {
+		orderList[i] = strings.TrimSpace(o)
+		if err := oneOf("order", orderList[i], "natural", "rcm", "locality", "random"); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
+	if err := cuda.Available(); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	rep := gpuBenchReport{Reps: *reps, Priority: kind.String(), Seed: *seed}
+	if dev, err := cuda.GetDevice(0); err == nil {
+		rep.Device, _ = dev.Name()
+	}
+	if v, err := cuda.DriverVersion(); err == nil {
+		rep.Driver = fmt.Sprintf("%d.%d", v/1000, v%1000/10)
+	}
+	prog := newProgress(stderr, "bench")
+	pri := mis.Priority{Kind: kind, Seed: *seed}
+	var mismatch []string
+	for _, spec := range strings.Split(*graphs, ",") {
+		spec = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(spec), "gen:"))
+		prog.Show("generating %s", spec)
+		base, _, err := generate(spec)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		for _, order := range orderList {
+			prog.Show("%s: %s order", spec, order)
+			g, err := reorder(base, order)
+			if err != nil {
+				return fmt.Errorf("bench: %s: %w", spec, err)
+			}
+			t0 := time.Now()
+			dg, err := mis.UploadGraph(g, nil)
+			if err != nil {
+				return fmt.Errorf("bench: %s: %w", spec, err)
+			}
+			up := time.Since(t0)
+			for _, d := range distList {
+				var want *mis.Result
+				if *verify {
+					prog.Show("%s %s distance %d: CPU reference", spec, order, d)
+					if want, err = mis.Compute(g, mis.Options{Distance: d, Priority: pri, Device: mis.CPU}); err != nil {
+						dg.Close()
+						return fmt.Errorf("bench: %s: %w", spec, err)
+					}
+				}
+				for _, grp := range groupList {
+					prog.Show("%s %s distance %d: GPU", spec, order, d)
+					r, err := benchGPUOne(g, dg, mis.Options{Distance: d, Priority: pri}, grp, *reps, *profile, want)
+					r.Graph, r.Order = spec, order
+					r.UploadSeconds = up.Seconds()
+					r.UploadGBps = float64(8*int64(g.N()+1)+4*g.NumEdges()) / up.Seconds() / 1e9
+					if errors.Is(err, errMismatch) {
+						// Report the numbers, and fail at the end.
+						mismatch = append(mismatch, fmt.Sprintf("%s %s distance %d lanes %d: %v", spec, order, d, r.Group, err))
+					} else if err != nil {
+						dg.Close()
+						return fmt.Errorf("bench: %s %s distance %d: %w", spec, order, d, err)
+					}
+					rep.Results = append(rep.Results, r)
+				}
+			}
+			if err := dg.Close(); err != nil {
+				return fmt.Errorf("bench: %s: %w", spec, err)
+			}
+		}
+	}
+	prog.Done("")
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printGPUBench(stdout, &rep)
+	}
+	if len(mismatch) > 0 {
+		return fmt.Errorf("bench: wrong sets (a bug): %s", strings.Join(mismatch, "; "))
+	}
+	return nil
+}
+
+// errMismatch marks a GPU set that is not the CPU greedy set.
+var errMismatch = errors.New("the GPU set differs from the CPU greedy set")
+
+func benchGPUOne(g *mesh.Graph, dg *mis.DeviceGraph, opts mis.Options, group, reps int, profile bool, want *mis.Result) (gpuBenchResult, error) {
+	r := gpuBenchResult{Vertices: g.N(), Edges: g.NumEdges(), Distance: opts.Distance}
+	t, err := mis.TimeDevice(dg, opts, mis.DeviceBench{Reps: reps, Group: group, Profile: profile})
+	if err != nil {
+		return r, err
+	}
+	r.Group = t.Group
+	r.MISSeconds = median(t.MIS).Seconds()
+	r.MISMinSeconds = slices.Min(t.MIS).Seconds()
+	r.MISMaxSeconds = slices.Max(t.MIS).Seconds()
+	r.FloorSeconds = median(t.Floor).Seconds()
+	r.FloorGBps = float64(8*int64(g.N()+1)+4*g.NumEdges()+int64(g.N())) / r.FloorSeconds / 1e9
+	r.Ratio = r.MISSeconds / r.FloorSeconds
+	for i, d := range t.SweepTimes {
+		r.SweepMS = append(r.SweepMS, 1e3*d.Seconds())
+		r.SweepLive = append(r.SweepLive, t.SweepLive[i])
+	}
+	r.SetSize = t.Result.Size
+	r.Sweeps = t.Rounds
+	if want != nil {
+		r.Identical = slices.Equal(t.Result.In, want.In)
+		verr := mis.Verify(g, t.Result.In, opts.Distance)
+		r.Verified = verr == nil
+		if !r.Identical {
+			return r, fmt.Errorf("%w (CPU %d members, GPU %d; Verify: %v)", errMismatch, want.Size, t.Result.Size, verr)
+		}
+		if verr != nil {
+			return r, fmt.Errorf("%w: %v", errMismatch, verr)
+		}
+	}
+	return r, nil
+}
+
+// reorder returns g in the named vertex order.
+func reorder(g *mesh.Graph, order string) (*mesh.Graph, error) {
+	switch order {
+	case "rcm":
+		return g.Permute(mesh.RCM(g))
+	case "locality":
+		return g.Permute(mesh.LocalityOrder(g))
+	case "random":
+		h, _ := mesh.Relabel(g, genSeed+1)
+		return h, nil
+	}
+	return g, nil
+}
+
+func intList(name, s string, allowed ...int) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || !slices.Contains(allowed, v) {
+			return nil, fmt.Errorf("bench: -%s %q: want a comma-separated list of %v", name, s, allowed)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func printGPUBench(w io.Writer, rep *gpuBenchReport) {
+	fmt.Fprintf(w, "GPU: %s, driver CUDA %s; priority %s, seed %d; median of %d runs (CUDA events)\n\n",
+		rep.Device, rep.Driver, rep.Priority, rep.Seed, rep.Reps)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "graph\torder\tvertices\tedges\tdist\tlanes\tcopy ms\tfloor ms\tMIS ms\tMIS/floor\tset size\tsweeps\tchecked\t")
+	for _, r := range rep.Results {
+		check := "-"
+		if r.Verified && r.Identical {
+			check = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.1f\t%.3f\t%.3f\t%.1f\t%d\t%d\t%s\t\n",
+			r.Graph, r.Order, r.Vertices, r.Edges, r.Distance, r.Group, 1e3*r.UploadSeconds,
+			1e3*r.FloorSeconds, 1e3*r.MISSeconds, r.Ratio, r.SetSize, r.Sweeps, check)
+	}
+	tw.Flush()
+}

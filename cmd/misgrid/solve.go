@@ -1,0 +1,382 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/misgrid/misgrid/amg"
+	"github.com/misgrid/misgrid/mesh"
+	"github.com/misgrid/misgrid/mis"
+)
+
+const solveUsage = `usage: misgrid solve [flags] A.mtx
+
+Solves A·x = b with conjugate gradients preconditioned by smoothed-
+aggregation AMG on MIS-2 aggregates, and prints the hierarchy (levels,
+rows, nonzeros, operator and grid complexity), the convergence history
+and the setup and solve times. Without -b, b = A·x* for a fixed
+pseudo-random x*, and the error against x* is reported too.
+
+AMG options are set with -o key=value (repeatable); keys:
+%s
+flags:
+`
+
+// solveConfig holds the flags of the solve command.
+type solveConfig struct {
+	b, coords, nullspace, plot, xOut string
+	block                            int
+	opts                             multiFlag
+	json, update                     bool
+}
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+func solveFlags() (*flag.FlagSet, *solveConfig) {
+	var keys strings.Builder
+	for _, k := range amg.OptionKeys() {
+		fmt.Fprintf(&keys, "  %-16s %s (%s; default %s)\n", k.Key, k.Doc, k.Values, k.Default)
+	}
+	c := &solveConfig{}
+	fs := newFlagSet("solve", fmt.Sprintf(solveUsage, keys.String()))
+	fs.StringVar(&c.b, "b", "", "right-hand side, Matrix Market array `file`")
+	fs.StringVar(&c.coords, "coords", "", "node coordinates, Matrix Market array `file` (nodes × dim), for -nullspace rbm")
+	fs.IntVar(&c.block, "block", 0, "degrees of freedom per node (same as -o block=N)")
+	fs.StringVar(&c.nullspace, "nullspace", "", "near-nullspace: constant or rbm (same as -o nullspace=...)")
+	fs.Var(&c.opts, "o", "AMG option `key=value` (repeatable)")
+	fs.BoolVar(&c.json, "json", false, "print the results as JSON instead of text")
+	fs.BoolVar(&c.update, "update", false, "also time a numeric re-setup (values doubled, same pattern) and solve again")
+	fs.StringVar(&c.plot, "plot", "", "draw the residual history to `file` (.png, .svg, .pdf)")
+	fs.StringVar(&c.xOut, "x", "", "write the solution to `file` (Matrix Market array)")
+	return fs, c
+}
+
+// solveReport is the -json output.
+type solveReport struct {
+	Matrix             string             `json:"matrix"`
+	Rows               int                `json:"rows"`
+	Nonzeros           int                `json:"nonzeros"`
+	Options            []string           `json:"options"`
+	Levels             []amg.LevelStats   `json:"levels"`
+	OperatorComplexity float64            `json:"operator_complexity"`
+	GridComplexity     float64            `json:"grid_complexity"`
+	ReadSeconds        float64            `json:"read_seconds"`
+	SetupSeconds       float64            `json:"setup_seconds"`
+	SetupPhases        map[string]float64 `json:"setup_phases"`
+	SolveSeconds       float64            `json:"solve_seconds"`
+	Iterations         int                `json:"iterations"`
+	Converged          bool               `json:"converged"`
+	Residuals          []float64          `json:"residuals"`
+	FinalResidual      float64            `json:"final_residual"`
+	Error              *float64           `json:"relative_error,omitempty"`
+	UpdateSeconds      *float64           `json:"update_seconds,omitempty"`
+	UpdateIterations   *int               `json:"update_iterations,omitempty"`
+}
+
+func runSolve(args []string, stdout, stderr io.Writer) error {
+	fs, c := solveFlags()
+	// Flags may come before or after the matrix file, as the usage shows.
+	var files []string
+	for {
+		if err := parseFlags(fs, args, stdout); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(files) != 1 {
+		return fmt.Errorf("solve: want exactly one matrix file, got %d (run 'misgrid help solve')", len(files))
+	}
+	path := files[0]
+	var kv []string
+	if c.block > 0 {
+		kv = append(kv, fmt.Sprintf("block=%d", c.block))
+	}
+	if c.nullspace != "" {
+		kv = append(kv, "nullspace="+c.nullspace)
+	}
+	kv = append(kv, c.opts...)
+	opts, err := amg.ParseOptions(kv)
+	if err != nil {
+		return fmt.Errorf("solve: %w", err)
+	}
+
+	t0 := time.Now()
+	a, err := readCSR(path)
+	if err != nil {
+		return fmt.Errorf("solve: %w", err)
+	}
+	n := a.Rows
+	if a.Rows != a.Cols {
+		return fmt.Errorf("solve: %s: matrix is %d×%d, want square", path, a.Rows, a.Cols)
+	}
+	var b, xs []float64
+	if c.b != "" {
+		rows, cols, data, err := readArray(c.b)
+		if err != nil {
+			return fmt.Errorf("solve: %w", err)
+		}
+		if rows != n || cols != 1 {
+			return fmt.Errorf("solve: %s: right-hand side is %d×%d, want %d×1", c.b, rows, cols, n)
+		}
+		b = data
+	} else {
+		xs = make([]float64, n)
+		for i := range xs {
+			xs[i] = 2*float64(mis.Hash32(int32(i), 12345))/(1<<32) - 1
+		}
+		b = mulCSR(a, xs)
+	}
+	if c.coords != "" {
+		rows, cols, data, err := readArray(c.coords)
+		if err != nil {
+			return fmt.Errorf("solve: %w", err)
+		}
+		opts.Coords, opts.Dim = data, cols
+		if bs := max(opts.BlockSize, 1); rows*bs != n {
+			return fmt.Errorf("solve: %s: %d nodes × block size %d ≠ %d matrix rows", c.coords, rows, bs, n)
+		}
+	}
+	if opts.Nullspace == amg.RigidBody && opts.Coords == nil {
+		return errors.New("solve: -nullspace rbm needs -coords")
+	}
+	read := time.Since(t0)
+
+	pc, err := amg.New(a, opts)
+	if err != nil {
+		return fmt.Errorf("solve: %w", err)
+	}
+	st := pc.Stats()
+	x := make([]float64, n)
+	res, err := pc.Solve(b, x)
+	if err != nil {
+		return fmt.Errorf("solve: %w", err)
+	}
+	rep := solveReport{
+		Matrix: path, Rows: n, Nonzeros: st.Levels[0].Nonzeros, Options: kv,
+		Levels: st.Levels, OperatorComplexity: st.OperatorComplexity, GridComplexity: st.GridComplexity,
+		ReadSeconds: read.Seconds(), SetupSeconds: st.Setup.Seconds(), SetupPhases: map[string]float64{},
+		SolveSeconds: res.Elapsed.Seconds(), Iterations: res.Iterations, Converged: res.Converged,
+		Residuals: res.Residuals, FinalResidual: trueResidual(a, x, b),
+	}
+	for k, v := range st.Phases {
+		rep.SetupPhases[k] = v.Seconds()
+	}
+	if xs != nil {
+		e := relErr(x, xs)
+		rep.Error = &e
+	}
+	if c.xOut != "" {
+		if err := createFile(c.xOut, func(w io.Writer) error { return mesh.WriteMatrixMarketArray(w, n, 1, x) }); err != nil {
+			return fmt.Errorf("solve: %w", err)
+		}
+	}
+	if c.update {
+		// New values on the same pattern, as in a Newton or time step: the
+		// matrix and right-hand side doubled, so the solution is the same.
+		a2 := *a
+		a2.Val = slices.Clone(a.Val)
+		for i := range a2.Val {
+			a2.Val[i] *= 2
+		}
+		b2 := slices.Clone(b)
+		for i := range b2 {
+			b2[i] *= 2
+		}
+		if err := pc.Update(&a2); err != nil {
+			return fmt.Errorf("solve: update: %w", err)
+		}
+		us := pc.Stats().Setup.Seconds()
+		x2 := make([]float64, n)
+		r2, err := pc.Solve(b2, x2)
+		if err != nil {
+			return fmt.Errorf("solve: after update: %w", err)
+		}
+		rep.UpdateSeconds, rep.UpdateIterations = &us, &r2.Iterations
+	}
+	if c.plot != "" {
+		if err := plotConvergence(res.Residuals, path, c.plot); err != nil {
+			return fmt.Errorf("solve: %w", err)
+		}
+	}
+	if c.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", " ")
+		return enc.Encode(rep)
+	}
+	printSolve(stdout, &rep, &st)
+	if !res.Converged {
+		return fmt.Errorf("solve: not converged in %d iterations (relative residual %.3g)", res.Iterations, res.Residuals[len(res.Residuals)-1])
+	}
+	return nil
+}
+
+func printSolve(w io.Writer, r *solveReport, st *amg.Stats) {
+	fmt.Fprintf(w, "matrix %s: %d rows, %d nonzeros (read in %.3f s)\n", r.Matrix, r.Rows, r.Nonzeros, r.ReadSeconds)
+	if len(r.Options) > 0 {
+		fmt.Fprintf(w, "options: %s\n", strings.Join(r.Options, " "))
+	}
+	fmt.Fprintf(w, "hierarchy: %d levels, operator complexity %.3f, grid complexity %.3f\n", len(r.Levels), r.OperatorComplexity, r.GridComplexity)
+	fmt.Fprintf(w, "  %5s %10s %12s %6s %10s %10s\n", "level", "rows", "nonzeros", "block", "aggregates", "λmax(D⁻¹A)")
+	for i, l := range r.Levels {
+		lam := "-"
+		if l.Lambda > 0 {
+			lam = fmt.Sprintf("%.3f", l.Lambda)
+		}
+		fmt.Fprintf(w, "  %5d %10d %12d %6d %10d %10s\n", i, l.Rows, l.Nonzeros, l.BlockSize, l.Aggregates, lam)
+	}
+	phases := make([]string, 0, len(st.Phases))
+	for k := range st.Phases {
+		phases = append(phases, k)
+	}
+	slices.Sort(phases)
+	var ps []string
+	for _, k := range phases {
+		ps = append(ps, fmt.Sprintf("%s %.3f", k, st.Phases[k].Seconds()))
+	}
+	fmt.Fprintf(w, "setup %.3f s (%s)\n", r.SetupSeconds, strings.Join(ps, ", "))
+	fmt.Fprintln(w, "PCG relative residual ‖b−Ax‖/‖b‖:")
+	for k, v := range r.Residuals {
+		fmt.Fprintf(w, "  %4d  %.3e\n", k, v)
+	}
+	state := "converged"
+	if !r.Converged {
+		state = "NOT converged"
+	}
+	fmt.Fprintf(w, "%s in %d iterations, solve %.3f s, true relative residual %.3e", state, r.Iterations, r.SolveSeconds, r.FinalResidual)
+	if r.Error != nil {
+		fmt.Fprintf(w, ", relative error %.3e", *r.Error)
+	}
+	fmt.Fprintln(w)
+	if r.UpdateSeconds != nil {
+		fmt.Fprintf(w, "re-setup with new values %.3f s, then %d iterations\n", *r.UpdateSeconds, *r.UpdateIterations)
+	}
+}
+
+func readCSR(path string) (*mesh.CSR[float64], error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	coo, err := mesh.ReadMatrixMarket(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if coo.Val == nil {
+		return nil, fmt.Errorf("%s: a pattern matrix has no values to solve with", path)
+	}
+	return cooToCSR(coo), nil
+}
+
+func readArray(path string) (int, int, []float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	defer f.Close()
+	r, c, d, err := mesh.ReadMatrixMarketArray(f)
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, c, d, nil
+}
+
+// cooToCSR groups triplets by row (counting sort, file order kept within
+// a row); amg sorts the rows and sums repeats.
+func cooToCSR(a *mesh.COO[float64]) *mesh.CSR[float64] {
+	c := &mesh.CSR[float64]{Rows: a.Rows, Cols: a.Cols, RowPtr: make([]int64, a.Rows+1)}
+	for _, r := range a.Row {
+		c.RowPtr[r+1]++
+	}
+	for i := 0; i < a.Rows; i++ {
+		c.RowPtr[i+1] += c.RowPtr[i]
+	}
+	c.Col = make([]int32, len(a.Row))
+	c.Val = make([]float64, len(a.Row))
+	pos := slices.Clone(c.RowPtr[:a.Rows])
+	for k, r := range a.Row {
+		p := pos[r]
+		c.Col[p], c.Val[p] = a.Col[k], a.Val[k]
+		pos[r]++
+	}
+	return c
+}
+
+func mulCSR(a *mesh.CSR[float64], x []float64) []float64 {
+	y := make([]float64, a.Rows)
+	for i := 0; i < a.Rows; i++ {
+		s := 0.0
+		for k := a.RowPtr[i]; k < a.RowPtr[i+1]; k++ {
+			s += a.Val[k] * x[a.Col[k]]
+		}
+		y[i] = s
+	}
+	return y
+}
+
+func trueResidual(a *mesh.CSR[float64], x, b []float64) float64 {
+	ax := mulCSR(a, x)
+	var rr, bb float64
+	for i := range b {
+		rr += (b[i] - ax[i]) * (b[i] - ax[i])
+		bb += b[i] * b[i]
+	}
+	if bb == 0 {
+		return math.Sqrt(rr)
+	}
+	return math.Sqrt(rr / bb)
+}
+
+func relErr(x, xs []float64) float64 {
+	var ee, ss float64
+	for i := range x {
+		ee += (x[i] - xs[i]) * (x[i] - xs[i])
+		ss += xs[i] * xs[i]
+	}
+	return math.Sqrt(ee / ss)
+}
+
+// plotConvergence draws the relative residual per iteration on a log axis.
+func plotConvergence(res []float64, title, path string) error {
+	p := plot.New()
+	p.Title.Text = "PCG with misgrid AMG: " + title
+	p.X.Label.Text = "iteration"
+	p.Y.Label.Text = "‖b − Ax‖ / ‖b‖"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	pts := make(plotter.XYs, 0, len(res))
+	for k, r := range res {
+		if r > 0 {
+			pts = append(pts, plotter.XY{X: float64(k), Y: r})
+		}
+	}
+	if len(pts) == 0 {
+		return errors.New("plot: no positive residuals to draw")
+	}
+	l, s, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return err
+	}
+	p.Add(l, s, plotter.NewGrid())
+	return p.Save(6*vg.Inch, 4*vg.Inch, path)
+}

@@ -1,0 +1,217 @@
+package mis
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/misgrid/misgrid/cuda"
+)
+
+// DeviceBench configures TimeDevice.
+type DeviceBench struct {
+	Reps   int // timed repetitions; 0 means 10
+	Warmup int // untimed runs before them; 0 means 2
+	// Group is the number of lanes that share one vertex's row: 1, 4, 8
+	// or 32; 0 picks it from the average degree as Compute does.
+	Group int
+	// Profile adds one run that times each sweep on its own.
+	Profile bool
+}
+
+// DeviceTimes holds device times measured with CUDA events around all
+// device work of each repetition: state initialisation and every sweep
+// for the MIS; one pass that streams the row offsets and the adjacency and
+// writes a byte per vertex for the floor, the least traffic any MIS needs.
+type DeviceTimes struct {
+	MIS, Floor []time.Duration
+	Rounds     int     // sweeps that found work
+	Group      int     // lanes per vertex used
+	Result     *Result // the set of the last repetition
+	// With Profile: each sweep's device time and the vertices it found
+	// still in play (the last sweep finds none).
+	SweepTimes []time.Duration
+	SweepLive  []int
+}
+
+// TimeDevice runs the MIS on dg repeatedly and times it against the
+// memory-streaming floor, alternating the two so that both see the same
+// clocks. Each repetition starts from scratch; the set is copied back
+// once, after the last.
+func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, error) {
+	if dg == nil {
+		return nil, errors.New("mis: TimeDevice: nil graph")
+	}
+	if b.Reps <= 0 {
+		b.Reps = 10
+	}
+	if b.Warmup <= 0 {
+		b.Warmup = 2
+	}
+	dist, err := opts.distance()
+	if err != nil {
+		return nil, err
+	}
+	pri := devicePriority{seed: opts.Priority.Seed}
+	switch opts.Priority.Kind {
+	case Hash:
+	case Boundary:
+		if dg.class == nil {
+			return nil, errors.New("mis: TimeDevice: Boundary priority needs the graph's classes")
+		}
+		pri.useClass = true
+	case Degree:
+		pri.devDegree = true
+	default:
+		return nil, fmt.Errorf("mis: TimeDevice: priority %v not supported", opts.Priority.Kind)
+	}
+	t := defaultTuning(dg, dist)
+	if b.Group != 0 {
+		t.group = b.Group
+	}
+	e := dg.eng
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.usable(); err != nil {
+		return nil, fmt.Errorf("%w: the GPU context failed earlier: %w", ErrNoGPU, err)
+	}
+	dg.mu.Lock()
+	defer dg.mu.Unlock()
+	if dg.n == 0 {
+		return nil, errors.New("mis: TimeDevice: empty graph")
+	}
+	run, err := dg.prepare(dist, pri, t)
+	if err != nil {
+		return nil, e.fail(err)
+	}
+	var evs [2]*cuda.Event
+	for i := range evs {
+		if evs[i], err = e.ctx.NewEvent(); err != nil {
+			return nil, e.fail(err)
+		}
+		defer evs[i].Close()
+	}
+	out := &DeviceTimes{Group: t.group}
+	for i := 0; i < b.Warmup+b.Reps; i++ {
+		timed := i >= b.Warmup
+		rounds, err := run.sweeps(evs[0], evs[1])
+		if err != nil {
+			return nil, e.fail(err)
+		}
+		if timed {
+			d, err := cuda.Elapsed(evs[0], evs[1])
+			if err != nil {
+				return nil, e.fail(err)
+			}
+			out.MIS = append(out.MIS, d)
+			// Asynchronous sweeps may settle in a different number of
+			// sweeps from run to run (the set does not change): report
+			// the most.
+			out.Rounds = max(out.Rounds, rounds)
+		}
+		d, err := dg.floor(evs[0], evs[1])
+		if err != nil {
+			return nil, e.fail(err)
+		}
+		if timed {
+			out.Floor = append(out.Floor, d)
+		}
+	}
+	if b.Profile {
+		if err := run.profile(out); err != nil {
+			return nil, e.fail(err)
+		}
+	}
+	res, err := dg.members()
+	if err != nil {
+		return nil, e.fail(err)
+	}
+	res.Rounds = out.Rounds
+	out.Result = res
+	return out, nil
+}
+
+// profile runs the sweeps one by one with an event after each (the
+// count tells when to stop), so the time of every sweep can be read.
+func (r *sweepRun) profile(out *DeviceTimes) error {
+	dg, e, ws := r.dg, r.dg.eng, &r.dg.ws
+	n, np := int32(dg.n), int32(padded(dg.n))
+	start, err := e.ctx.NewEvent()
+	if err != nil {
+		return err
+	}
+	defer start.Close()
+	if err := e.launch("mis_init", e.grid("mis_init", int64(np), blockSize), ws.st, r.ball, r.cls, n, np); err != nil {
+		return err
+	}
+	if err := ws.count.MemsetAsync32(0, e.stream); err != nil {
+		return err
+	}
+	if err := start.Record(e.stream); err != nil {
+		return err
+	}
+	prev := start
+	var one [1]uint32
+	for pass := 0; pass < nCount; pass++ {
+		if err := e.launch(r.name, r.grid, dg.off, dg.adj, ws.st, r.ball, r.prim, ws.count,
+			n, int32(nCount), int32(pass), uint32(r.seed), uint32(r.seed>>32)); err != nil {
+			return err
+		}
+		ev, err := e.ctx.NewEvent()
+		if err != nil {
+			return err
+		}
+		defer ev.Close()
+		if err := ev.Record(e.stream); err != nil {
+			return err
+		}
+		if err := ev.Synchronize(); err != nil {
+			return err
+		}
+		d, err := cuda.Elapsed(prev, ev)
+		if err != nil {
+			return err
+		}
+		if err := cuda.CopyToHost(one[:], ws.count, 4*int64(pass)); err != nil {
+			return err
+		}
+		out.SweepTimes = append(out.SweepTimes, d)
+		out.SweepLive = append(out.SweepLive, int(one[0]))
+		prev = ev
+		if one[0] == 0 {
+			break
+		}
+	}
+	return nil
+}
+
+// floor times one streaming pass over the graph (stream_floor in mis.cu).
+func (dg *DeviceGraph) floor(start, end *cuda.Event) (time.Duration, error) {
+	e := dg.eng
+	m4 := dg.m / 4
+	if dg.adj.Ptr()%16 != 0 {
+		m4 = 0 // the vector loads need 16-byte alignment
+	}
+	if dg.ws.floor == nil {
+		b, err := e.ctx.Alloc(int64(dg.n))
+		if err != nil {
+			return 0, err
+		}
+		dg.ws.floor = b
+	}
+	out := dg.ws.floor
+	if err := start.Record(e.stream); err != nil {
+		return 0, err
+	}
+	g := e.grid("stream_floor", max(int64(dg.n), dg.m/4), blockSize)
+	if err := e.launch("stream_floor", g, dg.off, dg.adj, m4, dg.adj, dg.m, out, int32(dg.n)); err != nil {
+		return 0, err
+	}
+	if err := end.Record(e.stream); err != nil {
+		return 0, err
+	}
+	if err := end.Synchronize(); err != nil {
+		return 0, err
+	}
+	return cuda.Elapsed(start, end)
+}

@@ -1,0 +1,352 @@
+package mis
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/misgrid/misgrid/mesh"
+)
+
+// This file checks the algorithm of the GPU kernels (cuda/kernels/mis.cu)
+// without a GPU: a Go transcription of one vertex visit, run in sweeps
+// whose visits are grouped in chunks that all read the state as it was
+// when the chunk began and then write in random order. That is the worst
+// the device's asynchronous sweeps can do (stale reads, late and
+// reordered writes), so the model returning the greedy set on many graphs
+// is evidence that the kernels' decision rules are exact.
+
+const (
+	mUnd, mIn, mOut = 0, 1, 2
+	bCov, bNone     = -1, -2
+	bUnk, bCovP     = -3, -4
+)
+
+type modelWrite struct {
+	ball   bool
+	v      int32
+	val    int32
+	or     bool // an atomic OR of the OUT bit: a member stays a member
+	ifOpen bool // ball write decided on a stale read (pushes)
+}
+
+type model struct {
+	g    *mesh.Graph
+	keys []uint64
+	st   []uint8
+	ball []int32
+	// Older states, newest first: a neighbour read may return any of
+	// them, as a stale L1 line would (the tile pass reads fresh values).
+	oldSt   [][]uint8
+	oldBall [][]int32
+	rng     *rand.Rand
+}
+
+// nst and nball read a neighbour's state or ball, possibly stale.
+func (m *model) nst(u int32) uint8 {
+	if i := m.rng.IntN(len(m.oldSt) + 1); i > 0 {
+		return m.oldSt[i-1][u]
+	}
+	return m.st[u]
+}
+
+func (m *model) nball(u int32) int32 {
+	if i := m.rng.IntN(len(m.oldBall) + 1); i > 0 {
+		return m.oldBall[i-1][u]
+	}
+	return m.ball[u]
+}
+
+// visit1 mirrors mis1_visit: it reads from m (the snapshot) and returns
+// the writes, and whether v stays undecided.
+func (m *model) visit1(v int32) ([]modelWrite, bool) {
+	if m.st[v] != mUnd {
+		return nil, false
+	}
+	dec := mIn
+	for _, u := range m.g.Neighbors(v) {
+		if m.keys[u] < m.keys[v] {
+			continue
+		}
+		su := m.nst(u)
+		if su == mIn {
+			dec = mOut
+			break
+		}
+		if su == mUnd {
+			dec = mUnd
+			break
+		}
+	}
+	if dec == mUnd {
+		return nil, true
+	}
+	w := []modelWrite{{v: v, val: int32(dec)}}
+	if dec == mIn {
+		for _, u := range m.g.Neighbors(v) {
+			if m.nst(u) == mUnd {
+				w = append(w, modelWrite{v: u, val: mOut})
+			}
+		}
+	}
+	return w, false
+}
+
+// visit2 mirrors mis2_visit and the tile pass before it.
+func (m *model) visit2(w int32) ([]modelWrite, bool) {
+	sw, bw := m.st[w], m.ball[w]
+	if sw != mUnd && (bw == bNone || bw == bCovP) {
+		return nil, false
+	}
+	var champ uint8
+	if bw >= 0 {
+		champ = m.st[bw]
+	}
+	work := bw == bUnk || bw == bCov || (bw >= 0 && champ != mUnd) || (sw == mUnd && bw == w)
+	if !work {
+		return nil, true
+	}
+	var out []modelWrite
+	und := sw == mUnd
+	nb := bw
+	if bw >= 0 && champ == mIn {
+		nb = bCov
+	}
+	rescan := bw == bUnk || (bw >= 0 && champ == mOut)
+	cov, allMe := false, true
+	if rescan {
+		anyIn := sw == mIn
+		id := int32(-1)
+		if und {
+			id = w
+		}
+		for _, u := range m.g.Neighbors(w) {
+			switch m.nst(u) {
+			case mIn:
+				anyIn = true
+			case mUnd:
+				if id < 0 || m.keys[u] > m.keys[id] {
+					id = u
+				}
+			}
+			if und {
+				bu := m.nball(u)
+				cov = cov || bu == bCov || bu == bCovP
+				allMe = allMe && bu == w
+			}
+		}
+		switch {
+		case anyIn:
+			nb = bCov
+		case id < 0:
+			nb = bNone
+		default:
+			nb = id
+		}
+	} else if und && nb == w {
+		for _, u := range m.g.Neighbors(w) {
+			bu := m.nball(u)
+			cov = cov || bu == bCov || bu == bCovP
+			allMe = allMe && bu == w
+			if cov || !allMe {
+				break
+			}
+		}
+	}
+	if nb == bCov {
+		// The member itself may be in N(w): the kernel ORs the OUT bit,
+		// which leaves a member a member.
+		for _, u := range m.g.Neighbors(w) {
+			if m.nst(u) == mUnd {
+				out = append(out, modelWrite{v: u, val: mOut, or: true})
+			}
+		}
+		if und {
+			out = append(out, modelWrite{v: w, val: mOut})
+		}
+		und = false
+		nb = bCovP
+	}
+	if nb != bw {
+		out = append(out, modelWrite{ball: true, v: w, val: nb})
+	}
+	if !und {
+		return out, true
+	}
+	if cov {
+		return append(out, modelWrite{v: w, val: mOut}), true
+	}
+	if nb != w || !allMe {
+		return out, true
+	}
+	out = append(out, modelWrite{v: w, val: mIn}, modelWrite{ball: true, v: w, val: bCovP})
+	for _, u := range m.g.Neighbors(w) {
+		if m.nst(u) == mUnd {
+			out = append(out, modelWrite{v: u, val: mOut})
+		}
+		if bu := m.nball(u); bu != bCov && bu != bCovP {
+			out = append(out, modelWrite{ball: true, v: u, val: bCov, ifOpen: true})
+		}
+	}
+	return out, false
+}
+
+// runModel returns the set and the number of sweeps.
+func runModel(g *mesh.Graph, keys []uint64, dist, chunk int, rng *rand.Rand) ([]bool, int) {
+	n := g.N()
+	m := &model{g: g, keys: keys, st: make([]uint8, n), ball: make([]int32, n)}
+	for i := range m.ball {
+		m.ball[i] = bUnk
+	}
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	snap := &model{g: g, keys: keys, rng: rng}
+	for sweep := 0; ; sweep++ {
+		if sweep > 4*n+8 {
+			panic("model did not converge")
+		}
+		rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		live := 0
+		for lo := 0; lo < n; lo += chunk {
+			if snap.st != nil {
+				snap.oldSt = append([][]uint8{snap.st}, snap.oldSt[:min(len(snap.oldSt), 3)]...)
+				snap.oldBall = append([][]int32{snap.ball}, snap.oldBall[:min(len(snap.oldBall), 3)]...)
+			}
+			snap.st = slices.Clone(m.st)
+			snap.ball = slices.Clone(m.ball)
+			var writes []modelWrite
+			for _, v := range order[lo:min(lo+chunk, n)] {
+				var w []modelWrite
+				var in bool
+				if dist == 1 {
+					w, in = snap.visit1(v)
+				} else {
+					w, in = snap.visit2(v)
+				}
+				if in {
+					live++
+				}
+				writes = append(writes, w...)
+			}
+			rng.Shuffle(len(writes), func(i, j int) { writes[i], writes[j] = writes[j], writes[i] })
+			for _, w := range writes {
+				switch {
+				case w.ball && w.ifOpen:
+					// The kernel checks and writes without an atomic:
+					// the check saw an open ball in the snapshot.
+					m.ball[w.v] = w.val
+				case w.ball:
+					m.ball[w.v] = w.val
+				case w.or:
+					if m.st[w.v] != mIn {
+						m.st[w.v] = mOut
+					}
+				default:
+					// A plain store, decided on a read that may be stale:
+					// it must never contradict a decision.
+					if m.st[w.v] != mUnd && m.st[w.v] != uint8(w.val) {
+						panic("a vertex changed its decision")
+					}
+					m.st[w.v] = uint8(w.val)
+				}
+			}
+		}
+		if live == 0 {
+			in := make([]bool, n)
+			for v, s := range m.st {
+				if s == mUnd {
+					panic("undecided vertex at the end")
+				}
+				in[v] = s == mIn
+			}
+			return in, sweep
+		}
+	}
+}
+
+func TestGPUModelMatchesGreedy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	graphs := modelGraphs(t)
+	for name, g := range graphs {
+		for _, kind := range []PriorityKind{Hash, Boundary, Degree} {
+			keys, err := Keys(g, Priority{Kind: kind, Seed: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for dist := 1; dist <= 2; dist++ {
+				want := Greedy(g, keys, dist).In
+				for _, chunk := range []int{1, 7, 64, max(g.N(), 1)} {
+					got, _ := runModel(g, keys, dist, chunk, rng)
+					if i := firstDiff(got, want); i >= 0 {
+						t.Fatalf("%s %v dist %d chunk %d: vertex %d: model %v, greedy %v", name, kind, dist, chunk, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+func firstDiff(a, b []bool) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+// modelGraphs are small graphs of many shapes, shared with the GPU tests.
+func modelGraphs(t testing.TB) map[string]*mesh.Graph {
+	t.Helper()
+	gs := map[string]*mesh.Graph{
+		"empty":     {},
+		"isolated":  mustEdges(t, 5, nil),
+		"path":      pathGraph(t, 50),
+		"star":      starGraph(t, 300),
+		"hex27-6":   mesh.Hex27Graph(6, 6, 6),
+		"grid7-9":   mesh.Grid7Graph(9, 8, 7),
+		"random":    mesh.RandomGraph(500, 6, 3),
+		"random-16": mesh.RandomGraph(300, 16, 4),
+	}
+	rel, _ := mesh.Relabel(mesh.Hex27Graph(7, 5, 6), 11)
+	gs["hex27-relabelled"] = rel
+	// Two components and isolated vertices together.
+	var e []mesh.Pair
+	for i := int32(0); i < 20; i++ {
+		e = append(e, mesh.Pair{U: i, V: (i + 1) % 20}, mesh.Pair{U: 30 + i, V: 30 + (i+3)%20})
+	}
+	gs["disconnected"] = mustEdges(t, 60, e)
+	return gs
+}
+
+func mustEdges(t testing.TB, n int, e []mesh.Pair) *mesh.Graph {
+	t.Helper()
+	g, err := mesh.FromEdges(n, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func pathGraph(t testing.TB, n int) *mesh.Graph {
+	var e []mesh.Pair
+	for i := int32(0); i+1 < int32(n); i++ {
+		e = append(e, mesh.Pair{U: i, V: i + 1})
+	}
+	return mustEdges(t, n, e)
+}
+
+// starGraph is a hub joined to every other vertex, plus a ring among the
+// leaves: one vertex of huge degree.
+func starGraph(t testing.TB, n int) *mesh.Graph {
+	var e []mesh.Pair
+	for i := int32(1); i < int32(n); i++ {
+		e = append(e, mesh.Pair{U: 0, V: i}, mesh.Pair{U: i, V: 1 + i%int32(n-1)})
+	}
+	return mustEdges(t, n, e)
+}

@@ -1,0 +1,297 @@
+package mis
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/misgrid/misgrid/cuda"
+)
+
+// Priority kinds of the kernels (PK_* in mis.cu).
+const (
+	pkHash  = 0
+	pkClass = 1
+	pkPrim  = 2
+)
+
+// gpuTuning holds the launch choices that do not change the result.
+type gpuTuning struct {
+	group int // lanes per vertex: one of groupSizes
+	batch int // sweeps queued between checks of the live count
+}
+
+// defaultTuning picks lanes per vertex from the average degree. The
+// sweeps are bound by memory latency, so more vertices in flight per warp
+// (fewer lanes each) win until rows get long; measured on an H100
+// (docs/gpu.md): MIS-1 is fastest with 4 lanes on 27-point meshes and 1
+// lane on 7-point grids and degree-16 random graphs, MIS-2 with 1 lane.
+func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
+	avg := 0.0
+	if dg.n > 0 {
+		avg = float64(dg.m) / float64(dg.n)
+	}
+	t := gpuTuning{group: 1, batch: 4}
+	if dist == 2 {
+		t.batch = 6
+	}
+	lim := [3]float64{20, 48, 160} // MIS-1: up to avg degree 20 one lane, 48 four, ...
+	if dist == 2 {
+		lim = [3]float64{48, 96, 256}
+	}
+	switch {
+	case avg > lim[2]:
+		t.group = 32
+	case avg > lim[1]:
+		t.group = 8
+	case avg > lim[0]:
+		t.group = 4
+	}
+	return t
+}
+
+// compute runs the whole MIS on the device and copies the set back.
+func (dg *DeviceGraph) compute(dist int, pri devicePriority, t gpuTuning) (*Result, error) {
+	e := dg.eng
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.usable(); err != nil {
+		return nil, fmt.Errorf("%w: the GPU context failed earlier: %w", ErrNoGPU, err)
+	}
+	dg.mu.Lock()
+	defer dg.mu.Unlock()
+	if dg.done {
+		return nil, fmt.Errorf("mis: device graph is closed")
+	}
+	if dg.n == 0 {
+		return &Result{In: []bool{}, Backend: "gpu"}, nil
+	}
+	run, err := dg.prepare(dist, pri, t)
+	if err != nil {
+		return nil, e.fail(err)
+	}
+	rounds, err := run.sweeps(nil, nil)
+	if err != nil {
+		return nil, e.fail(err)
+	}
+	res, err := dg.members()
+	if err != nil {
+		return nil, e.fail(err)
+	}
+	res.Rounds = rounds
+	return res, nil
+}
+
+// sweepRun is one prepared MIS configuration on a graph.
+type sweepRun struct {
+	dg       *DeviceGraph
+	dist, pk int
+	name     string
+	grid     uint32
+	prim     *cuda.Buffer
+	cls      *cuda.Buffer
+	ball     *cuda.Buffer
+	seed     uint64
+	batch    int
+}
+
+// prepare allocates the working memory and uploads the priority.
+func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*sweepRun, error) {
+	e, ctx, ws := dg.eng, dg.eng.ctx, &dg.ws
+	np := padded(dg.n)
+	var err error
+	if ws.st == nil {
+		if ws.st, err = ctx.Alloc(np); err != nil {
+			return nil, err
+		}
+	}
+	if dist == 2 && ws.ball == nil {
+		if ws.ball, err = ctx.Alloc(4 * np); err != nil {
+			return nil, err
+		}
+	}
+	if ws.count == nil {
+		if ws.count, err = ctx.Alloc(4 * nCount); err != nil {
+			return nil, err
+		}
+	}
+	if ws.host == nil {
+		if ws.host, err = ctx.AllocHost(64); err != nil {
+			return nil, err
+		}
+	}
+	if _, err = dg.scratch(); err != nil {
+		return nil, err
+	}
+	for i := range ws.evs {
+		if ws.evs[i] == nil {
+			if ws.evs[i], err = ctx.NewEvent(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	r := &sweepRun{dg: dg, dist: dist, pk: pkHash, seed: pri.seed, batch: max(t.batch, 1)}
+	if dist == 2 {
+		r.ball = ws.ball
+	}
+	needPrim := pri.prim != nil || pri.devDegree
+	if needPrim && ws.prim == nil {
+		if ws.prim, err = ctx.Alloc(4 * int64(dg.n)); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case pri.class != nil:
+		if ws.cls == nil {
+			if ws.cls, err = ctx.Alloc(int64(dg.n)); err != nil {
+				return nil, err
+			}
+		}
+		if err = cuda.CopyToDevice(ws.cls, 0, pri.class); err != nil {
+			return nil, err
+		}
+		r.pk, r.cls = pkClass, ws.cls
+	case pri.useClass:
+		r.pk, r.cls = pkClass, dg.class
+	case pri.prim != nil:
+		if err = cuda.CopyToDevice(ws.prim, 0, pri.prim); err != nil {
+			return nil, err
+		}
+		r.pk, r.prim = pkPrim, ws.prim
+	case pri.devDegree:
+		if err = ws.small.MemsetAsync32(0, e.stream); err != nil {
+			return nil, err
+		}
+		g := e.grid("degree_prim", int64(dg.n), blockSize)
+		for phase := int32(0); phase < 2; phase++ {
+			if err = e.launch("degree_prim", g, dg.off, int32(dg.n), ws.prim, ws.small, phase); err != nil {
+				return nil, err
+			}
+		}
+		r.pk, r.prim = pkPrim, ws.prim
+	}
+	group := t.group
+	if group == 0 {
+		group = defaultTuning(dg, dist).group
+	}
+	r.name = sweepName(dist, group, r.pk)
+	if e.fn[r.name] == nil {
+		return nil, fmt.Errorf("mis: no kernel %s (lanes per vertex must be one of %v)", r.name, groupSizes)
+	}
+	ntiles := (int64(dg.n) + tile - 1) / tile
+	r.grid = e.grid(r.name, ntiles, blockSize/32)
+	return r, nil
+}
+
+// sweeps initialises the state and runs sweeps until one finds every
+// vertex settled. Batches of sweeps are queued two ahead of the check of
+// the live count, so the device never waits for the host; the sweeps
+// queued past the end return at once. It returns the number of sweeps
+// that found work. start and end, when not nil, are recorded around all
+// device work.
+func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
+	dg, e, ws := r.dg, r.dg.eng, &r.dg.ws
+	n, np := int32(dg.n), int32(padded(dg.n))
+	if start != nil {
+		if err := start.Record(e.stream); err != nil {
+			return 0, err
+		}
+	}
+	if err := e.launch("mis_init", e.grid("mis_init", int64(np), blockSize), ws.st, r.ball, r.cls, n, np); err != nil {
+		return 0, err
+	}
+	if err := ws.count.MemsetAsync32(0, e.stream); err != nil {
+		return 0, err
+	}
+	host := cuda.HostSlice[uint32](ws.host)
+	evs := ws.evs
+	lo, hi := uint32(r.seed), uint32(r.seed>>32)
+	pass := 0
+	batch := func(slot int) error {
+		for i := 0; i < r.batch; i++ {
+			if pass >= nCount {
+				// The ring slot was used nCount sweeps ago: clear it.
+				v, err := ws.count.View(4*int64(pass%nCount), 4)
+				if err != nil {
+					return err
+				}
+				if err := v.MemsetAsync32(0, e.stream); err != nil {
+					return err
+				}
+			}
+			if err := e.launch(r.name, r.grid, dg.off, dg.adj, ws.st, r.ball, r.prim, ws.count,
+				n, int32(nCount), int32(pass), lo, hi); err != nil {
+				return err
+			}
+			pass++
+		}
+		if err := ws.count.CopyToHostAsync(ws.host, int64(4*slot), 4*int64((pass-1)%nCount), 4, e.stream); err != nil {
+			return err
+		}
+		return evs[slot].Record(e.stream)
+	}
+	// Every sweep settles at least the undecided vertex of largest key
+	// (MIS-2: within two sweeps), so more sweeps than this mean a bug.
+	limit := 2*dg.n + 8
+	if err := batch(0); err != nil {
+		return 0, err
+	}
+	if err := batch(1); err != nil {
+		return 0, err
+	}
+	for cur := 0; ; cur ^= 1 {
+		if err := evs[cur].Synchronize(); err != nil {
+			return 0, err
+		}
+		if host[cur] == 0 {
+			break
+		}
+		if pass > limit {
+			return 0, fmt.Errorf("mis: GPU sweeps did not converge after %d sweeps on %d vertices (a bug)", pass, dg.n)
+		}
+		if err := batch(cur); err != nil {
+			return 0, err
+		}
+	}
+	if end != nil {
+		if err := end.Record(e.stream); err != nil {
+			return 0, err
+		}
+	}
+	if err := e.stream.Synchronize(); err != nil {
+		return 0, err
+	}
+	counts := make([]uint32, nCount)
+	if err := cuda.CopyToHost(counts, ws.count, 0); err != nil {
+		return 0, err
+	}
+	for p := max(0, pass-nCount); p < pass; p++ {
+		if counts[p%nCount] == 0 {
+			return p, nil
+		}
+	}
+	return pass, nil
+}
+
+// members turns the state bytes into the set and copies it back.
+func (dg *DeviceGraph) members() (*Result, error) {
+	e, ws := dg.eng, &dg.ws
+	if err := ws.small.MemsetAsync32(0, e.stream); err != nil {
+		return nil, err
+	}
+	if err := e.launch("mis_members", e.grid("mis_members", int64(dg.n), blockSize), ws.st, ws.st, int32(dg.n), ws.small); err != nil {
+		return nil, err
+	}
+	if err := e.stream.Synchronize(); err != nil {
+		return nil, err
+	}
+	in := make([]bool, dg.n)
+	// bool is one byte holding 0 or 1, which is what mis_members writes.
+	if err := cuda.CopyToHost(unsafe.Slice((*uint8)(unsafe.Pointer(&in[0])), dg.n), ws.st, 0); err != nil {
+		return nil, err
+	}
+	var size [1]uint32
+	if err := cuda.CopyToHost(size[:], ws.small, 0); err != nil {
+		return nil, err
+	}
+	return &Result{In: in, Size: int(size[0]), Backend: "gpu"}, nil
+}

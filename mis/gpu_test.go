@@ -1,0 +1,307 @@
+package mis
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/mesh"
+)
+
+func needGPU(t *testing.T) {
+	t.Helper()
+	if err := cuda.Available(); err != nil {
+		t.Skip(err.Error())
+	}
+}
+
+// Without a GPU, Device GPU is an error naming the reason and Auto quietly
+// runs on the CPU. This is the test that runs on machines without one.
+func TestGPUUnavailable(t *testing.T) {
+	if cuda.Available() == nil {
+		t.Skip("a GPU is present; this test covers machines without one")
+	}
+	g := mesh.Hex27Graph(6, 6, 6)
+	_, err := Compute(g, Options{Device: GPU})
+	if !errors.Is(err, ErrNoGPU) || !errors.Is(err, cuda.ErrUnavailable) {
+		t.Fatalf("Device GPU without a driver: %v, want ErrNoGPU wrapping the reason", err)
+	}
+	t.Log(err)
+	keys, _ := Keys(g, Priority{})
+	res, err := Compute(g, Options{Device: Auto})
+	if err != nil || res.Backend == "gpu" || firstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
+		t.Fatalf("Auto without a GPU: %v %v", res, err)
+	}
+	if _, err := UploadGraph(g, nil); !errors.Is(err, ErrNoGPU) {
+		t.Errorf("UploadGraph without a driver: %v", err)
+	}
+}
+
+// gpuGraphs are the shapes the GPU must agree with Greedy on: small ones
+// from the model test plus mid-size meshes and random graphs.
+func gpuGraphs(t *testing.T) map[string]*mesh.Graph {
+	gs := modelGraphs(t)
+	gs["hex27-24"] = mesh.Hex27Graph(24, 20, 22)
+	rel, _ := mesh.Relabel(mesh.Hex27Graph(24, 20, 22), 5)
+	gs["hex27-24-relabelled"] = rel
+	gs["grid7-40"] = mesh.Grid7Graph(40, 40, 40)
+	gs["random-100k"] = mesh.RandomGraph(100_000, 16, 9)
+	gs["random-sparse"] = mesh.RandomGraph(50_000, 2.5, 10)
+	gs["star-20k"] = starGraph(t, 20_000)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 4; i++ {
+		n := 1 + rng.IntN(3000)
+		gs[fmt.Sprintf("random-%d-%d", i, n)] = mesh.RandomGraph(n, 1+rng.Float64()*30, rng.Uint64())
+	}
+	return gs
+}
+
+func TestGPUMatchesGreedy(t *testing.T) {
+	needGPU(t)
+	for name, g := range gpuGraphs(t) {
+		for _, kind := range []PriorityKind{Hash, Boundary, Degree, User} {
+			pri := Priority{Kind: kind, Seed: 0x5eed}
+			if kind == User {
+				pri.Values = make([]float64, g.N())
+				for v := range pri.Values {
+					pri.Values[v] = float64(v % 7)
+				}
+			}
+			keys, err := Keys(g, pri)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for dist := 1; dist <= 2; dist++ {
+				want := Greedy(g, keys, dist)
+				got, err := Compute(g, Options{Distance: dist, Priority: pri, Device: GPU})
+				if err != nil {
+					t.Fatalf("%s %v dist %d: %v", name, kind, dist, err)
+				}
+				if got.Backend != "gpu" {
+					t.Fatalf("%s: backend %q", name, got.Backend)
+				}
+				if i := firstDiff(got.In, want.In); i >= 0 || got.Size != want.Size {
+					t.Fatalf("%s %v dist %d: differs from Greedy at vertex %d (sizes %d, %d)", name, kind, dist, i, got.Size, want.Size)
+				}
+			}
+		}
+	}
+}
+
+// Every lane count must give the same set.
+func TestGPUGroupSizes(t *testing.T) {
+	needGPU(t)
+	all := gpuGraphs(t)
+	for _, name := range []string{"hex27-24", "random-100k", "star-20k", "random-sparse"} {
+		g := all[name]
+		dg, err := UploadGraph(g, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for dist := 1; dist <= 2; dist++ {
+			keys, _ := Keys(g, Priority{Seed: 3})
+			want := Greedy(g, keys, dist)
+			for _, gs := range groupSizes {
+				got, err := dg.compute(dist, devicePriority{seed: 3}, gpuTuning{group: gs, batch: 1 + gs%3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i := firstDiff(got.In, want.In); i >= 0 {
+					t.Fatalf("%s dist %d group %d: differs at vertex %d", name, dist, gs, i)
+				}
+				t.Logf("%s dist %d group %d: %d members, %d sweeps", name, dist, gs, got.Size, got.Rounds)
+			}
+		}
+		dg.Close()
+	}
+}
+
+// A graph the caller already holds on the device is used in place.
+func TestComputeDeviceWrapped(t *testing.T) {
+	needGPU(t)
+	g := mesh.Hex27Graph(17, 19, 13)
+	dev, _ := cuda.GetDevice(0)
+	ctx, err := dev.PrimaryContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	// The caller's own allocations, seen only as raw pointers.
+	offs, _ := ctx.Alloc(8 * int64(len(g.Offsets)))
+	adj, _ := ctx.Alloc(4 * int64(len(g.Adj)))
+	defer offs.Free()
+	defer adj.Free()
+	if err := errors.Join(cuda.CopyToDevice(offs, 0, g.Offsets), cuda.CopyToDevice(adj, 0, g.Adj)); err != nil {
+		t.Fatal(err)
+	}
+	wo, err := ctx.WrapDevicePtr(offs.Ptr(), offs.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wa, err := ctx.WrapDevicePtr(adj.Ptr(), adj.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg, err := NewDeviceGraph(g.N(), wo, wa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dg.Close()
+	if dg.N() != g.N() || dg.NumEdges() != g.NumEdges() {
+		t.Fatalf("device graph %d/%d, want %d/%d", dg.N(), dg.NumEdges(), g.N(), g.NumEdges())
+	}
+	if err := dg.SetClasses(g.Class); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []PriorityKind{Hash, Boundary, Degree} {
+		for dist := 1; dist <= 2; dist++ {
+			opts := Options{Distance: dist, Priority: Priority{Kind: kind, Seed: 99}}
+			got, err := ComputeDevice(dg, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := Compute(g, Options{Distance: dist, Priority: opts.Priority, Device: CPU, Serial: true})
+			if i := firstDiff(got.In, want.In); i >= 0 {
+				t.Fatalf("%v dist %d: differs at vertex %d", kind, dist, i)
+			}
+			if err := Verify(g, got.In, dist); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Closing the graph must not free the caller's memory.
+	dg.Close()
+	var first [1]int64
+	if err := cuda.CopyToHost(first[:], offs, 8); err != nil || first[0] != g.Offsets[1] {
+		t.Fatalf("caller's offsets after Close: %d, %v", first[0], err)
+	}
+}
+
+func TestNewDeviceGraphRejectsBadGraphs(t *testing.T) {
+	needGPU(t)
+	dev, _ := cuda.GetDevice(0)
+	ctx, err := dev.PrimaryContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	up := func(offsets []int64, adj []int32) (*cuda.Buffer, *cuda.Buffer) {
+		o, _ := ctx.Alloc(8 * int64(len(offsets)))
+		a, _ := ctx.Alloc(4 * int64(max(len(adj), 1)))
+		cuda.CopyToDevice(o, 0, offsets)
+		cuda.CopyToDevice(a, 0, adj)
+		t.Cleanup(func() { o.Free(); a.Free() })
+		return o, a
+	}
+	o, a := up([]int64{0, 1, 3, 4}, []int32{1, 0, 7, 1}) // vertex 1 names 7 of 3
+	_, err = NewDeviceGraph(3, o, a)
+	var ve *mesh.ValidationError
+	if !errors.As(err, &ve) || ve.Row != 1 || !strings.Contains(err.Error(), "neighbour 7") {
+		t.Errorf("out-of-range neighbour: %v", err)
+	}
+	o, a = up([]int64{0, 2, 1, 2}, []int32{1, 2}) // offsets decrease at row 1
+	if _, err = NewDeviceGraph(3, o, a); !errors.As(err, &ve) || ve.Row != 1 {
+		t.Errorf("decreasing offsets: %v", err)
+	}
+	if _, err = NewDeviceGraph(5, o, a); err == nil || !strings.Contains(err.Error(), "offsets buffer") {
+		t.Errorf("short offsets buffer: %v", err)
+	}
+	if _, err := ctx.WrapDevicePtr(0xbad000, 64); err == nil {
+		t.Error("wrapping a bad device pointer succeeded")
+	} else {
+		t.Log(err)
+	}
+}
+
+// A graph larger than free memory is an error that says how much it
+// needed, and Auto falls back to the CPU.
+func TestGPUTooLarge(t *testing.T) {
+	needGPU(t)
+	g := mesh.Hex27Graph(10, 10, 10)
+	testFreeMemory = 1 << 10
+	defer func() { testFreeMemory = 0 }()
+	_, err := Compute(g, Options{Device: GPU})
+	if !errors.Is(err, ErrNoGPU) || !errors.Is(err, cuda.ErrorOutOfMemory) || !strings.Contains(err.Error(), "needs") {
+		t.Fatalf("too large: %v", err)
+	}
+	t.Log(err)
+	keys, _ := Keys(g, Priority{})
+	res, err := Compute(g, Options{Device: Auto})
+	if err != nil || firstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
+		t.Fatalf("Auto fallback: %v", err)
+	}
+}
+
+// After a sticky device error (here a trapped kernel in the engine's
+// context) GPU runs fail with the cause and Auto uses the CPU. Drivers
+// keep the process's GPU state broken after such an error, so the test
+// runs only when asked, alone: MISGRID_TEST_STICKY=1 -test.run Sticky.
+func TestGPUStickyErrorFallback(t *testing.T) {
+	if os.Getenv("MISGRID_TEST_STICKY") != "1" {
+		t.Skip("poisons the process's GPU state; set MISGRID_TEST_STICKY=1 and run it alone")
+	}
+	needGPU(t)
+	e, err := defaultEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	trap, err := e.mod.Function("test_trap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = trap.Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 32}, Stream: e.stream}, uintptr(0))
+	if err == nil {
+		err = e.stream.Synchronize()
+	}
+	t.Logf("trap: %v", err)
+	e.fail(err)
+	g := mesh.Hex27Graph(52, 52, 52) // above gpuMinVertices, so Auto tries the GPU
+	_, err = Compute(g, Options{Device: GPU})
+	if !errors.Is(err, ErrNoGPU) {
+		t.Fatalf("GPU after a sticky error: %v", err)
+	}
+	t.Log(err)
+	keys, _ := Keys(g, Priority{})
+	for i := 0; i < 2; i++ {
+		res, err := Compute(g, Options{Device: Auto})
+		if err != nil || res.Backend == "gpu" || firstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
+			t.Fatalf("Auto after a sticky error: %v", err)
+		}
+	}
+}
+
+// TestGPUMidSize is the run scripts/gpu-check.sh puts under
+// compute-sanitizer (memcheck and racecheck): mid-size meshes in natural
+// and random order and a random graph, every lane count, both distances.
+func TestGPUMidSize(t *testing.T) {
+	needGPU(t)
+	rel, _ := mesh.Relabel(mesh.Hex27Graph(32, 32, 32), 2)
+	for name, g := range map[string]*mesh.Graph{
+		"hex27-40":            mesh.Hex27Graph(40, 40, 40),
+		"hex27-40-relabelled": rel,
+		"random-200k":         mesh.RandomGraph(200_000, 16, 5),
+	} {
+		dg, err := UploadGraph(g, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, _ := Keys(g, Priority{})
+		for dist := 1; dist <= 2; dist++ {
+			want := Parallel(g, keys, dist, 0)
+			for _, gs := range groupSizes {
+				got, err := dg.compute(dist, devicePriority{}, gpuTuning{group: gs, batch: 4})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i := firstDiff(got.In, want.In); i >= 0 {
+					t.Fatalf("%s dist %d group %d: differs at vertex %d", name, dist, gs, i)
+				}
+			}
+		}
+		dg.Close()
+	}
+}

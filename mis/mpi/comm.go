@@ -1,0 +1,610 @@
+//go:build mpi
+
+package mpi
+
+/*
+#cgo pkg-config: mpi
+#include <mpi.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+enum { mgTagData = 7301, mgTagAbort = 7302 };
+
+static int mg_init(int *provided) {
+	int flag = 0;
+	MPI_Initialized(&flag);
+	if (flag) return MPI_Query_thread(provided);
+	return MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, provided);
+}
+static int mg_initialized(void) {
+	int a = 0, b = 0;
+	MPI_Initialized(&a);
+	MPI_Finalized(&b);
+	return a && !b;
+}
+static uintptr_t mg_world_handle(void) { return (uintptr_t)MPI_COMM_WORLD; }
+static int mg_world_fortran(void) { return (int)MPI_Comm_c2f(MPI_COMM_WORLD); }
+static MPI_Comm mg_from_handle(uintptr_t h) { return (MPI_Comm)h; }
+static MPI_Comm mg_from_fortran(int f) { return MPI_Comm_f2c((MPI_Fint)f); }
+static int mg_is_null(MPI_Comm c) { return c == MPI_COMM_NULL; }
+
+// mg_dup duplicates c and makes errors on the duplicate return codes.
+static int mg_dup(MPI_Comm c, MPI_Comm *out, int *rank, int *size) {
+	int e = MPI_Comm_dup(c, out);
+	if (e != MPI_SUCCESS) return e;
+	e = MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
+	if (e != MPI_SUCCESS) return e;
+	e = MPI_Comm_rank(*out, rank);
+	if (e != MPI_SUCCESS) return e;
+	return MPI_Comm_size(*out, size);
+}
+static int mg_free(MPI_Comm *c) { return MPI_Comm_free(c); }
+static int mg_isend(MPI_Comm c, void *buf, int n, int dest, int tag, MPI_Request *r) {
+	return MPI_Isend(buf, n, MPI_BYTE, dest, tag, c, r);
+}
+static int mg_iprobe(MPI_Comm c, int src, int *flag, int *count, int *tag) {
+	MPI_Status st;
+	int e = MPI_Iprobe(src, MPI_ANY_TAG, c, flag, &st);
+	if (e != MPI_SUCCESS || !*flag) return e;
+	*tag = st.MPI_TAG;
+	return MPI_Get_count(&st, MPI_BYTE, count);
+}
+static int mg_recv(MPI_Comm c, void *buf, int n, int src, int tag) {
+	return MPI_Recv(buf, n, MPI_BYTE, src, tag, c, MPI_STATUS_IGNORE);
+}
+static int mg_test(MPI_Request *r, int *flag) { return MPI_Test(r, flag, MPI_STATUS_IGNORE); }
+static int mg_cancel(MPI_Request *r) { return MPI_Cancel(r); }
+static int mg_ialltoall(MPI_Comm c, void *s, void *r, MPI_Request *req) {
+	return MPI_Ialltoall(s, 1, MPI_INT64_T, r, 1, MPI_INT64_T, c, req);
+}
+static int mg_iallreduce(MPI_Comm c, void *s, void *r, int n, int sum, MPI_Request *req) {
+	return MPI_Iallreduce(s, r, n, MPI_INT64_T, sum ? MPI_SUM : MPI_MAX, c, req);
+}
+static void mg_errstr(int code, char *buf, int *len) {
+	if (MPI_Error_string(code, buf, len) != MPI_SUCCESS) *len = 0;
+}
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/misgrid/misgrid/mis"
+)
+
+// mu serialises MPI calls, as MPI_THREAD_SERIALIZED requires.
+var mu sync.Mutex
+
+// liveBufs counts C buffers allocated and not yet freed, so tests can
+// check that nothing stays allocated.
+var liveBufs atomic.Int64
+
+func cmalloc(n int) unsafe.Pointer {
+	liveBufs.Add(1)
+	return C.malloc(C.size_t(max(n, 1)))
+}
+
+func cfree(p unsafe.Pointer) {
+	if p != nil {
+		C.free(p)
+		liveBufs.Add(-1)
+	}
+}
+
+func errString(code C.int) string {
+	var buf [C.MPI_MAX_ERROR_STRING + 1]C.char
+	var n C.int
+	C.mg_errstr(code, &buf[0], &n)
+	if n <= 0 {
+		return fmt.Sprintf("MPI error %d", int(code))
+	}
+	return C.GoStringN(&buf[0], n)
+}
+
+// Init initialises MPI with MPI_THREAD_SERIALIZED, unless the program
+// already did; it may be called more than once.
+func Init() error {
+	mu.Lock()
+	defer mu.Unlock()
+	var provided C.int
+	if e := C.mg_init(&provided); e != C.MPI_SUCCESS {
+		return fmt.Errorf("mis/mpi: MPI_Init_thread: %s", errString(e))
+	}
+	return nil
+}
+
+// Finalize ends MPI. Close every Comm first.
+func Finalize() error {
+	mu.Lock()
+	defer mu.Unlock()
+	if C.mg_initialized() == 0 {
+		return nil
+	}
+	if e := C.MPI_Finalize(); e != C.MPI_SUCCESS {
+		return fmt.Errorf("mis/mpi: MPI_Finalize: %s", errString(e))
+	}
+	return nil
+}
+
+// Options configures a Comm.
+type Options struct {
+	// Timeout bounds each wait: for a neighbour's message, for a send to
+	// complete, for a collective. A rank that finishes early waits in the
+	// final agreement for the slowest one, so allow for that.
+	// mis.DefaultTimeout when zero.
+	Timeout time.Duration
+}
+
+// Comm is a mis.Exchanger over a duplicate of an MPI communicator, one
+// rank per part. Its methods must not be called concurrently.
+type Comm struct {
+	comm       C.MPI_Comm
+	rank, size int
+	timeout    time.Duration
+
+	sbufs   []unsafe.Pointer // C send buffer per message index
+	scap    []int
+	sreq    []C.MPI_Request
+	sdone   []bool
+	rbufs   [][]byte
+	have    []bool
+	orphans []orphan
+	closed  bool
+}
+
+// orphan is a request that could not be completed or cancelled in time,
+// with the buffers MPI may still touch.
+type orphan struct {
+	req  C.MPI_Request
+	bufs []unsafe.Pointer
+	what string
+}
+
+// World returns a Comm over MPI_COMM_WORLD.
+func World(o Options) (*Comm, error) {
+	return FromHandle(uintptr(C.mg_world_handle()), o)
+}
+
+// WorldHandle is MPI_COMM_WORLD as a C handle value, as FromHandle takes.
+func WorldHandle() uintptr { return uintptr(C.mg_world_handle()) }
+
+// WorldFortran is MPI_COMM_WORLD as a Fortran integer handle.
+func WorldFortran() int32 { return int32(C.mg_world_fortran()) }
+
+// FromHandle returns a Comm over the C communicator whose MPI_Comm value
+// is h (a pointer in Open MPI, an int in MPICH): what a C caller passes.
+func FromHandle(h uintptr, o Options) (*Comm, error) {
+	return newComm(C.mg_from_handle(C.uintptr_t(h)), o)
+}
+
+// FromFortran returns a Comm over the communicator with Fortran integer
+// handle f.
+func FromFortran(f int32, o Options) (*Comm, error) {
+	mu.Lock()
+	ok := C.mg_initialized() != 0
+	mu.Unlock()
+	if !ok {
+		return nil, errors.New("mis/mpi: MPI is not initialised (call Init)")
+	}
+	return newComm(C.mg_from_fortran(C.int(f)), o)
+}
+
+func newComm(base C.MPI_Comm, o Options) (*Comm, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if C.mg_initialized() == 0 {
+		return nil, errors.New("mis/mpi: MPI is not initialised (call Init)")
+	}
+	if C.mg_is_null(base) != 0 {
+		return nil, errors.New("mis/mpi: MPI_COMM_NULL given")
+	}
+	c := &Comm{timeout: o.Timeout}
+	if c.timeout <= 0 {
+		c.timeout = mis.DefaultTimeout
+	}
+	var rank, size C.int
+	if e := C.mg_dup(base, &c.comm, &rank, &size); e != C.MPI_SUCCESS {
+		return nil, fmt.Errorf("mis/mpi: duplicating the communicator: %s", errString(e))
+	}
+	c.rank, c.size = int(rank), int(size)
+	return c, nil
+}
+
+// Part is this rank in the communicator.
+func (c *Comm) Part() int { return c.rank }
+
+// Parts is the size of the communicator.
+func (c *Comm) Parts() int { return c.size }
+
+func (c *Comm) errorf(format string, a ...any) error {
+	return fmt.Errorf("mis/mpi: rank %d: "+format, append([]any{c.rank}, a...)...)
+}
+
+func (c *Comm) grow(n int) {
+	for len(c.sbufs) < n {
+		c.sbufs = append(c.sbufs, nil)
+		c.scap = append(c.scap, 0)
+		c.sreq = append(c.sreq, C.MPI_Request(C.MPI_REQUEST_NULL))
+		c.sdone = append(c.sdone, true)
+		c.rbufs = append(c.rbufs, nil)
+		c.have = append(c.have, false)
+	}
+}
+
+// sendBuf returns C buffer i with room for n bytes.
+func (c *Comm) sendBuf(i, n int) unsafe.Pointer {
+	if c.sbufs[i] == nil || c.scap[i] < n {
+		cfree(c.sbufs[i])
+		c.sbufs[i] = cmalloc(n)
+		c.scap[i] = max(n, 1)
+	}
+	return c.sbufs[i]
+}
+
+// Exchange posts one send per peer and polls for each peer's message
+// (MPI_Iprobe, then MPI_Recv of the probed size, so messages of any
+// length need no size agreement), until all arrived and all sends
+// completed, the context ends, or the timeout passes.
+func (c *Comm) Exchange(ctx context.Context, peers []int, send [][]byte) ([][]byte, error) {
+	if c.closed {
+		return nil, c.errorf("exchange on a closed communicator")
+	}
+	n := len(peers)
+	if len(send) != n {
+		return nil, c.errorf("exchange with %d peers but %d messages", n, len(send))
+	}
+	c.grow(n)
+	for i, q := range peers {
+		if q < 0 || q >= c.size || q == c.rank {
+			c.dropSends(i)
+			return nil, c.errorf("exchange with invalid peer %d", q)
+		}
+		b := c.sendBuf(i, len(send[i]))
+		copy(unsafe.Slice((*byte)(b), len(send[i])), send[i])
+		mu.Lock()
+		e := C.mg_isend(c.comm, b, C.int(len(send[i])), C.int(q), C.mgTagData, &c.sreq[i])
+		mu.Unlock()
+		if e != C.MPI_SUCCESS {
+			c.dropSends(i)
+			return nil, c.errorf("MPI_Isend to rank %d: %s", q, errString(e))
+		}
+		c.sdone[i] = false
+		c.have[i] = false
+	}
+	recv := make([][]byte, n)
+	got, sent := 0, 0
+	deadline := time.Now().Add(c.timeout)
+	idle := 0
+	for got < n || sent < n {
+		progress := false
+		for i, q := range peers {
+			if c.have[i] {
+				continue
+			}
+			b, tag, ok, err := c.probeRecv(q, i)
+			if err != nil {
+				c.dropSends(n)
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			if tag == C.mgTagAbort {
+				c.dropSends(n)
+				return nil, fmt.Errorf("mis/mpi: rank %d: %w: rank %d: %s", c.rank, mis.ErrAborted, q, b)
+			}
+			recv[i], c.have[i] = b, true
+			got++
+			progress = true
+		}
+		for i := range n {
+			if c.sdone[i] {
+				continue
+			}
+			var flag C.int
+			mu.Lock()
+			e := C.mg_test(&c.sreq[i], &flag)
+			mu.Unlock()
+			if e != C.MPI_SUCCESS {
+				c.dropSends(n)
+				return nil, c.errorf("MPI_Test of a send to rank %d: %s", peers[i], errString(e))
+			}
+			if flag != 0 {
+				c.sdone[i] = true
+				sent++
+				progress = true
+			}
+		}
+		if got == n && sent == n {
+			break
+		}
+		if err := c.idle(ctx, &idle, progress, deadline); err != nil {
+			c.dropSends(n)
+			var late []int
+			for i, q := range peers {
+				if !c.have[i] {
+					late = append(late, q)
+				}
+			}
+			return nil, c.errorf("exchange (no message from ranks %v): %w", late, err)
+		}
+	}
+	return recv, nil
+}
+
+// probeRecv receives the next message from rank q into receive buffer i,
+// if one has arrived.
+func (c *Comm) probeRecv(q, i int) (b []byte, tag C.int, ok bool, err error) {
+	var flag, count C.int
+	mu.Lock()
+	defer mu.Unlock()
+	if e := C.mg_iprobe(c.comm, C.int(q), &flag, &count, &tag); e != C.MPI_SUCCESS {
+		return nil, 0, false, c.errorf("MPI_Iprobe for rank %d: %s", q, errString(e))
+	}
+	if flag == 0 {
+		return nil, 0, false, nil
+	}
+	if cap(c.rbufs[i]) < int(count) {
+		c.rbufs[i] = make([]byte, count)
+	}
+	b = c.rbufs[i][:count]
+	var p unsafe.Pointer
+	if count > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	if e := C.mg_recv(c.comm, p, count, C.int(q), tag); e != C.MPI_SUCCESS {
+		return nil, 0, false, c.errorf("MPI_Recv from rank %d: %s", q, errString(e))
+	}
+	return b, tag, true, nil
+}
+
+// idle backs off while nothing happens: a few yields, then sleeps of
+// growing length up to a millisecond, so that oversubscribed ranks leave
+// each other the cores. It fails when the context ends or the deadline
+// passes.
+func (c *Comm) idle(ctx context.Context, n *int, progress bool, deadline time.Time) error {
+	if progress {
+		*n = 0
+		return nil
+	}
+	*n++
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
+	if time.Now().After(deadline) {
+		return fmt.Errorf("nothing within %v: %w", c.timeout, mis.ErrTimeout)
+	}
+	if *n < 32 {
+		runtime.Gosched()
+		return nil
+	}
+	time.Sleep(min(time.Duration(*n-32)*20*time.Microsecond, time.Millisecond))
+	return nil
+}
+
+// dropSends gives up the first k sends: each still pending is cancelled,
+// and one that MPI cannot stop keeps its buffer as an orphan.
+func (c *Comm) dropSends(k int) {
+	for i := range k {
+		if c.sdone[i] {
+			continue
+		}
+		c.sdone[i] = true
+		if !c.cancel(&c.sreq[i]) {
+			c.orphans = append(c.orphans, orphan{req: c.sreq[i], bufs: []unsafe.Pointer{c.sbufs[i]}, what: "send"})
+			c.sbufs[i], c.scap[i] = nil, 0
+		}
+	}
+}
+
+// cancel asks MPI to cancel req and reports whether it completed.
+func (c *Comm) cancel(req *C.MPI_Request) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	C.mg_cancel(req)
+	var flag C.int
+	for range 100 {
+		if C.mg_test(req, &flag) != C.MPI_SUCCESS || flag != 0 {
+			return flag != 0
+		}
+	}
+	return false
+}
+
+// wait polls req until it completes; on a timeout or a cancelled context
+// req and bufs become an orphan.
+func (c *Comm) wait(ctx context.Context, req C.MPI_Request, what string, bufs ...unsafe.Pointer) error {
+	deadline := time.Now().Add(c.timeout)
+	idle := 0
+	for {
+		var flag C.int
+		mu.Lock()
+		e := C.mg_test(&req, &flag)
+		mu.Unlock()
+		if e != C.MPI_SUCCESS {
+			c.orphans = append(c.orphans, orphan{req: req, bufs: bufs, what: what})
+			return c.errorf("%s: %s", what, errString(e))
+		}
+		if flag != 0 {
+			return nil
+		}
+		if err := c.idle(ctx, &idle, false, deadline); err != nil {
+			c.orphans = append(c.orphans, orphan{req: req, bufs: bufs, what: what})
+			return c.errorf("%s: %w", what, err)
+		}
+	}
+}
+
+// Alltoall exchanges one int64 with every rank (MPI_Ialltoall, polled).
+func (c *Comm) Alltoall(ctx context.Context, send []int64) ([]int64, error) {
+	if c.closed {
+		return nil, c.errorf("alltoall on a closed communicator")
+	}
+	if len(send) != c.size {
+		return nil, c.errorf("alltoall of %d values on %d ranks", len(send), c.size)
+	}
+	sb, rb := cmalloc(8*c.size), cmalloc(8*c.size)
+	copy(unsafe.Slice((*int64)(sb), c.size), send)
+	var req C.MPI_Request
+	mu.Lock()
+	e := C.mg_ialltoall(c.comm, sb, rb, &req)
+	mu.Unlock()
+	if e != C.MPI_SUCCESS {
+		cfree(sb)
+		cfree(rb)
+		return nil, c.errorf("MPI_Ialltoall: %s", errString(e))
+	}
+	if err := c.wait(ctx, req, "alltoall", sb, rb); err != nil {
+		return nil, err
+	}
+	out := make([]int64, c.size)
+	copy(out, unsafe.Slice((*int64)(rb), c.size))
+	cfree(sb)
+	cfree(rb)
+	return out, nil
+}
+
+// Allreduce combines vals over all ranks (MPI_Iallreduce, polled).
+func (c *Comm) Allreduce(ctx context.Context, op mis.ReduceOp, vals []int64) error {
+	if c.closed {
+		return c.errorf("allreduce on a closed communicator")
+	}
+	n := len(vals)
+	sb, rb := cmalloc(8*n), cmalloc(8*n)
+	copy(unsafe.Slice((*int64)(sb), n), vals)
+	sum := C.int(0)
+	if op == mis.Sum {
+		sum = 1
+	}
+	var req C.MPI_Request
+	mu.Lock()
+	e := C.mg_iallreduce(c.comm, sb, rb, C.int(n), sum, &req)
+	mu.Unlock()
+	if e != C.MPI_SUCCESS {
+		cfree(sb)
+		cfree(rb)
+		return c.errorf("MPI_Iallreduce: %s", errString(e))
+	}
+	if err := c.wait(ctx, req, "allreduce", sb, rb); err != nil {
+		return err
+	}
+	copy(vals, unsafe.Slice((*int64)(rb), n))
+	cfree(sb)
+	cfree(rb)
+	return nil
+}
+
+// Abort sends each peer a message with its own tag and the error's text,
+// which fails the peer's next Exchange with mis.ErrAborted, and waits a
+// short while for the sends to leave.
+func (c *Comm) Abort(ctx context.Context, peers []int, err error) {
+	if c.closed {
+		return
+	}
+	msg := err.Error()
+	if len(msg) > 4096 {
+		msg = msg[:4096]
+	}
+	type pending struct {
+		req C.MPI_Request
+		buf unsafe.Pointer
+	}
+	var ps []pending
+	for _, q := range peers {
+		if q < 0 || q >= c.size || q == c.rank {
+			continue
+		}
+		b := cmalloc(len(msg))
+		copy(unsafe.Slice((*byte)(b), len(msg)), msg)
+		var req C.MPI_Request
+		mu.Lock()
+		e := C.mg_isend(c.comm, b, C.int(len(msg)), C.int(q), C.mgTagAbort, &req)
+		mu.Unlock()
+		if e != C.MPI_SUCCESS {
+			cfree(b)
+			continue
+		}
+		ps = append(ps, pending{req, b})
+	}
+	deadline := time.Now().Add(min(c.timeout, 2*time.Second))
+	idle := 0
+	for len(ps) > 0 {
+		keep := ps[:0]
+		for _, p := range ps {
+			var flag C.int
+			mu.Lock()
+			e := C.mg_test(&p.req, &flag)
+			mu.Unlock()
+			if e != C.MPI_SUCCESS || flag != 0 {
+				cfree(p.buf)
+				continue
+			}
+			keep = append(keep, p)
+		}
+		ps = keep
+		if len(ps) > 0 && c.idle(ctx, &idle, false, deadline) != nil {
+			for _, p := range ps {
+				if !c.cancel(&p.req) {
+					c.orphans = append(c.orphans, orphan{req: p.req, bufs: []unsafe.Pointer{p.buf}, what: "abort message"})
+				} else {
+					cfree(p.buf)
+				}
+			}
+			return
+		}
+	}
+}
+
+// Close waits (up to the timeout) for requests left behind by failures,
+// frees every buffer and the duplicate communicator. It is collective.
+// It reports what it had to leave allocated because MPI never finished
+// with it.
+func (c *Comm) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	deadline := time.Now().Add(c.timeout)
+	idle := 0
+	for len(c.orphans) > 0 {
+		keep := c.orphans[:0]
+		for _, o := range c.orphans {
+			var flag C.int
+			mu.Lock()
+			e := C.mg_test(&o.req, &flag)
+			mu.Unlock()
+			if e == C.MPI_SUCCESS && flag == 0 {
+				keep = append(keep, o)
+				continue
+			}
+			for _, b := range o.bufs {
+				cfree(b)
+			}
+		}
+		c.orphans = keep
+		if len(keep) > 0 && c.idle(context.Background(), &idle, false, deadline) != nil {
+			break
+		}
+	}
+	for i, b := range c.sbufs {
+		cfree(b)
+		c.sbufs[i] = nil
+	}
+	mu.Lock()
+	e := C.mg_free(&c.comm)
+	mu.Unlock()
+	if len(c.orphans) > 0 {
+		return c.errorf("close: %d requests (first: %s) still pending after %v; their buffers stay allocated", len(c.orphans), c.orphans[0].what, c.timeout)
+	}
+	if e != C.MPI_SUCCESS {
+		return c.errorf("MPI_Comm_free: %s", errString(e))
+	}
+	return nil
+}
