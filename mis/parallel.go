@@ -116,6 +116,24 @@ func (p *parRun) join() {
 	}
 }
 
+// eachCand runs f over every worker's candidate list in parallel, then
+// empties the lists.
+func (p *parRun) eachCand(f func(c []int32)) {
+	var wg sync.WaitGroup
+	for i, c := range p.cands {
+		if len(c) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(c)
+		}()
+		p.cands[i] = c[:0]
+	}
+	wg.Wait()
+}
+
 // compact drops decided vertices from the active list.
 func (p *parRun) compact() {
 	a := p.active[:0]
@@ -167,13 +185,15 @@ func (p *parRun) round2() {
 	// m1[v]: the largest-key undecided vertex in v's closed neighbourhood.
 	p.each(p.live, func(_ int, part []int32) {
 		for _, v := range part {
-			best := int32(-1)
+			best, bk := int32(-1), uint64(0)
 			if state[v] == undecided {
-				best = v
+				best, bk = v, keys[v]
 			}
 			for _, u := range g.Neighbors(v) {
-				if state[u] == undecided && (best < 0 || keys[u] > keys[best]) {
-					best = u
+				if state[u] == undecided {
+					if k := keys[u]; best < 0 || k > bk {
+						best, bk = u, k
+					}
 				}
 			}
 			m1[v] = best
@@ -198,18 +218,19 @@ func (p *parRun) round2() {
 			}
 		}
 	})
-	p.join()
-	in, near := p.in, p.near
-	p.each(p.live, func(_ int, part []int32) {
-		for _, v := range part {
-			nb := in[v]
+	// Candidates are pairwise at least three edges apart (each is the
+	// best of the other's 2-ball otherwise), so their closed
+	// neighbourhoods are disjoint and the workers mark them without
+	// sharing a slot. near only ever turns true, so it is never reset.
+	near := p.near
+	p.eachCand(func(c []int32) {
+		for _, v := range c {
+			p.in[v] = true
+			state[v] = decided
+			near[v] = true
 			for _, u := range g.Neighbors(v) {
-				if nb {
-					break
-				}
-				nb = in[u]
+				near[u] = true
 			}
-			near[v] = nb
 		}
 	})
 	p.each(p.active, func(_ int, part []int32) {
