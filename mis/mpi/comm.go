@@ -70,7 +70,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -131,15 +130,6 @@ func Finalize() error {
 		return fmt.Errorf("mis/mpi: MPI_Finalize: %s", errString(e))
 	}
 	return nil
-}
-
-// Options configures a Comm.
-type Options struct {
-	// Timeout bounds each wait: for a neighbour's message, for a send to
-	// complete, for a collective. A rank that finishes early waits in the
-	// final agreement for the slowest one, so allow for that.
-	// mis.DefaultTimeout when zero.
-	Timeout time.Duration
 }
 
 // Comm is a mis.Exchanger over a duplicate of an MPI communicator, one
@@ -363,30 +353,6 @@ func (c *Comm) probeRecv(q, i int) (b []byte, tag C.int, ok bool, err error) {
 		return nil, 0, false, c.errorf("MPI_Recv from rank %d: %s", q, errString(e))
 	}
 	return b, tag, true, nil
-}
-
-// idle backs off while nothing happens: a few yields, then sleeps of
-// growing length up to a millisecond, so that oversubscribed ranks leave
-// each other the cores. It fails when the context ends or the deadline
-// passes.
-func (c *Comm) idle(ctx context.Context, n *int, progress bool, deadline time.Time) error {
-	if progress {
-		*n = 0
-		return nil
-	}
-	*n++
-	if err := ctx.Err(); err != nil {
-		return context.Cause(ctx)
-	}
-	if time.Now().After(deadline) {
-		return fmt.Errorf("nothing within %v: %w", c.timeout, mis.ErrTimeout)
-	}
-	if *n < 32 {
-		runtime.Gosched()
-		return nil
-	}
-	time.Sleep(min(time.Duration(*n-32)*20*time.Microsecond, time.Millisecond))
-	return nil
 }
 
 // dropSends gives up the first k sends: each still pending is cancelled,
