@@ -124,7 +124,14 @@ func misgrid_context_set_error(ctx C.misgrid_context, st C.misgrid_status, messa
 }
 
 //export misgrid_error_message
-func misgrid_error_message(ctx C.misgrid_context) *C.misgrid_cchar {
+func misgrid_error_message(ctx C.misgrid_context) (msg *C.misgrid_cchar) {
+	// No status to return: a panic (there should be none) yields the
+	// global message rather than crossing into C.
+	defer func() {
+		if recover() != nil {
+			msg = (*C.misgrid_cchar)(globalMsg.buf)
+		}
+	}()
 	obj, err := handles.lookup(uintptr(ctx), kindContext, "ctx")
 	if err != nil {
 		if ctx != 0 {

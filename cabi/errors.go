@@ -207,10 +207,12 @@ func panicSite() string {
 	for {
 		f, more := frames.Next()
 		if !strings.HasPrefix(f.Function, "runtime.") && f.Function != "" && !strings.Contains(f.Function, "panicError") {
-			i := strings.LastIndex(f.File, "/misgrid/")
+			// The package directory and file name are enough to find it.
 			file := f.File
-			if i >= 0 {
-				file = file[i+len("/misgrid/"):]
+			if i := strings.LastIndex(file, "/"); i > 0 {
+				if j := strings.LastIndex(file[:i], "/"); j >= 0 {
+					file = file[j+1:]
+				}
 			}
 			return fmt.Sprintf("%s:%d (%s)", file, f.Line, f.Function)
 		}

@@ -7,8 +7,6 @@ package main
 import "C"
 
 import (
-	"fmt"
-	"slices"
 	"sync"
 	"unsafe"
 
@@ -500,5 +498,3 @@ func misgrid_graph_get_dirichlet(ctx C.misgrid_context, graph C.misgrid_graph, n
 	})
 }
 
-var _ = fmt.Sprint
-var _ = slices.Clone[[]int32]

@@ -110,3 +110,33 @@ func TestHandleTableConcurrent(t *testing.T) {
 		t.Errorf("%d live handles after all removed", tab.count())
 	}
 }
+
+// No panic crosses the boundary: the guard turns it into a status and a
+// message saying where it happened.
+func TestGuardRecovers(t *testing.T) {
+	tests := []struct {
+		name string
+		body func() error
+		st   status
+		msg  string
+	}{
+		{"panic", func() error { panic("boom") }, statusInternal, "internal error: boom at cabi/handles_test.go"},
+		{"nil map write", func() error {
+			var m map[int]int
+			m[1] = 1
+			return nil
+		}, statusInternal, "assignment to entry in nil map"},
+		{"huge allocation", func() error {
+			n := -1
+			_ = make([]byte, n)
+			return nil
+		}, statusNoMem, "too large to allocate"},
+		{"error", func() error { return errorf(statusRange, "x = %d", 3) }, statusRange, "t: x = 3"},
+	}
+	for _, tc := range tests {
+		st := guardGlobal("t", tc.body)
+		if status(st) != tc.st || !strings.Contains(globalMsg.get(), tc.msg) {
+			t.Errorf("%s: status %d message %q; want %d with %q", tc.name, st, globalMsg.get(), tc.st, tc.msg)
+		}
+	}
+}

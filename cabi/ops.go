@@ -9,9 +9,7 @@ import "C"
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"os"
-	"unsafe"
 
 	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
@@ -314,5 +312,3 @@ func writeFile(path string, f func(w *bufio.Writer) error) error {
 	return nil
 }
 
-var _ = fmt.Sprint
-var _ unsafe.Pointer
