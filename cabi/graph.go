@@ -497,4 +497,3 @@ func misgrid_graph_get_dirichlet(ctx C.misgrid_context, graph C.misgrid_graph, n
 		return writeInt32s("flags", flags, out)
 	})
 }
-

@@ -311,4 +311,3 @@ func writeFile(path string, f func(w *bufio.Writer) error) error {
 	}
 	return nil
 }
-
