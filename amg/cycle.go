@@ -4,7 +4,8 @@ import "fmt"
 
 // Apply sets z = M⁻¹r, one multigrid cycle from a zero initial guess:
 // the preconditioner for a Krylov method of the caller's. M is symmetric
-// positive definite, so it suits conjugate gradients.
+// positive definite, so it suits conjugate gradients. r and z must not
+// overlap.
 func (pc *Preconditioner) Apply(r, z []float64) error {
 	n := pc.op.rows
 	if len(r) != n || len(z) != n {

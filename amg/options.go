@@ -79,8 +79,12 @@ type Options struct {
 	// 1e-15; a negative value keeps every entry.
 	DropTol float64
 
-	Aggregation    Aggregation
-	PairwisePasses int // Pairwise: matching passes; 0 means 2
+	Aggregation Aggregation
+	// PairwisePasses is the number of matching passes of Pairwise; 0 means
+	// 2 (aggregates of about four nodes), or 3 when the near-nullspace has
+	// more vectors than unknowns per node (rigid-body modes), which keeps
+	// the coarse level about four times smaller.
+	PairwisePasses int
 
 	Nullspace Nullspace
 	Dim       int         // RigidBody: spatial dimension of Coords
@@ -96,7 +100,7 @@ type Options struct {
 
 	Smoother   Smoother
 	Sweeps     int     // Chebyshev degree, or Jacobi/Gauss–Seidel sweeps; 0 means 2
-	ChebyLower float64 // lower end of the Chebyshev interval as a fraction of λ; 0 means 1/10
+	ChebyLower float64 // lower end of the Chebyshev interval as a fraction of λ; 0 means 0.1
 	ChebyUpper float64 // upper end as a multiple of λ; 0 means 1.1
 	Cycle      Cycle
 
@@ -110,9 +114,6 @@ type Options struct {
 func (o Options) withDefaults() (Options, error) {
 	if o.BlockSize == 0 {
 		o.BlockSize = 1
-	}
-	if o.PairwisePasses == 0 {
-		o.PairwisePasses = 2
 	}
 	if o.Prolongation == AutoProlongation {
 		o.Prolongation = Smoothed
@@ -165,7 +166,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, bad("block", o.BlockSize, "a positive block size")
 	case o.Aggregation < MIS2 || o.Aggregation > Pairwise:
 		return o, bad("aggregation", int(o.Aggregation), "mis2 or pairwise")
-	case o.PairwisePasses < 1 || o.PairwisePasses > 4:
+	case o.PairwisePasses < 0 || o.PairwisePasses > 4:
 		return o, bad("pairwise_passes", o.PairwisePasses, "1 to 4")
 	case o.Nullspace < Constant || o.Nullspace > Vectors:
 		return o, bad("nullspace", int(o.Nullspace), "constant, rbm or vectors")
@@ -251,7 +252,7 @@ var registry = []optionEntry{
 		intSetter(func(o *Options) *int { return &o.BlockSize })},
 	{OptionInfo{"aggregation", "mis2|pairwise", "mis2", "aggregation method"},
 		enumSetter([]string{"mis2", "pairwise"}, func(o *Options) *Aggregation { return &o.Aggregation })},
-	{OptionInfo{"pairwise_passes", "1..4", "2", "matching passes of pairwise aggregation"},
+	{OptionInfo{"pairwise_passes", "1..4", "2", "matching passes of pairwise aggregation (default 3 with rigid-body modes)"},
 		intSetter(func(o *Options) *int { return &o.PairwisePasses })},
 	{OptionInfo{"nullspace", "constant|rbm|vectors", "constant", "near-nullspace (rbm needs coordinates)"},
 		enumSetter([]string{"constant", "rbm", "vectors"}, func(o *Options) *Nullspace { return &o.Nullspace })},

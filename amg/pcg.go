@@ -10,8 +10,9 @@ import (
 // Result reports a PCG solve.
 type Result struct {
 	Iterations int
-	// Residuals holds ‖b − A·x_k‖/‖b‖ for k = 0 … Iterations: the true
-	// (unpreconditioned) relative residual that the tolerance applies to.
+	// Residuals holds ‖r_k‖/‖b‖ for k = 0 … Iterations, r_k the residual
+	// that CG updates alongside x_k (b − A·x_k up to rounding): the
+	// unpreconditioned relative residual that the tolerance applies to.
 	Residuals []float64
 	Converged bool
 	Elapsed   time.Duration
@@ -23,7 +24,7 @@ type Result struct {
 var ErrBreakdown = errors.New("amg: PCG breakdown")
 
 // Solve solves A·x = b by conjugate gradients preconditioned with one
-// cycle per iteration, from the initial guess in x, until the relative
+// cycle per iteration (A the matrix as given, round-off entries included), from the initial guess in x, until the relative
 // residual ‖b − A·x‖/‖b‖ falls below Options.Tol or Options.MaxIter
 // iterations pass. Not converging is not an error: check Result.Converged.
 func (pc *Preconditioner) Solve(b, x []float64) (*Result, error) {

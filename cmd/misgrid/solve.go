@@ -236,6 +236,9 @@ func printSolve(w io.Writer, r *solveReport, st *amg.Stats) {
 		fmt.Fprintf(w, "options: %s\n", strings.Join(r.Options, " "))
 	}
 	fmt.Fprintf(w, "hierarchy: %d levels, operator complexity %.3f, grid complexity %.3f\n", len(r.Levels), r.OperatorComplexity, r.GridComplexity)
+	if d := r.Levels[0].Dropped; d > 0 {
+		fmt.Fprintf(w, "  (%d round-off entries below drop_tol left out of the hierarchy, kept in CG)\n", d)
+	}
 	fmt.Fprintf(w, "  %5s %10s %12s %6s %10s %10s\n", "level", "rows", "nonzeros", "block", "aggregates", "λmax(D⁻¹A)")
 	for i, l := range r.Levels {
 		lam := "-"
