@@ -75,9 +75,13 @@ func TestUnavailableErrors(t *testing.T) {
 // The committed fatbinary must come from the committed source, with PTX
 // old enough for drivers from 535 on.
 func TestKernelImageUpToDate(t *testing.T) {
-	src, err := os.ReadFile("kernels/mis.cu")
-	if err != nil {
-		t.Fatal(err)
+	var src []byte
+	for _, f := range []string{"kernels/mis.cu", "kernels/helpers.cuh"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = append(src, b...)
 	}
 	sum := sha256.Sum256(src)
 	info := map[string]string{}
@@ -87,7 +91,7 @@ func TestKernelImageUpToDate(t *testing.T) {
 		info[k] = v
 	}
 	if got := info["source-sha256"]; got != hex.EncodeToString(sum[:]) {
-		t.Errorf("kernels/mis.fatbin was built from another mis.cu (sha256 %s, source is %x): run go generate ./cuda", got, sum)
+		t.Errorf("kernels/mis.fatbin was built from other sources (sha256 %s, sources are %x): run go generate ./cuda", got, sum)
 	}
 	maj, min, _ := strings.Cut(info["ptx-isa"], ".")
 	a, err1 := strconv.Atoi(maj)

@@ -105,7 +105,12 @@ func (e *Error) Is(target error) bool {
 }
 
 // Error makes a Result usable as an errors.Is target.
-func (r Result) Error() string { return (&Error{Op: "driver", Code: r}).Error() }
+func (r Result) Error() string {
+	if d := drvErrorString(r); d != "" {
+		return fmt.Sprintf("cuda: %s (%d): %s", r.Name(), int(r), d)
+	}
+	return fmt.Sprintf("cuda: %s (%d)", r.Name(), int(r))
+}
 
 // check wraps a non-zero result into an *Error.
 func check(op string, r Result) error {

@@ -40,6 +40,7 @@ type model struct {
 	oldSt   [][]uint8
 	oldBall [][]int32
 	rng     *rand.Rand
+	first   bool // the first sweep: rescans read no states or balls
 }
 
 // nst and nball read a neighbour's state or ball, possibly stale.
@@ -121,7 +122,11 @@ func (m *model) visit2(w int32) ([]modelWrite, bool) {
 			id = w
 		}
 		for _, u := range m.g.Neighbors(w) {
-			switch m.nst(u) {
+			su := m.nst(u)
+			if m.first {
+				su = mUnd
+			}
+			switch su {
 			case mIn:
 				anyIn = true
 			case mUnd:
@@ -129,11 +134,14 @@ func (m *model) visit2(w int32) ([]modelWrite, bool) {
 					id = u
 				}
 			}
-			if und {
+			if und && !m.first {
 				bu := m.nball(u)
 				cov = cov || bu == bCov || bu == bCovP
 				allMe = allMe && bu == w
 			}
+		}
+		if m.first {
+			allMe = false
 		}
 		switch {
 		case anyIn:
@@ -208,6 +216,7 @@ func runModel(g *mesh.Graph, keys []uint64, dist, chunk int, rng *rand.Rand) ([]
 			panic("model did not converge")
 		}
 		rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		snap.first = sweep == 0
 		live := 0
 		for lo := 0; lo < n; lo += chunk {
 			if snap.st != nil {

@@ -17,7 +17,8 @@ const (
 // gpuTuning holds the launch choices that do not change the result.
 type gpuTuning struct {
 	group int // lanes per vertex: one of groupSizes
-	batch int // sweeps queued between checks of the live count
+	first int // sweeps queued before the first check of the live count
+	batch int // sweeps queued between later checks
 }
 
 // defaultTuning picks lanes per vertex from the average degree. The
@@ -30,9 +31,11 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 	if dg.n > 0 {
 		avg = float64(dg.m) / float64(dg.n)
 	}
-	t := gpuTuning{group: 1, batch: 4}
+	// MIS-1 takes 6 to 8 sweeps on meshes and random graphs, MIS-2 18 to
+	// 23: queue about that many at once, then a few at a time.
+	t := gpuTuning{group: 1, first: 6, batch: 2}
 	if dist == 2 {
-		t.batch = 6
+		t.first, t.batch = 14, 3
 	}
 	lim := [3]float64{20, 48, 160} // MIS-1: up to avg degree 20 one lane, 48 four, ...
 	if dist == 2 {
@@ -91,6 +94,7 @@ type sweepRun struct {
 	cls      *cuda.Buffer
 	ball     *cuda.Buffer
 	seed     uint64
+	first    int
 	batch    int
 }
 
@@ -129,7 +133,7 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 			}
 		}
 	}
-	r := &sweepRun{dg: dg, dist: dist, pk: pkHash, seed: pri.seed, batch: max(t.batch, 1)}
+	r := &sweepRun{dg: dg, dist: dist, pk: pkHash, seed: pri.seed, first: max(t.first, 1), batch: max(t.batch, 1)}
 	if dist == 2 {
 		r.ball = ws.ball
 	}
@@ -206,8 +210,8 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 	evs := ws.evs
 	lo, hi := uint32(r.seed), uint32(r.seed>>32)
 	pass := 0
-	batch := func(slot int) error {
-		for i := 0; i < r.batch; i++ {
+	batch := func(slot, count int) error {
+		for i := 0; i < count; i++ {
 			if pass >= nCount {
 				// The ring slot was used nCount sweeps ago: clear it.
 				v, err := ws.count.View(4*int64(pass%nCount), 4)
@@ -232,10 +236,10 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 	// Every sweep settles at least the undecided vertex of largest key
 	// (MIS-2: within two sweeps), so more sweeps than this mean a bug.
 	limit := 2*dg.n + 8
-	if err := batch(0); err != nil {
+	if err := batch(0, r.first); err != nil {
 		return 0, err
 	}
-	if err := batch(1); err != nil {
+	if err := batch(1, r.batch); err != nil {
 		return 0, err
 	}
 	for cur := 0; ; cur ^= 1 {
@@ -248,7 +252,7 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 		if pass > limit {
 			return 0, fmt.Errorf("mis: GPU sweeps did not converge after %d sweeps on %d vertices (a bug)", pass, dg.n)
 		}
-		if err := batch(cur); err != nil {
+		if err := batch(cur, r.batch); err != nil {
 			return 0, err
 		}
 	}

@@ -106,7 +106,7 @@ func TestGPUGroupSizes(t *testing.T) {
 			keys, _ := Keys(g, Priority{Seed: 3})
 			want := Greedy(g, keys, dist)
 			for _, gs := range groupSizes {
-				got, err := dg.compute(dist, devicePriority{seed: 3}, gpuTuning{group: gs, batch: 1 + gs%3})
+				got, err := dg.compute(dist, devicePriority{seed: 3}, gpuTuning{group: gs, first: 1 + gs%5, batch: 1 + gs%3})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -293,7 +293,7 @@ func TestGPUMidSize(t *testing.T) {
 		for dist := 1; dist <= 2; dist++ {
 			want := Parallel(g, keys, dist, 0)
 			for _, gs := range groupSizes {
-				got, err := dg.compute(dist, devicePriority{}, gpuTuning{group: gs, batch: 4})
+				got, err := dg.compute(dist, devicePriority{}, gpuTuning{group: gs, first: 3, batch: 2})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -20,10 +20,10 @@
 #   groups    lanes per vertex 1, 4, 8, 32 on every graph
 #   ncu       Nsight Compute counters of a few sweeps (NCU_GRAPH)
 #
-# Results go to $OUT (default ./gpu-check-out): at most 8 files.
+# Results go to $OUT (default /tmp/gpu-check-out): at most 8 files.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu-check-out}
+OUT=${OUT:-${TMPDIR:-/tmp}/gpu-check-out}
 mkdir -p "$OUT"
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=(info tests sanitize bench)

@@ -18,7 +18,7 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-flags=(-std=c++14 -O3)
+flags=(-std=c++17 -O3)
 "$NVCC" "${flags[@]}" -ptx -arch=compute_80 -o "$tmp/mis.ptx" "$here/mis.cu"
 ver=$(awk '$1 == ".version" { print $2; exit }' "$tmp/mis.ptx")
 major=${ver%%.*}
@@ -35,7 +35,7 @@ fi
 	-o "$tmp/mis.fatbin" "$here/mis.cu"
 cp "$tmp/mis.fatbin" "$out/mis.fatbin"
 {
-	echo "source-sha256 $(sha256sum "$here/mis.cu" | cut -d' ' -f1)"
+	echo "source-sha256 $(cat "$here/mis.cu" "$here/helpers.cuh" | sha256sum | cut -d' ' -f1)"
 	echo "nvcc $("$NVCC" --version | awk '/release/ { print $5 $6 }')"
 	echo "ptx-isa $ver"
 	echo "targets sm_80 sm_90 compute_80"

@@ -66,7 +66,11 @@ typedef unsigned char u8;
 
 #define TILE 128
 #define WARPS 8  // per block of 256 threads
-#define U 4      // neighbours per lane per step
+// Neighbours per lane per step of a row scan: all loads of a step are
+// issued before any result is used. Single lanes take more per step, so
+// that a 27-point row takes few steps.
+#define USCAN(G) ((G) == 1 ? 8 : 4)
+#define UPUSH(G) ((G) == 1 ? 8 : 4)
 
 // Priority kinds: hash only; class in the state byte (Boundary);
 // a 32-bit primary array (Degree, User).
@@ -87,14 +91,25 @@ struct Params {
 	u32 seedlo, seedhi;
 };
 
-// The per-warp list of vertices to visit, filled by the tile pass.
+// The per-warp list of vertices to visit, filled by the tile pass. A
+// warp keeps adding tiles until the list holds at least one tile's worth,
+// so that sparse sweeps visit as many vertices per round as dense ones.
+#define CAP (2 * TILE)
+template <int DIST>
 struct List {
-	int v[TILE];
-	int deg[TILE];
-	i64 beg[TILE];
-	int ball[TILE];
-	u8 st[TILE];
-	u8 aux[TILE];  // MIS-2: state of the ball's champion
+	int v[CAP];
+	int deg[CAP];
+	i64 beg[CAP];
+	u8 st[CAP];
+};
+template <>
+struct List<2> {
+	int v[CAP];
+	int deg[CAP];
+	i64 beg[CAP];
+	int ball[CAP];
+	u8 st[CAP];
+	u8 aux[CAP];  // state of the ball's champion
 };
 
 __device__ __forceinline__ u32 hash32(u32 v, u32 lo, u32 hi) {
@@ -131,10 +146,11 @@ __device__ __forceinline__ bool sweep_needed(const Params &P) {
 }
 
 // tile_list appends the tile's flagged vertices (bit j of flags: vertex
-// base+4*lane+j) to the list in id order, with their row offsets and the
-// given per-vertex bytes, and returns the list length.
-__device__ __forceinline__ int tile_list(const Params &P, List &L, int base, u32 flags, u32 st4, const int *ball4,
-                                         u32 aux4) {
+// base+4*lane+j) to the list from position at, in id order, with their
+// row offsets and the given per-vertex bytes, and returns the new length.
+template <int DIST>
+__device__ __forceinline__ int tile_list(const Params &P, List<DIST> &L, int at, int base, u32 flags, u32 st4,
+                                         const int *ball4, u32 aux4) {
 	const u32 lane = threadIdx.x & 31;
 	i64 o[5];
 	if (flags) {
@@ -151,8 +167,7 @@ __device__ __forceinline__ int tile_list(const Params &P, List &L, int base, u32
 		if (lane >= (u32)d) pre += y;
 	}
 	u32 total = __shfl_sync(0xffffffffu, pre, 31);
-	u32 pos = pre - c;
-	__syncwarp();
+	u32 pos = at + pre - c;
 #pragma unroll
 	for (int j = 0; j < 4; j++) {
 		if (flags & (1u << j)) {
@@ -160,14 +175,23 @@ __device__ __forceinline__ int tile_list(const Params &P, List &L, int base, u32
 			L.beg[pos] = o[j];
 			L.deg[pos] = (int)(o[j + 1] - o[j]);
 			L.st[pos] = (u8)(st4 >> (8 * j));
-			L.ball[pos] = ball4 ? ball4[j] : 0;
-			L.aux[pos] = (u8)(aux4 >> (8 * j));
+			if constexpr (DIST == 2) {
+				L.ball[pos] = ball4[j];
+				L.aux[pos] = (u8)(aux4 >> (8 * j));
+			}
 			pos++;
 		}
 	}
 	__syncwarp();
-	return (int)total;
+	return at + (int)total;
 }
+
+// Warps take tiles in a grid-stride order, so that at any moment the
+// whole device works on one window of the graph: neighbouring rows and
+// states are then read by many warps while they are in cache.
+__device__ __forceinline__ int first_tile() { return blockIdx.x * WARPS + (threadIdx.x >> 5); }
+__device__ __forceinline__ int tile_stride() { return gridDim.x * WARPS; }
+__device__ __forceinline__ int num_tiles(const Params &P) { return (P.n + TILE - 1) / TILE; }
 
 __device__ __forceinline__ u32 warp_sum(u32 x) {
 #pragma unroll
@@ -186,15 +210,29 @@ __device__ __forceinline__ void or_out(u8 *st, u32 v) {
 // ball of a vertex next to it), the state read here may be stale (an
 // L1 line from before the member joined), so the OUT bit goes in with
 // an atomic OR, which a member survives.
+//
+// The loads of a step are all issued before the first store: a store to
+// st may alias a later load, so the compiler would otherwise wait for
+// each load in turn.
 template <int G, bool MAYHOLDMEMBER>
 __device__ __forceinline__ void push_out(const Params &P, i64 b, int deg) {
+	constexpr int UP = UPUSH(G);
 	const u32 q = threadIdx.x & (G - 1);
-	for (int k = q; k < deg; k += G) {
-		u32 u = (u32)__ldg(P.adj + b + k);
-		u32 s = P.st[u];
-		if (STATE(s) != UND) continue;
-		if (MAYHOLDMEMBER) or_out(P.st, u);
-		else P.st[u] = (u8)((s & ~3u) | OUT);
+	for (int k0 = 0; k0 < deg; k0 += G * UP) {
+		u32 u[UP], s[UP];
+#pragma unroll
+		for (int j = 0; j < UP; j++) {
+			int k = k0 + q + j * G;
+			u[j] = k < deg ? (u32)__ldg(P.adj + b + k) : 0xffffffffu;
+		}
+#pragma unroll
+		for (int j = 0; j < UP; j++) s[j] = u[j] != 0xffffffffu ? P.st[u[j]] : OUT;
+#pragma unroll
+		for (int j = 0; j < UP; j++) {
+			if (STATE(s[j]) != UND) continue;
+			if (MAYHOLDMEMBER) or_out(P.st, u[j]);
+			else P.st[u[j]] = (u8)((s[j] & ~3u) | OUT);
+		}
 	}
 }
 
@@ -204,6 +242,7 @@ template <int G, int PK>
 __device__ __forceinline__ void mis1_visit(const Params &P, int v, i64 b, int deg, u32 sv) {
 	const u32 q = threadIdx.x & (G - 1);
 	const u32 gm = group_mask<G>();
+	constexpr int U = USCAN(G);
 	const u64 kv = key_of<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0);
 	u32 dec = IN;
 	for (int k0 = 0; k0 < deg; k0 += G * U) {
@@ -247,23 +286,29 @@ __device__ __forceinline__ void mis1_visit(const Params &P, int v, i64 b, int de
 
 template <int G, int PK>
 __device__ void mis1_sweep(const Params &P) {
-	__shared__ List lists[WARPS];
+	__shared__ List<1> lists[WARPS];
 	if (!sweep_needed(P)) return;
-	const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	List &L = lists[warp];
-	const int ntiles = (P.n + TILE - 1) / TILE;
+	const u32 lane = threadIdx.x & 31;
+	List<1> &L = lists[threadIdx.x >> 5];
+	const int nt = num_tiles(P), ts = tile_stride();
 	u32 live = 0;
-	for (int t = blockIdx.x * WARPS + warp; t < ntiles; t += gridDim.x * WARPS) {
-		const int base = t * TILE;
-		// The state array is padded to whole tiles with decided bytes.
-		const u32 w = __ldcg((const u32 *)(P.st + base + lane * 4));
+	int cnt = 0;
+	// The state array is padded to whole tiles with decided bytes.
+	int t = first_tile();
+	u32 next = t < nt ? __ldcg((const u32 *)(P.st + t * TILE + lane * 4)) : 0;
+	for (; t < nt; t += ts) {
+		const u32 w = next;
+		const bool more = t + ts < nt;
+		if (more) next = __ldcg((const u32 *)(P.st + (t + ts) * TILE + lane * 4));
 		u32 flags = 0;
 #pragma unroll
 		for (int j = 0; j < 4; j++) flags |= (((w >> (8 * j)) & 3u) == UND ? 1u : 0u) << j;
 		live += __popc(flags);
-		const int cnt = tile_list(P, L, base, flags, w, 0, 0);
+		cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
+		if (cnt < TILE && more) continue;
 		for (int i = lane / G; i < cnt; i += 32 / G) mis1_visit<G, PK>(P, L.v[i], L.beg[i], L.deg[i], L.st[i]);
 		__syncwarp();
+		cnt = 0;
 	}
 	live = warp_sum(live);
 	if (lane == 0 && live) atomicAdd(P.count + P.pass % P.ncount, live);
@@ -288,6 +333,7 @@ __device__ __forceinline__ bool covered(int b) { return b == B_COV || b == B_COV
 
 template <int G, int PK>
 __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int deg, u32 sw, int bw, u32 champ) {
+	constexpr int U = USCAN(G);
 	const u32 q = threadIdx.x & (G - 1);
 	const u32 gm = group_mask<G>();
 	bool und = STATE(sw) == UND;
@@ -295,6 +341,12 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 	if (bw >= 0 && champ == IN) nb = B_COV;
 	const bool rescan = bw == B_UNK || (bw >= 0 && champ == OUT);
 	bool cov = false, allme = true;
+	// In the first sweep every ball is unknown and nearly every vertex
+	// undecided: the champion is the vertex of largest key in N[w], which
+	// needs no state reads unless the key lives in the state (classes),
+	// and no neighbour's ball can name w yet. Treating a vertex decided
+	// earlier in this sweep as undecided only delays decisions.
+	const bool first = P.pass == 0 && PK != PK_CLASS;
 	if (rescan) {
 		// One pass over the row: the states give the ball's champion,
 		// and for an undecided w the neighbours' balls say whether w
@@ -318,9 +370,9 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 			}
 #pragma unroll
 			for (int j = 0; j < U; j++) {
-				s[j] = ok[j] ? P.st[u[j]] : OUT;
+				s[j] = ok[j] ? (first ? UND : P.st[u[j]]) : OUT;
 				p[j] = (PK == PK_PRIM && ok[j]) ? __ldg(P.prim + u[j]) : 0;
-				bu[j] = (ok[j] && und) ? P.ball[u[j]] : w;
+				bu[j] = (ok[j] && und && !first) ? P.ball[u[j]] : w;
 			}
 #pragma unroll
 			for (int j = 0; j < U; j++) {
@@ -339,6 +391,7 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 		argmax_reduce<G>(key, id);
 		anyin = __ballot_sync(gm, anyin) != 0;
 		nb = anyin ? B_COV : (id < 0 ? B_NONE : id);
+		if (first) allme = false;
 	} else if (und && nb == w) {
 		// Only the decision is open: stop at the first neighbour whose
 		// ball does not name w.
@@ -384,27 +437,53 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 	__syncwarp(gm);
 	__threadfence();
 	if (q == 0) P.ball[w] = B_COVP;
-	for (int k = q; k < deg; k += G) {
-		u32 u = (u32)__ldg(P.adj + b + k);
-		u32 s = P.st[u];
-		if (STATE(s) == UND) P.st[u] = (u8)((s & ~3u) | OUT);
-		if (!covered(P.ball[u])) P.ball[u] = B_COV;
+	constexpr int UP = UPUSH(G);
+	for (int k0 = 0; k0 < deg; k0 += G * UP) {
+		u32 u[UP], s[UP];
+		int bu[UP];
+#pragma unroll
+		for (int j = 0; j < UP; j++) {
+			int k = k0 + q + j * G;
+			u[j] = k < deg ? (u32)__ldg(P.adj + b + k) : 0xffffffffu;
+		}
+#pragma unroll
+		for (int j = 0; j < UP; j++) {
+			s[j] = u[j] != 0xffffffffu ? P.st[u[j]] : OUT;
+			bu[j] = u[j] != 0xffffffffu ? P.ball[u[j]] : B_COVP;
+		}
+#pragma unroll
+		for (int j = 0; j < UP; j++) {
+			if (STATE(s[j]) == UND) P.st[u[j]] = (u8)((s[j] & ~3u) | OUT);
+			if (!covered(bu[j])) P.ball[u[j]] = B_COV;
+		}
 	}
 }
 
 template <int G, int PK>
 __device__ void mis2_sweep(const Params &P) {
-	__shared__ List lists[WARPS];
+	__shared__ List<2> lists[WARPS];
 	if (!sweep_needed(P)) return;
-	const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	List &L = lists[warp];
-	const int ntiles = (P.n + TILE - 1) / TILE;
+	const u32 lane = threadIdx.x & 31;
+	List<2> &L = lists[threadIdx.x >> 5];
+	const int nt = num_tiles(P), ts = tile_stride();
 	u32 live = 0;
-	for (int t = blockIdx.x * WARPS + warp; t < ntiles; t += gridDim.x * WARPS) {
+	int cnt = 0;
+	int t = first_tile();
+	u32 nw = 0;
+	int4 nb4 = make_int4(0, 0, 0, 0);
+	if (t < nt) {
+		nw = __ldcg((const u32 *)(P.st + t * TILE + lane * 4));
+		nb4 = __ldcg((const int4 *)(P.ball + t * TILE + lane * 4));
+	}
+	for (; t < nt; t += ts) {
 		const int base = t * TILE;
-		const u32 w = __ldcg((const u32 *)(P.st + base + lane * 4));
-		const int4 b4 = __ldcg((const int4 *)(P.ball + base + lane * 4));
-		const int bs[4] = {b4.x, b4.y, b4.z, b4.w};
+		const u32 w = nw;
+		const int bs[4] = {nb4.x, nb4.y, nb4.z, nb4.w};
+		const bool more = t + ts < nt;
+		if (more) {
+			nw = __ldcg((const u32 *)(P.st + (t + ts) * TILE + lane * 4));
+			nb4 = __ldcg((const int4 *)(P.ball + (t + ts) * TILE + lane * 4));
+		}
 		// A vertex is in play until it is decided and its ball settled;
 		// it has work when its ball needs a rescan or a push, or when it
 		// is undecided and the champion of its own ball.
@@ -424,17 +503,21 @@ __device__ void mis2_sweep(const Params &P) {
 			flags |= (work ? 1u : 0u) << j;
 			aux |= c << (8 * j);
 		}
-		const int cnt = tile_list(P, L, base, flags, w, bs, aux);
+		cnt = tile_list(P, L, cnt, base, flags, w, bs, aux);
+		if (cnt < TILE && more) continue;
 		for (int i = lane / G; i < cnt; i += 32 / G)
 			mis2_visit<G, PK>(P, L.v[i], L.beg[i], L.deg[i], L.st[i], L.ball[i], L.aux[i]);
 		__syncwarp();
+		cnt = 0;
 	}
 	live = warp_sum(live);
 	if (lane == 0 && live) atomicAdd(P.count + P.pass % P.ncount, live);
 }
 
 // Kernel parameters are flat scalars and pointers (the Go launcher passes
-// each in an 8-byte slot).
+// each in an 8-byte slot). Register caps that would raise occupancy
+// (__launch_bounds__ with a minimum of 5 or 6 blocks) measured slower on
+// the H100: the visits want their loads in flight more than extra warps.
 #define SWEEP(dist, G, PK)                                                                           \
 	extern "C" __global__ void __launch_bounds__(256)                                                \
 	    mis##dist##_g##G##_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, \
@@ -454,94 +537,6 @@ SWEEPS(2, 4)
 SWEEPS(2, 8)
 SWEEPS(2, 32)
 
-// ------------------------------------------------------- helpers, floor
-
-// mis_init sets the state bytes: class bits from cls (or zero), and the
-// padding after n to OUT so that tiles need no bounds checks; ball to
-// B_UNK (padding B_NONE) when ball is non-null.
-extern "C" __global__ void mis_init(u8 *st, int *ball, const u8 *cls, int n, int npad) {
-	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < npad; v += gridDim.x * blockDim.x) {
-		if (v < n) {
-			st[v] = cls ? (u8)((cls[v] & 3u) << 2) : 0;
-			if (ball) ball[v] = B_UNK;
-		} else {
-			st[v] = OUT;
-			if (ball) ball[v] = B_NONE;
-		}
-	}
-}
-
-// mis_members turns state bytes into 0/1 membership bytes (in place is
-// allowed) and counts the members.
-extern "C" __global__ void mis_members(const u8 *st, u8 *in, int n, u32 *size) {
-	u32 c = 0;
-	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
-		u32 m = STATE(st[v]) == IN;
-		in[v] = (u8)m;
-		c += m;
-	}
-#pragma unroll
-	for (int d = 16; d > 0; d >>= 1) c += __shfl_xor_sync(0xffffffffu, c, d);
-	if ((threadIdx.x & 31) == 0 && c) atomicAdd(size, c);
-}
-
-// csr_check validates a graph that arrived as device pointers, so that a
-// malformed one is an error instead of an out-of-bounds read: offsets must
-// start at 0, never decrease, end at m; neighbours must be in [0, n) and
-// not the vertex itself. bad[0] gets the smallest offending vertex.
-extern "C" __global__ void csr_check(const i64 *off, const int *adj, int n, i64 m, int *bad) {
-	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
-		i64 b = off[v], e = off[v + 1];
-		bool ok = b >= 0 && e >= b && e <= m && (v != 0 || b == 0) && (v != n - 1 || e == m);
-		for (i64 k = b; ok && k < e; k++) {
-			int u = adj[k];
-			ok = u >= 0 && u < n && u != v;
-		}
-		if (!ok) atomicMin(bad, v);
-	}
-}
-
-// degree_prim computes the Degree priority on the device: prim[v] =
-// maxdeg - deg(v), in two launches (phase 0 finds maxdeg).
-extern "C" __global__ void degree_prim(const i64 *off, int n, u32 *prim, u32 *maxdeg, int phase) {
-	u32 mx = 0;
-	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
-		u32 d = (u32)(off[v + 1] - off[v]);
-		if (phase == 0) mx = max(mx, d);
-		else prim[v] = *maxdeg - d;
-	}
-	if (phase == 0) {
-#pragma unroll
-		for (int d = 16; d > 0; d >>= 1) mx = max(mx, __shfl_xor_sync(0xffffffffu, mx, d));
-		if ((threadIdx.x & 31) == 0) atomicMax(maxdeg, mx);
-	}
-}
-
-// stream_floor reads the row offsets and the adjacency once, 16 bytes per
-// load, and writes one byte per vertex: the least memory traffic any MIS
-// kernel needs, timed beside it as the floor. The final store is never
-// taken for real graphs but keeps the loads alive.
-extern "C" __global__ void stream_floor(const i64 *off, const int4 *adj4, i64 m4, const int *adj, i64 m, u8 *out,
-                                        int n) {
-	const i64 stride = (i64)gridDim.x * blockDim.x;
-	const i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-	u32 x = 0;
-	for (i64 k = t; k < m4; k += stride) {
-		int4 a = __ldg(adj4 + k);
-		x ^= (u32)(a.x ^ a.y ^ a.z ^ a.w);
-	}
-	for (i64 k = 4 * m4 + t; k < m; k += stride) x ^= (u32)adj[k];
-	for (i64 v = t; v < n; v += stride) out[v] = (u8)(off[v + 1] - off[v]);
-	if (x == 0x9e3779b9u && t == 0) out[0] ^= 1;
-}
-
-// Test kernels for the cuda package.
-extern "C" __global__ void test_add(int *p, int n, int add) {
-	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) p[i] += add;
-}
-
-extern "C" __global__ void test_trap(int *p) {
-	if (p != 0) p[0] = 1;
-	__trap();
-}
+// Initialisation, result, validation and floor kernels, and the cuda
+// package's test kernels.
+#include "helpers.cuh"
