@@ -7,7 +7,9 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,7 +78,14 @@ func TestUnavailableErrors(t *testing.T) {
 // old enough for drivers from 535 on.
 func TestKernelImageUpToDate(t *testing.T) {
 	var src []byte
-	for _, f := range []string{"kernels/mis.cu", "kernels/helpers.cuh"} {
+	files, err := filepath.Glob("kernels/*.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	headers, _ := filepath.Glob("kernels/*.cuh")
+	files = append(files, headers...)
+	slices.SortFunc(files, func(a, b string) int { return strings.Compare(filepath.Base(a), filepath.Base(b)) })
+	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -91,7 +100,7 @@ func TestKernelImageUpToDate(t *testing.T) {
 		info[k] = v
 	}
 	if got := info["source-sha256"]; got != hex.EncodeToString(sum[:]) {
-		t.Errorf("kernels/mis.fatbin was built from other sources (sha256 %s, sources are %x): run go generate ./cuda", got, sum)
+		t.Errorf("kernels/kernels.fatbin was built from other sources (sha256 %s, sources are %x): run go generate ./cuda", got, sum)
 	}
 	maj, min, _ := strings.Cut(info["ptx-isa"], ".")
 	a, err1 := strconv.Atoi(maj)

@@ -48,7 +48,7 @@ for stage in "${stages[@]}"; do
 		;;
 	nvcc)
 		run nvcc 300 env ALLOW_NEW_PTX=1 bash cuda/kernels/build.sh /tmp/kernels13
-		[[ -f /tmp/kernels13/mis.buildinfo ]] && cat /tmp/kernels13/mis.buildinfo >>"$OUT/nvcc.txt"
+		[[ -f /tmp/kernels13/kernels.buildinfo ]] && cat /tmp/kernels13/kernels.buildinfo >>"$OUT/nvcc.txt"
 		;;
 	tests)
 		# Test binaries run in their package directory, as go test does.

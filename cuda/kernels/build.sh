@@ -18,9 +18,14 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-flags=(-std=c++17 -O3)
-"$NVCC" "${flags[@]}" -ptx -arch=compute_80 -o "$tmp/mis.ptx" "$here/mis.cu"
-ver=$(awk '$1 == ".version" { print $2; exit }' "$tmp/mis.ptx")
+# Every *.cu here goes into one image (a unity build), so that a new
+# kernel file needs no change to this script or to the Go side; the
+# sources are hashed in the same sorted order the Go test uses.
+srcs=$(cd "$here" && ls *.cu | LC_ALL=C sort)
+for f in $srcs; do echo "#include \"$here/$f\""; done > "$tmp/all.cu"
+flags=(-std=c++17 -O3 -I"$here")
+"$NVCC" "${flags[@]}" -ptx -arch=compute_80 -o "$tmp/kernels.ptx" "$tmp/all.cu"
+ver=$(awk '$1 == ".version" { print $2; exit }' "$tmp/kernels.ptx")
 major=${ver%%.*}
 minor=${ver#*.}
 if (( major > 8 || (major == 8 && minor > 2) )) && [[ ${ALLOW_NEW_PTX:-0} != 1 ]]; then
@@ -32,12 +37,12 @@ fi
 	-gencode arch=compute_80,code=sm_80 \
 	-gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_80,code=compute_80 \
-	-o "$tmp/mis.fatbin" "$here/mis.cu"
-cp "$tmp/mis.fatbin" "$out/mis.fatbin"
+	-o "$tmp/kernels.fatbin" "$tmp/all.cu"
+cp "$tmp/kernels.fatbin" "$out/kernels.fatbin"
 {
-	echo "source-sha256 $(cat "$here/mis.cu" "$here/helpers.cuh" | sha256sum | cut -d' ' -f1)"
+	echo "source-sha256 $(cd "$here" && cat $(ls *.cu *.cuh | LC_ALL=C sort) | sha256sum | cut -d' ' -f1)"
 	echo "nvcc $("$NVCC" --version | awk '/release/ { print $5 $6 }')"
 	echo "ptx-isa $ver"
 	echo "targets sm_80 sm_90 compute_80"
-} > "$out/mis.buildinfo"
-echo "build.sh: wrote $out/mis.fatbin ($(wc -c < "$out/mis.fatbin") bytes, PTX ISA $ver)"
+} > "$out/kernels.buildinfo"
+echo "build.sh: wrote $out/kernels.fatbin ($(wc -c < "$out/kernels.fatbin") bytes, PTX ISA $ver)"
