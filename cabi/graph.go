@@ -80,33 +80,64 @@ func checkValueType(vtype C.int32_t, values unsafe.Pointer) error {
 	return nil
 }
 
+// matrixInput checks what misgrid_graph_from_csr and _from_coo share: the
+// output slot, the options, the sizes, the index and value types.
+func matrixInput(c *context, out *C.misgrid_graph, options *C.misgrid_cchar, nrows, ncols, nnz C.int64_t,
+	itype, base, vtype C.int32_t, values *C.misgrid_cvoid) (s settings, n, nz int64, err error) {
+	if out == nil {
+		return s, 0, 0, errorf(statusNull, "graph (output) is NULL")
+	}
+	*out = 0
+	opts, err := optString(options)
+	if err != nil {
+		return s, 0, 0, err
+	}
+	if s, err = resolve(c, opMatrix, opts); err != nil {
+		return s, 0, 0, err
+	}
+	n, nz = int64(nrows), int64(nnz)
+	if err := checkSquare(n, int64(ncols)); err != nil {
+		return s, 0, 0, err
+	}
+	if err := checkIndexType(itype, base); err != nil {
+		return s, 0, 0, err
+	}
+	if err := checkLen("nnz", nz, 8); err != nil {
+		return s, 0, 0, err
+	}
+	if err := checkValueType(vtype, unsafe.Pointer(values)); err != nil {
+		return s, 0, 0, err
+	}
+	return s, n, nz, nil
+}
+
+// withValues reads the caller's values in their C type (none for a
+// pattern) and builds the graph with the builder for that type.
+func withValues(vtype C.int32_t, values *C.misgrid_cvoid, nz int64,
+	f32 func([]float32) (*mesh.Graph, error), f64 func([]float64) (*mesh.Graph, error)) (*mesh.Graph, error) {
+	switch vtype {
+	case C.MISGRID_FLOAT32:
+		val, err := readValues[float32]("values", unsafe.Pointer(values), nz)
+		if err != nil {
+			return nil, err
+		}
+		return f32(val)
+	case C.MISGRID_FLOAT64:
+		val, err := readValues[float64]("values", unsafe.Pointer(values), nz)
+		if err != nil {
+			return nil, err
+		}
+		return f64(val)
+	}
+	return f64(nil)
+}
+
 //export misgrid_graph_from_csr
 func misgrid_graph_from_csr(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, itype, base C.int32_t,
 	rowptr, colind *C.misgrid_cvoid, vtype C.int32_t, values *C.misgrid_cvoid, options *C.misgrid_cchar, out *C.misgrid_graph) C.misgrid_status {
 	return guard(ctx, "misgrid_graph_from_csr", func(c *context) error {
-		if out == nil {
-			return errorf(statusNull, "graph (output) is NULL")
-		}
-		*out = 0
-		opts, err := optString(options)
+		s, n, nz, err := matrixInput(c, out, options, nrows, ncols, nnz, itype, base, vtype, values)
 		if err != nil {
-			return err
-		}
-		s, err := resolve(c, opMatrix, opts)
-		if err != nil {
-			return err
-		}
-		n, nz := int64(nrows), int64(nnz)
-		if err := checkSquare(n, int64(ncols)); err != nil {
-			return err
-		}
-		if err := checkIndexType(itype, base); err != nil {
-			return err
-		}
-		if err := checkLen("nnz", nz, 8); err != nil {
-			return err
-		}
-		if err := checkValueType(vtype, unsafe.Pointer(values)); err != nil {
 			return err
 		}
 		off, err := readOffsets("rowptr", unsafe.Pointer(rowptr), itype, base, n)
@@ -120,28 +151,15 @@ func misgrid_graph_from_csr(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, 
 		if err != nil {
 			return err
 		}
-		var g *mesh.Graph
-		switch vtype {
-		case C.MISGRID_FLOAT32:
-			val, err := readValues[float32]("values", unsafe.Pointer(values), nz)
-			if err != nil {
-				return err
-			}
-			g, err = graphFromCSR(&mesh.CSR[float32]{Rows: int(n), Cols: int(n), RowPtr: off, Col: col, Val: val}, s)
-			if err != nil {
-				return err
-			}
-		default:
-			var val []float64
-			if vtype == C.MISGRID_FLOAT64 {
-				if val, err = readValues[float64]("values", unsafe.Pointer(values), nz); err != nil {
-					return err
-				}
-			}
-			g, err = graphFromCSR(&mesh.CSR[float64]{Rows: int(n), Cols: int(n), RowPtr: off, Col: col, Val: val}, s)
-			if err != nil {
-				return err
-			}
+		g, err := withValues(vtype, values, nz,
+			func(val []float32) (*mesh.Graph, error) {
+				return graphFromCSR(&mesh.CSR[float32]{Rows: int(n), Cols: int(n), RowPtr: off, Col: col, Val: val}, s)
+			},
+			func(val []float64) (*mesh.Graph, error) {
+				return graphFromCSR(&mesh.CSR[float64]{Rows: int(n), Cols: int(n), RowPtr: off, Col: col, Val: val}, s)
+			})
+		if err != nil {
+			return err
 		}
 		publish(out, g, nil)
 		return nil
@@ -152,29 +170,8 @@ func misgrid_graph_from_csr(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, 
 func misgrid_graph_from_coo(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, itype, base C.int32_t,
 	rows, cols *C.misgrid_cvoid, vtype C.int32_t, values *C.misgrid_cvoid, options *C.misgrid_cchar, out *C.misgrid_graph) C.misgrid_status {
 	return guard(ctx, "misgrid_graph_from_coo", func(c *context) error {
-		if out == nil {
-			return errorf(statusNull, "graph (output) is NULL")
-		}
-		*out = 0
-		opts, err := optString(options)
+		s, n, nz, err := matrixInput(c, out, options, nrows, ncols, nnz, itype, base, vtype, values)
 		if err != nil {
-			return err
-		}
-		s, err := resolve(c, opMatrix, opts)
-		if err != nil {
-			return err
-		}
-		n, nz := int64(nrows), int64(nnz)
-		if err := checkSquare(n, int64(ncols)); err != nil {
-			return err
-		}
-		if err := checkIndexType(itype, base); err != nil {
-			return err
-		}
-		if err := checkLen("nnz", nz, 8); err != nil {
-			return err
-		}
-		if err := checkValueType(vtype, unsafe.Pointer(values)); err != nil {
 			return err
 		}
 		ri, err := readIDs("rows", unsafe.Pointer(rows), itype, base, nz, n)
@@ -185,28 +182,15 @@ func misgrid_graph_from_coo(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, 
 		if err != nil {
 			return err
 		}
-		var g *mesh.Graph
-		switch vtype {
-		case C.MISGRID_FLOAT32:
-			val, err := readValues[float32]("values", unsafe.Pointer(values), nz)
-			if err != nil {
-				return err
-			}
-			g, err = graphFromCOO(&mesh.COO[float32]{Rows: int(n), Cols: int(n), Row: ri, Col: ci, Val: val}, s)
-			if err != nil {
-				return err
-			}
-		default:
-			var val []float64
-			if vtype == C.MISGRID_FLOAT64 {
-				if val, err = readValues[float64]("values", unsafe.Pointer(values), nz); err != nil {
-					return err
-				}
-			}
-			g, err = graphFromCOO(&mesh.COO[float64]{Rows: int(n), Cols: int(n), Row: ri, Col: ci, Val: val}, s)
-			if err != nil {
-				return err
-			}
+		g, err := withValues(vtype, values, nz,
+			func(val []float32) (*mesh.Graph, error) {
+				return graphFromCOO(&mesh.COO[float32]{Rows: int(n), Cols: int(n), Row: ri, Col: ci, Val: val}, s)
+			},
+			func(val []float64) (*mesh.Graph, error) {
+				return graphFromCOO(&mesh.COO[float64]{Rows: int(n), Cols: int(n), Row: ri, Col: ci, Val: val}, s)
+			})
+		if err != nil {
+			return err
 		}
 		publish(out, g, nil)
 		return nil
