@@ -511,12 +511,7 @@ func Relabel(g *Graph, seed uint64) (*Graph, []int32) {
 		j := r.IntN(i + 1)
 		perm[i], perm[j] = perm[j], perm[i]
 	}
-	h, err := g.Permute(perm)
-	if err != nil {
-		// perm is a permutation of 0..n-1 by construction.
-		panic("mesh: Relabel: " + err.Error())
-	}
-	return h, perm
+	return g.permute(perm), perm // a permutation by construction
 }
 
 // workSpan is a half-open index range [lo, hi).

@@ -301,6 +301,12 @@ func (g *Graph) Permute(perm []int32) (*Graph, error) {
 		}
 		seen[p] = true
 	}
+	return g.permute(perm), nil
+}
+
+// permute is Permute for a perm the caller knows to be a permutation.
+func (g *Graph) permute(perm []int32) *Graph {
+	n := g.N()
 	inv := make([]int32, n)
 	for old, p := range perm {
 		inv[p] = int32(old)
@@ -335,5 +341,5 @@ func (g *Graph) Permute(perm []int32) (*Graph, error) {
 			h.Dirichlet[p] = g.Dirichlet[old]
 		}
 	}
-	return h, nil
+	return h
 }
