@@ -82,10 +82,14 @@ type parRun struct {
 	cands   [][]int32 // per-worker candidates of this round
 }
 
+// parallelGrain is the shortest list worth splitting across goroutines;
+// tests lower it so that small graphs exercise the split.
+var parallelGrain = 4096
+
 // each runs f over list split into one contiguous chunk per worker.
 func (p *parRun) each(list []int32, f func(w int, part []int32)) {
 	w := p.workers
-	if len(list) < 4096 || w == 1 {
+	if len(list) < parallelGrain || w == 1 {
 		f(0, list)
 		return
 	}
