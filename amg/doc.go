@@ -63,6 +63,10 @@
 // Setup runs on the host. The solve phase touches the hierarchy only
 // through a handful of kernels (sparse matrix–vector product, residual,
 // product-and-add for prolongation, the Chebyshev/Jacobi vector updates,
-// chunked dot products and the dense coarse solve), which is what a GPU
-// backend has to provide on device-resident copies of the levels.
+// fixed-tree dot products and the dense coarse solve). With
+// Options.Device set to GPU (key device=gpu), New and Update upload every
+// level once and Apply and Solve run entirely on the device, only b and x
+// crossing; AutoDevice falls back to the host when no GPU can be used.
+// Multicolor Gauss–Seidel is host-only. GPU results agree with the host's
+// to rounding and are bitwise repeatable from run to run.
 package amg

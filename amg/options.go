@@ -108,6 +108,11 @@ type Options struct {
 	MaxIter int     // PCG iterations; 0 means 500
 
 	Workers int // goroutines; 0 means runtime.GOMAXPROCS(0)
+
+	// Device is where Apply and Solve run (see gpu.go); the zero value
+	// is the CPU. GPUIndex is the CUDA device ordinal for GPU and Auto.
+	Device   Device
+	GPUIndex int
 }
 
 // withDefaults fills the zero fields and checks the rest.
@@ -194,6 +199,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, bad("tol", o.Tol, "0 < tol < 1")
 	case o.MaxIter < 1:
 		return o, bad("maxit", o.MaxIter, "at least 1")
+	case o.Device < CPU || o.Device > AutoDevice || o.GPUIndex < 0:
+		return o, bad("device", o.Device, "cpu, gpu, gpu:N or auto")
 	}
 	return o, nil
 }
@@ -282,6 +289,8 @@ var registry = []optionEntry{
 		intSetter(func(o *Options) *int { return &o.MaxIter })},
 	{OptionInfo{"workers", "integer", "GOMAXPROCS", "goroutines for setup and solve"},
 		intSetter(func(o *Options) *int { return &o.Workers })},
+	{OptionInfo{"device", "cpu|gpu|gpu:N|auto", "cpu", "where Apply and Solve run (auto: the GPU when one is usable)"},
+		setDevice},
 }
 
 // OptionKeys lists the keys that Set and ParseOptions accept.

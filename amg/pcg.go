@@ -49,6 +49,9 @@ func (pc *Preconditioner) Solve(b, x []float64) (*Result, error) {
 		res.Elapsed = time.Since(start)
 		return res, nil
 	}
+	if dres, ok, err := pc.solveDevice(b, x, bn, start); ok {
+		return dres, err
+	}
 	r := make([]float64, n)
 	z := make([]float64, n)
 	d := make([]float64, n)

@@ -25,6 +25,7 @@ type Preconditioner struct {
 	levels []*level
 	coarse *coarseSolver
 	stats  Stats
+	dev    *gpuSolver // the hierarchy on a GPU (gpu.go), nil on the CPU
 }
 
 // level is one grid of the hierarchy. The aggregates and the tentative
@@ -307,7 +308,7 @@ func (pc *Preconditioner) finish() error {
 	_ = p
 	_ = o
 	pc.fillStats()
-	return nil
+	return pc.attachDevice()
 }
 
 // maxDense bounds the coarsest level: its Cholesky factor costs n³/3.

@@ -1,0 +1,468 @@
+package amg
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/cuda/kernels"
+	"github.com/misgrid/misgrid/mis"
+)
+
+// The GPU backend of the solve phase. Setup stays on the host; at its end
+// (New, Update) every level is uploaded once: A, P and R = Pᵀ in CSR with
+// int32 offsets, the smoother's inverse diagonal (plain or l1) and the
+// Chebyshev interval, and the explicit inverse of the coarsest operator.
+// Apply and Solve then run on device vectors with only scalars coming
+// back (one per dot product). Multicolor Gauss–Seidel has no GPU kernels:
+// its sweeps stay on the host.
+
+// Device selects where Apply and Solve run.
+type Device int
+
+const (
+	// CPU runs the solve phase on the host (the zero value).
+	CPU Device = iota
+	// GPU runs it on CUDA device Options.GPUIndex; New fails, with an
+	// error wrapping mis.ErrNoGPU, when that device cannot be used, and
+	// with any error when the smoother is GaussSeidel.
+	GPU
+	// AutoDevice uses the GPU when one is usable and the smoother has
+	// GPU kernels, and the CPU otherwise (also after a GPU error).
+	AutoDevice
+)
+
+func (d Device) String() string {
+	switch d {
+	case CPU:
+		return "cpu"
+	case GPU:
+		return "gpu"
+	case AutoDevice:
+		return "auto"
+	}
+	return fmt.Sprintf("Device(%d)", int(d))
+}
+
+// setDevice parses cpu, gpu, gpu:N and auto; gpu:N (as in the C ABI's
+// context option) also sets GPUIndex.
+func setDevice(o *Options, v string) error {
+	v = strings.ToLower(v)
+	if n, ok := strings.CutPrefix(v, "gpu:"); ok {
+		i, err := strconv.Atoi(n)
+		if err != nil || i < 0 {
+			return fmt.Errorf("GPU index %q is not a non-negative integer", n)
+		}
+		o.Device, o.GPUIndex = GPU, i
+		return nil
+	}
+	switch v {
+	case "cpu":
+		o.Device = CPU
+	case "gpu":
+		o.Device = GPU
+	case "auto":
+		o.Device = AutoDevice
+	default:
+		return fmt.Errorf("unknown value %q (want cpu, gpu, gpu:N or auto)", v)
+	}
+	o.GPUIndex = 0
+	return nil
+}
+
+// Device reports where Apply and Solve run now: CPU or GPU.
+func (pc *Preconditioner) Device() Device {
+	if pc.dev != nil {
+		return GPU
+	}
+	return CPU
+}
+
+// Close releases the device copy of the hierarchy (a no-op on the CPU);
+// the Preconditioner keeps working on the host afterwards. Device memory
+// of a Preconditioner dropped without Close is freed by the garbage
+// collector eventually.
+func (pc *Preconditioner) Close() error {
+	if pc.dev == nil {
+		return nil
+	}
+	err := pc.dev.free()
+	pc.dev = nil
+	return err
+}
+
+// gpuEngine is the loaded kernels of one device's primary context.
+type gpuEngine struct {
+	ctx *cuda.Context
+	fn  map[string]*cuda.Function
+}
+
+var (
+	gpuMu      sync.Mutex
+	gpuEngines = map[int]*gpuEngine{}
+)
+
+var gpuKernels = []string{"amg_rows_g1", "amg_rows_g4", "amg_rows_g8", "amg_rows_g16", "amg_rows_g32",
+	"amg_vec", "amg_dot", "amg_cg", "amg_sum", "amg_dense_mv"}
+
+// engineOn returns the engine of device ordinal, loading the module on
+// first use. Errors wrap mis.ErrNoGPU.
+func engineOn(ordinal int) (*gpuEngine, error) {
+	if err := cuda.Available(); err != nil {
+		return nil, fmt.Errorf("amg: %w: %w", mis.ErrNoGPU, err)
+	}
+	gpuMu.Lock()
+	defer gpuMu.Unlock()
+	if e := gpuEngines[ordinal]; e != nil {
+		return e, nil
+	}
+	fail := func(err error) (*gpuEngine, error) {
+		return nil, fmt.Errorf("amg: %w: GPU %d: %w", mis.ErrNoGPU, ordinal, err)
+	}
+	dev, err := cuda.GetDevice(ordinal)
+	if err != nil {
+		return fail(err)
+	}
+	ctx, err := dev.PrimaryContext()
+	if err != nil {
+		return fail(err)
+	}
+	mod, err := ctx.LoadModule(kernels.Image)
+	if err != nil {
+		ctx.Close()
+		return fail(err)
+	}
+	e := &gpuEngine{ctx: ctx, fn: map[string]*cuda.Function{}}
+	for _, name := range gpuKernels {
+		f, err := mod.Function(name)
+		if err != nil {
+			mod.Close()
+			ctx.Close()
+			return fail(err)
+		}
+		e.fn[name] = f
+	}
+	gpuEngines[ordinal] = e
+	return e, nil
+}
+
+// dcsr is a matrix on the device. g is the number of lanes per row of
+// the row kernels, from the mean row length.
+type dcsr struct {
+	rows, nnz     int
+	ptr, col, val *cuda.Buffer
+	g             int
+}
+
+// gpuLevel is one level on the device with its work vectors.
+type gpuLevel struct {
+	a, p, r          *dcsr
+	dinv             *cuda.Buffer
+	lo, hi           float64
+	kind             Smoother
+	sweeps           int
+	x, b, res, t, t2 *cuda.Buffer
+}
+
+// gpuSolver is the device copy of a hierarchy.
+type gpuSolver struct {
+	e      *gpuEngine
+	stream *cuda.Stream
+	cycle  Cycle
+	op     *dcsr // the PCG operator (levels[0].a unless entries were dropped)
+	levels []gpuLevel
+	cinv   *cuda.Buffer // inverse of the coarsest operator, row-major
+	nc     int
+	// PCG vectors, dot-product parts and the scalar that comes back.
+	vb, vx, vr, vz, vd, vq *cuda.Buffer
+	part, scal             *cuda.Buffer
+	host                   *cuda.HostBuffer
+	bufs                   []*cuda.Buffer
+	err                    error // first launch error of a run
+}
+
+// attachDevice uploads the hierarchy after New or Update when the options
+// ask for the GPU. With AutoDevice any failure leaves the solve on the
+// CPU.
+func (pc *Preconditioner) attachDevice() error {
+	if pc.dev != nil {
+		// Update: same patterns, so only the values travel.
+		t0 := time.Now()
+		err := pc.dev.refresh(pc)
+		pc.phase("upload", t0)
+		if err == nil {
+			return nil
+		}
+		_ = pc.dev.free()
+		pc.dev = nil
+		if pc.opts.Device == GPU {
+			return err
+		}
+		// AutoDevice: try a fresh upload below.
+	}
+	o := &pc.opts
+	if o.Device == CPU {
+		return nil
+	}
+	if o.Smoother == GaussSeidel {
+		if o.Device == GPU {
+			return errors.New("amg: device=gpu: multicolor Gauss–Seidel runs on the CPU only; use smoother=chebyshev or jacobi")
+		}
+		return nil
+	}
+	t0 := time.Now()
+	defer pc.phase("upload", t0)
+	e, err := engineOn(o.GPUIndex)
+	if err == nil {
+		pc.dev, err = pc.upload(e)
+	}
+	if err != nil && o.Device == AutoDevice {
+		return nil
+	}
+	return err
+}
+
+// upload copies the hierarchy to the device.
+func (pc *Preconditioner) upload(e *gpuEngine) (g *gpuSolver, err error) {
+	g = &gpuSolver{e: e, cycle: pc.opts.Cycle}
+	defer func() {
+		if err != nil {
+			_ = g.free()
+			g = nil
+		}
+	}()
+	if g.stream, err = e.ctx.NewStream(); err != nil {
+		return nil, err
+	}
+	last := len(pc.levels) - 1
+	g.levels = make([]gpuLevel, len(pc.levels))
+	for i, l := range pc.levels {
+		gl := &g.levels[i]
+		if gl.a, err = g.matrix(l.a); err != nil {
+			return nil, fmt.Errorf("amg: level %d: %w", i, err)
+		}
+		if i > 0 {
+			if gl.x, err = g.alloc(l.a.rows); err != nil {
+				return nil, err
+			}
+			if gl.b, err = g.alloc(l.a.rows); err != nil {
+				return nil, err
+			}
+		}
+		if i == last {
+			break
+		}
+		if gl.p, err = g.matrix(l.p); err != nil {
+			return nil, fmt.Errorf("amg: level %d: prolongator: %w", i, err)
+		}
+		if gl.r, err = g.matrix(l.r); err != nil {
+			return nil, fmt.Errorf("amg: level %d: restriction: %w", i, err)
+		}
+		if gl.dinv, err = g.vector(l.sm.dinv); err != nil {
+			return nil, err
+		}
+		gl.kind, gl.sweeps, gl.lo, gl.hi = l.sm.kind, l.sm.sweeps, l.sm.lo, l.sm.hi
+		for _, v := range []**cuda.Buffer{&gl.res, &gl.t, &gl.t2} {
+			if *v, err = g.alloc(l.a.rows); err != nil {
+				return nil, err
+			}
+		}
+	}
+	g.op = g.levels[0].a
+	if pc.keep != nil {
+		if g.op, err = g.matrix(pc.op); err != nil {
+			return nil, err
+		}
+	}
+	if err = g.coarse(pc.coarse); err != nil {
+		return nil, err
+	}
+	n := pc.op.rows
+	for _, v := range []**cuda.Buffer{&g.vb, &g.vx, &g.vr, &g.vz, &g.vd, &g.vq} {
+		if *v, err = g.alloc(n); err != nil {
+			return nil, err
+		}
+	}
+	if g.part, err = g.alloc(gpuParts); err != nil {
+		return nil, err
+	}
+	if g.scal, err = g.alloc(1); err != nil {
+		return nil, err
+	}
+	if g.host, err = e.ctx.AllocHost(8); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// refresh copies new values into the device copy after Update, which
+// keeps every pattern.
+func (g *gpuSolver) refresh(pc *Preconditioner) error {
+	if err := g.stream.Synchronize(); err != nil {
+		return err
+	}
+	put := func(d *dcsr, a *csr) error {
+		if d.rows != a.rows || d.nnz != a.nnz() {
+			return fmt.Errorf("amg: device copy: pattern changed (%d×%d nonzeros, want %d×%d)", a.rows, a.nnz(), d.rows, d.nnz)
+		}
+		return cuda.CopyToDevice(d.val, 0, a.val[:a.nnz()])
+	}
+	last := len(pc.levels) - 1
+	for i, l := range pc.levels {
+		gl := &g.levels[i]
+		if err := put(gl.a, l.a); err != nil {
+			return err
+		}
+		if i == last {
+			break
+		}
+		if err := put(gl.p, l.p); err != nil {
+			return err
+		}
+		if err := put(gl.r, l.r); err != nil {
+			return err
+		}
+		if err := cuda.CopyToDevice(gl.dinv, 0, l.sm.dinv); err != nil {
+			return err
+		}
+		gl.lo, gl.hi = l.sm.lo, l.sm.hi
+	}
+	if pc.keep != nil {
+		if err := put(g.op, pc.op); err != nil {
+			return err
+		}
+	}
+	m, err := coarseInverse(pc.coarse)
+	if err != nil {
+		return err
+	}
+	return cuda.CopyToDevice(g.cinv, 0, m)
+}
+
+// gpuParts is AMG_PARTS of amg.cu: the blocks of a dot product.
+const gpuParts = 512
+
+func (g *gpuSolver) alloc(n int) (*cuda.Buffer, error) {
+	b, err := g.e.ctx.Alloc(int64(max(n, 1)) * 8)
+	if err != nil {
+		return nil, err
+	}
+	g.bufs = append(g.bufs, b)
+	return b, nil
+}
+
+func upload[T cuda.Word](g *gpuSolver, v []T) (*cuda.Buffer, error) {
+	var z T
+	b, err := g.e.ctx.Alloc(int64(max(len(v), 1)) * int64(unsafe.Sizeof(z)))
+	if err != nil {
+		return nil, err
+	}
+	g.bufs = append(g.bufs, b)
+	if len(v) > 0 {
+		if err := cuda.CopyToDevice(b, 0, v); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func (g *gpuSolver) vector(v []float64) (*cuda.Buffer, error) { return upload(g, v) }
+
+// matrix uploads a with int32 offsets.
+func (g *gpuSolver) matrix(a *csr) (*dcsr, error) {
+	nz := a.nnz()
+	if nz > 1<<31-1 {
+		return nil, fmt.Errorf("%d nonzeros exceed the GPU kernels' int32 offsets", nz)
+	}
+	ptr := make([]int32, a.rows+1)
+	for i, p := range a.ptr[:a.rows+1] {
+		ptr[i] = int32(p)
+	}
+	d := &dcsr{rows: a.rows, nnz: nz, g: lanesFor(nz, a.rows)}
+	var err error
+	if d.ptr, err = upload(g, ptr); err != nil {
+		return nil, err
+	}
+	if d.col, err = upload(g, a.col[:nz]); err != nil {
+		return nil, err
+	}
+	if d.val, err = upload(g, a.val[:nz]); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// lanesFor picks the lanes per row: enough that a row takes a few steps,
+// few enough that short rows do not leave lanes idle.
+func lanesFor(nnz, rows int) int {
+	m := float64(nnz) / float64(max(rows, 1))
+	switch {
+	case m <= 3:
+		return 1
+	case m <= 12:
+		return 4
+	case m <= 40:
+		return 8
+	case m <= 100:
+		return 16
+	}
+	return 32
+}
+
+// coarse uploads the explicit inverse of the coarsest operator: a dense
+// product per cycle on the device instead of a round trip to the host.
+// The coarsest level is small and well conditioned relative to the fine
+// one, so the inverse costs nothing measurable in accuracy.
+func (g *gpuSolver) coarse(c *coarseSolver) error {
+	m, err := coarseInverse(c)
+	if err != nil {
+		return err
+	}
+	g.nc = c.n
+	g.cinv, err = g.vector(m)
+	return err
+}
+
+// coarseInverse returns the inverse of the coarsest operator, row-major.
+func coarseInverse(c *coarseSolver) ([]float64, error) {
+	var inv mat.SymDense
+	if err := c.chol.InverseTo(&inv); err != nil {
+		return nil, fmt.Errorf("amg: inverting the coarsest operator: %w", err)
+	}
+	n := c.n
+	m := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			m[i*n+j] = inv.At(i, j)
+		}
+	}
+	return m, nil
+}
+
+func (g *gpuSolver) free() error {
+	var first error
+	for _, b := range g.bufs {
+		if err := b.Free(); err != nil && first == nil {
+			first = err
+		}
+	}
+	g.bufs = nil
+	if g.host != nil {
+		if err := g.host.Free(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if g.stream != nil {
+		if err := g.stream.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
