@@ -80,7 +80,7 @@ type optDef struct {
 }
 
 var registry = []optDef{
-	{"device", opCompute, "auto", "where to compute: auto (GPU when present and worth it), cpu, gpu or gpu:N", func(s *settings, v string) error {
+	{"device", opCompute, "auto", "where to compute: auto (GPU when present and worth it), cpu, gpu or gpu:N; solvers created in a context that sets it run their solve phase there too (unset: CPU)", func(s *settings, v string) error {
 		if n, ok := strings.CutPrefix(v, "gpu:"); ok {
 			i, err := strconv.Atoi(n)
 			if err != nil || i < 0 {
