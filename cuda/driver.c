@@ -59,6 +59,11 @@ static CUresult (*p_cuLaunchCooperativeKernel)(CUfunction, unsigned int, unsigne
 static CUresult (*p_cuGetErrorName)(CUresult, const char **);
 static CUresult (*p_cuGetErrorString)(CUresult, const char **);
 
+static CUresult (*p_cuDeviceCanAccessPeer)(int *, CUdevice, CUdevice);
+static CUresult (*p_cuCtxEnablePeerAccess)(CUcontext, unsigned int);
+static CUresult (*p_cuMemcpyPeerAsync)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
+static CUresult (*p_cuStreamWaitEvent)(CUstream, CUevent, unsigned int);
+
 static void *lib;
 
 #define SYM(var, name)                                                   \
@@ -126,6 +131,10 @@ int mg_load(char *msg, int n) {
 	SYM(p_cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel");
 	SYM(p_cuGetErrorName, "cuGetErrorName");
 	SYM(p_cuGetErrorString, "cuGetErrorString");
+	SYM(p_cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer");
+	SYM(p_cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess");
+	SYM(p_cuMemcpyPeerAsync, "cuMemcpyPeerAsync");
+	SYM(p_cuStreamWaitEvent, "cuStreamWaitEvent");
 	return 1;
 }
 
@@ -253,3 +262,11 @@ CUresult mg_launch(CUcontext ctx, CUfunction f, unsigned int gx, unsigned int gy
 	}
 	BOUND(p_cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, s, params, NULL))
 }
+
+CUresult mg_can_access_peer(int *v, CUdevice d, CUdevice peer) { return p_cuDeviceCanAccessPeer(v, d, peer); }
+CUresult mg_ctx_enable_peer(CUcontext ctx, CUcontext peer) { BOUND(p_cuCtxEnablePeerAccess(peer, 0)) }
+CUresult mg_memcpy_peer_async(CUcontext ctx, CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
+                              CUcontext sctx, size_t n, CUstream s) {
+	BOUND(p_cuMemcpyPeerAsync(dst, dctx, src, sctx, n, s))
+}
+CUresult mg_stream_wait_event(CUcontext ctx, CUstream s, CUevent e) { BOUND(p_cuStreamWaitEvent(s, e, 0)) }

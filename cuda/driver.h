@@ -71,4 +71,11 @@ CUresult mg_launch(CUcontext ctx, CUfunction f, unsigned int gx, unsigned int gy
                    unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
                    CUstream s, int nargs, uint64_t *vals, int cooperative);
 
+// Peer access between devices (multi-GPU partitioned MIS, cuda/peer.go).
+CUresult mg_can_access_peer(int *v, CUdevice d, CUdevice peer);
+CUresult mg_ctx_enable_peer(CUcontext ctx, CUcontext peer);
+CUresult mg_memcpy_peer_async(CUcontext ctx, CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
+                              CUcontext sctx, size_t n, CUstream s);
+CUresult mg_stream_wait_event(CUcontext ctx, CUstream s, CUevent e);
+
 #endif

@@ -258,3 +258,19 @@ func drvLaunch(c ctxHandle, f fnHandle, grid, block Dim3, shmem int, s streamHan
 		C.uint(block.X), C.uint(block.Y), C.uint(block.Z), C.uint(shmem), s,
 		C.int(len(args)), p, boolInt(coop)))
 }
+
+func drvCanAccessPeer(d, peer int32) (bool, Result) {
+	var v C.int
+	r := C.mg_can_access_peer(&v, C.CUdevice(d), C.CUdevice(peer))
+	return v != 0, Result(r)
+}
+
+func drvCtxEnablePeer(c, peer ctxHandle) Result { return Result(C.mg_ctx_enable_peer(c, peer)) }
+
+func drvMemcpyPeerAsync(c ctxHandle, dst uint64, dctx ctxHandle, src uint64, sctx ctxHandle, n int64, s streamHandle) Result {
+	return Result(C.mg_memcpy_peer_async(c, C.CUdeviceptr(dst), dctx, C.CUdeviceptr(src), sctx, C.size_t(n), s))
+}
+
+func drvStreamWaitEvent(c ctxHandle, s streamHandle, e eventHandle) Result {
+	return Result(C.mg_stream_wait_event(c, s, e))
+}

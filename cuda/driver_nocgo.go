@@ -73,3 +73,10 @@ func drvOccupancy(ctxHandle, fnHandle, int, int) (int, Result)                  
 func drvLaunch(ctxHandle, fnHandle, Dim3, Dim3, int, streamHandle, []uint64, bool) Result {
 	return notLoaded
 }
+
+func drvCanAccessPeer(int32, int32) (bool, Result)                   { return false, notLoaded }
+func drvCtxEnablePeer(ctxHandle, ctxHandle) Result                   { return notLoaded }
+func drvStreamWaitEvent(ctxHandle, streamHandle, eventHandle) Result { return notLoaded }
+func drvMemcpyPeerAsync(ctxHandle, uint64, ctxHandle, uint64, ctxHandle, int64, streamHandle) Result {
+	return notLoaded
+}

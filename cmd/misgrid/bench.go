@@ -98,6 +98,9 @@ type benchReport struct {
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
+	if gpusBench != nil && wantsGPUs(args) {
+		return gpusBench(args, stdout, stderr)
+	}
 	if rest, gpu := splitDevice(args); gpu {
 		if gpuBench == nil {
 			return errors.New("bench: this build has no GPU benchmark")

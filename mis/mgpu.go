@@ -1,0 +1,374 @@
+package mis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/cuda/kernels"
+	"github.com/misgrid/misgrid/mesh"
+)
+
+// MultiGPUOptions configures the partitioned MIS over several GPUs of one
+// host. The zero value runs a distance-1 hash-priority MIS with one part
+// per visible device.
+type MultiGPUOptions struct {
+	Distance int // 1 or 2; 0 means 1
+	Priority Priority
+	// Devices gives the device ordinal of each part; a device may appear
+	// several times (each part gets its own context object and stream,
+	// which lets one GPU check the multi-part logic). Nil: one part per
+	// visible device.
+	Devices []int
+	// Partition gives the part of each vertex; nil means contiguous
+	// ranges (the MG-MIS split).
+	Partition []int32
+	// Staged forces the exchange through pinned host memory even where
+	// the devices reach each other (tests the fallback path).
+	Staged bool
+	// Batch is the number of rounds queued between checks of the
+	// undecided counts; 0 picks 4 (distance 1) or 8 (distance 2).
+	Batch int
+
+	// inject, for tests: when it returns true for (part, round), that
+	// part's kernel launch is made to fail in the driver.
+	inject func(part, round int) bool
+}
+
+// MultiGPUResult is the set found and the cost of the exchanges.
+type MultiGPUResult struct {
+	Result
+	Parts int
+	// BytesPerRound is what all parts copy to their neighbours in one
+	// round: every boundary state each exchange (distance 1: one byte per
+	// ghost; distance 2: ten bytes, states plus ball champions and
+	// flags).
+	BytesPerRound int64
+	// Links says how the parts' copies travel: "same device", "peer",
+	// "staged", one per ordered pair of neighbouring parts.
+	Links []string
+	// Time is the device time of the run (state initialisation, every
+	// round, all devices synchronised), measured on the host.
+	Time time.Duration
+}
+
+// mgpuLive counts device and pinned allocations of multi-GPU runs that
+// are not yet freed; tests check it returns to zero after a failure.
+var mgpuLive atomic.Int64
+
+// MultiGPU is a graph laid out over several GPUs, ready to run the MIS
+// repeatedly (benchmarks). Close frees everything on every device.
+type MultiGPU struct {
+	opts  MultiGPUOptions
+	dist  int
+	n     int
+	parts []*gpuPart
+	devs  []*devPart
+	links []*gpuLink
+	batch int
+}
+
+// ComputeMultiGPU runs the MIS of g over the GPUs of opts. The set is the
+// one Greedy returns, whatever the number of parts or devices.
+func ComputeMultiGPU(ctx context.Context, g *mesh.Graph, opts MultiGPUOptions) (*MultiGPUResult, error) {
+	m, err := NewMultiGPU(g, opts)
+	if err != nil {
+		return nil, err
+	}
+	res, err := m.Run(ctx)
+	if cerr := m.Close(); err == nil && cerr != nil {
+		return nil, cerr
+	}
+	return res, err
+}
+
+// NewMultiGPU splits g, uploads each part to its device and prepares the
+// exchange links.
+func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
+	if g == nil {
+		return nil, errors.New("mis: multi-GPU: nil graph")
+	}
+	o := Options{Distance: opts.Distance, Priority: opts.Priority}
+	dist, err := o.distance()
+	if err != nil {
+		return nil, err
+	}
+	if err := cuda.Available(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
+	}
+	if opts.Devices == nil {
+		nd, err := cuda.DeviceCount()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
+		}
+		for d := range nd {
+			opts.Devices = append(opts.Devices, d)
+		}
+	}
+	if len(opts.Devices) == 0 {
+		return nil, fmt.Errorf("%w: no device to run on", ErrNoGPU)
+	}
+	keys, err := Keys(g, opts.Priority)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := layoutParts(g, len(opts.Devices), opts.Partition, keys)
+	if err != nil {
+		return nil, err
+	}
+	m := &MultiGPU{opts: opts, dist: dist, n: g.N(), parts: parts, batch: opts.Batch}
+	if m.batch <= 0 {
+		m.batch = 4
+		if dist == 2 {
+			m.batch = 8
+		}
+	}
+	if err := m.setup(); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// devPart is what one part holds on its device.
+type devPart struct {
+	ctx    *cuda.Context
+	stream *cuda.Stream
+	mod    *cuda.Module
+	fn     map[string]*cuda.Function
+	done   *cuda.Event // this part's phase kernels and gathers are queued before it
+	pushed *cuda.Event // this part's copies to its neighbours
+	batch  [2]*cuda.Event
+
+	off, adj, key, st, m1, near *cuda.Buffer
+	undone                      *cuda.Buffer // one counter per round of a batch pair
+	counts                      *cuda.HostBuffer
+
+	bufs  []*cuda.Buffer
+	hosts []*cuda.HostBuffer
+}
+
+// gpuLink carries the boundary states of part from to part to.
+type gpuLink struct {
+	from, to int
+	n        int64
+	list     *cuda.Buffer // on from: owned ids, in to's ghost order
+	b8, b64  *cuda.Buffer // gather buffers on from
+	n8       *cuda.Buffer // gather buffer for near flags (distance 2)
+	stage    *cuda.HostBuffer
+	dstOff   int64 // first ghost slot on to
+	kind     string
+}
+
+func (d *devPart) alloc(bytes int64) (*cuda.Buffer, error) {
+	b, err := d.ctx.Alloc(max(bytes, 8))
+	if err != nil {
+		return nil, err
+	}
+	mgpuLive.Add(1)
+	d.bufs = append(d.bufs, b)
+	return b, nil
+}
+
+func (d *devPart) upload(data any, bytes int64) (*cuda.Buffer, error) {
+	b, err := d.alloc(bytes)
+	if err != nil || bytes == 0 {
+		return b, err
+	}
+	switch x := data.(type) {
+	case []int64:
+		err = cuda.CopyToDevice(b, 0, x)
+	case []int32:
+		err = cuda.CopyToDevice(b, 0, x)
+	case []uint64:
+		err = cuda.CopyToDevice(b, 0, x)
+	}
+	return b, err
+}
+
+var partKernels = []string{"part_sweep1", "part_ball2", "part_decide2", "part_gather8", "part_gather64"}
+
+func (m *MultiGPU) setup() error {
+	m.devs = make([]*devPart, len(m.parts))
+	for q, p := range m.parts {
+		dev, err := cuda.GetDevice(m.opts.Devices[q])
+		if err != nil {
+			return fmt.Errorf("%w: part %d: %w", ErrNoGPU, q, err)
+		}
+		c, err := dev.PrimaryContext()
+		if err != nil {
+			return fmt.Errorf("%w: part %d: %w", ErrNoGPU, q, err)
+		}
+		d := &devPart{ctx: c, fn: map[string]*cuda.Function{}}
+		m.devs[q] = d
+		if err := d.init(p, m.dist); err != nil {
+			return fmt.Errorf("mis: multi-GPU part %d on device %d: %w", q, m.opts.Devices[q], err)
+		}
+	}
+	for from, p := range m.parts {
+		for to, list := range p.send {
+			if list == nil {
+				continue
+			}
+			l, err := m.link(from, to, list)
+			if err != nil {
+				return fmt.Errorf("mis: multi-GPU link %d→%d: %w", from, to, err)
+			}
+			m.links = append(m.links, l)
+		}
+	}
+	return nil
+}
+
+func (d *devPart) init(p *gpuPart, dist int) error {
+	var err error
+	if d.stream, err = d.ctx.NewStream(); err != nil {
+		return err
+	}
+	for _, e := range []**cuda.Event{&d.done, &d.pushed, &d.batch[0], &d.batch[1]} {
+		if *e, err = d.ctx.NewEvent(); err != nil {
+			return err
+		}
+	}
+	if d.mod, err = d.ctx.LoadModule(kernels.Image); err != nil {
+		return err
+	}
+	for _, name := range partKernels {
+		if d.fn[name], err = d.mod.Function(name); err != nil {
+			return err
+		}
+	}
+	nl := int64(p.local())
+	if d.off, err = d.upload(p.offsets, 8*int64(len(p.offsets))); err != nil {
+		return err
+	}
+	if d.adj, err = d.upload(p.adj, 4*int64(len(p.adj))); err != nil {
+		return err
+	}
+	if d.key, err = d.upload(p.keys, 8*nl); err != nil {
+		return err
+	}
+	if d.st, err = d.alloc(nl); err != nil {
+		return err
+	}
+	if dist == 2 {
+		if d.m1, err = d.alloc(8 * nl); err != nil {
+			return err
+		}
+		if d.near, err = d.alloc(nl); err != nil {
+			return err
+		}
+	}
+	if d.undone, err = d.alloc(4 * 64); err != nil {
+		return err
+	}
+	d.counts, err = d.ctx.AllocHost(4 * 64)
+	if err != nil {
+		return err
+	}
+	mgpuLive.Add(1)
+	d.hosts = append(d.hosts, d.counts)
+	return nil
+}
+
+// link prepares the copies from part from to part to: directly within a
+// device or between peers, else staged through pinned host memory.
+func (m *MultiGPU) link(from, to int, list []int32) (*gpuLink, error) {
+	src, dst := m.devs[from], m.devs[to]
+	n := int64(len(list))
+	l := &gpuLink{from: from, to: to, n: n,
+		dstOff: int64(m.parts[to].own) + int64(m.parts[to].ghostOff[from])}
+	var err error
+	if l.list, err = src.upload(list, 4*n); err != nil {
+		return nil, err
+	}
+	if l.b8, err = src.alloc(n); err != nil {
+		return nil, err
+	}
+	if m.dist == 2 {
+		if l.b64, err = src.alloc(8 * n); err != nil {
+			return nil, err
+		}
+		if l.n8, err = src.alloc(n); err != nil {
+			return nil, err
+		}
+	}
+	sd, dd := src.ctx.Device(), dst.ctx.Device()
+	peer := false
+	if sd.Ordinal() != dd.Ordinal() && !m.opts.Staged {
+		a, err := sd.CanAccessPeer(dd)
+		if err != nil {
+			return nil, err
+		}
+		b, err := dd.CanAccessPeer(sd)
+		if err != nil {
+			return nil, err
+		}
+		if a && b {
+			if err := src.ctx.EnablePeerAccess(dst.ctx); err != nil {
+				return nil, err
+			}
+			if err := dst.ctx.EnablePeerAccess(src.ctx); err != nil {
+				return nil, err
+			}
+			peer = true
+		}
+	}
+	switch {
+	case m.opts.Staged || (sd.Ordinal() != dd.Ordinal() && !peer):
+		l.kind = "staged"
+		if l.stage, err = src.ctx.AllocHost(max(10*n, 8)); err != nil {
+			return nil, err
+		}
+		mgpuLive.Add(1)
+		src.hosts = append(src.hosts, l.stage)
+	case peer:
+		l.kind = "peer"
+	default:
+		l.kind = "same device"
+	}
+	return l, nil
+}
+
+// Close frees every buffer, stream, event and module on every device and
+// releases the contexts. It is idempotent.
+func (m *MultiGPU) Close() error {
+	var first error
+	keep := func(err error) {
+		if first == nil && err != nil {
+			first = err
+		}
+	}
+	for _, d := range m.devs {
+		if d == nil || d.ctx == nil {
+			continue
+		}
+		if d.stream != nil {
+			// Errors of queued work were reported by Run; what matters
+			// here is that nothing still uses the memory.
+			d.stream.Synchronize()
+		}
+		for _, b := range d.bufs {
+			keep(b.Free())
+			mgpuLive.Add(-1)
+		}
+		for _, h := range d.hosts {
+			keep(h.Free())
+			mgpuLive.Add(-1)
+		}
+		d.bufs, d.hosts = nil, nil
+		for _, e := range []*cuda.Event{d.done, d.pushed, d.batch[0], d.batch[1]} {
+			keep(e.Close())
+		}
+		if d.mod != nil {
+			keep(d.mod.Close())
+		}
+		keep(d.stream.Close())
+		keep(d.ctx.Close())
+		d.ctx = nil
+	}
+	return first
+}
