@@ -10,13 +10,21 @@ import (
 // aggregateMIS2 groups the nodes of the strength graph around the roots of
 // a distance-2 MIS taken with boundary priorities, so that boundary nodes
 // become roots first and boundary aggregates are not left as slivers.
-func aggregateMIS2(g *mesh.Graph, workers int) ([]int32, int, error) {
+// With a GPU solve phase the MIS runs on the GPU too when the graph is
+// large enough (mis.Auto); every backend returns the same set, so the
+// hierarchy does not depend on where it was built.
+func aggregateMIS2(g *mesh.Graph, workers int, dev Device) ([]int32, int, error) {
+	misDev := mis.CPU
+	if dev != CPU {
+		misDev = mis.Auto
+	}
 	// On one worker the serial greedy is the faster way to the same set.
 	set, err := mis.Compute(g, mis.Options{
 		Distance: 2,
 		Priority: mis.Priority{Kind: mis.Boundary},
 		Workers:  workers,
-		Serial:   workers == 1,
+		Serial:   workers == 1 && misDev == mis.CPU,
+		Device:   misDev,
 	})
 	if err != nil {
 		return nil, 0, err

@@ -131,7 +131,7 @@ func TestTentativeReproducesNullspace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			of, na, err := aggregateMIS2(g, 2)
+			of, na, err := aggregateMIS2(g, 2, CPU)
 			if err != nil {
 				t.Fatal(err)
 			}

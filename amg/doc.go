@@ -60,7 +60,9 @@
 //
 // # Backends
 //
-// Setup runs on the host. The solve phase touches the hierarchy only
+// Setup runs on the host, except the distance-2 MIS of the aggregation,
+// which runs on the GPU when the solve phase does and the strength graph
+// is large (the set is the same either way). The solve phase touches the hierarchy only
 // through a handful of kernels (sparse matrix–vector product, residual,
 // product-and-add for prolongation, the Chebyshev/Jacobi vector updates,
 // fixed-tree dot products and the dense coarse solve). With

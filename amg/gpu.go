@@ -16,7 +16,7 @@ import (
 	"github.com/misgrid/misgrid/mis"
 )
 
-// The GPU backend of the solve phase. Setup stays on the host; at its end
+// The GPU backend of the solve phase. Setup stays on the host (but for the aggregation MIS, see aggregateMIS2); at its end
 // (New, Update) every level is uploaded once: A, P and R = Pᵀ in CSR with
 // int32 offsets, the smoother's inverse diagonal (plain or l1) and the
 // Chebyshev interval, and the explicit inverse of the coarsest operator.

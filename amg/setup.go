@@ -161,7 +161,7 @@ func (pc *Preconditioner) build(a *csr, b []float64, k int) error {
 		var nagg int
 		switch o.Aggregation {
 		case MIS2:
-			of, nagg, err = aggregateMIS2(g, o.Workers)
+			of, nagg, err = aggregateMIS2(g, o.Workers, o.Device)
 			if err != nil {
 				return fmt.Errorf("amg: level %d: %w", lvl, err)
 			}
