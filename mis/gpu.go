@@ -128,7 +128,10 @@ func newEngine(ctx *cuda.Context, owns bool) (*engine, error) {
 	}
 	e := &engine{ctx: ctx, ownsCtx: owns, mod: mod, stream: stream, sms: sms,
 		fn: map[string]*cuda.Function{}, occ: map[string]int{}}
-	names := []string{"mis_init", "mis_members", "csr_check", "degree_prim", "stream_floor"}
+	names := []string{"mis_init", "mis_members", "csr_check", "degree_prim", "stream_floor", "mis_compact", "mis_compact2"}
+	for pk := 0; pk < 3; pk++ {
+		names = append(names, tailName(1, pk), tailName(2, pk), vecSweepName(pk))
+	}
 	for _, d := range []int{1, 2} {
 		for _, g := range groupSizes {
 			for pk := 0; pk < 3; pk++ {
@@ -161,6 +164,12 @@ const blockSize = 256
 func sweepName(dist, group, pk int) string {
 	return fmt.Sprintf("mis%d_g%d_p%d", dist, group, pk)
 }
+
+// vecSweepName is the MIS-1 sweep for one lane per vertex that reads
+// rows with 16-byte loads (DeviceGraph.vec).
+func vecSweepName(pk int) string { return fmt.Sprintf("mis1_g1v_p%d", pk) }
+
+func tailName(dist, pk int) string { return fmt.Sprintf("mis%d_tail_p%d", dist, pk) }
 
 func (e *engine) usable() error {
 	e.bmu.Lock()

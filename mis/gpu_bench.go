@@ -15,6 +15,13 @@ type DeviceBench struct {
 	// Group is the number of lanes that share one vertex's row: 1, 4, 8
 	// or 32; 0 picks it from the average degree as Compute does.
 	Group int
+	// Tail is the number of full sweeps after which the vertices still
+	// in play are settled by one persistent launch; 0 takes the default,
+	// a negative value runs sweeps to the end.
+	Tail int
+	// Scalar keeps 4-byte row loads where 16-byte ones are possible
+	// (MIS-1, one lane per vertex).
+	Scalar bool
 	// Profile adds one run that times each sweep on its own.
 	Profile bool
 }
@@ -27,6 +34,7 @@ type DeviceTimes struct {
 	MIS, Floor []time.Duration
 	Rounds     int     // sweeps that found work
 	Group      int     // lanes per vertex used
+	Tail       int     // full sweeps before the tail launch, -1 none
 	Result     *Result // the set of the last repetition
 	// With Profile: each sweep's device time and the vertices it found
 	// still in play (the last sweep finds none).
@@ -69,6 +77,10 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 	if b.Group != 0 {
 		t.group = b.Group
 	}
+	t.scalar = b.Scalar
+	if b.Tail != 0 {
+		t.tail = max(b.Tail, 0)
+	}
 	e := dg.eng
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -91,7 +103,10 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 		}
 		defer evs[i].Close()
 	}
-	out := &DeviceTimes{Group: t.group}
+	out := &DeviceTimes{Group: t.group, Tail: t.tail}
+	if t.tail == 0 {
+		out.Tail = -1
+	}
 	for i := 0; i < b.Warmup+b.Reps; i++ {
 		timed := i >= b.Warmup
 		rounds, err := run.sweeps(evs[0], evs[1])

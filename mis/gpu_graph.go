@@ -22,6 +22,7 @@ type DeviceGraph struct {
 	m        int64
 	off, adj *cuda.Buffer
 	owned    bool         // off and adj were allocated here
+	vec      bool         // adj is 16-byte aligned and readable to a 16-byte boundary past its end
 	class    *cuda.Buffer // boundary classes, one byte per vertex, or nil
 
 	mu   sync.Mutex
@@ -32,7 +33,8 @@ type DeviceGraph struct {
 // workspace is the per-graph working memory of the sweeps.
 type workspace struct {
 	st    *cuda.Buffer // state byte per vertex, padded to whole tiles
-	ball  *cuda.Buffer // MIS-2 champion per vertex, padded likewise
+	ball  *cuda.Buffer // MIS-2 champion per vertex, padded likewise (MIS-1: the tail's list)
+	list  *cuda.Buffer // MIS-2 tail's list of vertices in play
 	prim  *cuda.Buffer // uint32 primary ranks (Degree, User)
 	cls   *cuda.Buffer // class bytes of the last Boundary run from the host
 	count *cuda.Buffer // live count per sweep, a ring of nCount slots
@@ -81,7 +83,7 @@ var testFreeMemory int64
 // directed edges needs: graph, state, MIS-2 balls, ranks and counters.
 func deviceBytes(n int, m int64) (graph, work int64) {
 	graph = 8*int64(n+1) + 4*m
-	work = padded(n)*(1+4) + 4*int64(n) + 4*nCount + 4096
+	work = padded(n)*(1+4+4) + 4*int64(n) + 4*(nCount+2) + 4096
 	return graph, work
 }
 
@@ -120,12 +122,15 @@ func (dg *DeviceGraph) upload(g *mesh.Graph, cls []uint8) error {
 	if err = cuda.CopyToDevice(dg.off, 0, offs); err != nil {
 		return err
 	}
-	if dg.adj, err = ctx.Alloc(4 * max(dg.m, 1)); err != nil {
+	// Padded to 16 bytes so that the 16-byte row loads may read the
+	// whole last chunk.
+	if dg.adj, err = ctx.Alloc((4*max(dg.m, 1) + 15) / 16 * 16); err != nil {
 		return err
 	}
 	if err = cuda.CopyToDevice(dg.adj, 0, g.Adj); err != nil {
 		return err
 	}
+	dg.vec = dg.adj.Ptr()%16 == 0
 	if cls != nil {
 		if dg.class, err = ctx.Alloc(int64(len(cls))); err != nil {
 			return err
@@ -174,6 +179,7 @@ func NewDeviceGraph(n int, offsets, adj *cuda.Buffer) (*DeviceGraph, error) {
 		return nil, fmt.Errorf("mis: NewDeviceGraph: misaligned buffers (offsets at %#x, adjacency at %#x)", offsets.Ptr(), adj.Ptr())
 	}
 	dg := &DeviceGraph{eng: eng, n: n, m: m, off: offsets, adj: adj}
+	dg.vec = adj.Ptr()%16 == 0 && adj.Size() >= (4*m+15)/16*16
 	if err := dg.check(); err != nil {
 		return nil, err
 	}
@@ -271,7 +277,7 @@ func (dg *DeviceGraph) Close() error {
 	}
 	dg.done = true
 	var errs []error
-	for _, b := range []*cuda.Buffer{dg.ws.st, dg.ws.ball, dg.ws.prim, dg.ws.cls, dg.ws.count, dg.ws.small, dg.ws.floor, dg.class} {
+	for _, b := range []*cuda.Buffer{dg.ws.st, dg.ws.ball, dg.ws.list, dg.ws.prim, dg.ws.cls, dg.ws.count, dg.ws.small, dg.ws.floor, dg.class} {
 		errs = append(errs, b.Free())
 	}
 	errs = append(errs, dg.ws.host.Free(), dg.ws.evs[0].Close(), dg.ws.evs[1].Close())

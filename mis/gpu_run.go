@@ -19,13 +19,21 @@ type gpuTuning struct {
 	group int // lanes per vertex: one of groupSizes
 	first int // sweeps queued before the first check of the live count
 	batch int // sweeps queued between later checks
+	// tail is the number of full sweeps after which the vertices still
+	// in play are compacted into a list and settled by one persistent
+	// launch (mis1_tail, mis2_tail); 0 runs sweeps to the end.
+	tail int
+	// scalar keeps MIS-1 with one lane per vertex on 4-byte row loads
+	// even where the 16-byte ones (mis1_g1v) are possible.
+	scalar bool
 }
 
 // defaultTuning picks lanes per vertex from the average degree. The
-// sweeps are bound by memory latency, so more vertices in flight per warp
-// (fewer lanes each) win until rows get long; measured on an H100
-// (docs/gpu.md): MIS-1 is fastest with 4 lanes on 27-point meshes and 1
-// lane on 7-point grids and degree-16 random graphs, MIS-2 with 1 lane.
+// sweeps are bound by memory latency and by the number of scattered load
+// requests, so more vertices in flight per warp (fewer lanes each) win
+// until rows get long; measured on an H100 (docs/gpu.md): MIS-1 is
+// fastest with 1 lane and 16-byte row loads up to 27-point meshes (with
+// 4-byte loads 4 lanes won there), MIS-2 with 1 lane.
 func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 	avg := 0.0
 	if dg.n > 0 {
@@ -33,11 +41,14 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 	}
 	// MIS-1 takes 6 to 8 sweeps on meshes and random graphs, MIS-2 18 to
 	// 23: queue about that many at once, then a few at a time.
-	t := gpuTuning{group: 1, first: 6, batch: 2}
+	t := gpuTuning{group: 1, first: 6, batch: 2, tail: defaultTail}
 	if dist == 2 {
-		t.first, t.batch = 14, 3
+		t.first, t.batch, t.tail = 14, 3, defaultTail2
 	}
 	lim := [3]float64{20, 48, 160} // MIS-1: up to avg degree 20 one lane, 48 four, ...
+	if dg.vec {
+		lim[0] = 32 // measured up to 26 (hex27); the 16-byte loads favour one lane
+	}
 	if dist == 2 {
 		lim = [3]float64{48, 96, 256}
 	}
@@ -51,6 +62,14 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 	}
 	return t
 }
+
+// defaultTail and defaultTail2 are the MIS-1 and MIS-2 tail points
+// (gpuTuning.tail) measured best on the H100 (docs/gpu.md): 3 of 1, 2,
+// 3, 6, 8, 10 full sweeps for MIS-1; 10 of 1 to 12 for MIS-2.
+const (
+	defaultTail  = 3
+	defaultTail2 = 10
+)
 
 // compute runs the whole MIS on the device and copies the set back.
 func (dg *DeviceGraph) compute(dist int, pri devicePriority, t gpuTuning) (*Result, error) {
@@ -96,6 +115,10 @@ type sweepRun struct {
 	seed     uint64
 	first    int
 	batch    int
+	tail     int          // MIS-1: full sweeps before the tail, 0 for none
+	list     *cuda.Buffer // the tail's vertex list (the ball buffer of MIS-2)
+	tailName string
+	tailGrid uint32
 }
 
 // prepare allocates the working memory and uploads the priority.
@@ -108,13 +131,20 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 			return nil, err
 		}
 	}
-	if dist == 2 && ws.ball == nil {
+	if (dist == 2 || t.tail > 0) && ws.ball == nil {
 		if ws.ball, err = ctx.Alloc(4 * np); err != nil {
 			return nil, err
 		}
 	}
+	if dist == 2 && t.tail > 0 && ws.list == nil {
+		if ws.list, err = ctx.Alloc(4 * np); err != nil {
+			return nil, err
+		}
+	}
 	if ws.count == nil {
-		if ws.count, err = ctx.Alloc(4 * nCount); err != nil {
+		// The ring of live counts, then the tail's most passes and its
+		// list length.
+		if ws.count, err = ctx.Alloc(4 * (nCount + 2)); err != nil {
 			return nil, err
 		}
 	}
@@ -178,11 +208,24 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 		group = defaultTuning(dg, dist).group
 	}
 	r.name = sweepName(dist, group, r.pk)
+	if dist == 1 && group == 1 && dg.vec && !t.scalar {
+		r.name = vecSweepName(r.pk)
+	}
 	if e.fn[r.name] == nil {
 		return nil, fmt.Errorf("mis: no kernel %s (lanes per vertex must be one of %v)", r.name, groupSizes)
 	}
 	ntiles := (int64(dg.n) + tile - 1) / tile
 	r.grid = e.grid(r.name, ntiles, blockSize/32)
+	if t.tail > 0 {
+		// The tail's threads wait on each other: its grid must fit on
+		// the device at once, which e.grid's cap at the resident blocks
+		// ensures. MIS-1 lists in the ball buffer, which it does not use.
+		r.tail, r.list, r.tailName = t.tail, ws.ball, tailName(dist, r.pk)
+		if dist == 2 {
+			r.list = ws.list
+		}
+		r.tailGrid = e.grid(r.tailName, int64(dg.n), blockSize)
+	}
 	return r, nil
 }
 
@@ -222,7 +265,11 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 					return err
 				}
 			}
-			if err := e.launch(r.name, r.grid, dg.off, dg.adj, ws.st, r.ball, r.prim, ws.count,
+			if r.tail > 0 && pass == r.tail {
+				if err := r.launchTail(pass); err != nil {
+					return err
+				}
+			} else if err := e.launch(r.name, r.grid, dg.off, dg.adj, ws.st, r.ball, r.prim, ws.count,
 				n, int32(nCount), int32(pass), lo, hi); err != nil {
 				return err
 			}
@@ -236,13 +283,27 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 	// Every sweep settles at least the undecided vertex of largest key
 	// (MIS-2: within two sweeps), so more sweeps than this mean a bug.
 	limit := 2*dg.n + 8
-	if err := batch(0, r.first); err != nil {
-		return 0, err
+	done := false
+	if r.tail > 0 {
+		// The full sweeps and the tail in one go; it settles every
+		// vertex unless its pass bound was hit, so one check suffices.
+		if err := batch(0, r.tail+1); err != nil {
+			return 0, err
+		}
+		if err := evs[0].Synchronize(); err != nil {
+			return 0, err
+		}
+		done = host[0] == 0
 	}
-	if err := batch(1, r.batch); err != nil {
-		return 0, err
+	if !done {
+		if err := batch(0, r.first); err != nil {
+			return 0, err
+		}
+		if err := batch(1, r.batch); err != nil {
+			return 0, err
+		}
 	}
-	for cur := 0; ; cur ^= 1 {
+	for cur := 0; !done; cur ^= 1 {
 		if err := evs[cur].Synchronize(); err != nil {
 			return 0, err
 		}
@@ -264,16 +325,41 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 	if err := e.stream.Synchronize(); err != nil {
 		return 0, err
 	}
-	counts := make([]uint32, nCount)
+	counts := make([]uint32, nCount+1)
 	if err := cuda.CopyToHost(counts, ws.count, 0); err != nil {
 		return 0, err
 	}
 	for p := max(0, pass-nCount); p < pass; p++ {
 		if counts[p%nCount] == 0 {
+			if r.tail > 0 && p == r.tail {
+				// The tail counts as the passes it made.
+				return p + int(counts[nCount]), nil
+			}
 			return p, nil
 		}
 	}
 	return pass, nil
+}
+
+// launchTail queues the MIS-1 tail as sweep number pass: compaction of
+// the undecided vertices into r.list, then the persistent launch.
+func (r *sweepRun) launchTail(pass int) error {
+	dg, e, ws := r.dg, r.dg.eng, &r.dg.ws
+	n := int32(dg.n)
+	ln, err := ws.count.View(4*(nCount+1), 4)
+	if err != nil {
+		return err
+	}
+	if r.dist == 1 {
+		err = e.launch("mis_compact", e.grid("mis_compact", int64(dg.n), blockSize), ws.st, n, r.list, ln)
+	} else {
+		err = e.launch("mis_compact2", e.grid("mis_compact2", int64(dg.n), blockSize), ws.st, r.ball, n, r.list, ln)
+	}
+	if err != nil {
+		return err
+	}
+	return e.launch(r.tailName, r.tailGrid, dg.off, dg.adj, ws.st, r.ball, r.list, ln, r.prim, ws.count,
+		n, int32(nCount), int32(pass), uint32(r.seed), uint32(r.seed>>32))
 }
 
 // members turns the state bytes into the set and copies it back.

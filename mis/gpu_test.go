@@ -106,14 +106,18 @@ func TestGPUGroupSizes(t *testing.T) {
 			keys, _ := Keys(g, Priority{Seed: 3})
 			want := Greedy(g, keys, dist)
 			for _, gs := range groupSizes {
-				got, err := dg.compute(dist, devicePriority{seed: 3}, gpuTuning{group: gs, first: 1 + gs%5, batch: 1 + gs%3})
-				if err != nil {
-					t.Fatal(err)
+				// Also with the persistent tail after 0 (none), 1 and 3
+				// full sweeps.
+				for _, tail := range []int{0, 1, 3} {
+					got, err := dg.compute(dist, devicePriority{seed: 3}, gpuTuning{group: gs, first: 1 + gs%5, batch: 1 + gs%3, tail: tail, scalar: tail == 1})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if i := firstDiff(got.In, want.In); i >= 0 {
+						t.Fatalf("%s dist %d group %d tail %d: differs at vertex %d", name, dist, gs, tail, i)
+					}
+					t.Logf("%s dist %d group %d tail %d: %d members, %d sweeps", name, dist, gs, tail, got.Size, got.Rounds)
 				}
-				if i := firstDiff(got.In, want.In); i >= 0 {
-					t.Fatalf("%s dist %d group %d: differs at vertex %d", name, dist, gs, i)
-				}
-				t.Logf("%s dist %d group %d: %d members, %d sweeps", name, dist, gs, got.Size, got.Rounds)
 			}
 		}
 		dg.Close()
@@ -293,7 +297,7 @@ func TestGPUMidSize(t *testing.T) {
 		for dist := 1; dist <= 2; dist++ {
 			want := Parallel(g, keys, dist, 0)
 			for _, gs := range groupSizes {
-				got, err := dg.compute(dist, devicePriority{}, gpuTuning{group: gs, first: 3, batch: 2})
+				got, err := dg.compute(dist, devicePriority{}, gpuTuning{group: gs, first: 3, batch: 2, tail: gs % 3})
 				if err != nil {
 					t.Fatal(err)
 				}

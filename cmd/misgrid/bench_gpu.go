@@ -46,6 +46,8 @@ type gpuBenchResult struct {
 	Edges    int64  `json:"edges"`
 	Distance int    `json:"distance"`
 	Group    int    `json:"lanes_per_vertex"`
+	Tail     int    `json:"tail,omitempty"` // full sweeps before the tail launch, -1 none
+	Scalar   bool   `json:"scalar_rows,omitempty"`
 
 	UploadSeconds float64 `json:"upload_s"` // host to device copy of the graph
 	UploadGBps    float64 `json:"upload_gbps"`
@@ -81,6 +83,8 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	dists := fs.String("distance", "1,2", "MIS distances, comma-separated")
 	orders := fs.String("order", "natural", "vertex orders, comma-separated: natural, rcm, locality, random")
 	groups := fs.String("group", "0", "lanes per vertex, comma-separated: 1, 4, 8, 32, or 0 to choose by degree")
+	vecs := fs.String("vec", "1", "MIS-1 with one lane per vertex: 1 reads rows with 16-byte loads, 0 with 4-byte loads; comma-separated")
+	tails := fs.String("tail", "0", "full sweeps before the persistent tail launch, comma-separated: 1 to 16, -1 for none, 0 for the default")
 	priority := fs.String("priority", "hash", "priority: hash, boundary or degree")
 	seed := fs.Uint64("seed", 0, "hash seed")
 	reps := fs.Int("reps", 10, "timed runs per measurement, at least 10 (median reported)")
@@ -105,6 +109,14 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	groupList, err := intList("group", *groups, 0, 1, 4, 8, 32)
+	if err != nil {
+		return err
+	}
+	vecList, err := intList("vec", *vecs, 0, 1)
+	if err != nil {
+		return err
+	}
+	tailList, err := intList("tail", *tails, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
 	if err != nil {
 		return err
 	}
@@ -157,19 +169,27 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 					}
 				}
 				for _, grp := range groupList {
-					prog.Show("%s %s distance %d: GPU", spec, order, d)
-					r, err := benchGPUOne(g, dg, mis.Options{Distance: d, Priority: pri}, grp, *reps, *profile, want)
-					r.Graph, r.Order = spec, order
-					r.UploadSeconds = up.Seconds()
-					r.UploadGBps = float64(8*int64(g.N()+1)+4*g.NumEdges()) / up.Seconds() / 1e9
-					if errors.Is(err, errMismatch) {
-						// Report the numbers, and fail at the end.
-						mismatch = append(mismatch, fmt.Sprintf("%s %s distance %d lanes %d: %v", spec, order, d, r.Group, err))
-					} else if err != nil {
-						dg.Close()
-						return fmt.Errorf("bench: %s %s distance %d: %w", spec, order, d, err)
+					for _, tl := range tailList {
+						for _, vec := range vecList {
+							if d == 2 && vec != vecList[0] {
+								continue // MIS-1 only
+							}
+							prog.Show("%s %s distance %d: GPU", spec, order, d)
+							r, err := benchGPUOne(g, dg, mis.Options{Distance: d, Priority: pri}, mis.DeviceBench{Reps: *reps, Group: grp, Tail: tl, Scalar: vec == 0, Profile: *profile}, want)
+							r.Scalar = vec == 0
+							r.Graph, r.Order = spec, order
+							r.UploadSeconds = up.Seconds()
+							r.UploadGBps = float64(8*int64(g.N()+1)+4*g.NumEdges()) / up.Seconds() / 1e9
+							if errors.Is(err, errMismatch) {
+								// Report the numbers, and fail at the end.
+								mismatch = append(mismatch, fmt.Sprintf("%s %s distance %d lanes %d: %v", spec, order, d, r.Group, err))
+							} else if err != nil {
+								dg.Close()
+								return fmt.Errorf("bench: %s %s distance %d: %w", spec, order, d, err)
+							}
+							rep.Results = append(rep.Results, r)
+						}
 					}
-					rep.Results = append(rep.Results, r)
 				}
 			}
 			if err := dg.Close(); err != nil {
@@ -196,13 +216,13 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 // errMismatch marks a GPU set that is not the CPU greedy set.
 var errMismatch = errors.New("the GPU set differs from the CPU greedy set")
 
-func benchGPUOne(g *mesh.Graph, dg *mis.DeviceGraph, opts mis.Options, group, reps int, profile bool, want *mis.Result) (gpuBenchResult, error) {
+func benchGPUOne(g *mesh.Graph, dg *mis.DeviceGraph, opts mis.Options, b mis.DeviceBench, want *mis.Result) (gpuBenchResult, error) {
 	r := gpuBenchResult{Vertices: g.N(), Edges: g.NumEdges(), Distance: opts.Distance}
-	t, err := mis.TimeDevice(dg, opts, mis.DeviceBench{Reps: reps, Group: group, Profile: profile})
+	t, err := mis.TimeDevice(dg, opts, b)
 	if err != nil {
 		return r, err
 	}
-	r.Group = t.Group
+	r.Group, r.Tail = t.Group, t.Tail
 	r.MISSeconds = median(t.MIS).Seconds()
 	r.MISMinSeconds = slices.Min(t.MIS).Seconds()
 	r.MISMaxSeconds = slices.Max(t.MIS).Seconds()
@@ -259,14 +279,14 @@ func printGPUBench(w io.Writer, rep *gpuBenchReport) {
 	fmt.Fprintf(w, "GPU: %s, driver CUDA %s; priority %s, seed %d; median of %d runs (CUDA events)\n\n",
 		rep.Device, rep.Driver, rep.Priority, rep.Seed, rep.Reps)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "graph\torder\tvertices\tedges\tdist\tlanes\tcopy ms\tfloor ms\tMIS ms\tMIS/floor\tset size\tsweeps\tchecked\t")
+	fmt.Fprintln(tw, "graph\torder\tvertices\tedges\tdist\tlanes\ttail\tcopy ms\tfloor ms\tMIS ms\tMIS/floor\tset size\tsweeps\tchecked\t")
 	for _, r := range rep.Results {
 		check := "-"
 		if r.Verified && r.Identical {
 			check = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.1f\t%.3f\t%.3f\t%.1f\t%d\t%d\t%s\t\n",
-			r.Graph, r.Order, r.Vertices, r.Edges, r.Distance, r.Group, 1e3*r.UploadSeconds,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.3f\t%.3f\t%.1f\t%d\t%d\t%s\t\n",
+			r.Graph, r.Order, r.Vertices, r.Edges, r.Distance, r.Group, r.Tail, 1e3*r.UploadSeconds,
 			1e3*r.FloorSeconds, 1e3*r.MISSeconds, r.Ratio, r.SetSize, r.Sweeps, check)
 	}
 	tw.Flush()

@@ -204,6 +204,15 @@ __device__ __forceinline__ void or_out(u8 *st, u32 v) {
 	atomicOr((u32 *)(st + (v & ~3u)), OUT << (8 * (v & 3u)));
 }
 
+// ld reads a state or ball word: through L1 in sweeps (L1 is clean at
+// each launch), from L2 in the persistent tails, where L1 could hold a
+// stale line for the whole launch.
+template <bool CG, typename T>
+__device__ __forceinline__ T ld(const T *p) {
+	if constexpr (CG) return __ldcg(p);
+	else return *p;
+}
+
 // Writes OUT into every undecided vertex of a row. A plain store is
 // right when no vertex of the row can be a member (the neighbours of a
 // member). When the row may hold the member that caused the push (the
@@ -214,7 +223,7 @@ __device__ __forceinline__ void or_out(u8 *st, u32 v) {
 // The loads of a step are all issued before the first store: a store to
 // st may alias a later load, so the compiler would otherwise wait for
 // each load in turn.
-template <int G, bool MAYHOLDMEMBER>
+template <int G, bool MAYHOLDMEMBER, bool CG = false>
 __device__ __forceinline__ void push_out(const Params &P, i64 b, int deg) {
 	constexpr int UP = UPUSH(G);
 	const u32 q = threadIdx.x & (G - 1);
@@ -226,7 +235,7 @@ __device__ __forceinline__ void push_out(const Params &P, i64 b, int deg) {
 			u[j] = k < deg ? (u32)__ldg(P.adj + b + k) : 0xffffffffu;
 		}
 #pragma unroll
-		for (int j = 0; j < UP; j++) s[j] = u[j] != 0xffffffffu ? P.st[u[j]] : OUT;
+		for (int j = 0; j < UP; j++) s[j] = u[j] != 0xffffffffu ? ld<CG>(P.st + u[j]) : OUT;
 #pragma unroll
 		for (int j = 0; j < UP; j++) {
 			if (STATE(s[j]) != UND) continue;
@@ -237,6 +246,66 @@ __device__ __forceinline__ void push_out(const Params &P, i64 b, int deg) {
 }
 
 // ---------------------------------------------------------------- MIS-1
+
+// row8 loads entries c0..c0+7 of a row that starts c0 = 0 at the 16-byte
+// boundary at or below its first entry, with two 16-byte loads; ok says
+// which lie in the row. A single lane reading a whole row issues a
+// quarter of the load requests this way, and scattered requests, not
+// bytes, are what the L1 serves slowest. Needs a 16-byte aligned
+// adjacency readable up to the next 16-byte boundary after its end.
+__device__ __forceinline__ void row8(const Params &P, i64 a, int lead, int tot, int c0, u32 u[8], bool ok[8]) {
+	const int4 *p = (const int4 *)(P.adj + a + c0);
+	int4 x = c0 < tot ? __ldg(p) : make_int4(0, 0, 0, 0);
+	int4 y = c0 + 4 < tot ? __ldg(p + 1) : make_int4(0, 0, 0, 0);
+	u[0] = x.x, u[1] = x.y, u[2] = x.z, u[3] = x.w;
+	u[4] = y.x, u[5] = y.y, u[6] = y.z, u[7] = y.w;
+#pragma unroll
+	for (int j = 0; j < 8; j++) ok[j] = c0 + j >= lead && c0 + j < tot;
+}
+
+// mis1_visit_vec is mis1_visit for one lane per vertex with row8 loads.
+template <int PK>
+__device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, int deg, u32 sv) {
+	const u64 kv = key_of<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0);
+	const i64 a = b & ~(i64)3;
+	const int lead = (int)(b - a), tot = lead + deg;
+	u32 dec = IN;
+	for (int c0 = 0; c0 < tot; c0 += 8) {
+		u32 u[8], s[8], p[8];
+		bool ok[8];
+		row8(P, a, lead, tot, c0, u, ok);
+#pragma unroll
+		for (int j = 0; j < 8; j++) {
+			s[j] = ok[j] ? P.st[u[j]] : OUT;
+			p[j] = (PK == PK_PRIM && ok[j]) ? __ldg(P.prim + u[j]) : 0;
+		}
+		bool hin = false, hund = false;
+#pragma unroll
+		for (int j = 0; j < 8; j++) {
+			if (ok[j] && key_of<PK>(P, u[j], s[j], p[j]) > kv) {
+				hin |= STATE(s[j]) == IN;
+				hund |= STATE(s[j]) == UND;
+			}
+		}
+		if (hin) {
+			dec = OUT;
+			break;
+		}
+		if (hund) return;
+	}
+	P.st[v] = (u8)((sv & ~3u) | dec);
+	if (dec != IN) return;
+	for (int c0 = 0; c0 < tot; c0 += 8) {
+		u32 u[8], s[8];
+		bool ok[8];
+		row8(P, a, lead, tot, c0, u, ok);
+#pragma unroll
+		for (int j = 0; j < 8; j++) s[j] = ok[j] ? P.st[u[j]] : OUT;
+#pragma unroll
+		for (int j = 0; j < 8; j++)
+			if (STATE(s[j]) == UND) P.st[u[j]] = (u8)((s[j] & ~3u) | OUT);
+	}
+}
 
 template <int G, int PK>
 __device__ __forceinline__ void mis1_visit(const Params &P, int v, i64 b, int deg, u32 sv) {
@@ -284,7 +353,7 @@ __device__ __forceinline__ void mis1_visit(const Params &P, int v, i64 b, int de
 	if (dec == IN) push_out<G, false>(P, b, deg);
 }
 
-template <int G, int PK>
+template <int G, int PK, bool VEC = false>
 __device__ void mis1_sweep(const Params &P) {
 	__shared__ List<1> lists[WARPS];
 	if (!sweep_needed(P)) return;
@@ -306,7 +375,10 @@ __device__ void mis1_sweep(const Params &P) {
 		live += __popc(flags);
 		cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
 		if (cnt < TILE && more) continue;
-		for (int i = lane / G; i < cnt; i += 32 / G) mis1_visit<G, PK>(P, L.v[i], L.beg[i], L.deg[i], L.st[i]);
+		for (int i = lane / G; i < cnt; i += 32 / G) {
+			if constexpr (VEC) mis1_visit_vec<PK>(P, L.v[i], L.beg[i], L.deg[i], L.st[i]);
+			else mis1_visit<G, PK>(P, L.v[i], L.beg[i], L.deg[i], L.st[i]);
+		}
 		__syncwarp();
 		cnt = 0;
 	}
@@ -331,7 +403,7 @@ __device__ __forceinline__ void argmax_reduce(u64 &key, int &id) {
 
 __device__ __forceinline__ bool covered(int b) { return b == B_COV || b == B_COVP; }
 
-template <int G, int PK>
+template <int G, int PK, bool CG = false>
 __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int deg, u32 sw, int bw, u32 champ) {
 	constexpr int U = USCAN(G);
 	const u32 q = threadIdx.x & (G - 1);
@@ -370,9 +442,9 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 			}
 #pragma unroll
 			for (int j = 0; j < U; j++) {
-				s[j] = ok[j] ? (first ? UND : P.st[u[j]]) : OUT;
+				s[j] = ok[j] ? (first ? UND : ld<CG>(P.st + u[j])) : OUT;
 				p[j] = (PK == PK_PRIM && ok[j]) ? __ldg(P.prim + u[j]) : 0;
-				bu[j] = (ok[j] && und && !first) ? P.ball[u[j]] : w;
+				bu[j] = (ok[j] && und && !first) ? ld<CG>(P.ball + u[j]) : w;
 			}
 #pragma unroll
 			for (int j = 0; j < U; j++) {
@@ -403,7 +475,7 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 				bu[j] = k < deg ? (int)__ldg(P.adj + b + k) : -1;
 			}
 #pragma unroll
-			for (int j = 0; j < U; j++) bu[j] = bu[j] >= 0 ? P.ball[bu[j]] : w;
+			for (int j = 0; j < U; j++) bu[j] = bu[j] >= 0 ? ld<CG>(P.ball + bu[j]) : w;
 #pragma unroll
 			for (int j = 0; j < U; j++) {
 				cov |= covered(bu[j]);
@@ -416,7 +488,7 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 	allme = __ballot_sync(gm, !allme) == 0;
 	if (nb == B_COV) {
 		// A member lies in N[w]: all of N[w] is within distance 2 of it.
-		push_out<G, true>(P, b, deg);
+		push_out<G, true, CG>(P, b, deg);
 		if (q == 0 && und) P.st[w] = (u8)((sw & ~3u) | OUT);
 		und = false;
 		nb = B_COVP;
@@ -448,8 +520,8 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 		}
 #pragma unroll
 		for (int j = 0; j < UP; j++) {
-			s[j] = u[j] != 0xffffffffu ? P.st[u[j]] : OUT;
-			bu[j] = u[j] != 0xffffffffu ? P.ball[u[j]] : B_COVP;
+			s[j] = u[j] != 0xffffffffu ? ld<CG>(P.st + u[j]) : OUT;
+			bu[j] = u[j] != 0xffffffffu ? ld<CG>(P.ball + u[j]) : B_COVP;
 		}
 #pragma unroll
 		for (int j = 0; j < UP; j++) {
@@ -536,6 +608,21 @@ SWEEPS(2, 1)
 SWEEPS(2, 4)
 SWEEPS(2, 8)
 SWEEPS(2, 32)
+
+// MIS-1, one lane per vertex, 16-byte row loads (row8).
+#define SWEEPV(PK)                                                                                           \
+	extern "C" __global__ void __launch_bounds__(256)                                                        \
+	    mis1_g1v_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, u32 *count, int n, \
+	                   int ncount, int pass, u32 seedlo, u32 seedhi) {                                        \
+		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi};                     \
+		mis1_sweep<1, PK, true>(P);                                                                        \
+	}
+SWEEPV(0)
+SWEEPV(1)
+SWEEPV(2)
+
+// The persistent tails of both distances.
+#include "mis_tail.cuh"
 
 // Initialisation, result, validation and floor kernels, and the cuda
 // package's test kernels.

@@ -1,0 +1,203 @@
+// Persistent tails of the MIS sweeps (included by mis.cu after the
+// sweeps; not compiled alone).
+
+// ------------------------------------------------------- MIS-1, tail
+//
+// After the first full sweeps only a few per cent of the vertices are
+// undecided, yet every further sweep reads all state bytes and pays a
+// launch and, every few sweeps, a host round trip. The tail instead
+// compacts the undecided vertices into a list and settles them in one
+// persistent launch: each thread revisits its list entries until all are
+// decided. The rules are those of the sweeps; only the loads change.
+// Within one launch L1 is not invalidated, so states are read from L2
+// (ld.cg), which every store reaches. The grid is no larger than the
+// blocks that fit on the device at once, so the owner of the undecided
+// vertex of largest key always runs and always settles it: every pass
+// makes progress. A bounded number of passes guards against a grid that
+// does not fit after all; what is left then goes back to the sweeps.
+
+// mis_compact appends the undecided vertices to list (warp-aggregated, so
+// each warp's run of 32 vertices stays in order) and counts them in *len.
+extern "C" __global__ void mis_compact(const u8 *st, int n, int *list, u32 *len) {
+	const u32 lane = threadIdx.x & 31;
+	const int nw = (n + 31) & ~31;
+	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < nw; v += gridDim.x * blockDim.x) {
+		const bool und = v < n && STATE(__ldcg(st + v)) == UND;
+		const u32 b = __ballot_sync(0xffffffffu, und);
+		if (!b) continue;
+		u32 at = 0;
+		if (lane == 0) at = atomicAdd(len, __popc(b));
+		at = __shfl_sync(0xffffffffu, at, 0);
+		if (und) list[at + __popc(b & ((1u << lane) - 1))] = v;
+	}
+}
+
+// mis1_try visits v once with L2 loads: it returns v's state after the
+// visit (UND while a larger neighbour is undecided).
+template <int PK>
+__device__ __forceinline__ u32 mis1_try(const Params &P, int v) {
+	const u32 sv = __ldcg(P.st + v);
+	if (STATE(sv) != UND) return STATE(sv);
+	const i64 b = __ldg(P.off + v);
+	const int deg = (int)(__ldg(P.off + v + 1) - b);
+	const u64 kv = key_of<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0);
+	constexpr int U = 8;
+	u32 dec = IN;
+	for (int k0 = 0; k0 < deg; k0 += U) {
+		u32 u[U], s[U], p[U];
+		bool ok[U];
+#pragma unroll
+		for (int j = 0; j < U; j++) {
+			ok[j] = k0 + j < deg;
+			u[j] = ok[j] ? (u32)__ldg(P.adj + b + k0 + j) : 0;
+		}
+#pragma unroll
+		for (int j = 0; j < U; j++) {
+			s[j] = ok[j] ? __ldcg(P.st + u[j]) : OUT;
+			p[j] = (PK == PK_PRIM && ok[j]) ? __ldg(P.prim + u[j]) : 0;
+		}
+		bool hin = false, hund = false;
+#pragma unroll
+		for (int j = 0; j < U; j++) {
+			if (ok[j] && key_of<PK>(P, u[j], s[j], p[j]) > kv) {
+				hin |= STATE(s[j]) == IN;
+				hund |= STATE(s[j]) == UND;
+			}
+		}
+		if (hin) {
+			dec = OUT;
+			break;
+		}
+		if (hund) return UND;
+	}
+	__stcg(P.st + v, (u8)((sv & ~3u) | dec));
+	if (dec == IN) {
+		for (int k0 = 0; k0 < deg; k0 += U) {
+			u32 u[U], s[U];
+#pragma unroll
+			for (int j = 0; j < U; j++) u[j] = k0 + j < deg ? (u32)__ldg(P.adj + b + k0 + j) : 0xffffffffu;
+#pragma unroll
+			for (int j = 0; j < U; j++) s[j] = u[j] != 0xffffffffu ? __ldcg(P.st + u[j]) : OUT;
+#pragma unroll
+			for (int j = 0; j < U; j++)
+				if (STATE(s[j]) == UND) __stcg(P.st + u[j], (u8)((s[j] & ~3u) | OUT));
+		}
+	}
+	return dec;
+}
+
+// The tail's passes are bounded; a launch that reaches the bound leaves
+// the rest to ordinary sweeps (its live count is then not zero).
+#define TAIL_PASSES 4096
+
+// tail_report adds the vertices a tail left in play to its live count
+// and keeps the most passes in count[ncount].
+__device__ __forceinline__ void tail_report(const Params &P, u32 passes, u32 left) {
+	left = warp_sum(left);
+	u32 mx = passes;
+#pragma unroll
+	for (int d = 16; d > 0; d >>= 1) mx = max(mx, __shfl_xor_sync(0xffffffffu, mx, d));
+	if ((threadIdx.x & 31) == 0) {
+		if (left) atomicAdd(P.count + P.pass % P.ncount, left);
+		if (mx) atomicMax(P.count + P.ncount, mx);
+	}
+}
+
+// mis1_tail settles the listed vertices. count[pass % ncount] gets the
+// vertices left undecided (0 unless the bound was hit) and
+// count[ncount] the most passes any thread made.
+template <int PK>
+__device__ void mis1_tail(const Params &P, const int *list, const u32 *len) {
+	const u32 m = *(volatile const u32 *)len;
+	const u32 stride = gridDim.x * blockDim.x;
+	const u32 t0 = blockIdx.x * blockDim.x + threadIdx.x;
+	u32 passes = 0, left = 0;
+	for (bool any = t0 < m; any && passes < TAIL_PASSES;) {
+		any = false;
+		passes++;
+		for (u32 i = t0; i < m; i += stride) any |= mis1_try<PK>(P, list[i]) == UND;
+	}
+	for (u32 i = t0; left == 0 && passes == TAIL_PASSES && i < m; i += stride)
+		left += STATE(__ldcg(P.st + list[i])) == UND;
+	tail_report(P, passes, left);
+}
+
+// ------------------------------------------------------- MIS-2, tail
+//
+// As for MIS-1 (see mis1_tail): the vertices still in play after the
+// full sweeps are listed and settled by one persistent launch, with the
+// rules and the work test of the sweeps' tile pass.
+
+// mis_compact2 lists the vertices in play: undecided, or with a ball
+// not yet settled.
+extern "C" __global__ void mis_compact2(const u8 *st, const int *ball, int n, int *list, u32 *len) {
+	const u32 lane = threadIdx.x & 31;
+	const int nw = (n + 31) & ~31;
+	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < nw; v += gridDim.x * blockDim.x) {
+		bool play = false;
+		if (v < n) {
+			const int bv = __ldcg(ball + v);
+			play = STATE(__ldcg(st + v)) == UND || !(bv == B_NONE || bv == B_COVP);
+		}
+		const u32 b = __ballot_sync(0xffffffffu, play);
+		if (!b) continue;
+		u32 at = 0;
+		if (lane == 0) at = atomicAdd(len, __popc(b));
+		at = __shfl_sync(0xffffffffu, at, 0);
+		if (play) list[at + __popc(b & ((1u << lane) - 1))] = v;
+	}
+}
+
+// mis2_try does the tile pass's test and, when w has work, its visit;
+// it returns whether w was in play before.
+template <int PK>
+__device__ __forceinline__ bool mis2_try(const Params &P, int w) {
+	const u32 sw = __ldcg(P.st + w);
+	const int bw = __ldcg(P.ball + w);
+	const u32 s = STATE(sw);
+	if (!(s == UND || !(bw == B_NONE || bw == B_COVP))) return false;
+	const u32 c = bw >= 0 ? STATE(__ldcg(P.st + bw)) : 0u;
+	if (bw == B_UNK || bw == B_COV || (bw >= 0 && c != UND) || (s == UND && bw == w)) {
+		const i64 b = __ldg(P.off + w);
+		mis2_visit<1, PK, true>(P, w, b, (int)(__ldg(P.off + w + 1) - b), sw, bw, c);
+	}
+	return true;
+}
+
+template <int PK>
+__device__ void mis2_tail(const Params &P, const int *list, const u32 *len) {
+	const u32 m = *(volatile const u32 *)len;
+	const u32 stride = gridDim.x * blockDim.x;
+	const u32 t0 = blockIdx.x * blockDim.x + threadIdx.x;
+	u32 passes = 0, left = 0;
+	for (bool any = t0 < m; any && passes < TAIL_PASSES;) {
+		any = false;
+		passes++;
+		for (u32 i = t0; i < m; i += stride) any |= mis2_try<PK>(P, list[i]);
+	}
+	for (u32 i = t0; left == 0 && passes == TAIL_PASSES && i < m; i += stride) {
+		const int w = list[i];
+		const int bw = __ldcg(P.ball + w);
+		left += STATE(__ldcg(P.st + w)) == UND || !(bw == B_NONE || bw == B_COVP);
+	}
+	tail_report(P, passes, left);
+}
+
+// The tails (MIS-1's list lives in the ball buffer, which it does not
+// use; MIS-2's in a buffer of its own).
+#define TAIL(dist, PK)                                                                                        \
+	extern "C" __global__ void __launch_bounds__(256)                                                         \
+	    mis##dist##_tail_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const int *list,             \
+	                           const u32 *len, const u32 *prim, u32 *count, int n, int ncount, int pass,       \
+	                           u32 seedlo, u32 seedhi) {                                                       \
+		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi};                      \
+		if (!sweep_needed(P)) return;                                                                       \
+		mis##dist##_tail<PK>(P, list, len);                                                                 \
+	}
+TAIL(1, 0)
+TAIL(1, 1)
+TAIL(1, 2)
+TAIL(2, 0)
+TAIL(2, 1)
+TAIL(2, 2)
+
