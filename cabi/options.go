@@ -43,6 +43,7 @@ func (o op) String() string {
 		{opMatrix, "misgrid_graph_from_csr/_coo"}, {opElements, "misgrid_graph_from_elements"},
 		{opMIS, "misgrid_mis"}, {opColor, "misgrid_color"}, {opHierarchy, "misgrid_hierarchy"},
 		{opVTU, "misgrid_write_vtu"}, {opSolver, "misgrid_solver_create"},
+		{opDistributed, "misgrid_mis_distributed"},
 	} {
 		if o&x.o != 0 {
 			names = append(names, x.name)

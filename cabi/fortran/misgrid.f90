@@ -72,7 +72,8 @@ module misgrid
        c_misgrid_solver_create, c_misgrid_solver_destroy, c_misgrid_solver_set_coordinates, &
        c_misgrid_solver_set_nullspace, c_misgrid_solver_setup, c_misgrid_solver_update_values, &
        c_misgrid_solver_apply, c_misgrid_solver_solve, c_misgrid_solver_residuals, &
-       c_misgrid_solver_info, c_misgrid_solver_level_info
+       c_misgrid_solver_info, c_misgrid_solver_level_info, &
+       c_misgrid_mis_distributed, c_misgrid_mis_distributed_f
 
   interface
      function c_misgrid_version() bind(c, name='misgrid_version') result(s)
@@ -410,6 +411,27 @@ module misgrid
        integer(c_int64_t), intent(out) :: rows, nonzeros, block_size
        integer(c_int) :: st
      end function c_misgrid_solver_level_info
+     function c_misgrid_mis_distributed(ctx, comm, nglobal, first, nlocal, nnz, index_type, base, &
+          rowptr, colind, classes, options, flags, set_size, rounds) &
+          bind(c, name='misgrid_mis_distributed') result(st)
+       import :: c_ptr, c_int, c_int32_t, c_int64_t, c_char
+       type(c_ptr), value :: ctx, comm, rowptr, colind, classes, flags, set_size, rounds
+       integer(c_int64_t), value :: nglobal, first, nlocal, nnz
+       integer(c_int32_t), value :: index_type, base
+       character(kind=c_char), intent(in) :: options(*)
+       integer(c_int) :: st
+     end function c_misgrid_mis_distributed
+     function c_misgrid_mis_distributed_f(ctx, fcomm, nglobal, first, nlocal, nnz, index_type, base, &
+          rowptr, colind, classes, options, flags, set_size, rounds) &
+          bind(c, name='misgrid_mis_distributed_f') result(st)
+       import :: c_ptr, c_int, c_int32_t, c_int64_t, c_char
+       type(c_ptr), value :: ctx, rowptr, colind, classes, flags, set_size, rounds
+       integer(c_int32_t), value :: fcomm
+       integer(c_int64_t), value :: nglobal, first, nlocal, nnz
+       integer(c_int32_t), value :: index_type, base
+       character(kind=c_char), intent(in) :: options(*)
+       integer(c_int) :: st
+     end function c_misgrid_mis_distributed_f
      function c_strlen(s) bind(c, name='strlen') result(n)
        import :: c_ptr, c_size_t
        type(c_ptr), value :: s
@@ -433,6 +455,18 @@ module misgrid
   public :: misgrid_solver_set_nullspace, misgrid_solver_setup, misgrid_solver_update_values
   public :: misgrid_solver_apply, misgrid_solver_solve, misgrid_solver_residuals
   public :: misgrid_solver_info, misgrid_solver_level_info
+  public :: misgrid_mis_distributed
+
+  !> misgrid_mis_distributed(ctx, comm, nglobal, first, rowptr, colind, flags
+  !>   [, options] [, set_size] [, rounds] [, classes] [, base])
+  !> Collective over the integer communicator comm (MPI_COMM_WORLD of
+  !> "use mpi", or comm%MPI_VAL of mpi_f08). This rank's rows are
+  !> first .. first+size(rowptr)-2 (1-based unless base says otherwise) of
+  !> an nglobal-vertex graph, with GLOBAL column ids; flags(i) is 1 when
+  !> row first+i-1 is in the set misgrid_mis returns for the whole graph.
+  interface misgrid_mis_distributed
+     module procedure dist_i32, dist_i64
+  end interface misgrid_mis_distributed
 
   !> misgrid_graph_from_csr(ctx, rowptr, colind, [values,] graph [, options] [, base])
   !> rowptr and colind both int32 or both int64; values real64, real32 or
@@ -1217,5 +1251,79 @@ contains
     if (present(nonzeros)) nonzeros = v(2)
     if (present(block_size)) block_size = v(3)
   end function misgrid_solver_level_info
+
+  ! ------------------------------------------------------------ MPI
+
+  integer(c_int) function dist_i32(ctx, comm, nglobal, first, rowptr, colind, flags, options, &
+       set_size, rounds, classes, base) result(st)
+    type(misgrid_context), intent(in) :: ctx
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in) :: nglobal, first
+    integer(c_int32_t), intent(in), target, contiguous :: rowptr(:), colind(:)
+    integer(c_int32_t), intent(out), target, contiguous :: flags(:)
+    character(len=*), intent(in), optional :: options
+    integer(c_int64_t), intent(out), target, optional :: set_size, rounds
+    integer(c_int32_t), intent(in), target, contiguous, optional :: classes(:)
+    integer, intent(in), optional :: base
+    st = dist_check(ctx, size(rowptr, kind=c_int64_t) - 1, size(flags, kind=c_int64_t), classes)
+    if (st /= MISGRID_OK) return
+    st = dist_call(ctx, comm, nglobal, first, size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         MISGRID_INT32, base_or_one(base), c_loc(rowptr), c_loc(colind), flags, options, set_size, rounds, classes)
+  end function dist_i32
+
+  integer(c_int) function dist_i64(ctx, comm, nglobal, first, rowptr, colind, flags, options, &
+       set_size, rounds, classes, base) result(st)
+    type(misgrid_context), intent(in) :: ctx
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in) :: nglobal, first
+    integer(c_int64_t), intent(in), target, contiguous :: rowptr(:), colind(:)
+    integer(c_int32_t), intent(out), target, contiguous :: flags(:)
+    character(len=*), intent(in), optional :: options
+    integer(c_int64_t), intent(out), target, optional :: set_size, rounds
+    integer(c_int32_t), intent(in), target, contiguous, optional :: classes(:)
+    integer, intent(in), optional :: base
+    st = dist_check(ctx, size(rowptr, kind=c_int64_t) - 1, size(flags, kind=c_int64_t), classes)
+    if (st /= MISGRID_OK) return
+    st = dist_call(ctx, comm, nglobal, first, size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         MISGRID_INT64, base_or_one(base), c_loc(rowptr), c_loc(colind), flags, options, set_size, rounds, classes)
+  end function dist_i64
+
+  !> Sizes that must agree with nlocal. A mismatch is reported before the
+  !> collective call, so it is an error on this rank only: the others then
+  !> wait for it until their timeout.
+  integer(c_int) function dist_check(ctx, nlocal, nflags, classes) result(st)
+    type(misgrid_context), intent(in) :: ctx
+    integer(c_int64_t), intent(in) :: nlocal, nflags
+    integer(c_int32_t), intent(in), optional :: classes(:)
+    st = MISGRID_OK
+    if (nflags < nlocal) then
+       st = size_error(ctx, 'misgrid_mis_distributed', 'flags', nflags, nlocal)
+    else if (present(classes)) then
+       if (size(classes, kind=c_int64_t) /= nlocal) &
+            st = size_error(ctx, 'misgrid_mis_distributed', 'classes', size(classes, kind=c_int64_t), nlocal)
+    end if
+  end function dist_check
+
+  integer(c_int) function dist_call(ctx, comm, nglobal, first, nlocal, nnz, itype, base, rowptr, colind, &
+       flags, options, set_size, rounds, classes) result(st)
+    type(misgrid_context), intent(in) :: ctx
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in) :: nglobal, first, nlocal, nnz
+    integer(c_int32_t), intent(in) :: itype, base
+    type(c_ptr), intent(in) :: rowptr, colind
+    integer(c_int32_t), intent(out), target, contiguous :: flags(:)
+    character(len=*), intent(in), optional :: options
+    integer(c_int64_t), intent(out), target, optional :: set_size, rounds
+    integer(c_int32_t), intent(in), target, contiguous, optional :: classes(:)
+    type(c_ptr) :: ps, pr, pc
+    ps = c_null_ptr
+    pr = c_null_ptr
+    pc = c_null_ptr
+    if (present(set_size)) ps = c_loc(set_size)
+    if (present(rounds)) pr = c_loc(rounds)
+    if (present(classes)) pc = c_loc(classes)
+    st = c_misgrid_mis_distributed_f(ctx%h, int(comm, c_int32_t), nglobal, first, nlocal, nnz, itype, base, &
+         rowptr, colind, pc, cstr(options), c_loc(flags), ps, pr)
+  end function dist_call
 
 end module misgrid

@@ -278,6 +278,59 @@ misgrid_status misgrid_verify(misgrid_context ctx, misgrid_graph graph, int64_t 
 misgrid_status misgrid_write_vtu(misgrid_context ctx, misgrid_graph graph,
                                  misgrid_result result, const char *path, const char *options);
 
+/* ---------------------------------------------------------------- MPI */
+
+/*
+ * A maximal independent set of a graph distributed over the ranks of an
+ * MPI communicator: the flags of this rank's rows in the SAME set that
+ * misgrid_mis returns for the whole graph with the same options, for any
+ * number of ranks. Collective: every rank of the communicator calls it.
+ *
+ * comm is the ADDRESS of your communicator (MPI_Comm comm; pass &comm):
+ * MPI_Comm is an int in MPICH and a pointer in Open MPI, and this header
+ * does not include mpi.h. The library duplicates it for its own messages
+ * and never finalises MPI; the caller must have called MPI_Init (or
+ * MPI_Init_thread) and calls this from the thread that did unless it asked
+ * for MPI_THREAD_SERIALIZED or more.
+ *
+ * Each rank passes the next contiguous block of rows, in rank order: rows
+ * first .. first+nlocal-1 (in the given base) of an nglobal-vertex graph,
+ * as CSR with GLOBAL column ids: rowptr (nlocal+1 entries), colind (nnz =
+ * rowptr[nlocal]-base entries), index_type and base as misgrid_graph_from_csr.
+ * A rank may have nlocal = 0. The diagonal is dropped and repeats merged,
+ * but the pattern must be symmetric (an edge in both rows; checked, also
+ * across ranks). classes (nlocal values MISGRID_INTERIOR..MISGRID_CORNER,
+ * or NULL) are this rank's rows' boundary classes for priority=boundary,
+ * as misgrid_graph_set_classes. Options: distance, priority (hash,
+ * boundary, degree), seed, mode (exact, or admma: Adams's algorithm,
+ * distance 1, a valid MIS that depends on the partition) and timeout
+ * (seconds any wait for another rank may take; default 120).
+ *
+ * Out: flags (nlocal entries, 1 = in the set), *set_size (the size of the
+ * whole set) and *rounds (exchange rounds; outer iterations with admma);
+ * set_size and rounds may be NULL. Invalid input on any rank (an id out of
+ * range, blocks that do not tile the rows, ranks that disagree on nglobal
+ * or options) is an error on every rank, with the reason on the rank that
+ * has it; a rank that fails or stops answering mid-run makes the others
+ * fail within a few timeouts. A library built without MPI (the default;
+ * make MPI=1 builds it in) returns MISGRID_ERR_ARG saying so.
+ */
+misgrid_status misgrid_mis_distributed(misgrid_context ctx, const void *comm, int64_t nglobal,
+                                       int64_t first, int64_t nlocal, int64_t nnz,
+                                       int32_t index_type, int32_t base, const void *rowptr,
+                                       const void *colind, const int32_t *classes,
+                                       const char *options, int32_t *flags, int64_t *set_size,
+                                       int64_t *rounds);
+
+/* The same with a Fortran communicator handle (MPI_Comm_c2f(comm), or
+ * MPI_COMM_WORLD of "use mpi"): what the Fortran module calls. */
+misgrid_status misgrid_mis_distributed_f(misgrid_context ctx, int32_t fcomm, int64_t nglobal,
+                                         int64_t first, int64_t nlocal, int64_t nnz,
+                                         int32_t index_type, int32_t base, const void *rowptr,
+                                         const void *colind, const int32_t *classes,
+                                         const char *options, int32_t *flags,
+                                         int64_t *set_size, int64_t *rounds);
+
 /* ---------------------------------------------------------------- result */
 
 misgrid_status misgrid_result_destroy(misgrid_context ctx, misgrid_result result);
