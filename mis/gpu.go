@@ -130,7 +130,7 @@ func newEngine(ctx *cuda.Context, owns bool) (*engine, error) {
 		fn: map[string]*cuda.Function{}, occ: map[string]int{}}
 	names := []string{"mis_init", "mis_members", "csr_check", "degree_prim", "stream_floor", "mis_compact", "mis_compact2"}
 	for pk := 0; pk < 3; pk++ {
-		names = append(names, tailName(1, pk), tailName(2, pk), vecSweepName(pk))
+		names = append(names, tailName(1, pk), tailName(2, pk), vecSweepName(pk), runnerUpName(pk, false), runnerUpName(pk, true))
 	}
 	for _, d := range []int{1, 2} {
 		for _, g := range groupSizes {
@@ -170,6 +170,15 @@ func sweepName(dist, group, pk int) string {
 func vecSweepName(pk int) string { return fmt.Sprintf("mis1_g1v_p%d", pk) }
 
 func tailName(dist, pk int) string { return fmt.Sprintf("mis%d_tail_p%d", dist, pk) }
+
+// runnerUpName is the MIS-2 sweep (or tail) for one lane per vertex that
+// keeps a runner-up beside each ball's champion.
+func runnerUpName(pk int, tail bool) string {
+	if tail {
+		return fmt.Sprintf("mis2_tailr_p%d", pk)
+	}
+	return fmt.Sprintf("mis2_g1r_p%d", pk)
+}
 
 func (e *engine) usable() error {
 	e.bmu.Lock()

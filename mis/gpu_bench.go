@@ -22,6 +22,9 @@ type DeviceBench struct {
 	// Scalar keeps 4-byte row loads where 16-byte ones are possible
 	// (MIS-1, one lane per vertex).
 	Scalar bool
+	// Single keeps no runner-up beside each ball's champion (MIS-2, one
+	// lane per vertex): a ball is rescanned whenever its champion leaves.
+	Single bool
 	// Profile adds one run that times each sweep on its own.
 	Profile bool
 }
@@ -78,6 +81,7 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 		t.group = b.Group
 	}
 	t.scalar = b.Scalar
+	t.single = b.Single
 	if b.Tail != 0 {
 		t.tail = max(b.Tail, 0)
 	}

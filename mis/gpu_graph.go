@@ -33,7 +33,7 @@ type DeviceGraph struct {
 // workspace is the per-graph working memory of the sweeps.
 type workspace struct {
 	st    *cuda.Buffer // state byte per vertex, padded to whole tiles
-	ball  *cuda.Buffer // MIS-2 champion per vertex, padded likewise (MIS-1: the tail's list)
+	ball  *cuda.Buffer // MIS-2 champion, then runner-up, per vertex, padded likewise (MIS-1: the tail's list)
 	list  *cuda.Buffer // MIS-2 tail's list of vertices in play
 	prim  *cuda.Buffer // uint32 primary ranks (Degree, User)
 	cls   *cuda.Buffer // class bytes of the last Boundary run from the host
@@ -83,7 +83,7 @@ var testFreeMemory int64
 // directed edges needs: graph, state, MIS-2 balls, ranks and counters.
 func deviceBytes(n int, m int64) (graph, work int64) {
 	graph = 8*int64(n+1) + 4*m
-	work = padded(n)*(1+4+4) + 4*int64(n) + 4*(nCount+2) + 4096
+	work = padded(n)*(1+8+4) + 4*int64(n) + 4*(nCount+2) + 4096
 	return graph, work
 }
 

@@ -24,6 +24,7 @@ const (
 
 type modelWrite struct {
 	ball   bool
+	ball2  bool // the runner-up of a ball (ball2 in mis.cu)
 	v      int32
 	val    int32
 	or     bool // an atomic OR of the OUT bit: a member stays a member
@@ -35,6 +36,9 @@ type model struct {
 	keys []uint64
 	st   []uint8
 	ball []int32
+	// ball2 is the runner-up beside each champion; only the ball's own
+	// visitor uses it, so it is never read stale.
+	ball2 []int32
 	// Older states, newest first: a neighbour read may return any of
 	// them, as a stale L1 line would (the tile pass reads fresh values).
 	oldSt   [][]uint8
@@ -114,10 +118,29 @@ func (m *model) visit2(w int32) ([]modelWrite, bool) {
 		nb = bCov
 	}
 	rescan := bw == bUnk || (bw >= 0 && champ == mOut)
+	if bw >= 0 && champ == mOut {
+		r2 := m.ball2[w]
+		s2 := uint8(mOut)
+		if r2 >= 0 {
+			s2 = m.nst(r2)
+		}
+		if r2 == bNone || (r2 >= 0 && s2 != mOut) {
+			rescan = false
+			switch {
+			case r2 == bNone:
+				nb = bNone
+			case s2 == mIn:
+				nb = bCov
+			default:
+				nb = r2
+				out = append(out, modelWrite{ball2: true, v: w, val: bUnk})
+			}
+		}
+	}
 	cov, allMe := false, true
 	if rescan {
 		anyIn := sw == mIn
-		id := int32(-1)
+		id, id2 := int32(-1), int32(-1)
 		if und {
 			id = w
 		}
@@ -131,7 +154,9 @@ func (m *model) visit2(w int32) ([]modelWrite, bool) {
 				anyIn = true
 			case mUnd:
 				if id < 0 || m.keys[u] > m.keys[id] {
-					id = u
+					id, id2 = u, id
+				} else if id2 < 0 || m.keys[u] > m.keys[id2] {
+					id2 = u
 				}
 			}
 			if und && !m.first {
@@ -150,6 +175,11 @@ func (m *model) visit2(w int32) ([]modelWrite, bool) {
 			nb = bNone
 		default:
 			nb = id
+			r2 := id2
+			if r2 < 0 {
+				r2 = bNone
+			}
+			out = append(out, modelWrite{ball2: true, v: w, val: r2})
 		}
 	} else if und && nb == w {
 		for _, u := range m.g.Neighbors(w) {
@@ -202,9 +232,9 @@ func (m *model) visit2(w int32) ([]modelWrite, bool) {
 // runModel returns the set and the number of sweeps.
 func runModel(g *mesh.Graph, keys []uint64, dist, chunk int, rng *rand.Rand) ([]bool, int) {
 	n := g.N()
-	m := &model{g: g, keys: keys, st: make([]uint8, n), ball: make([]int32, n)}
+	m := &model{g: g, keys: keys, st: make([]uint8, n), ball: make([]int32, n), ball2: make([]int32, n)}
 	for i := range m.ball {
-		m.ball[i] = bUnk
+		m.ball[i], m.ball2[i] = bUnk, bUnk
 	}
 	order := make([]int32, n)
 	for i := range order {
@@ -225,6 +255,7 @@ func runModel(g *mesh.Graph, keys []uint64, dist, chunk int, rng *rand.Rand) ([]
 			}
 			snap.st = slices.Clone(m.st)
 			snap.ball = slices.Clone(m.ball)
+			snap.ball2 = slices.Clone(m.ball2)
 			var writes []modelWrite
 			for _, v := range order[lo:min(lo+chunk, n)] {
 				var w []modelWrite
@@ -242,6 +273,8 @@ func runModel(g *mesh.Graph, keys []uint64, dist, chunk int, rng *rand.Rand) ([]
 			rng.Shuffle(len(writes), func(i, j int) { writes[i], writes[j] = writes[j], writes[i] })
 			for _, w := range writes {
 				switch {
+				case w.ball2:
+					m.ball2[w.v] = w.val
 				case w.ball && w.ifOpen:
 					// The kernel checks and writes without an atomic:
 					// the check saw an open ball in the snapshot.

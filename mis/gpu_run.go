@@ -26,6 +26,10 @@ type gpuTuning struct {
 	// scalar keeps MIS-1 with one lane per vertex on 4-byte row loads
 	// even where the 16-byte ones (mis1_g1v) are possible.
 	scalar bool
+	// single runs MIS-2 with one lane per vertex without runner-ups
+	// (mis2_g1 instead of mis2_g1r): every ball whose champion leaves is
+	// rescanned.
+	single bool
 }
 
 // defaultTuning picks lanes per vertex from the average degree. The
@@ -132,7 +136,7 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 		}
 	}
 	if (dist == 2 || t.tail > 0) && ws.ball == nil {
-		if ws.ball, err = ctx.Alloc(4 * np); err != nil {
+		if ws.ball, err = ctx.Alloc(8 * np); err != nil {
 			return nil, err
 		}
 	}
@@ -211,6 +215,10 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 	if dist == 1 && group == 1 && dg.vec && !t.scalar {
 		r.name = vecSweepName(r.pk)
 	}
+	runnerUp := dist == 2 && group == 1 && !t.single
+	if runnerUp {
+		r.name = runnerUpName(r.pk, false)
+	}
 	if e.fn[r.name] == nil {
 		return nil, fmt.Errorf("mis: no kernel %s (lanes per vertex must be one of %v)", r.name, groupSizes)
 	}
@@ -221,6 +229,9 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 		// the device at once, which e.grid's cap at the resident blocks
 		// ensures. MIS-1 lists in the ball buffer, which it does not use.
 		r.tail, r.list, r.tailName = t.tail, ws.ball, tailName(dist, r.pk)
+		if runnerUp {
+			r.tailName = runnerUpName(r.pk, true)
+		}
 		if dist == 2 {
 			r.list = ws.list
 		}

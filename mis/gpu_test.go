@@ -108,15 +108,23 @@ func TestGPUGroupSizes(t *testing.T) {
 			for _, gs := range groupSizes {
 				// Also with the persistent tail after 0 (none), 1 and 3
 				// full sweeps.
+				// MIS-2 with one lane per vertex with and without
+				// runner-ups.
+				singles := []bool{false}
+				if gs == 1 && dist == 2 {
+					singles = append(singles, true)
+				}
 				for _, tail := range []int{0, 1, 3} {
-					got, err := dg.compute(dist, devicePriority{seed: 3}, gpuTuning{group: gs, first: 1 + gs%5, batch: 1 + gs%3, tail: tail, scalar: tail == 1})
-					if err != nil {
-						t.Fatal(err)
+					for _, single := range singles {
+						got, err := dg.compute(dist, devicePriority{seed: 3}, gpuTuning{group: gs, first: 1 + gs%5, batch: 1 + gs%3, tail: tail, scalar: tail == 1, single: single})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if i := firstDiff(got.In, want.In); i >= 0 {
+							t.Fatalf("%s dist %d group %d tail %d single %v: differs at vertex %d", name, dist, gs, tail, single, i)
+						}
+						t.Logf("%s dist %d group %d tail %d single %v: %d members, %d sweeps", name, dist, gs, tail, single, got.Size, got.Rounds)
 					}
-					if i := firstDiff(got.In, want.In); i >= 0 {
-						t.Fatalf("%s dist %d group %d tail %d: differs at vertex %d", name, dist, gs, tail, i)
-					}
-					t.Logf("%s dist %d group %d tail %d: %d members, %d sweeps", name, dist, gs, tail, got.Size, got.Rounds)
 				}
 			}
 		}

@@ -48,6 +48,7 @@ type gpuBenchResult struct {
 	Group    int    `json:"lanes_per_vertex"`
 	Tail     int    `json:"tail,omitempty"` // full sweeps before the tail launch, -1 none
 	Scalar   bool   `json:"scalar_rows,omitempty"`
+	Single   bool   `json:"single_champion,omitempty"` // MIS-2 without runner-ups
 
 	UploadSeconds float64 `json:"upload_s"` // host to device copy of the graph
 	UploadGBps    float64 `json:"upload_gbps"`
@@ -84,6 +85,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	orders := fs.String("order", "natural", "vertex orders, comma-separated: natural, rcm, locality, random")
 	groups := fs.String("group", "0", "lanes per vertex, comma-separated: 1, 4, 8, 32, or 0 to choose by degree")
 	vecs := fs.String("vec", "1", "MIS-1 with one lane per vertex: 1 reads rows with 16-byte loads, 0 with 4-byte loads; comma-separated")
+	runnerUps := fs.String("runnerup", "1", "MIS-2 with one lane per vertex: 1 keeps a runner-up beside each ball's champion, 0 rescans the ball whenever its champion leaves; comma-separated")
 	tails := fs.String("tail", "0", "full sweeps before the persistent tail launch, comma-separated: 1 to 16, -1 for none, 0 for the default")
 	priority := fs.String("priority", "hash", "priority: hash, boundary or degree")
 	seed := fs.Uint64("seed", 0, "hash seed")
@@ -113,6 +115,10 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	vecList, err := intList("vec", *vecs, 0, 1)
+	if err != nil {
+		return err
+	}
+	ruList, err := intList("runnerup", *runnerUps, 0, 1)
 	if err != nil {
 		return err
 	}
@@ -170,13 +176,16 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 				}
 				for _, grp := range groupList {
 					for _, tl := range tailList {
-						for _, vec := range vecList {
-							if d == 2 && vec != vecList[0] {
-								continue // MIS-1 only
-							}
+						// -vec applies to MIS-1, -runnerup to MIS-2.
+						variants := vecList
+						if d == 2 {
+							variants = ruList
+						}
+						for _, vr := range variants {
+							scalar, single := d == 1 && vr == 0, d == 2 && vr == 0
 							prog.Show("%s %s distance %d: GPU", spec, order, d)
-							r, err := benchGPUOne(g, dg, mis.Options{Distance: d, Priority: pri}, mis.DeviceBench{Reps: *reps, Group: grp, Tail: tl, Scalar: vec == 0, Profile: *profile}, want)
-							r.Scalar = vec == 0
+							r, err := benchGPUOne(g, dg, mis.Options{Distance: d, Priority: pri}, mis.DeviceBench{Reps: *reps, Group: grp, Tail: tl, Scalar: scalar, Single: single, Profile: *profile}, want)
+							r.Scalar, r.Single = scalar, single
 							r.Graph, r.Order = spec, order
 							r.UploadSeconds = up.Seconds()
 							r.UploadGBps = float64(8*int64(g.N()+1)+4*g.NumEdges()) / up.Seconds() / 1e9

@@ -403,7 +403,20 @@ __device__ __forceinline__ void argmax_reduce(u64 &key, int &id) {
 
 __device__ __forceinline__ bool covered(int b) { return b == B_COV || b == B_COVP; }
 
-template <int G, int PK, bool CG = false>
+// ball2 holds, beside each champion, the runner-up: the undecided vertex
+// of largest key in N[w] but the champion, as the rescan that found the
+// champion saw it (B_NONE when there was none, B_UNK when unknown). It
+// lives in the ball buffer after the padded ball array and only the
+// visitor of w reads or writes it. States read by that rescan may be
+// stale, but only ever as undecided, so the runner-up is the largest of
+// a superset of N[w]'s undecided vertices: when the champion leaves and
+// the runner-up still reads undecided, it is the new champion, and most
+// balls need no rescan.
+__device__ __forceinline__ int *ball2(const Params &P) {
+	return P.ball + (P.n + TILE - 1) / TILE * TILE;
+}
+
+template <int G, int PK, bool CG = false, bool R = false>
 __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int deg, u32 sw, int bw, u32 champ) {
 	constexpr int U = USCAN(G);
 	const u32 q = threadIdx.x & (G - 1);
@@ -411,7 +424,20 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 	bool und = STATE(sw) == UND;
 	int nb = bw;
 	if (bw >= 0 && champ == IN) nb = B_COV;
-	const bool rescan = bw == B_UNK || (bw >= 0 && champ == OUT);
+	bool rescan = bw == B_UNK || (bw >= 0 && champ == OUT);
+	if (R && CG && bw >= 0 && champ == OUT) {
+		// The champion left: the runner-up takes over when it is still
+		// undecided; a member there covers the ball; with none, all of
+		// N[w] is decided without a member. (The sweeps do this in the
+		// tile pass; this is for the tail.)
+		const int r2 = ld<CG>(ball2(P) + w);
+		const u32 s2 = r2 >= 0 ? STATE(ld<CG>(P.st + r2)) : OUT;
+		if (r2 == B_NONE || (r2 >= 0 && s2 != OUT)) {
+			rescan = false;
+			nb = r2 == B_NONE ? B_NONE : (s2 == IN ? B_COV : r2);
+			if (nb >= 0) ball2(P)[w] = B_UNK;
+		}
+	}
 	bool cov = false, allme = true;
 	// In the first sweep every ball is unknown and nearly every vertex
 	// undecided: the champion is the vertex of largest key in N[w], which
@@ -424,8 +450,8 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 		// and for an undecided w the neighbours' balls say whether w
 		// can join (all name w) or must leave (one is covered).
 		bool anyin = STATE(sw) == IN;
-		int id = -1;
-		u64 key = 0;
+		int id = -1, id2 = -1;
+		u64 key = 0, key2 = 0;
 		if (q == 0 && und) {
 			id = w;
 			key = key_of<PK>(P, w, sw, PK == PK_PRIM ? __ldg(P.prim + w) : 0);
@@ -452,8 +478,13 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 				if (ok[j] && STATE(s[j]) == UND) {
 					u64 ku = key_of<PK>(P, u[j], s[j], p[j]);
 					if (id < 0 || ku > key) {
+						key2 = key;
+						id2 = id;
 						key = ku;
 						id = (int)u[j];
+					} else if (R && (id2 < 0 || ku > key2)) {
+						key2 = ku;
+						id2 = (int)u[j];
 					}
 				}
 				cov |= covered(bu[j]);
@@ -463,6 +494,7 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 		argmax_reduce<G>(key, id);
 		anyin = __ballot_sync(gm, anyin) != 0;
 		nb = anyin ? B_COV : (id < 0 ? B_NONE : id);
+		if (R && nb >= 0) ball2(P)[w] = id2 < 0 ? B_NONE : id2;
 		if (first) allme = false;
 	} else if (und && nb == w) {
 		// Only the decision is open: stop at the first neighbour whose
@@ -531,8 +563,10 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 	}
 }
 
-template <int G, int PK>
+// R keeps runner-ups (ball2), for one lane per vertex only.
+template <int G, int PK, bool R = false>
 __device__ void mis2_sweep(const Params &P) {
+	static_assert(!R || G == 1, "runner-ups need one lane per vertex");
 	__shared__ List<2> lists[WARPS];
 	if (!sweep_needed(P)) return;
 	const u32 lane = threadIdx.x & 31;
@@ -550,7 +584,7 @@ __device__ void mis2_sweep(const Params &P) {
 	for (; t < nt; t += ts) {
 		const int base = t * TILE;
 		const u32 w = nw;
-		const int bs[4] = {nb4.x, nb4.y, nb4.z, nb4.w};
+		int bs[4] = {nb4.x, nb4.y, nb4.z, nb4.w};
 		const bool more = t + ts < nt;
 		if (more) {
 			nw = __ldcg((const u32 *)(P.st + (t + ts) * TILE + lane * 4));
@@ -562,6 +596,28 @@ __device__ void mis2_sweep(const Params &P) {
 		u32 champ[4];
 #pragma unroll
 		for (int j = 0; j < 4; j++) champ[j] = bs[j] >= 0 ? __ldcg(P.st + bs[j]) : 0u;
+		if constexpr (R) {
+			// A ball whose champion left passes to its runner-up here,
+			// with no visit (see ball2), when that is still undecided;
+			// a member as runner-up covers the ball (the visit pushes).
+			int r2[4];
+			u32 s2[4];
+#pragma unroll
+			for (int j = 0; j < 4; j++)
+				r2[j] = bs[j] >= 0 && STATE(champ[j]) == OUT ? __ldcg(ball2(P) + base + lane * 4 + j) : B_UNK;
+#pragma unroll
+			for (int j = 0; j < 4; j++) s2[j] = r2[j] >= 0 ? STATE(__ldcg(P.st + r2[j])) : OUT;
+#pragma unroll
+			for (int j = 0; j < 4; j++) {
+				if (!(r2[j] == B_NONE || (r2[j] >= 0 && s2[j] != OUT))) continue;
+				const int v = base + (int)lane * 4 + j;
+				const int nb = r2[j] == B_NONE ? B_NONE : (s2[j] == IN ? B_COV : r2[j]);
+				if (nb != B_COV) P.ball[v] = nb;
+				if (nb >= 0) ball2(P)[v] = B_UNK;
+				bs[j] = nb;
+				champ[j] = UND;
+			}
+		}
 		u32 flags = 0, aux = 0;
 #pragma unroll
 		for (int j = 0; j < 4; j++) {
@@ -578,7 +634,7 @@ __device__ void mis2_sweep(const Params &P) {
 		cnt = tile_list(P, L, cnt, base, flags, w, bs, aux);
 		if (cnt < TILE && more) continue;
 		for (int i = lane / G; i < cnt; i += 32 / G)
-			mis2_visit<G, PK>(P, L.v[i], L.beg[i], L.deg[i], L.st[i], L.ball[i], L.aux[i]);
+			mis2_visit<G, PK, false, R>(P, L.v[i], L.beg[i], L.deg[i], L.st[i], L.ball[i], L.aux[i]);
 		__syncwarp();
 		cnt = 0;
 	}
@@ -608,6 +664,18 @@ SWEEPS(2, 1)
 SWEEPS(2, 4)
 SWEEPS(2, 8)
 SWEEPS(2, 32)
+
+// MIS-2, one lane per vertex, with runner-ups (ball2).
+#define SWEEPR(PK)                                                                                           \
+	extern "C" __global__ void __launch_bounds__(256)                                                        \
+	    mis2_g1r_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, u32 *count, int n, \
+	                   int ncount, int pass, u32 seedlo, u32 seedhi) {                                        \
+		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi};                     \
+		mis2_sweep<1, PK, true>(P);                                                                        \
+	}
+SWEEPR(0)
+SWEEPR(1)
+SWEEPR(2)
 
 // MIS-1, one lane per vertex, 16-byte row loads (row8).
 #define SWEEPV(PK)                                                                                           \

@@ -150,7 +150,7 @@ extern "C" __global__ void mis_compact2(const u8 *st, const int *ball, int n, in
 
 // mis2_try does the tile pass's test and, when w has work, its visit;
 // it returns whether w was in play before.
-template <int PK>
+template <int PK, bool R>
 __device__ __forceinline__ bool mis2_try(const Params &P, int w) {
 	const u32 sw = __ldcg(P.st + w);
 	const int bw = __ldcg(P.ball + w);
@@ -159,12 +159,12 @@ __device__ __forceinline__ bool mis2_try(const Params &P, int w) {
 	const u32 c = bw >= 0 ? STATE(__ldcg(P.st + bw)) : 0u;
 	if (bw == B_UNK || bw == B_COV || (bw >= 0 && c != UND) || (s == UND && bw == w)) {
 		const i64 b = __ldg(P.off + w);
-		mis2_visit<1, PK, true>(P, w, b, (int)(__ldg(P.off + w + 1) - b), sw, bw, c);
+		mis2_visit<1, PK, true, R>(P, w, b, (int)(__ldg(P.off + w + 1) - b), sw, bw, c);
 	}
 	return true;
 }
 
-template <int PK>
+template <int PK, bool R = false>
 __device__ void mis2_tail(const Params &P, const int *list, const u32 *len) {
 	const u32 m = *(volatile const u32 *)len;
 	const u32 stride = gridDim.x * blockDim.x;
@@ -173,7 +173,7 @@ __device__ void mis2_tail(const Params &P, const int *list, const u32 *len) {
 	for (bool any = t0 < m; any && passes < TAIL_PASSES;) {
 		any = false;
 		passes++;
-		for (u32 i = t0; i < m; i += stride) any |= mis2_try<PK>(P, list[i]);
+		for (u32 i = t0; i < m; i += stride) any |= mis2_try<PK, R>(P, list[i]);
 	}
 	for (u32 i = t0; left == 0 && passes == TAIL_PASSES && i < m; i += stride) {
 		const int w = list[i];
@@ -200,4 +200,17 @@ TAIL(1, 2)
 TAIL(2, 0)
 TAIL(2, 1)
 TAIL(2, 2)
+
+// The MIS-2 tail with runner-ups (ball2; see mis2_g1r).
+#define TAILR(PK)                                                                                             \
+	extern "C" __global__ void __launch_bounds__(256)                                                         \
+	    mis2_tailr_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const int *list, const u32 *len,   \
+	                     const u32 *prim, u32 *count, int n, int ncount, int pass, u32 seedlo, u32 seedhi) {  \
+		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi};                      \
+		if (!sweep_needed(P)) return;                                                                       \
+		mis2_tail<PK, true>(P, list, len);                                                                  \
+	}
+TAILR(0)
+TAILR(1)
+TAILR(2)
 
