@@ -32,6 +32,12 @@ type MultiGPUOptions struct {
 	// Batch is the number of rounds queued between checks of the
 	// undecided counts; 0 picks 4 (distance 1) or 8 (distance 2).
 	Batch int
+	// Sweeps is the number of in-place sweeps each part makes between
+	// two exchanges at distance 1 (decisions are monotone, so a part may
+	// sweep on while it is blocked only on stale ghosts); 0 picks 2.
+	// Used only where the states travel through the host (Staged, or
+	// devices without peer access): elsewhere there are no exchanges.
+	Sweeps int
 
 	// inject, for tests: when it returns true for (part, round), that
 	// part's kernel launch is made to fail in the driver.
@@ -45,8 +51,12 @@ type MultiGPUResult struct {
 	// BytesPerRound is what all parts copy to their neighbours in one
 	// round: every boundary state each exchange (distance 1: one byte per
 	// ghost; distance 2: ten bytes, states plus ball champions and
-	// flags).
+	// flags). Distance 1 between parts that reach each other's memory
+	// has no exchanges: each ghost's byte is stored once per run
+	// (BytesPerRun), and BytesPerRound is that spread over the rounds.
 	BytesPerRound int64
+	// BytesPerRun is what all parts send to their neighbours in the run.
+	BytesPerRun int64
 	// Links says how the parts' copies travel: "same device", "peer",
 	// "staged", one per ordered pair of neighbouring parts.
 	Links []string
@@ -69,6 +79,15 @@ type MultiGPU struct {
 	devs  []*devPart
 	links []*gpuLink
 	batch int
+	// sweeps per round at distance 1; prev is the counter slot of the
+	// last sweep queued (-1: none yet in this run).
+	sweeps int
+	prev   int64
+	seed   uint64
+	// direct: distance 1 where every link reaches its neighbour's memory;
+	// the sweeps store boundary decisions straight into the neighbours'
+	// ghost slots and there are no exchange steps.
+	direct bool
 }
 
 // ComputeMultiGPU runs the MIS of g over the GPUs of opts. The set is the
@@ -119,13 +138,22 @@ func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &MultiGPU{opts: opts, dist: dist, n: g.N(), parts: parts, batch: opts.Batch}
+	m := &MultiGPU{opts: opts, dist: dist, n: g.N(), parts: parts, batch: opts.Batch, sweeps: 1, seed: opts.Priority.Seed}
+	if dist == 1 {
+		m.sweeps = opts.Sweeps
+		if m.sweeps <= 0 {
+			m.sweeps = 2
+		}
+	}
 	if m.batch <= 0 {
 		m.batch = 4
 		if dist == 2 {
 			m.batch = 8
 		}
 	}
+	// Each batch's counters live in one half of the slot ring.
+	m.sweeps = min(m.sweeps, slotHalf)
+	m.batch = min(m.batch, slotHalf/m.sweeps)
 	if err := m.setup(); err != nil {
 		m.Close()
 		return nil, err
@@ -144,8 +172,16 @@ type devPart struct {
 	batch  [2]*cuda.Event
 
 	off, adj, key, st, m1, near *cuda.Buffer
-	undone                      *cuda.Buffer // one counter per round of a batch pair
-	counts                      *cuda.HostBuffer
+	// gown (nil for a contiguous range starting at base), gghost: global
+	// ids of the owned vertices and ghosts; prim: the keys' primary ranks
+	// (nil for hash priority). The distance-1 sweep hashes on the fly.
+	gown, gghost, prim *cuda.Buffer
+	// rofs, raddr: for direct stores (MultiGPU.direct), the device
+	// addresses of the other parts' ghost slots of each owned vertex.
+	rofs, raddr *cuda.Buffer
+	base        uint32
+	undone      *cuda.Buffer // one counter per sweep, 2*slotHalf slots
+	counts      *cuda.HostBuffer
 
 	bufs  []*cuda.Buffer
 	hosts []*cuda.HostBuffer
@@ -185,11 +221,17 @@ func (d *devPart) upload(data any, bytes int64) (*cuda.Buffer, error) {
 		err = cuda.CopyToDevice(b, 0, x)
 	case []uint64:
 		err = cuda.CopyToDevice(b, 0, x)
+	case []uint32:
+		err = cuda.CopyToDevice(b, 0, x)
 	}
 	return b, err
 }
 
-var partKernels = []string{"part_sweep1", "part_ball2", "part_decide2", "part_gather8", "part_gather64"}
+// slotHalf is the number of counter slots one batch uses; the next batch
+// uses the other half, so a sweep can still read its predecessor's count.
+const slotHalf = 64
+
+var partKernels = []string{"part_sweep1v", "part_ball2", "part_decide2", "part_gather8", "part_gather64"}
 
 func (m *MultiGPU) setup() error {
 	m.devs = make([]*devPart, len(m.parts))
@@ -220,7 +262,61 @@ func (m *MultiGPU) setup() error {
 			m.links = append(m.links, l)
 		}
 	}
+	if m.dist == 1 && !m.opts.Staged {
+		m.direct = true
+		for _, l := range m.links {
+			m.direct = m.direct && l.kind != "staged"
+		}
+	}
+	if !m.direct {
+		return nil
+	}
+	m.sweeps = 1
+	if m.opts.Batch <= 0 {
+		m.batch = 8
+	}
+	for from, d := range m.devs {
+		if err := m.remoteSlots(from, d); err != nil {
+			return fmt.Errorf("mis: multi-GPU part %d: %w", from, err)
+		}
+	}
 	return nil
+}
+
+// remoteSlots uploads, for each owned vertex of part from, the device
+// addresses of the ghost slots other parts keep of it (CSR by vertex).
+func (m *MultiGPU) remoteSlots(from int, d *devPart) error {
+	p := m.parts[from]
+	ofs := make([]int32, p.own+1)
+	for _, l := range m.links {
+		if l.from != from {
+			continue
+		}
+		for _, v := range m.parts[from].send[l.to] {
+			ofs[v+1]++
+		}
+	}
+	for i := range p.own {
+		ofs[i+1] += ofs[i]
+	}
+	addr := make([]uint64, ofs[p.own])
+	fill := append([]int32(nil), ofs[:p.own]...)
+	for _, l := range m.links {
+		if l.from != from {
+			continue
+		}
+		base := uint64(m.devs[l.to].st.Ptr()) + uint64(l.dstOff)
+		for i, v := range m.parts[from].send[l.to] {
+			addr[fill[v]] = base + uint64(i)
+			fill[v]++
+		}
+	}
+	var err error
+	if d.rofs, err = d.upload(ofs, 4*int64(len(ofs))); err != nil {
+		return err
+	}
+	d.raddr, err = d.upload(addr, 8*int64(len(addr)))
+	return err
 }
 
 func (d *devPart) init(p *gpuPart, dist int) error {
@@ -245,8 +341,30 @@ func (d *devPart) init(p *gpuPart, dist int) error {
 	if d.off, err = d.upload(p.offsets, 8*int64(len(p.offsets))); err != nil {
 		return err
 	}
-	if d.adj, err = d.upload(p.adj, 4*int64(len(p.adj))); err != nil {
+	// 16 bytes of slack: the distance-1 sweep reads rows 16 bytes at a
+	// time up to the next 16-byte boundary.
+	if d.adj, err = d.alloc(4*int64(len(p.adj)) + 16); err != nil {
 		return err
+	}
+	if len(p.adj) > 0 {
+		if err = cuda.CopyToDevice(d.adj, 0, p.adj); err != nil {
+			return err
+		}
+	}
+	gown, base, prim := p.keyParts()
+	if gown != nil {
+		if d.gown, err = d.upload(gown, 4*int64(len(gown))); err != nil {
+			return err
+		}
+	}
+	d.base = base
+	if d.gghost, err = d.upload(p.ghostIDs, 4*int64(len(p.ghostIDs))); err != nil {
+		return err
+	}
+	if prim != nil {
+		if d.prim, err = d.upload(prim, 4*int64(len(prim))); err != nil {
+			return err
+		}
 	}
 	if d.key, err = d.upload(p.keys, 8*nl); err != nil {
 		return err
@@ -262,10 +380,10 @@ func (d *devPart) init(p *gpuPart, dist int) error {
 			return err
 		}
 	}
-	if d.undone, err = d.alloc(4 * 64); err != nil {
+	if d.undone, err = d.alloc(4 * 2 * slotHalf); err != nil {
 		return err
 	}
-	d.counts, err = d.ctx.AllocHost(4 * 64)
+	d.counts, err = d.ctx.AllocHost(4 * 2 * slotHalf)
 	if err != nil {
 		return err
 	}

@@ -167,3 +167,29 @@ func parallelRows(n int, f func(lo, hi int)) {
 	}
 	wg.Wait()
 }
+
+// keyParts gives what the distance-1 sweep needs to compute keys on the
+// device: the owned vertices' global ids (nil when they are the range
+// base, base+1, ...) and the primary rank of every local vertex (nil
+// when every key is a bare hash).
+func (p *gpuPart) keyParts() (gown []uint32, base uint32, prim []uint32) {
+	if p.own > 0 {
+		base = uint32(p.global[0])
+		if int(p.global[p.own-1])-int(p.global[0]) != p.own-1 {
+			gown = make([]uint32, p.own)
+			for i, v := range p.global {
+				gown[i] = uint32(v)
+			}
+		}
+	}
+	for _, k := range p.keys {
+		if k>>32 != 0 {
+			prim = make([]uint32, len(p.keys))
+			for i, k := range p.keys {
+				prim[i] = uint32(k >> 32)
+			}
+			break
+		}
+	}
+	return gown, base, prim
+}

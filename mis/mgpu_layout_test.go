@@ -259,3 +259,48 @@ func TestLayoutPartsRejects(t *testing.T) {
 		t.Error("partition entry out of range accepted")
 	}
 }
+
+// TestKeyParts checks that the device's on-the-fly keys (primary rank and
+// the hash of the global id) rebuild every local key of every part.
+func TestKeyParts(t *testing.T) {
+	g := mesh.Hex27Graph(9, 7, 5)
+	for _, pr := range []Priority{{Seed: 7}, {Kind: Degree, Seed: 1<<40 | 9}} {
+		keys, err := Keys(g, pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, partition := range [][]int32{nil, mgpuPartition(g.N(), 3, true)} {
+			parts, err := layoutParts(g, 3, partition, keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for q, p := range parts {
+				gown, base, prim := p.keyParts()
+				if (prim == nil) != (pr.Kind == Hash) {
+					t.Fatalf("%v part %d: prim nil=%v", pr.Kind, q, prim == nil)
+				}
+				if (gown == nil) != (partition == nil) {
+					t.Fatalf("%v part %d: gown nil=%v for partition nil=%v", pr.Kind, q, gown == nil, partition == nil)
+				}
+				for u, want := range p.keys {
+					var gid uint32
+					switch {
+					case u >= p.own:
+						gid = uint32(p.ghostIDs[u-p.own])
+					case gown != nil:
+						gid = gown[u]
+					default:
+						gid = base + uint32(u)
+					}
+					var pu uint32
+					if prim != nil {
+						pu = prim[u]
+					}
+					if got := Key(pu, int32(gid), pr.Seed); got != want {
+						t.Fatalf("%v part %d local %d: key %#x, want %#x", pr.Kind, q, u, got, want)
+					}
+				}
+			}
+		}
+	}
+}

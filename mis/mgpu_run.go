@@ -10,6 +10,11 @@ import (
 
 // Run computes the MIS from scratch on the prepared parts.
 //
+// Distance 1 between parts that reach each other's memory has no
+// exchange step: each round is one sweep per part, which stores its
+// boundary decisions straight into the neighbours' ghost slots (see
+// part_sweep1v). Otherwise:
+//
 // Each round queues, on every part's stream, the phase kernels over the
 // owned vertices and the gathers of the boundary states each neighbour
 // keeps as ghosts; then every part copies its gathered states straight
@@ -33,15 +38,32 @@ func (m *MultiGPU) Run(ctx context.Context) (*MultiGPUResult, error) {
 	}
 	t0 := time.Now()
 	rounds := 0
-	for done := false; !done; {
+	m.prev = -1
+	last := make([]int64, m.batch) // counter slot of each round's last sweep
+	for done, b := false, 0; !done; b++ {
 		if err := ctx.Err(); err != nil {
 			return nil, m.fail(-1, err)
 		}
 		if rounds > m.n+2 {
 			return nil, m.fail(-1, fmt.Errorf("no progress after %d rounds", rounds))
 		}
-		for r := rounds; r < rounds+m.batch; r++ {
-			if q, err := m.round(r); err != nil {
+		half := int64(b%2) * slotHalf
+		for q, d := range m.devs {
+			v, _ := d.undone.View(4*half, 4*slotHalf)
+			if err := v.MemsetAsync32(0, d.stream); err != nil {
+				return nil, m.fail(q, err)
+			}
+		}
+		next := half
+		for i := range m.batch {
+			if q, err := m.round(rounds+i, &next); err != nil {
+				return nil, m.fail(q, err)
+			}
+			last[i] = next - 1
+		}
+		for q, d := range m.devs {
+			// One copy of the batch's counters, then one wait per device.
+			if err := d.undone.CopyToHostAsync(d.counts, 4*half, 4*half, 4*(next-half), d.stream); err != nil {
 				return nil, m.fail(q, err)
 			}
 		}
@@ -50,13 +72,13 @@ func (m *MultiGPU) Run(ctx context.Context) (*MultiGPUResult, error) {
 				return nil, m.fail(q, err)
 			}
 		}
-		for r := rounds; r < rounds+m.batch && !done; r++ {
+		for i := 0; i < m.batch && !done; i++ {
 			left := uint32(0)
 			for _, d := range m.devs {
-				left += cuda.HostSlice[uint32](d.counts)[r%64]
+				left += cuda.HostSlice[uint32](d.counts)[last[i]]
 			}
 			if left == 0 {
-				done, rounds = true, r+1
+				done, rounds = true, rounds+i+1
 			}
 		}
 		if !done {
@@ -84,7 +106,16 @@ func (m *MultiGPU) Run(ctx context.Context) (*MultiGPUResult, error) {
 	}
 	for _, l := range m.links {
 		res.BytesPerRound += per * l.n
-		res.Links = append(res.Links, fmt.Sprintf("%d→%d %s", l.from, l.to, l.kind))
+		kind := l.kind
+		if m.direct {
+			kind += " direct"
+		}
+		res.Links = append(res.Links, fmt.Sprintf("%d→%d %s", l.from, l.to, kind))
+	}
+	res.BytesPerRun = res.BytesPerRound * int64(rounds)
+	if m.direct {
+		res.BytesPerRun = res.BytesPerRound
+		res.BytesPerRound = (res.BytesPerRun + int64(rounds) - 1) / int64(rounds)
 	}
 	res.Rounds = rounds
 	res.Backend = "multi-gpu"
@@ -135,24 +166,33 @@ func (m *MultiGPU) launch(q, r int, name string, n int64, args ...any) error {
 	return d.fn[name].Launch(cfg, args...)
 }
 
-// round queues one round on every part; on failure it returns the part.
-func (m *MultiGPU) round(r int) (int, error) {
-	slot := int64(r % 64)
+// round queues one round on every part, counting its sweeps into the
+// slots from *next on; on failure it returns the part.
+func (m *MultiGPU) round(r int, next *int64) (int, error) {
 	if m.dist == 1 {
-		for q, p := range m.parts {
-			d := m.devs[q]
-			if err := m.count(d, slot, true); err != nil {
-				return q, err
+		for range m.sweeps {
+			slot := *next
+			for q, p := range m.parts {
+				d := m.devs[q]
+				var prev *cuda.Buffer
+				if m.prev >= 0 {
+					prev = m.slot(d, m.prev)
+				}
+				if err := m.launch(q, r, "part_sweep1v", int64(p.own), d.off, d.adj, d.gown, d.gghost, d.prim,
+					d.rofs, d.raddr, int32(p.own), d.base, uint32(m.seed), uint32(m.seed>>32), d.st, prev, m.slot(d, slot)); err != nil {
+					return q, err
+				}
 			}
-			if err := m.launch(q, r, "part_sweep1", int64(p.own), d.off, d.adj, d.key, d.st, int32(p.own), m.slot(d, slot)); err != nil {
-				return q, err
-			}
-			if err := m.count(d, slot, false); err != nil {
-				return q, err
-			}
+			m.prev = slot
+			*next++
+		}
+		if m.direct {
+			return -1, nil
 		}
 		return m.exchange(r, false)
 	}
+	slot := *next
+	*next++
 	for q, p := range m.parts {
 		d := m.devs[q]
 		if err := m.launch(q, r, "part_ball2", int64(p.own), d.off, d.adj, d.key, d.st, int32(p.own), d.m1, d.near); err != nil {
@@ -164,13 +204,7 @@ func (m *MultiGPU) round(r int) (int, error) {
 	}
 	for q, p := range m.parts {
 		d := m.devs[q]
-		if err := m.count(d, slot, true); err != nil {
-			return q, err
-		}
 		if err := m.launch(q, r, "part_decide2", int64(p.own), d.off, d.adj, d.key, d.st, d.m1, d.near, int32(p.own), m.slot(d, slot)); err != nil {
-			return q, err
-		}
-		if err := m.count(d, slot, false); err != nil {
 			return q, err
 		}
 	}
@@ -180,15 +214,6 @@ func (m *MultiGPU) round(r int) (int, error) {
 func (m *MultiGPU) slot(d *devPart, slot int64) *cuda.Buffer {
 	b, _ := d.undone.View(4*slot, 4)
 	return b
-}
-
-// count clears the round's undecided counter before the phase (clear) or
-// copies it to the host after.
-func (m *MultiGPU) count(d *devPart, slot int64, clear bool) error {
-	if clear {
-		return m.slot(d, slot).MemsetAsync32(0, d.stream)
-	}
-	return d.undone.CopyToHostAsync(d.counts, 4*slot, 4*slot, 4, d.stream)
 }
 
 // exchange gathers and copies the boundary states (ball: the champions

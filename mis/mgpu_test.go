@@ -34,12 +34,17 @@ func TestMultiGPUIsGreedy(t *testing.T) {
 				for _, staged := range []bool{false, true} {
 					for _, hashed := range []bool{false, true} {
 						pr := Priority{Seed: 3}
+						if hashed {
+							// Primaries and a seed with high bits: the
+							// on-the-fly keys must match Keys exactly.
+							pr = Priority{Kind: Degree, Seed: 1<<33 | 5}
+						}
 						name := fmt.Sprintf("%v/%s/d%d/staged=%v/hashed=%v", devs, c.name, dist, staged, hashed)
 						keys, _ := Keys(c.g, pr)
 						want := Greedy(c.g, keys, dist)
 						res, err := ComputeMultiGPU(context.Background(), c.g, MultiGPUOptions{
 							Distance: dist, Priority: pr, Devices: devs, Staged: staged,
-							Partition: mgpuPartition(c.g.N(), len(devs), hashed), Batch: 3})
+							Partition: mgpuPartition(c.g.N(), len(devs), hashed), Batch: 3, Sweeps: 1 + 2*btoi(staged)})
 						if err != nil {
 							t.Fatalf("%s: %v", name, err)
 						}
@@ -112,4 +117,11 @@ func TestMultiGPUFault(t *testing.T) {
 			t.Fatalf("run after the failure: %v", err)
 		}
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -24,10 +24,10 @@ if [[ $what == bench || $what == all ]]; then
 	python3 - "$out/gpu2-bench.json" <<'PY'
 import json, sys
 rs = json.load(open(sys.argv[1]))
-print("| graph | dist | GPUs | ms | 1-GPU floor ms | 1-GPU MIS ms | speedup | rounds | bytes/round | identical | links |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| graph | dist | GPUs | ms | 1-GPU floor ms | 1-GPU MIS ms | speedup | rounds | bytes/round | bytes/run | identical | links |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rs:
-    print(f"| {r['graph']} | {r['distance']} | {r['gpus']} | {r['ms']:.3f} | {r['floor_ms']:.3f} | {r['single_gpu_mis_ms']:.3f} | {r['speedup']:.2f} | {r['rounds']} | {r['bytes_per_round']:,} | {r['identical_to_greedy']} | {'; '.join(r['links'] or [])} |")
+    print(f"| {r['graph']} | {r['distance']} | {r['gpus']} | {r['ms']:.3f} | {r['floor_ms']:.3f} | {r['single_gpu_mis_ms']:.3f} | {r['speedup']:.2f} | {r['rounds']} | {r['bytes_per_round']:,} | {r.get('bytes_per_run', 0):,} | {r['identical_to_greedy']} | {'; '.join(r['links'] or [])} |")
 PY
 fi
 exit $rc

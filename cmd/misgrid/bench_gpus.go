@@ -32,7 +32,7 @@ func wantsGPUs(args []string) bool {
 	return false
 }
 
-const benchGPUsUsage = `usage: misgrid bench -gpus N[,N...] [-graphs SPEC,...] [-distance 1,2] [-reps 10] [-json]
+const benchGPUsUsage = `usage: misgrid bench -gpus N[,N...] [-graphs SPEC,...] [-distance 1,2] [-reps 10] [-sweeps S] [-json]
 
 Measures the partitioned MIS over several GPUs of this host (one part per
 GPU, contiguous vertex ranges, boundary states copied peer to peer where
@@ -57,6 +57,7 @@ type gpusBenchResult struct {
 	Speedup       float64  `json:"speedup"`
 	Rounds        int      `json:"rounds"`
 	BytesPerRound int64    `json:"bytes_per_round"`
+	BytesPerRun   int64    `json:"bytes_per_run"`
 	SetSize       int      `json:"set_size"`
 	Identical     bool     `json:"identical_to_greedy"`
 }
@@ -69,6 +70,7 @@ func benchGPUs(args []string, stdout, stderr io.Writer) error {
 	reps := fs.Int("reps", 10, "timed runs per measurement, at least 10 (median reported)")
 	seed := fs.Uint64("seed", 0, "hash seed")
 	staged := fs.Bool("staged", false, "copy through pinned host memory even between peers")
+	sweeps := fs.Int("sweeps", 0, "distance-1 sweeps per part between exchanges (0: the default)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -129,7 +131,7 @@ func benchGPUs(args []string, stdout, stderr io.Writer) error {
 			var one float64
 			for _, n := range gpuList {
 				prog.Show("%s distance %d: %d GPUs", spec, d, n)
-				r, err := benchGPUsOne(g.N(), mis.MultiGPUOptions{Distance: d, Priority: pri, Devices: seq(n), Staged: *staged}, g, *reps, want)
+				r, err := benchGPUsOne(g.N(), mis.MultiGPUOptions{Distance: d, Priority: pri, Devices: seq(n), Staged: *staged, Sweeps: *sweeps}, g, *reps, want)
 				if err != nil {
 					dg.Close()
 					return fmt.Errorf("bench: %s, %d GPUs: %w", spec, n, err)
@@ -205,6 +207,7 @@ func benchGPUsOne(n int, opts mis.MultiGPUOptions, g *mesh.Graph, reps int, want
 	}
 	r.MS = durMS(median(times))
 	r.Rounds, r.BytesPerRound, r.SetSize, r.Links = last.Rounds, last.BytesPerRound, last.Size, last.Links
+	r.BytesPerRun = last.BytesPerRun
 	r.Identical = last.Size == want.Size
 	for v, in := range want.In {
 		if last.In[v] != in {

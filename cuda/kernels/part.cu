@@ -7,39 +7,147 @@
 // once every larger-key vertex within the distance is OUT, and leaves once
 // a member is within the distance. Every value written is a fact of the
 // greedy set and a stale read only delays a decision, so sweeps run in
-// place; ghosts are refreshed between sweeps by whole-segment copies.
+// place; ghosts are refreshed between sweeps by whole-segment copies, or
+// (part_sweep1v between parts that reach each other's memory) by the
+// owner's direct stores of each decision.
 
 #define PART_IN 1
 #define PART_OUT 2
 
-// part_sweep1: one in-place distance-1 sweep over the owned vertices;
-// undone[0] counts those still undecided after it.
-extern "C" __global__ void part_sweep1(const long long *__restrict__ off, const int *__restrict__ adj,
-                                       const unsigned long long *__restrict__ key, unsigned char *st, int own,
-                                       unsigned int *undone) {
-	int v = blockIdx.x * blockDim.x + threadIdx.x;
-	if (v >= own || st[v] != 0) {
-		return;
-	}
-	unsigned long long kv = key[v];
-	bool blocked = false;
-	for (long long e = off[v], end = off[v + 1]; e < end; e++) {
-		int u = adj[e];
-		unsigned char su = *(volatile unsigned char *)&st[u];
-		if (su == PART_IN) {
-			st[v] = PART_OUT;
-			return;
+// ------------------------------------------------- distance 1, tuned
+//
+// part_sweep1v is the distance-1 sweep with the techniques of the
+// single-GPU kernels (mis.cu): keys are computed on the fly from the
+// global id (hash) and an optional 32-bit primary, so a neighbour costs
+// one state byte instead of an 8-byte key; one lane reads its whole row
+// 16 bytes at a time; the scan stops at the first undecided larger
+// neighbour; a vertex that joins writes OUT into its undecided owned
+// neighbours at once (all have smaller keys, so that is their greedy
+// state). Ghosts are never written here: only their owner's copies do.
+//
+// With rofs non-null (every link reaches its neighbour's memory: peers
+// with access enabled, or parts on one device) there are no exchanges:
+// each decision of a boundary vertex is also stored straight into the
+// ghost slots that other parts keep of it, rofs[v]..rofs[v+1] indexing
+// their device addresses in raddr. A decided value is a fact of the
+// greedy set and is written once, so the parts sweep without waiting for
+// each other; a ghost read before the store lands only delays a decision.
+
+typedef unsigned long long part_u64;
+typedef unsigned int part_u32;
+
+struct PartKey {
+	const part_u32 *gown;    // global id of each owned vertex, or null: base + local id
+	const part_u32 *gghost;  // global id of each ghost
+	const part_u32 *prim;    // primary rank of each local vertex, or null (hash only)
+	const int *rofs;         // remote ghost slots of each owned vertex, or null
+	const part_u64 *raddr;
+	int own;
+	part_u32 base, seedlo, seedhi;
+};
+
+// part_tell stores v's decision into the other parts' ghost slots of v.
+__device__ __forceinline__ void part_tell(const PartKey &K, int v, unsigned char dec) {
+	if (!K.rofs) return;
+	for (int k = __ldg(K.rofs + v), e = __ldg(K.rofs + v + 1); k < e; k++)
+		*(volatile unsigned char *)(__ldg(K.raddr + k)) = dec;
+}
+
+__device__ __forceinline__ part_u32 part_hash32(part_u32 v, part_u32 lo, part_u32 hi) {
+	part_u32 x = v ^ lo;
+	x += hi * 0x9e3779b9u;
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	x ^= x >> 16;
+	return x;
+}
+
+__device__ __forceinline__ part_u64 part_key(const PartKey &K, int u) {
+	part_u32 g = u < K.own ? (K.gown ? __ldg(K.gown + u) : K.base + (part_u32)u) : __ldg(K.gghost + (u - K.own));
+	part_u64 k = part_hash32(g, K.seedlo, K.seedhi);
+	if (K.prim) k |= (part_u64)__ldg(K.prim + u) << 32;
+	return k;
+}
+
+// part_row8 loads entries c0..c0+7 of a row whose 16-byte aligned start is
+// a (two 16-byte loads); ok marks those inside the row. The adjacency is
+// allocated 16-byte aligned with 16 bytes of slack after its end.
+__device__ __forceinline__ void part_row8(const int *adj, long long a, int lead, int tot, int c0, int u[8],
+                                          bool ok[8]) {
+	const int4 *p = (const int4 *)(adj + a + c0);
+	int4 x = c0 < tot ? __ldg(p) : make_int4(0, 0, 0, 0);
+	int4 y = c0 + 4 < tot ? __ldg(p + 1) : make_int4(0, 0, 0, 0);
+	u[0] = x.x, u[1] = x.y, u[2] = x.z, u[3] = x.w;
+	u[4] = y.x, u[5] = y.y, u[6] = y.z, u[7] = y.w;
+#pragma unroll
+	for (int j = 0; j < 8; j++) ok[j] = c0 + j >= lead && c0 + j < tot;
+}
+
+// part_visit1 decides v if it can; true when v stays undecided.
+__device__ __forceinline__ bool part_visit1(const long long *__restrict__ off, const int *__restrict__ adj,
+                                            const PartKey &K, unsigned char *st, int v) {
+	const long long b = off[v], e = off[v + 1];
+	const long long a = b & ~(long long)3;
+	const int lead = (int)(b - a), tot = lead + (int)(e - b);
+	const part_u64 kv = part_key(K, v);
+	unsigned char dec = PART_IN;
+	for (int c0 = 0; c0 < tot; c0 += 8) {
+		int u[8];
+		unsigned char s[8];
+		bool ok[8];
+		part_row8(adj, a, lead, tot, c0, u, ok);
+#pragma unroll
+		for (int j = 0; j < 8; j++) s[j] = ok[j] ? st[u[j]] : PART_OUT;
+		bool hin = false, hund = false;
+#pragma unroll
+		for (int j = 0; j < 8; j++) {
+			hin |= s[j] == PART_IN;
+			hund |= s[j] == 0 && part_key(K, u[j]) > kv;
 		}
-		if (su == 0 && !blocked && key[u] > kv) {
-			blocked = true;
+		if (hin) {
+			dec = PART_OUT;
+			break;
 		}
+		if (hund) return true;
 	}
-	if (!blocked) {
-		// All larger neighbours read OUT: v is in the greedy set.
-		st[v] = PART_IN;
-		return;
+	st[v] = dec;
+	part_tell(K, v, dec);
+	if (dec != PART_IN) return false;
+	for (int c0 = 0; c0 < tot; c0 += 8) {
+		int u[8];
+		unsigned char s[8];
+		bool ok[8];
+		part_row8(adj, a, lead, tot, c0, u, ok);
+#pragma unroll
+		for (int j = 0; j < 8; j++) s[j] = ok[j] && u[j] < K.own ? st[u[j]] : PART_OUT;
+#pragma unroll
+		for (int j = 0; j < 8; j++)
+			if (s[j] == 0) {
+				st[u[j]] = PART_OUT;
+				part_tell(K, u[j], PART_OUT);
+			}
 	}
-	atomicAdd(undone, 1u);
+	return false;
+}
+
+// part_sweep1v: one in-place sweep over the owned vertices. prev, when
+// not null, is this part's count after its previous sweep: zero means
+// every owned vertex is decided and nothing is left to do. undone gets
+// the count after this sweep.
+extern "C" __global__ void part_sweep1v(const long long *__restrict__ off, const int *__restrict__ adj,
+                                        const part_u32 *gown, const part_u32 *gghost, const part_u32 *prim,
+                                        const int *rofs, const part_u64 *raddr, int own, part_u32 base,
+                                        part_u32 seedlo, part_u32 seedhi, unsigned char *st,
+                                        const unsigned int *prev, unsigned int *undone) {
+	const PartKey K = {gown, gghost, prim, rofs, raddr, own, base, seedlo, seedhi};
+	if (prev && *(volatile const unsigned int *)prev == 0) return;
+	const int v = blockIdx.x * blockDim.x + threadIdx.x;
+	bool und = false;
+	if (v < K.own && st[v] == 0) und = part_visit1(off, adj, K, st, v);
+	unsigned int m = __ballot_sync(0xffffffffu, und);
+	if ((threadIdx.x & 31) == 0 && m) atomicAdd(undone, (unsigned int)__popc(m));
 }
 
 // part_ball2: for each owned w, m1[w] is the largest key in N[w] that is
