@@ -5,41 +5,14 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
+	"github.com/misgrid/misgrid/mis/mistest"
 )
-
-// grid27 is the node graph of an n³ hex mesh: each node linked to the 26
-// around it.
-func partGrid27(n int) *mesh.Graph {
-	id := func(i, j, k int) int32 { return int32(i + n*(j+n*k)) }
-	b := mesh.NewBuilder(n * n * n)
-	for k := range n {
-		for j := range n {
-			for i := range n {
-				for dk := 0; dk <= 1; dk++ {
-					for dj := -1; dj <= 1; dj++ {
-						for di := -1; di <= 1; di++ {
-							if dk == 0 && (dj < 0 || dj == 0 && di <= 0) {
-								continue
-							}
-							x, y, z := i+di, j+dj, k+dk
-							if x >= 0 && x < n && y >= 0 && y < n && z < n {
-								b.Add(id(i, j, k), id(x, y, z))
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-	return b.Graph()
-}
 
 // BenchmarkComputePartitioned times the in-process partitioned driver
 // against Parallel on the same graph, and reports what the parts send.
 func BenchmarkComputePartitioned(b *testing.B) {
-	g := partGrid27(64)
+	g := mistest.Grid27(64)
 	keys, _ := mis.Keys(g, mis.Priority{})
 	for _, dist := range []int{1, 2} {
 		b.Run(fmt.Sprintf("d%d/parallel", dist), func(b *testing.B) {

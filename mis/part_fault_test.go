@@ -12,27 +12,8 @@ import (
 
 	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
+	"github.com/misgrid/misgrid/mis/mistest"
 )
-
-// partFaulty wraps a member: its failAt-th Exchange fails, or first stalls
-// for stall (a hung rank).
-type partFaulty struct {
-	mis.Exchanger
-	failAt int
-	stall  time.Duration
-	calls  int
-}
-
-func (f *partFaulty) Exchange(ctx context.Context, peers []int, send [][]byte) ([][]byte, error) {
-	f.calls++
-	if f.calls == f.failAt {
-		if f.stall == 0 {
-			return nil, errors.New("injected fault")
-		}
-		time.Sleep(f.stall)
-	}
-	return f.Exchanger.Exchange(ctx, peers, send)
-}
 
 // runGroup runs RunPart on every Local of locs with an in-process group,
 // member q wrapped by wrap, and returns each part's error and how long
@@ -98,7 +79,7 @@ func TestPartFaultMidRun(t *testing.T) {
 			opts := mis.PartOptions{Distance: dist, Mode: mode}
 			errs, took := partRunGroup(t, partSplit(t, g, 4), opts, 10*time.Second, func(q int, ex mis.Exchanger) mis.Exchanger {
 				if q == 2 {
-					return &partFaulty{Exchanger: ex, failAt: 4}
+					return &mistest.FaultyExchanger{Exchanger: ex, FailAt: 4}
 				}
 				return ex
 			})
@@ -132,7 +113,7 @@ func TestPartFaultStall(t *testing.T) {
 	timeout := 200 * time.Millisecond
 	errs, took := partRunGroup(t, partSplit(t, partGrid7(10, 10, 10), 3), mis.PartOptions{}, timeout, func(q int, ex mis.Exchanger) mis.Exchanger {
 		if q == 1 {
-			return &partFaulty{Exchanger: ex, failAt: 2, stall: 1500 * time.Millisecond}
+			return &mistest.FaultyExchanger{Exchanger: ex, FailAt: 2, Stall: 1500 * time.Millisecond}
 		}
 		return ex
 	})

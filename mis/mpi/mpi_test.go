@@ -18,6 +18,7 @@ import (
 
 	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
+	"github.com/misgrid/misgrid/mis/mistest"
 )
 
 func TestMain(m *testing.M) {
@@ -50,33 +51,6 @@ func open(t *testing.T, timeout time.Duration) *Comm {
 		}
 	})
 	return c
-}
-
-// grid27 is the node graph of a hex mesh with 27-point stencils (each
-// node linked to the nodes of the elements around it).
-func grid27(n int) *mesh.Graph {
-	id := func(i, j, k int) int32 { return int32(i + n*(j+n*k)) }
-	b := mesh.NewBuilder(n * n * n)
-	for k := range n {
-		for j := range n {
-			for i := range n {
-				for dk := 0; dk <= 1; dk++ {
-					for dj := -1; dj <= 1; dj++ {
-						for di := -1; di <= 1; di++ {
-							if dk == 0 && (dj < 0 || dj == 0 && di <= 0) {
-								continue
-							}
-							x, y, z := i+di, j+dj, k+dk
-							if x >= 0 && x < n && y >= 0 && y < n && z < n {
-								b.Add(id(i, j, k), id(x, y, z))
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-	return b.Graph()
 }
 
 func random(n, deg int, seed uint64) *mesh.Graph {
@@ -147,7 +121,7 @@ func TestIdenticalSets(t *testing.T) {
 		name string
 		g    *mesh.Graph
 	}{
-		{"hex27-12", grid27(12)},
+		{"hex27-12", mistest.Grid27(12)},
 		{"random-3000", random(3000, 8, 1)},
 	}
 	for _, gc := range graphs {
@@ -210,7 +184,7 @@ func TestJobCompute(t *testing.T) {
 	if j.Rank() != c.Part() || j.Size() != c.Parts() {
 		t.Fatalf("job rank %d of %d, communicator %d of %d", j.Rank(), j.Size(), c.Part(), c.Parts())
 	}
-	g := grid27(10)
+	g := mistest.Grid27(10)
 	for _, mode := range []mis.PartMode{mis.Exact, mis.ADMMA} {
 		p := mis.Priority{Kind: mis.Boundary, Seed: 8}
 		res, err := j.Compute(context.Background(), g, mis.PartOptions{Priority: p, Mode: mode})
@@ -256,28 +230,9 @@ func TestConstructors(t *testing.T) {
 	}
 }
 
-// faulty makes one rank misbehave at its failAt-th Exchange.
-type faulty struct {
-	mis.Exchanger
-	failAt int
-	stall  time.Duration
-	calls  int
-}
-
-func (f *faulty) Exchange(ctx context.Context, peers []int, send [][]byte) ([][]byte, error) {
-	f.calls++
-	if f.calls == f.failAt {
-		if f.stall == 0 {
-			return nil, errors.New("injected fault")
-		}
-		time.Sleep(f.stall)
-	}
-	return f.Exchanger.Exchange(ctx, peers, send)
-}
-
 func TestFaultInvalidInput(t *testing.T) {
 	c := open(t, 10*time.Second)
-	g := grid27(6)
+	g := mistest.Grid27(6)
 	l := local(t, g, c, nil, mis.Priority{})
 	bad := c.Parts() - 1
 	if c.Part() == bad {
@@ -301,12 +256,12 @@ func TestFaultInvalidInput(t *testing.T) {
 
 func TestFaultMidRun(t *testing.T) {
 	c := open(t, 10*time.Second)
-	g := grid27(10)
+	g := mistest.Grid27(10)
 	for _, dist := range []int{1, 2} {
 		l := local(t, g, c, nil, mis.Priority{})
 		var ex mis.Exchanger = c
 		if c.Part() == c.Parts()-1 {
-			ex = &faulty{Exchanger: c, failAt: 3}
+			ex = &mistest.FaultyExchanger{Exchanger: c, FailAt: 3}
 		}
 		start := time.Now()
 		_, err := mis.RunPart(context.Background(), ex, &l, mis.PartOptions{Distance: dist})
@@ -329,11 +284,11 @@ func TestFaultStall(t *testing.T) {
 	if c.Parts() == 1 {
 		t.Skip("needs two ranks")
 	}
-	g := grid27(10)
+	g := mistest.Grid27(10)
 	l := local(t, g, c, nil, mis.Priority{})
 	var ex mis.Exchanger = c
 	if c.Part() == 0 {
-		ex = &faulty{Exchanger: c, failAt: 3, stall: 5 * timeout / 2}
+		ex = &mistest.FaultyExchanger{Exchanger: c, FailAt: 3, Stall: 5 * timeout / 2}
 	}
 	start := time.Now()
 	_, err := mis.RunPart(context.Background(), ex, &l, mis.PartOptions{})
