@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -93,14 +94,8 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	verify := fs.Bool("verify", true, "check every set against the CPU greedy set and mis.Verify")
 	profile := fs.Bool("profile", false, "also time each sweep on its own (JSON only)")
-	if err := parseFlags(fs, args, stdout); err != nil {
+	if err := parseDeviceBenchFlags(fs, args, stdout, reps); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("bench: unexpected argument %q", fs.Arg(0))
-	}
-	if *reps < 10 {
-		return fmt.Errorf("bench: -reps %d: want at least 10", *reps)
 	}
 	kind, err := mis.ParsePriorityKind(*priority)
 	if err != nil || kind == mis.User {
@@ -270,6 +265,21 @@ func reorder(g *mesh.Graph, order string) (*mesh.Graph, error) {
 		return h, nil
 	}
 	return g, nil
+}
+
+// parseDeviceBenchFlags parses the flags of the GPU benchmarks, which take
+// no arguments and time at least ten runs, as the project's method asks.
+func parseDeviceBenchFlags(fs *flag.FlagSet, args []string, stdout io.Writer, reps *int) error {
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("bench: unexpected argument %q", fs.Arg(0))
+	}
+	if *reps < 10 {
+		return fmt.Errorf("bench: -reps %d: want at least 10", *reps)
+	}
+	return nil
 }
 
 func intList(name, s string, allowed ...int) ([]int, error) {

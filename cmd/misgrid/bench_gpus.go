@@ -72,14 +72,8 @@ func benchGPUs(args []string, stdout, stderr io.Writer) error {
 	staged := fs.Bool("staged", false, "copy through pinned host memory even between peers")
 	sweeps := fs.Int("sweeps", 0, "distance-1 sweeps per part between exchanges (0: the default)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	if err := parseFlags(fs, args, stdout); err != nil {
+	if err := parseDeviceBenchFlags(fs, args, stdout, reps); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("bench: unexpected argument %q", fs.Arg(0))
-	}
-	if *reps < 10 {
-		return fmt.Errorf("bench: -reps %d, want at least 10", *reps)
 	}
 	gpuList, err := intList("gpus", *gpus, 1, 2, 3, 4, 5, 6, 7, 8, 16)
 	if err != nil {
