@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -170,9 +169,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	prog.Done("")
 	if c.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(stdout, rep)
 	}
 	printBench(stdout, &rep)
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -60,4 +61,11 @@ func writeList(w io.Writer, in []bool) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// writeJSON writes v as indented JSON, the -json form of the benchmarks.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
