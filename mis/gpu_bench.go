@@ -63,18 +63,12 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 	if err != nil {
 		return nil, err
 	}
-	pri := devicePriority{seed: opts.Priority.Seed}
-	switch opts.Priority.Kind {
-	case Hash:
-	case Boundary:
-		if dg.class == nil {
-			return nil, errors.New("mis: TimeDevice: Boundary priority needs the graph's classes")
-		}
-		pri.useClass = true
-	case Degree:
-		pri.devDegree = true
-	default:
+	if opts.Priority.Kind == User {
 		return nil, fmt.Errorf("mis: TimeDevice: priority %v not supported", opts.Priority.Kind)
+	}
+	pri, err := dg.priority(opts.Priority, "TimeDevice")
+	if err != nil {
+		return nil, err
 	}
 	t := defaultTuning(dg, dist)
 	if b.Group != 0 {

@@ -322,26 +322,37 @@ func ComputeDevice(dg *DeviceGraph, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	pri := devicePriority{seed: opts.Priority.Seed}
-	switch opts.Priority.Kind {
+	pri, err := dg.priority(opts.Priority, "ComputeDevice")
+	if err != nil {
+		return nil, err
+	}
+	return dg.compute(dist, pri, defaultTuning(dg, dist))
+}
+
+// priority turns p into what the kernels read: nothing for Hash (the hash
+// is computed on the fly), the uploaded classes for Boundary, ranks
+// computed on the device for Degree, host-ranked values for User.
+func (dg *DeviceGraph) priority(p Priority, who string) (devicePriority, error) {
+	pri := devicePriority{seed: p.Seed}
+	switch p.Kind {
 	case Hash:
 	case Boundary:
 		if dg.class == nil {
-			return nil, errors.New("mis: ComputeDevice: Boundary priority needs the graph's classes (mesh.Graph.Class before UploadGraph, or SetClasses)")
+			return pri, fmt.Errorf("mis: %s: Boundary priority needs the graph's classes (mesh.Graph.Class before UploadGraph, or SetClasses)", who)
 		}
 		pri.useClass = true
 	case Degree:
 		pri.devDegree = true
 	case User:
-		prim, err := userRanks(opts.Priority.Values, dg.n)
+		prim, err := userRanks(p.Values, dg.n)
 		if err != nil {
-			return nil, err
+			return pri, err
 		}
 		pri.prim = prim
 	default:
-		return nil, fmt.Errorf("mis: unknown priority kind %d", int(opts.Priority.Kind))
+		return pri, fmt.Errorf("mis: %s: unknown priority kind %d", who, int(p.Kind))
 	}
-	return dg.compute(dist, pri, defaultTuning(dg, dist))
+	return pri, nil
 }
 
 // userRanks ranks User values exactly as Primaries does.
