@@ -27,6 +27,12 @@ type DeviceBench struct {
 	Single bool
 	// Profile adds one run that times each sweep on its own.
 	Profile bool
+	// Bands and PerBand order the first sweeps by key (0: the default;
+	// Bands 1: none); see the GPU notes in docs/gpu.md.
+	Bands, PerBand int
+	// KeyFilter is 0 for the default (by the graph's locality) or 1 +
+	// gpuTuning.kf.
+	KeyFilter int
 }
 
 // DeviceTimes holds device times measured with CUDA events around all
@@ -38,6 +44,9 @@ type DeviceTimes struct {
 	Rounds     int     // sweeps that found work
 	Group      int     // lanes per vertex used
 	Tail       int     // full sweeps before the tail launch, -1 none
+	Bands      int     // hash bands of the first sweeps (1: none)
+	PerBand    int     // sweeps per band
+	KeyFilter  int     // the MIS-1 read mode used (gpuTuning.kf)
 	Result     *Result // the set of the last repetition
 	// With Profile: each sweep's device time and the vertices it found
 	// still in play (the last sweep finds none).
@@ -74,6 +83,15 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 	if b.Group != 0 {
 		t.group = b.Group
 	}
+	if b.Bands != 0 {
+		t.bands = b.Bands
+	}
+	if b.PerBand != 0 {
+		t.perBand = b.PerBand
+	}
+	if b.KeyFilter > 0 {
+		t.kf, t.kfAuto = b.KeyFilter-1, false
+	}
 	t.scalar = b.Scalar
 	t.single = b.Single
 	if b.Tail != 0 {
@@ -101,7 +119,7 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 		}
 		defer evs[i].Close()
 	}
-	out := &DeviceTimes{Group: t.group, Tail: t.tail}
+	out := &DeviceTimes{Group: t.group, Tail: t.tail, Bands: max(run.bands, 1), PerBand: run.perBand, KeyFilter: int(run.kf)}
 	if t.tail == 0 {
 		out.Tail = -1
 	}
@@ -167,7 +185,7 @@ func (r *sweepRun) profile(out *DeviceTimes) error {
 	var one [1]uint32
 	for pass := 0; pass < nCount; pass++ {
 		if err := e.launch(r.name, r.grid, dg.off, dg.adj, ws.st, r.ball, r.prim, ws.count,
-			n, int32(nCount), int32(pass), uint32(r.seed), uint32(r.seed>>32)); err != nil {
+			n, int32(nCount), int32(pass), uint32(r.seed), uint32(r.seed>>32), r.band(pass), r.kf); err != nil {
 			return err
 		}
 		ev, err := e.ctx.NewEvent()

@@ -23,6 +23,7 @@ type DeviceGraph struct {
 	off, adj *cuda.Buffer
 	owned    bool         // off and adj were allocated here
 	vec      bool         // adj is 16-byte aligned and readable to a 16-byte boundary past its end
+	locality int8         // 0 not measured yet, 1 local rows, 2 scattered rows (see scattered)
 	class    *cuda.Buffer // boundary classes, one byte per vertex, or nil
 
 	mu   sync.Mutex
@@ -231,6 +232,40 @@ func (dg *DeviceGraph) check() error {
 		return &mesh.ValidationError{Row: int(v), Index: -1, Msg: "device graph: " + msg}
 	}
 	return nil
+}
+
+// scattered says whether the graph's rows name vertices far from
+// themselves: fewer than a tenth of the entries of a sample of rows lie
+// within 1024 ids. Measured once, on the device; the caller holds the
+// engine's lock.
+func (dg *DeviceGraph) scattered() (bool, error) {
+	if dg.locality == 0 && dg.n > 0 {
+		e := dg.eng
+		small, err := dg.scratch()
+		if err != nil {
+			return false, err
+		}
+		if err := small.MemsetAsync32(0, e.stream); err != nil {
+			return false, err
+		}
+		step := int32(max(1, dg.n/(1<<16)))
+		if err := e.launch("near_sample", e.grid("near_sample", int64(dg.n)/int64(step)+1, blockSize), dg.off, dg.adj,
+			int32(dg.n), step, small); err != nil {
+			return false, err
+		}
+		if err := e.stream.Synchronize(); err != nil {
+			return false, err
+		}
+		var c [2]uint32
+		if err := cuda.CopyToHost(c[:], small, 0); err != nil {
+			return false, err
+		}
+		dg.locality = 1
+		if c[1] < c[0]/10 {
+			dg.locality = 2
+		}
+	}
+	return dg.locality == 2, nil
 }
 
 // N returns the number of vertices.

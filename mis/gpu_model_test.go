@@ -45,7 +45,15 @@ type model struct {
 	oldBall [][]int32
 	rng     *rand.Rand
 	first   bool // the first sweep: rescans read no states or balls
+	// band: the sweep visits for decisions only vertices whose hash (the
+	// low 32 bits of the key) is at least band, as in_band in mis.cu.
+	band uint32
+	// redAll: a member ORs OUT into every neighbour without reading it
+	// (KF_RED|KF_ALL in mis.cu).
+	redAll bool
 }
+
+func (m *model) inBand(v int32) bool { return m.band == 0 || uint32(m.keys[v]) >= m.band }
 
 // nst and nball read a neighbour's state or ball, possibly stale.
 func (m *model) nst(u int32) uint8 {
@@ -68,6 +76,9 @@ func (m *model) visit1(v int32) ([]modelWrite, bool) {
 	if m.st[v] != mUnd {
 		return nil, false
 	}
+	if !m.inBand(v) {
+		return nil, true
+	}
 	dec := mIn
 	for _, u := range m.g.Neighbors(v) {
 		if m.keys[u] < m.keys[v] {
@@ -87,7 +98,11 @@ func (m *model) visit1(v int32) ([]modelWrite, bool) {
 		return nil, true
 	}
 	w := []modelWrite{{v: v, val: int32(dec)}}
-	if dec == mIn {
+	if dec == mIn && m.redAll {
+		for _, u := range m.g.Neighbors(v) {
+			w = append(w, modelWrite{v: u, val: mOut, or: true})
+		}
+	} else if dec == mIn {
 		for _, u := range m.g.Neighbors(v) {
 			if m.nst(u) == mUnd {
 				w = append(w, modelWrite{v: u, val: mOut})
@@ -107,7 +122,15 @@ func (m *model) visit2(w int32) ([]modelWrite, bool) {
 	if bw >= 0 {
 		champ = m.st[bw]
 	}
-	work := bw == bUnk || bw == bCov || (bw >= 0 && champ != mUnd) || (sw == mUnd && bw == w)
+	// A ball whose champion left is rescanned in a band sweep only when
+	// the champion was in the band, unless the runner-up takes over.
+	canPromote := false
+	if bw >= 0 && champ == mOut {
+		r2 := m.ball2[w]
+		canPromote = r2 == bNone || (r2 >= 0 && m.st[r2] != mOut)
+	}
+	work := bw == bUnk || bw == bCov || (bw >= 0 && champ == mIn) ||
+		(bw >= 0 && champ == mOut && (canPromote || m.inBand(bw))) || (sw == mUnd && bw == w && m.inBand(w))
 	if !work {
 		return nil, true
 	}
@@ -231,6 +254,13 @@ func (m *model) visit2(w int32) ([]modelWrite, bool) {
 
 // runModel returns the set and the number of sweeps.
 func runModel(g *mesh.Graph, keys []uint64, dist, chunk int, rng *rand.Rand) ([]bool, int) {
+	return runModelBands(g, keys, dist, chunk, 0, rng)
+}
+
+// runModelBands runs the model with the first sweeps in bands of the
+// hash (sweepRun.band with one sweep per band) and, with bands, MIS-1
+// members pushing OUT without reads, as the kernels' defaults do.
+func runModelBands(g *mesh.Graph, keys []uint64, dist, chunk, bands int, rng *rand.Rand) ([]bool, int) {
 	n := g.N()
 	m := &model{g: g, keys: keys, st: make([]uint8, n), ball: make([]int32, n), ball2: make([]int32, n)}
 	for i := range m.ball {
@@ -240,13 +270,17 @@ func runModel(g *mesh.Graph, keys []uint64, dist, chunk int, rng *rand.Rand) ([]
 	for i := range order {
 		order[i] = int32(i)
 	}
-	snap := &model{g: g, keys: keys, rng: rng}
+	snap := &model{g: g, keys: keys, rng: rng, redAll: bands > 1}
 	for sweep := 0; ; sweep++ {
 		if sweep > 4*n+8 {
 			panic("model did not converge")
 		}
 		rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
 		snap.first = sweep == 0
+		snap.band = 0
+		if i := sweep - (dist - 1); bands > 1 && i >= 0 && i < bands-1 {
+			snap.band = uint32((uint64(bands) - 1 - uint64(i)) << 32 / uint64(bands))
+		}
 		live := 0
 		for lo := 0; lo < n; lo += chunk {
 			if snap.st != nil {
@@ -320,9 +354,11 @@ func TestGPUModelMatchesGreedy(t *testing.T) {
 			for dist := 1; dist <= 2; dist++ {
 				want := Greedy(g, keys, dist).In
 				for _, chunk := range []int{1, 7, 64, max(g.N(), 1)} {
-					got, _ := runModel(g, keys, dist, chunk, rng)
-					if i := firstDiff(got, want); i >= 0 {
-						t.Fatalf("%s %v dist %d chunk %d: vertex %d: model %v, greedy %v", name, kind, dist, chunk, i, got[i], want[i])
+					for _, bands := range []int{0, 4} {
+						got, _ := runModelBands(g, keys, dist, chunk, bands, rng)
+						if i := firstDiff(got, want); i >= 0 {
+							t.Fatalf("%s %v dist %d chunk %d bands %d: vertex %d: model %v, greedy %v", name, kind, dist, chunk, bands, i, got[i], want[i])
+						}
 					}
 				}
 			}

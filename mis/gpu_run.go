@@ -30,6 +30,17 @@ type gpuTuning struct {
 	// (mis2_g1 instead of mis2_g1r): every ball whose champion leaves is
 	// rescanned.
 	single bool
+	// bands and perBand order the first sweeps by key: the first
+	// perBand sweeps visit only the vertices whose hash lies in the top
+	// 1/bands of its range, the next perBand the top 2/bands, and so on
+	// (in_band in mis.cu). 0 or 1 band visits every vertex from the start.
+	bands, perBand int
+	// kf is the MIS-1 read mode for one lane per vertex, a sum of the
+	// KF_* bits of mis.cu: 1 filters scans by key (hash keys), 2 pushes
+	// OUT without reading (into smaller neighbours; with 4 into all).
+	// kfAuto picks by the graph's locality instead.
+	kf     int
+	kfAuto bool
 }
 
 // defaultTuning picks lanes per vertex from the average degree. The
@@ -45,9 +56,18 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 	}
 	// MIS-1 takes 6 to 8 sweeps on meshes and random graphs, MIS-2 18 to
 	// 23: queue about that many at once, then a few at a time.
-	t := gpuTuning{group: 1, first: 6, batch: 2, tail: defaultTail}
+	t := gpuTuning{group: 1, first: 6, batch: 2, tail: defaultTail, perBand: 1, kfAuto: true}
+	// Banding pays more the more larger neighbours a vertex waits on.
+	switch {
+	case avg < 10:
+		t.bands = 3
+	case avg < 20:
+		t.bands = 4
+	default:
+		t.bands = 6
+	}
 	if dist == 2 {
-		t.first, t.batch, t.tail = 14, 3, defaultTail2
+		t.first, t.batch, t.tail, t.bands = 14, 3, defaultTail2, 0
 	}
 	lim := [3]float64{20, 48, 160} // MIS-1: up to avg degree 20 one lane, 48 four, ...
 	if dg.vec {
@@ -67,12 +87,18 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 	return t
 }
 
-// defaultTail and defaultTail2 are the MIS-1 and MIS-2 tail points
-// (gpuTuning.tail) measured best on the H100 (docs/gpu.md): 3 of 1, 2,
-// 3, 6, 8, 10 full sweeps for MIS-1; 10 of 1 to 12 for MIS-2.
+// The tuning measured best on the H100 (docs/gpu.md). MIS-1: 3, 4 or 6
+// bands of one sweep each by degree (defaultTuning), then 1 full sweep
+// before the tail (of 1 to 16 bands, 1 to 3 full sweeps); the read mode
+// by locality: key-filtered scans and pushes without reads into smaller
+// neighbours where rows are scattered, plain scans and pushes without
+// reads into all neighbours where they are local. MIS-2: no bands (they
+// cut sweeps, not time), 10 full sweeps before the tail (of 1 to 12).
 const (
-	defaultTail  = 3
+	defaultTail  = 1
 	defaultTail2 = 10
+	scatteredKF  = 3 // KF_SCAN | KF_RED
+	localKF      = 6 // KF_RED | KF_ALL
 )
 
 // compute runs the whole MIS on the device and copies the set back.
@@ -119,7 +145,11 @@ type sweepRun struct {
 	seed     uint64
 	first    int
 	batch    int
-	tail     int          // MIS-1: full sweeps before the tail, 0 for none
+	tail     int // the sweep that launches the tail, 0 for none
+	bands    int // see gpuTuning
+	perBand  int
+	band0    int // the first band sweep (MIS-2: after the sweep that finds the champions)
+	kf       uint32
 	list     *cuda.Buffer // the tail's vertex list (the ball buffer of MIS-2)
 	tailName string
 	tailGrid uint32
@@ -168,8 +198,26 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 		}
 	}
 	r := &sweepRun{dg: dg, dist: dist, pk: pkHash, seed: pri.seed, first: max(t.first, 1), batch: max(t.batch, 1)}
+	if t.bands > 1 {
+		r.bands, r.perBand = t.bands, max(t.perBand, 1)
+	}
+	r.kf = uint32(t.kf)
+	if t.kfAuto && dist == 1 {
+		// The filter trades a hash per neighbour for a state read: it
+		// pays where those reads miss L1 (rows far apart), not on meshes
+		// in natural order (docs/gpu.md).
+		far, err := dg.scattered()
+		if err != nil {
+			return nil, err
+		}
+		r.kf = localKF
+		if far && r.pk == pkHash {
+			r.kf = scatteredKF
+		}
+	}
 	if dist == 2 {
 		r.ball = ws.ball
+		r.band0 = 1
 	}
 	needPrim := pri.prim != nil || pri.devDegree
 	if needPrim && ws.prim == nil {
@@ -228,7 +276,7 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 		// The tail's threads wait on each other: its grid must fit on
 		// the device at once, which e.grid's cap at the resident blocks
 		// ensures. MIS-1 lists in the ball buffer, which it does not use.
-		r.tail, r.list, r.tailName = t.tail, ws.ball, tailName(dist, r.pk)
+		r.tail, r.list, r.tailName = r.bandSweeps()+t.tail, ws.ball, tailName(dist, r.pk)
 		if runnerUp {
 			r.tailName = runnerUpName(r.pk, true)
 		}
@@ -238,6 +286,26 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 		r.tailGrid = e.grid(r.tailName, int64(dg.n), blockSize)
 	}
 	return r, nil
+}
+
+// bandSweeps is the number of sweeps that visit part of the vertices
+// (with a band threshold), counting MIS-2's first.
+func (r *sweepRun) bandSweeps() int {
+	if r.bands < 2 {
+		return 0
+	}
+	return r.band0 + (r.bands-1)*r.perBand
+}
+
+// band is the band threshold of sweep pass: vertices whose hash is below
+// it wait (in_band in mis.cu).
+func (r *sweepRun) band(pass int) uint32 {
+	i := pass - r.band0
+	if r.bands < 2 || i < 0 || i >= (r.bands-1)*r.perBand {
+		return 0
+	}
+	b := uint64(i / r.perBand)
+	return uint32((uint64(r.bands) - 1 - b) << 32 / uint64(r.bands))
 }
 
 // sweeps initialises the state and runs sweeps until one finds every
@@ -281,7 +349,7 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 					return err
 				}
 			} else if err := e.launch(r.name, r.grid, dg.off, dg.adj, ws.st, r.ball, r.prim, ws.count,
-				n, int32(nCount), int32(pass), lo, hi); err != nil {
+				n, int32(nCount), int32(pass), lo, hi, r.band(pass), r.kf); err != nil {
 				return err
 			}
 			pass++

@@ -40,15 +40,18 @@ flags:
 const defaultGPUGraphs = "hex27:160,hex27:160:relabel,hex27:256,grid7:200,random:4000000:16"
 
 type gpuBenchResult struct {
-	Graph    string `json:"graph"`
-	Order    string `json:"order"`
-	Vertices int    `json:"vertices"`
-	Edges    int64  `json:"edges"`
-	Distance int    `json:"distance"`
-	Group    int    `json:"lanes_per_vertex"`
-	Tail     int    `json:"tail,omitempty"` // full sweeps before the tail launch, -1 none
-	Scalar   bool   `json:"scalar_rows,omitempty"`
-	Single   bool   `json:"single_champion,omitempty"` // MIS-2 without runner-ups
+	Graph     string `json:"graph"`
+	Order     string `json:"order"`
+	Vertices  int    `json:"vertices"`
+	Edges     int64  `json:"edges"`
+	Distance  int    `json:"distance"`
+	Group     int    `json:"lanes_per_vertex"`
+	Tail      int    `json:"tail,omitempty"` // full sweeps before the tail launch, -1 none
+	Scalar    bool   `json:"scalar_rows,omitempty"`
+	Single    bool   `json:"single_champion,omitempty"` // MIS-2 without runner-ups
+	Bands     int    `json:"bands,omitempty"`           // hash bands of the first sweeps
+	PerBand   int    `json:"sweeps_per_band,omitempty"`
+	KeyFilter int    `json:"key_filter,omitempty"` // MIS-1 read mode used (kf in mis.cu)
 
 	UploadSeconds float64 `json:"upload_s"` // host to device copy of the graph
 	UploadGBps    float64 `json:"upload_gbps"`
@@ -86,6 +89,9 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	groups := fs.String("group", "0", "lanes per vertex, comma-separated: 1, 4, 8, 32, or 0 to choose by degree")
 	vecs := fs.String("vec", "1", "MIS-1 with one lane per vertex: 1 reads rows with 16-byte loads, 0 with 4-byte loads; comma-separated")
 	runnerUps := fs.String("runnerup", "1", "MIS-2 with one lane per vertex: 1 keeps a runner-up beside each ball's champion, 0 rescans the ball whenever its champion leaves; comma-separated")
+	bands := fs.String("bands", "0", "order the first sweeps by key in this many bands of the hash, comma-separated: 1 for none, 0 for the default")
+	perBands := fs.String("perband", "0", "sweeps per band, comma-separated: 0 for the default")
+	keyFilters := fs.String("keyfilter", "-1", "MIS-1, one lane per vertex: -1 chooses by locality, else the sum of 1 (scans read only states that can decide; hash keys), 2 (members push OUT without reading), 4 (... into all neighbours); comma-separated")
 	tails := fs.String("tail", "0", "full sweeps before the persistent tail launch, comma-separated: 1 to 16, -1 for none, 0 for the default")
 	priority := fs.String("priority", "hash", "priority: hash, boundary or degree")
 	seed := fs.Uint64("seed", 0, "hash seed")
@@ -117,6 +123,18 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	tailList, err := intList("tail", *tails, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
+	if err != nil {
+		return err
+	}
+	bandList, err := intList("bands", *bands, 0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+	if err != nil {
+		return err
+	}
+	perList, err := intList("perband", *perBands, 0, 1, 2, 3, 4)
+	if err != nil {
+		return err
+	}
+	kfList, err := intList("keyfilter", *keyFilters, -1, 0, 1, 2, 3, 4, 5, 6, 7)
 	if err != nil {
 		return err
 	}
@@ -168,31 +186,22 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 						return fmt.Errorf("bench: %s: %w", spec, err)
 					}
 				}
-				for _, grp := range groupList {
-					for _, tl := range tailList {
-						// -vec applies to MIS-1, -runnerup to MIS-2.
-						variants := vecList
-						if d == 2 {
-							variants = ruList
-						}
-						for _, vr := range variants {
-							scalar, single := d == 1 && vr == 0, d == 2 && vr == 0
-							prog.Show("%s %s distance %d: GPU", spec, order, d)
-							r, err := benchGPUOne(g, dg, mis.Options{Distance: d, Priority: pri}, mis.DeviceBench{Reps: *reps, Group: grp, Tail: tl, Scalar: scalar, Single: single, Profile: *profile}, want)
-							r.Scalar, r.Single = scalar, single
-							r.Graph, r.Order = spec, order
-							r.UploadSeconds = up.Seconds()
-							r.UploadGBps = float64(8*int64(g.N()+1)+4*g.NumEdges()) / up.Seconds() / 1e9
-							if errors.Is(err, errMismatch) {
-								// Report the numbers, and fail at the end.
-								mismatch = append(mismatch, fmt.Sprintf("%s %s distance %d lanes %d: %v", spec, order, d, r.Group, err))
-							} else if err != nil {
-								dg.Close()
-								return fmt.Errorf("bench: %s %s distance %d: %w", spec, order, d, err)
-							}
-							rep.Results = append(rep.Results, r)
-						}
+				for _, v := range gpuVariants(d, groupList, tailList, vecList, ruList, bandList, perList, kfList) {
+					prog.Show("%s %s distance %d: GPU", spec, order, d)
+					v.Reps, v.Profile = *reps, *profile
+					r, err := benchGPUOne(g, dg, mis.Options{Distance: d, Priority: pri}, v, want)
+					r.Scalar, r.Single = v.Scalar, v.Single
+					r.Graph, r.Order = spec, order
+					r.UploadSeconds = up.Seconds()
+					r.UploadGBps = float64(8*int64(g.N()+1)+4*g.NumEdges()) / up.Seconds() / 1e9
+					if errors.Is(err, errMismatch) {
+						// Report the numbers, and fail at the end.
+						mismatch = append(mismatch, fmt.Sprintf("%s %s distance %d lanes %d: %v", spec, order, d, r.Group, err))
+					} else if err != nil {
+						dg.Close()
+						return fmt.Errorf("bench: %s %s distance %d: %w", spec, order, d, err)
 					}
+					rep.Results = append(rep.Results, r)
 				}
 			}
 			if err := dg.Close(); err != nil {
@@ -214,6 +223,31 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// gpuVariants is every combination of the tuning lists for distance d:
+// -vec applies to MIS-1, -runnerup to MIS-2.
+func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs []int) []mis.DeviceBench {
+	variants := vecs
+	if d == 2 {
+		variants, kfs = runnerUps, []int{-1}
+	}
+	var out []mis.DeviceBench
+	for _, grp := range groups {
+		for _, tl := range tails {
+			for _, vr := range variants {
+				for _, b := range bands {
+					for _, pb := range perBand {
+						for _, kf := range kfs {
+							out = append(out, mis.DeviceBench{Group: grp, Tail: tl, Scalar: d == 1 && vr == 0,
+								Single: d == 2 && vr == 0, Bands: b, PerBand: pb, KeyFilter: kf + 1})
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 // errMismatch marks a GPU set that is not the CPU greedy set.
 var errMismatch = errors.New("the GPU set differs from the CPU greedy set")
 
@@ -223,7 +257,7 @@ func benchGPUOne(g *mesh.Graph, dg *mis.DeviceGraph, opts mis.Options, b mis.Dev
 	if err != nil {
 		return r, err
 	}
-	r.Group, r.Tail = t.Group, t.Tail
+	r.Group, r.Tail, r.Bands, r.PerBand, r.KeyFilter = t.Group, t.Tail, t.Bands, t.PerBand, t.KeyFilter
 	r.MISSeconds = median(t.MIS).Seconds()
 	r.MISMinSeconds = slices.Min(t.MIS).Seconds()
 	r.MISMaxSeconds = slices.Max(t.MIS).Seconds()

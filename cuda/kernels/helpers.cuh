@@ -47,6 +47,32 @@ extern "C" __global__ void csr_check(const i64 *off, const int *adj, int n, i64 
 	}
 }
 
+// near_sample counts, over every step-th row (at most 64 entries of each),
+// the adjacency entries and those within 1024 ids of their row: about the
+// share of neighbours whose state a sweep finds in the L1 of the SM that
+// visits the row, which decides how the MIS-1 scan should read (kf).
+extern "C" __global__ void near_sample(const i64 *off, const int *adj, int n, int step, u32 *cnt) {
+	u32 tot = 0, near = 0;
+	for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i * step < n; i += (i64)gridDim.x * blockDim.x) {
+		const int v = (int)(i * step);
+		const i64 b = off[v], e = min(off[v + 1], b + 64);
+		for (i64 k = b; k < e; k++) {
+			const int d = adj[k] - v;
+			tot++;
+			near += d > -1024 && d < 1024;
+		}
+	}
+#pragma unroll
+	for (int d = 16; d > 0; d >>= 1) {
+		tot += __shfl_xor_sync(0xffffffffu, tot, d);
+		near += __shfl_xor_sync(0xffffffffu, near, d);
+	}
+	if ((threadIdx.x & 31) == 0 && tot) {
+		atomicAdd(cnt, tot);
+		atomicAdd(cnt + 1, near);
+	}
+}
+
 // degree_prim computes the Degree priority on the device: prim[v] =
 // maxdeg - deg(v), in two launches (phase 0 finds maxdeg).
 extern "C" __global__ void degree_prim(const i64 *off, int n, u32 *prim, u32 *maxdeg, int phase) {

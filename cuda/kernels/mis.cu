@@ -64,6 +64,18 @@ typedef unsigned char u8;
 #define B_UNK (-3)   // not computed yet
 #define B_COVP (-4)  // covered, and OUT pushed into the whole ball
 
+// MIS-1 read modes (Params.kf), for one lane per vertex. A state read
+// that misses L1 costs a 32-byte sector from L2 and a round trip, so on
+// graphs whose rows name far-apart vertices these trade reads for hashes
+// or for reductions. KF_SCAN: with hash keys a scan reads the states of
+// larger neighbours only (their keys need no load), and a push reads
+// those of smaller ones only. KF_RED: a member ORs OUT into its smaller
+// neighbours (hash keys) without reading them; with KF_ALL into every
+// neighbour, any priority.
+#define KF_SCAN 1u
+#define KF_RED 2u
+#define KF_ALL 4u
+
 #define TILE 128
 #define WARPS 8  // per block of 256 threads
 // Neighbours per lane per step of a row scan: all loads of a step are
@@ -89,6 +101,8 @@ struct Params {
 	int ncount;
 	int pass;
 	u32 seedlo, seedhi;
+	u32 band;  // see in_band
+	u32 kf;    // MIS-1 read modes, one lane per vertex: KF_* bits
 };
 
 // The per-warp list of vertices to visit, filled by the tile pass. A
@@ -121,6 +135,19 @@ __device__ __forceinline__ u32 hash32(u32 v, u32 lo, u32 hi) {
 	x *= 0x846ca68bu;
 	x ^= x >> 16;
 	return x;
+}
+
+// in_band says whether a sweep with band threshold P.band visits v for a
+// decision. Decisions wait on larger keys, so a sweep over all vertices
+// visits most of them too early: a vertex whose larger neighbours are
+// still undecided learns nothing, and pays the gathers of its row. Sweeps
+// that first take only the vertices of largest hash (the lower bits of
+// the key, uniform over the vertices) let those settle and push OUT into
+// their neighbours, which then need no visit at all. The band uses the
+// hash alone, whatever the primary key: it only orders the work, the
+// decisions stay the same.
+__device__ __forceinline__ bool in_band(const Params &P, u32 v) {
+	return P.band == 0 || hash32(v, P.seedlo, P.seedhi) >= P.band;
 }
 
 template <int PK>
@@ -276,7 +303,8 @@ __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, in
 		row8(P, a, lead, tot, c0, u, ok);
 #pragma unroll
 		for (int j = 0; j < 8; j++) {
-			s[j] = ok[j] ? P.st[u[j]] : OUT;
+			const bool need = ok[j] && (PK != PK_HASH || !(P.kf & KF_SCAN) || key_of<PK>(P, u[j], 0, 0) > kv);
+			s[j] = need ? P.st[u[j]] : OUT;
 			p[j] = (PK == PK_PRIM && ok[j]) ? __ldg(P.prim + u[j]) : 0;
 		}
 		bool hin = false, hund = false;
@@ -295,12 +323,27 @@ __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, in
 	}
 	P.st[v] = (u8)((sv & ~3u) | dec);
 	if (dec != IN) return;
+	if ((P.kf & KF_RED) && (PK == PK_HASH || (P.kf & KF_ALL))) {
+		// OR the OUT bit in without reading first (a reduction: no round
+		// trip). That is harmless on a larger neighbour, which is OUT
+		// already, so KF_ALL sends it to every neighbour without keys.
+		for (int c0 = 0; c0 < tot; c0 += 8) {
+			u32 u[8];
+			bool ok[8];
+			row8(P, a, lead, tot, c0, u, ok);
+#pragma unroll
+			for (int j = 0; j < 8; j++)
+				if (ok[j] && ((P.kf & KF_ALL) || key_of<PK>(P, u[j], 0, 0) < kv)) or_out(P.st, u[j]);
+		}
+		return;
+	}
 	for (int c0 = 0; c0 < tot; c0 += 8) {
 		u32 u[8], s[8];
 		bool ok[8];
 		row8(P, a, lead, tot, c0, u, ok);
 #pragma unroll
-		for (int j = 0; j < 8; j++) s[j] = ok[j] ? P.st[u[j]] : OUT;
+		for (int j = 0; j < 8; j++)
+			s[j] = ok[j] && (PK != PK_HASH || !(P.kf & KF_SCAN) || key_of<PK>(P, u[j], 0, 0) < kv) ? P.st[u[j]] : OUT;
 #pragma unroll
 		for (int j = 0; j < 8; j++)
 			if (STATE(s[j]) == UND) P.st[u[j]] = (u8)((s[j] & ~3u) | OUT);
@@ -371,8 +414,11 @@ __device__ void mis1_sweep(const Params &P) {
 		if (more) next = __ldcg((const u32 *)(P.st + (t + ts) * TILE + lane * 4));
 		u32 flags = 0;
 #pragma unroll
-		for (int j = 0; j < 4; j++) flags |= (((w >> (8 * j)) & 3u) == UND ? 1u : 0u) << j;
-		live += __popc(flags);
+		for (int j = 0; j < 4; j++) {
+			const bool und = ((w >> (8 * j)) & 3u) == UND;
+			live += und;
+			flags |= (und && in_band(P, (u32)(t * TILE + lane * 4 + j)) ? 1u : 0u) << j;
+		}
 		cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
 		if (cnt < TILE && more) continue;
 		for (int i = lane / G; i < cnt; i += 32 / G) {
@@ -627,7 +673,13 @@ __device__ void mis2_sweep(const Params &P) {
 			const bool inplay = s == UND || !(bj == B_NONE || bj == B_COVP);
 			live += inplay;
 			const u32 c = STATE(champ[j]);
-			const bool work = inplay && (bj == B_UNK || bj == B_COV || (bj >= 0 && c != UND) || (s == UND && bj == v));
+			// In a band sweep, a ball whose champion left waits for a
+			// rescan while that champion was below the band (its new
+			// champion is smaller still), and only vertices in the band
+			// try to join; pushes never wait.
+			const bool work = inplay && (bj == B_UNK || bj == B_COV || (bj >= 0 && c == IN) ||
+			                             (bj >= 0 && c == OUT && in_band(P, (u32)bj)) ||
+			                             (s == UND && bj == v && in_band(P, (u32)v)));
 			flags |= (work ? 1u : 0u) << j;
 			aux |= c << (8 * j);
 		}
@@ -649,8 +701,9 @@ __device__ void mis2_sweep(const Params &P) {
 #define SWEEP(dist, G, PK)                                                                           \
 	extern "C" __global__ void __launch_bounds__(256)                                                \
 	    mis##dist##_g##G##_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, \
-	                             u32 *count, int n, int ncount, int pass, u32 seedlo, u32 seedhi) {   \
-		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi};             \
+	                             u32 *count, int n, int ncount, int pass, u32 seedlo, u32 seedhi, \
+	                             u32 band, u32 kf) {                                                 \
+		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi, band, kf};   \
 		mis##dist##_sweep<G, PK>(P);                                                             \
 	}
 
@@ -669,8 +722,8 @@ SWEEPS(2, 32)
 #define SWEEPR(PK)                                                                                           \
 	extern "C" __global__ void __launch_bounds__(256)                                                        \
 	    mis2_g1r_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, u32 *count, int n, \
-	                   int ncount, int pass, u32 seedlo, u32 seedhi) {                                        \
-		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi};                     \
+	                   int ncount, int pass, u32 seedlo, u32 seedhi, u32 band, u32 kf) {                      \
+		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi, band, kf};           \
 		mis2_sweep<1, PK, true>(P);                                                                        \
 	}
 SWEEPR(0)
@@ -681,8 +734,8 @@ SWEEPR(2)
 #define SWEEPV(PK)                                                                                           \
 	extern "C" __global__ void __launch_bounds__(256)                                                        \
 	    mis1_g1v_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, u32 *count, int n, \
-	                   int ncount, int pass, u32 seedlo, u32 seedhi) {                                        \
-		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi};                     \
+	                   int ncount, int pass, u32 seedlo, u32 seedhi, u32 band, u32 kf) {                      \
+		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi, band, kf};           \
 		mis1_sweep<1, PK, true>(P);                                                                        \
 	}
 SWEEPV(0)
