@@ -130,7 +130,8 @@ func newEngine(ctx *cuda.Context, owns bool) (*engine, error) {
 		fn: map[string]*cuda.Function{}, occ: map[string]int{}}
 	names := []string{"mis_init", "mis_members", "csr_check", "near_sample", "degree_prim", "stream_floor", "mis_compact", "mis_compact2"}
 	for pk := 0; pk < 3; pk++ {
-		names = append(names, tailName(1, pk), tailName(2, pk), vecSweepName(pk), runnerUpName(pk, false), runnerUpName(pk, true))
+		names = append(names, tailName(1, pk), tailName(2, pk), vecSweepName(pk), runnerUpName(pk, false), runnerUpName(pk, true),
+			firstName(pk, false), firstName(pk, true))
 	}
 	for _, d := range []int{1, 2} {
 		for _, g := range groupSizes {
@@ -168,6 +169,16 @@ func sweepName(dist, group, pk int) string {
 // vecSweepName is the MIS-1 sweep for one lane per vertex that reads
 // rows with 16-byte loads (DeviceGraph.vec).
 func vecSweepName(pk int) string { return fmt.Sprintf("mis1_g1v_p%d", pk) }
+
+// firstName is the first MIS-2 sweep for one lane per vertex with
+// 16-byte row loads, with or without runner-ups.
+func firstName(pk int, runnerUp bool) string {
+	r := 0
+	if runnerUp {
+		r = 1
+	}
+	return fmt.Sprintf("mis2_first_r%d_p%d", r, pk)
+}
 
 func tailName(dist, pk int) string { return fmt.Sprintf("mis%d_tail_p%d", dist, pk) }
 

@@ -33,6 +33,10 @@ type DeviceBench struct {
 	// KeyFilter is 0 for the default (by the graph's locality) or 1 +
 	// gpuTuning.kf.
 	KeyFilter int
+	// NoFirst runs MIS-2's first sweep with the general kernel.
+	NoFirst bool
+	// BandShape is gpuTuning.bandShape in hundredths (0: the default).
+	BandShape int
 }
 
 // DeviceTimes holds device times measured with CUDA events around all
@@ -88,6 +92,10 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 	}
 	if b.PerBand != 0 {
 		t.perBand = b.PerBand
+	}
+	t.noFirst = b.NoFirst
+	if b.BandShape > 0 {
+		t.bandShape = float64(b.BandShape) / 100
 	}
 	if b.KeyFilter > 0 {
 		t.kf, t.kfAuto = b.KeyFilter-1, false
@@ -184,8 +192,7 @@ func (r *sweepRun) profile(out *DeviceTimes) error {
 	prev := start
 	var one [1]uint32
 	for pass := 0; pass < nCount; pass++ {
-		if err := e.launch(r.name, r.grid, dg.off, dg.adj, ws.st, r.ball, r.prim, ws.count,
-			n, int32(nCount), int32(pass), uint32(r.seed), uint32(r.seed>>32), r.band(pass), r.kf); err != nil {
+		if err := r.launchSweep(pass); err != nil {
 			return err
 		}
 		ev, err := e.ctx.NewEvent()

@@ -2,6 +2,7 @@ package mis
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/misgrid/misgrid/cuda"
@@ -35,12 +36,19 @@ type gpuTuning struct {
 	// 1/bands of its range, the next perBand the top 2/bands, and so on
 	// (in_band in mis.cu). 0 or 1 band visits every vertex from the start.
 	bands, perBand int
+	// bandShape γ (0 means 1): band i of k takes the vertices whose hash
+	// lies in the top ((i+1)/k)^γ of its range; γ < 1 makes early bands
+	// larger, γ > 1 smaller.
+	bandShape float64
 	// kf is the MIS-1 read mode for one lane per vertex, a sum of the
 	// KF_* bits of mis.cu: 1 filters scans by key (hash keys), 2 pushes
 	// OUT without reading (into smaller neighbours; with 4 into all).
 	// kfAuto picks by the graph's locality instead.
 	kf     int
 	kfAuto bool
+	// noFirst runs MIS-2's first sweep with the general sweep kernel
+	// instead of mis2_first.
+	noFirst bool
 }
 
 // defaultTuning picks lanes per vertex from the average degree. The
@@ -57,14 +65,13 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 	// MIS-1 takes 6 to 8 sweeps on meshes and random graphs, MIS-2 18 to
 	// 23: queue about that many at once, then a few at a time.
 	t := gpuTuning{group: 1, first: 6, batch: 2, tail: defaultTail, perBand: 1, kfAuto: true}
-	// Banding pays more the more larger neighbours a vertex waits on.
-	switch {
-	case avg < 10:
-		t.bands = 3
-	case avg < 20:
-		t.bands = 4
-	default:
-		t.bands = 6
+	// Banding pays more the more larger neighbours a vertex waits on; on
+	// low-degree graphs each band sweep costs nearly a full pass over the
+	// offsets and rows (a visited row shares its sectors with unvisited
+	// ones), so there it stays short.
+	t.bands, t.bandShape = 4, 2
+	if avg < 10 {
+		t.bands, t.bandShape = 3, 1
 	}
 	if dist == 2 {
 		t.first, t.batch, t.tail, t.bands = 14, 3, defaultTail2, 0
@@ -87,9 +94,10 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 	return t
 }
 
-// The tuning measured best on the H100 (docs/gpu.md). MIS-1: 3, 4 or 6
+// The tuning measured best on the H100 (docs/gpu.md). MIS-1: 3 or 4
 // bands of one sweep each by degree (defaultTuning), then 1 full sweep
-// before the tail (of 1 to 16 bands, 1 to 3 full sweeps); the read mode
+// before the tail (of 2 to 16 bands, shapes 0.5 to 3, 1 to 3 full
+// sweeps); the read mode
 // by locality: key-filtered scans and pushes without reads into smaller
 // neighbours where rows are scattered, plain scans and pushes without
 // reads into all neighbours where they are local. MIS-2: no bands (they
@@ -148,11 +156,15 @@ type sweepRun struct {
 	tail     int // the sweep that launches the tail, 0 for none
 	bands    int // see gpuTuning
 	perBand  int
+	shape    float64
 	band0    int // the first band sweep (MIS-2: after the sweep that finds the champions)
 	kf       uint32
 	list     *cuda.Buffer // the tail's vertex list (the ball buffer of MIS-2)
 	tailName string
 	tailGrid uint32
+	// MIS-2: the kernel of sweep 0 when not r.name (mis2_first).
+	firstName string
+	firstGrid uint32
 }
 
 // prepare allocates the working memory and uploads the priority.
@@ -199,7 +211,7 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 	}
 	r := &sweepRun{dg: dg, dist: dist, pk: pkHash, seed: pri.seed, first: max(t.first, 1), batch: max(t.batch, 1)}
 	if t.bands > 1 {
-		r.bands, r.perBand = t.bands, max(t.perBand, 1)
+		r.bands, r.perBand, r.shape = t.bands, max(t.perBand, 1), t.bandShape
 	}
 	r.kf = uint32(t.kf)
 	if t.kfAuto && dist == 1 {
@@ -267,6 +279,10 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 	if runnerUp {
 		r.name = runnerUpName(r.pk, false)
 	}
+	if dist == 2 && group == 1 && dg.vec && !t.noFirst {
+		r.firstName = firstName(r.pk, runnerUp)
+		r.firstGrid = e.grid(r.firstName, int64(dg.n), blockSize)
+	}
 	if e.fn[r.name] == nil {
 		return nil, fmt.Errorf("mis: no kernel %s (lanes per vertex must be one of %v)", r.name, groupSizes)
 	}
@@ -304,8 +320,11 @@ func (r *sweepRun) band(pass int) uint32 {
 	if r.bands < 2 || i < 0 || i >= (r.bands-1)*r.perBand {
 		return 0
 	}
-	b := uint64(i / r.perBand)
-	return uint32((uint64(r.bands) - 1 - b) << 32 / uint64(r.bands))
+	f := float64(i/r.perBand+1) / float64(r.bands)
+	if r.shape > 0 && r.shape != 1 {
+		f = math.Pow(f, r.shape)
+	}
+	return uint32(min((1-f)*(1<<32), 1<<32-1))
 }
 
 // sweeps initialises the state and runs sweeps until one finds every
@@ -330,7 +349,6 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 	}
 	host := cuda.HostSlice[uint32](ws.host)
 	evs := ws.evs
-	lo, hi := uint32(r.seed), uint32(r.seed>>32)
 	pass := 0
 	batch := func(slot, count int) error {
 		for i := 0; i < count; i++ {
@@ -348,8 +366,7 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 				if err := r.launchTail(pass); err != nil {
 					return err
 				}
-			} else if err := e.launch(r.name, r.grid, dg.off, dg.adj, ws.st, r.ball, r.prim, ws.count,
-				n, int32(nCount), int32(pass), lo, hi, r.band(pass), r.kf); err != nil {
+			} else if err := r.launchSweep(pass); err != nil {
 				return err
 			}
 			pass++
@@ -418,6 +435,17 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 		}
 	}
 	return pass, nil
+}
+
+// launchSweep queues sweep number pass.
+func (r *sweepRun) launchSweep(pass int) error {
+	dg, e, ws := r.dg, r.dg.eng, &r.dg.ws
+	name, grid := r.name, r.grid
+	if pass == 0 && r.firstName != "" {
+		name, grid = r.firstName, r.firstGrid
+	}
+	return e.launch(name, grid, dg.off, dg.adj, ws.st, r.ball, r.prim, ws.count, int32(dg.n), int32(nCount),
+		int32(pass), uint32(r.seed), uint32(r.seed>>32), r.band(pass), r.kf)
 }
 
 // launchTail queues the MIS-1 tail as sweep number pass: compaction of

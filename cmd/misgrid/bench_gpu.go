@@ -51,7 +51,9 @@ type gpuBenchResult struct {
 	Single    bool   `json:"single_champion,omitempty"` // MIS-2 without runner-ups
 	Bands     int    `json:"bands,omitempty"`           // hash bands of the first sweeps
 	PerBand   int    `json:"sweeps_per_band,omitempty"`
-	KeyFilter int    `json:"key_filter,omitempty"` // MIS-1 read mode used (kf in mis.cu)
+	KeyFilter int    `json:"key_filter,omitempty"`
+	BandShape int    `json:"band_shape,omitempty"`      // hundredths, 0 default
+	NoFirst   bool   `json:"no_first_kernel,omitempty"` // MIS-1 read mode used (kf in mis.cu)
 
 	UploadSeconds float64 `json:"upload_s"` // host to device copy of the graph
 	UploadGBps    float64 `json:"upload_gbps"`
@@ -92,6 +94,8 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	bands := fs.String("bands", "0", "order the first sweeps by key in this many bands of the hash, comma-separated: 1 for none, 0 for the default")
 	perBands := fs.String("perband", "0", "sweeps per band, comma-separated: 0 for the default")
 	keyFilters := fs.String("keyfilter", "-1", "MIS-1, one lane per vertex: -1 chooses by locality, else the sum of 1 (scans read only states that can decide; hash keys), 2 (members push OUT without reading), 4 (... into all neighbours); comma-separated")
+	shapes := fs.String("bandshape", "0", "band shape in hundredths: band i of k takes the top ((i+1)/k)^(shape/100) of the hash range; 0 for the default; comma-separated")
+	firsts := fs.String("first", "1", "MIS-2 with one lane per vertex: 1 runs the first sweep with its own kernel (16-byte row loads), 0 with the general one; comma-separated")
 	tails := fs.String("tail", "0", "full sweeps before the persistent tail launch, comma-separated: 1 to 16, -1 for none, 0 for the default")
 	priority := fs.String("priority", "hash", "priority: hash, boundary or degree")
 	seed := fs.Uint64("seed", 0, "hash seed")
@@ -126,7 +130,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bandList, err := intList("bands", *bands, 0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+	bandList, err := intList("bands", *bands, 0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32)
 	if err != nil {
 		return err
 	}
@@ -135,6 +139,14 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	kfList, err := intList("keyfilter", *keyFilters, -1, 0, 1, 2, 3, 4, 5, 6, 7)
+	if err != nil {
+		return err
+	}
+	shapeList, err := intList("bandshape", *shapes, 0, 25, 50, 75, 100, 125, 150, 200, 250, 300, 400)
+	if err != nil {
+		return err
+	}
+	firstList, err := intList("first", *firsts, 0, 1)
 	if err != nil {
 		return err
 	}
@@ -186,7 +198,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 						return fmt.Errorf("bench: %s: %w", spec, err)
 					}
 				}
-				for _, v := range gpuVariants(d, groupList, tailList, vecList, ruList, bandList, perList, kfList) {
+				for _, v := range gpuVariants(d, groupList, tailList, vecList, ruList, bandList, perList, kfList, shapeList, firstList) {
 					prog.Show("%s %s distance %d: GPU", spec, order, d)
 					v.Reps, v.Profile = *reps, *profile
 					r, err := benchGPUOne(g, dg, mis.Options{Distance: d, Priority: pri}, v, want)
@@ -225,10 +237,12 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 
 // gpuVariants is every combination of the tuning lists for distance d:
 // -vec applies to MIS-1, -runnerup to MIS-2.
-func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs []int) []mis.DeviceBench {
+func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, shapes, firsts []int) []mis.DeviceBench {
 	variants := vecs
 	if d == 2 {
-		variants, kfs = runnerUps, []int{-1}
+		variants, shapes = runnerUps, []int{0}
+	} else {
+		firsts = []int{1}
 	}
 	var out []mis.DeviceBench
 	for _, grp := range groups {
@@ -237,8 +251,13 @@ func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs []in
 				for _, b := range bands {
 					for _, pb := range perBand {
 						for _, kf := range kfs {
-							out = append(out, mis.DeviceBench{Group: grp, Tail: tl, Scalar: d == 1 && vr == 0,
-								Single: d == 2 && vr == 0, Bands: b, PerBand: pb, KeyFilter: kf + 1})
+							for _, sh := range shapes {
+								for _, f := range firsts {
+									out = append(out, mis.DeviceBench{Group: grp, Tail: tl, Scalar: d == 1 && vr == 0,
+										Single: d == 2 && vr == 0, Bands: b, PerBand: pb, KeyFilter: kf + 1,
+										BandShape: sh, NoFirst: f == 0})
+								}
+							}
 						}
 					}
 				}
@@ -258,6 +277,7 @@ func benchGPUOne(g *mesh.Graph, dg *mis.DeviceGraph, opts mis.Options, b mis.Dev
 		return r, err
 	}
 	r.Group, r.Tail, r.Bands, r.PerBand, r.KeyFilter = t.Group, t.Tail, t.Bands, t.PerBand, t.KeyFilter
+	r.BandShape, r.NoFirst = b.BandShape, b.NoFirst
 	r.MISSeconds = median(t.MIS).Seconds()
 	r.MISMinSeconds = slices.Min(t.MIS).Seconds()
 	r.MISMaxSeconds = slices.Max(t.MIS).Seconds()

@@ -71,7 +71,8 @@ typedef unsigned char u8;
 // larger neighbours only (their keys need no load), and a push reads
 // those of smaller ones only. KF_RED: a member ORs OUT into its smaller
 // neighbours (hash keys) without reading them; with KF_ALL into every
-// neighbour, any priority.
+// neighbour, any priority. MIS-2 takes KF_RED only: pushes OR OUT into
+// a covered ball and a member's neighbours without reading them.
 #define KF_SCAN 1u
 #define KF_RED 2u
 #define KF_ALL 4u
@@ -254,6 +255,11 @@ template <int G, bool MAYHOLDMEMBER, bool CG = false>
 __device__ __forceinline__ void push_out(const Params &P, i64 b, int deg) {
 	constexpr int UP = UPUSH(G);
 	const u32 q = threadIdx.x & (G - 1);
+	if (MAYHOLDMEMBER && (P.kf & KF_RED)) {
+		// OR the OUT bit into every vertex without reading it first.
+		for (int k0 = q; k0 < deg; k0 += G) or_out(P.st, (u32)__ldg(P.adj + b + k0));
+		return;
+	}
 	for (int k0 = 0; k0 < deg; k0 += G * UP) {
 		u32 u[UP], s[UP];
 #pragma unroll
@@ -596,14 +602,16 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 			int k = k0 + q + j * G;
 			u[j] = k < deg ? (u32)__ldg(P.adj + b + k) : 0xffffffffu;
 		}
+		const bool red = P.kf & KF_RED;
 #pragma unroll
 		for (int j = 0; j < UP; j++) {
-			s[j] = u[j] != 0xffffffffu ? ld<CG>(P.st + u[j]) : OUT;
+			s[j] = u[j] != 0xffffffffu && !red ? ld<CG>(P.st + u[j]) : OUT;
 			bu[j] = u[j] != 0xffffffffu ? ld<CG>(P.ball + u[j]) : B_COVP;
 		}
 #pragma unroll
 		for (int j = 0; j < UP; j++) {
-			if (STATE(s[j]) == UND) P.st[u[j]] = (u8)((s[j] & ~3u) | OUT);
+			if (red && u[j] != 0xffffffffu) or_out(P.st, u[j]);
+			else if (STATE(s[j]) == UND) P.st[u[j]] = (u8)((s[j] & ~3u) | OUT);
 			if (!covered(bu[j])) P.ball[u[j]] = B_COV;
 		}
 	}
@@ -694,6 +702,50 @@ __device__ void mis2_sweep(const Params &P) {
 	if (lane == 0 && live) atomicAdd(P.count + P.pass % P.ncount, live);
 }
 
+// mis2_first is the first MIS-2 sweep for one lane per vertex. With
+// every vertex undecided, a ball's champion is the vertex of largest key
+// in N[w] and its runner-up the next, and no vertex can join yet, so the
+// sweep needs no tiles, lists or state reads (but for class keys): one
+// pass over the rows with 16-byte loads (row8), which the general visit
+// cannot afford in registers. It replaces sweep 0 of mis2_g1[r].
+template <int PK, bool R>
+__device__ void mis2_first(const Params &P) {
+	for (int w = blockIdx.x * blockDim.x + threadIdx.x; w < P.n; w += gridDim.x * blockDim.x) {
+		const i64 b = __ldg(P.off + w);
+		const int deg = (int)(__ldg(P.off + w + 1) - b);
+		const u32 sw = PK == PK_CLASS ? P.st[w] : 0;
+		u64 key = key_of<PK>(P, w, sw, PK == PK_PRIM ? __ldg(P.prim + w) : 0), key2 = 0;
+		int id = w, id2 = -1;
+		const i64 a = b & ~(i64)3;
+		const int lead = (int)(b - a), tot = lead + deg;
+		for (int c0 = 0; c0 < tot; c0 += 8) {
+			u32 u[8], s[8], p[8];
+			bool ok[8];
+			row8(P, a, lead, tot, c0, u, ok);
+#pragma unroll
+			for (int j = 0; j < 8; j++) {
+				s[j] = (PK == PK_CLASS && ok[j]) ? P.st[u[j]] : 0u;
+				p[j] = (PK == PK_PRIM && ok[j]) ? __ldg(P.prim + u[j]) : 0u;
+			}
+#pragma unroll
+			for (int j = 0; j < 8; j++) {
+				if (!ok[j]) continue;
+				const u64 ku = key_of<PK>(P, u[j], s[j], p[j]);
+				if (ku > key) {
+					key2 = key, id2 = id;
+					key = ku, id = (int)u[j];
+				} else if (R && (id2 < 0 || ku > key2)) {
+					key2 = ku, id2 = (int)u[j];
+				}
+			}
+		}
+		P.ball[w] = id;
+		if (R) ball2(P)[w] = id2 < 0 ? B_NONE : id2;
+	}
+	// Every vertex is still in play.
+	if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(P.count + P.pass % P.ncount, (u32)max(P.n, 1));
+}
+
 // Kernel parameters are flat scalars and pointers (the Go launcher passes
 // each in an 8-byte slot). Register caps that would raise occupancy
 // (__launch_bounds__ with a minimum of 5 or 6 blocks) measured slower on
@@ -741,6 +793,21 @@ SWEEPR(2)
 SWEEPV(0)
 SWEEPV(1)
 SWEEPV(2)
+
+// The first MIS-2 sweep, without (r0) and with (r1) runner-ups.
+#define FIRST2(PK, R)                                                                                               \
+	extern "C" __global__ void __launch_bounds__(256)                                                              \
+	    mis2_first_r##R##_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, u32 *count,     \
+	                            int n, int ncount, int pass, u32 seedlo, u32 seedhi, u32 band, u32 kf) {            \
+		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi, band, kf};                 \
+		mis2_first<PK, R>(P);                                                                                    \
+	}
+FIRST2(0, 0)
+FIRST2(1, 0)
+FIRST2(2, 0)
+FIRST2(0, 1)
+FIRST2(1, 1)
+FIRST2(2, 1)
 
 // The persistent tails of both distances.
 #include "mis_tail.cuh"
