@@ -317,3 +317,50 @@ func TestGPUMidSize(t *testing.T) {
 		dg.Close()
 	}
 }
+
+// The launch choices that do not change the result (bands and their
+// shape, read modes, the first MIS-2 kernel, the tail) give the greedy
+// set on every graph and priority.
+func TestGPUTuningVariants(t *testing.T) {
+	needGPU(t)
+	variants := []gpuTuning{
+		{bands: 4, bandShape: 2, kf: 3, tail: 1},
+		{bands: 3, kf: 6, tail: 0},
+		{bands: 8, kf: 7},
+		{bands: 5, bandShape: 0.5, kf: 1, tail: 2},
+		{bands: 4, kf: 2, tail: 3},
+		{noFirst: true, bands: 4},
+		{single: true, tail: 10},
+	}
+	for name, g := range gpuGraphs(t) {
+		dg, err := UploadGraph(g, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kind := range []PriorityKind{Hash, Degree} {
+			p := Priority{Kind: kind, Seed: 11}
+			keys, err := Keys(g, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pri, err := dg.priority(p, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for dist := 1; dist <= 2; dist++ {
+				want := Greedy(g, keys, dist)
+				for i, v := range variants {
+					v.group, v.first, v.batch, v.perBand = 1, 3, 2, 1
+					got, err := dg.compute(dist, pri, v)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if j := firstDiff(got.In, want.In); j >= 0 {
+						t.Fatalf("%s %v dist %d variant %d %+v: differs at vertex %d", name, kind, dist, i, v, j)
+					}
+				}
+			}
+		}
+		dg.Close()
+	}
+}
