@@ -45,6 +45,10 @@ for stage in "${stages[@]}"; do
 	info)
 		run info 60 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
 		run info 30 bash -c 'nvcc --version | tail -2; compute-sanitizer --version | head -2'
+		# A GPU held down by power braking or thermal slowdown times
+		# latency-bound kernels several times slower (seen: 345 MHz with
+		# "HW Power Brake Slowdown: Active"); say so before any bench.
+		run info 30 bash -c 'nvidia-smi -q -d PERFORMANCE | grep -E "Slowdown|Power Cap|Performance State" | grep -v "Not Active"'
 		;;
 	nvcc)
 		run nvcc 300 env ALLOW_NEW_PTX=1 bash cuda/kernels/build.sh /tmp/kernels13
