@@ -35,6 +35,11 @@
 // together: the sweeps are bound by memory latency more than by bytes,
 // and this keeps the number of dependent round trips per visit small.
 //
+// The first MIS-1 sweeps visit only vertices of large hash (in_band), so
+// that vertices are visited roughly in decreasing key order and most find
+// their larger neighbours settled; members OR OUT into their neighbours
+// without reading them (KF_*).
+//
 // Neighbour states are read with ordinary (L1-cached) loads. Within a
 // sweep a cached line may be stale, which only delays a decision; L1 is
 // invalidated between kernel launches, so every sweep sees the writes of
