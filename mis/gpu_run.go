@@ -74,7 +74,9 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 		t.bands, t.bandShape = 3, 1
 	}
 	if dist == 2 {
-		t.first, t.batch, t.tail, t.bands = 14, 3, defaultTail2, 0
+		// A warp pushes its new members' two-hop OUT itself (KF_JOIN2):
+		// 5-18 % faster on every benchmark graph (docs/gpu.md).
+		t.first, t.batch, t.tail, t.bands, t.kf = 14, 3, defaultTail2, 0, kfJoin2
 	}
 	lim := [3]float64{20, 48, 160} // MIS-1: up to avg degree 20 one lane, 48 four, ...
 	if dg.vec {
@@ -105,8 +107,9 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 const (
 	defaultTail  = 1
 	defaultTail2 = 10
-	scatteredKF  = 3 // KF_SCAN | KF_RED
-	localKF      = 6 // KF_RED | KF_ALL
+	kfJoin2      = 16 // KF_JOIN2
+	scatteredKF  = 3  // KF_SCAN | KF_RED
+	localKF      = 6  // KF_RED | KF_ALL
 )
 
 // compute runs the whole MIS on the device and copies the set back.
@@ -214,6 +217,9 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 		r.bands, r.perBand, r.shape = t.bands, max(t.perBand, 1), t.bandShape
 	}
 	r.kf = uint32(t.kf)
+	if !dg.vec {
+		r.kf &^= kfJoin2 // it reads rows with 16-byte loads
+	}
 	if t.kfAuto && dist == 1 {
 		// The filter trades a hash per neighbour for a state read: it
 		// pays where those reads miss L1 (rows far apart), not on meshes

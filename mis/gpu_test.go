@@ -331,6 +331,8 @@ func TestGPUTuningVariants(t *testing.T) {
 		{bands: 4, kf: 2, tail: 3},
 		{noFirst: true, bands: 4},
 		{single: true, tail: 10},
+		{kf: 16, tail: 10},
+		{kf: 16, tail: 0, bands: 4},
 	}
 	for name, g := range gpuGraphs(t) {
 		dg, err := UploadGraph(g, nil)

@@ -138,7 +138,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	kfList, err := intList("keyfilter", *keyFilters, -1, 0, 1, 2, 3, 4, 5, 6, 7)
+	kfList, err := intList("keyfilter", *keyFilters, -1, 0, 1, 2, 3, 4, 5, 6, 7, 16, 18)
 	if err != nil {
 		return err
 	}

@@ -81,6 +81,9 @@ typedef unsigned char u8;
 #define KF_SCAN 1u
 #define KF_RED 2u
 #define KF_ALL 4u
+// KF_JOIN2 (MIS-2, one lane per vertex, 16-byte loads): a warp pushes
+// OUT into the two-hop neighbourhood of its new members itself.
+#define KF_JOIN2 16u
 
 #define TILE 128
 #define WARPS 8  // per block of 256 threads

@@ -32,8 +32,18 @@ __device__ __forceinline__ int *ball2(const Params &P) {
 	return P.ball + (P.n + TILE - 1) / TILE * TILE;
 }
 
+// Members whose two-hop push the warp does together after its visits
+// (KF_JOIN2), per warp.
+#define JCAP 32
+struct Joined {
+	u8 at[JCAP];  // the member's place in the warp's list
+	int pre[JCAP + 1];
+	u32 n;
+};
+
 template <int G, int PK, bool CG = false, bool R = false>
-__device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int deg, u32 sw, int bw, u32 champ) {
+__device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int deg, u32 sw, int bw, u32 champ,
+                                           Joined *jd = nullptr, int at = 0) {
 	constexpr int U = USCAN(G);
 	const u32 q = threadIdx.x & (G - 1);
 	const u32 gm = group_mask<G>();
@@ -157,6 +167,13 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 	__syncwarp(gm);
 	__threadfence();
 	if (q == 0) P.ball[w] = B_COVP;
+	if (G == 1 && jd) {
+		const u32 i = atomicAdd(&jd->n, 1u);
+		if (i < JCAP) {
+			jd->at[i] = (u8)at;
+			return;
+		}
+	}
 	constexpr int UP = UPUSH(G);
 	for (int k0 = 0; k0 < deg; k0 += G * UP) {
 		u32 u[UP], s[UP];
@@ -181,14 +198,62 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 	}
 }
 
+// push_joined ORs OUT into the whole distance-2 neighbourhood of the
+// members a warp's visits listed, its lanes taking one neighbour u of a
+// member each (all members' neighbours in one flat range, so that short
+// rows keep the lanes busy): u and N(u) leave, and ball[u] is covered
+// with the push done. That settles in the sweep where the member joined
+// what would otherwise take the covered balls' visits in the next sweep.
+__device__ __forceinline__ void push_joined(const Params &P, Joined &jd, const List<2> &L) {
+	const u32 lane = threadIdx.x & 31;
+	const u32 nj = min(jd.n, (u32)JCAP);
+	// Prefix sums of the members' degrees.
+	int sum = lane < nj ? L.deg[jd.at[lane]] : 0;
+#pragma unroll
+	for (int o = 1; o < 32; o <<= 1) {
+		const int y = __shfl_up_sync(0xffffffffu, sum, o);
+		if ((int)lane >= o) sum += y;
+	}
+	if (lane < nj) jd.pre[lane + 1] = sum;
+	if (lane == 0) jd.pre[0] = 0;
+	__syncwarp();
+	const int total = jd.pre[nj];
+	for (int p = (int)lane; p < total; p += 32) {
+		u32 i = 0;
+		while (jd.pre[i + 1] <= p) i++;
+		const u32 u = (u32)__ldg(P.adj + L.beg[jd.at[i]] + (p - jd.pre[i]));
+		or_out(P.st, u);
+		const i64 bu = __ldg(P.off + u);
+		const i64 au = bu & ~(i64)3;
+		const int lu = (int)(bu - au), tu = lu + (int)(__ldg(P.off + u + 1) - bu);
+		for (int c0 = 0; c0 < tu; c0 += 8) {
+			u32 x[8];
+			bool ok[8];
+			row8(P, au, lu, tu, c0, x, ok);
+#pragma unroll
+			for (int j = 0; j < 8; j++)
+				if (ok[j]) or_out(P.st, x[j]);
+		}
+		P.ball[u] = B_COVP;
+	}
+	__syncwarp();
+	if (lane == 0) jd.n = 0;
+	__syncwarp();
+}
+
 // R keeps runner-ups (ball2), for one lane per vertex only.
 template <int G, int PK, bool R = false>
 __device__ void mis2_sweep(const Params &P) {
 	static_assert(!R || G == 1, "runner-ups need one lane per vertex");
 	__shared__ List<2> lists[WARPS];
+	__shared__ Joined joined[WARPS];
 	if (!sweep_needed(P)) return;
 	const u32 lane = threadIdx.x & 31;
 	List<2> &L = lists[threadIdx.x >> 5];
+	// KF_JOIN2 needs row8 (16-byte aligned rows), which the host checks.
+	Joined *jd = G == 1 && (P.kf & KF_JOIN2) ? &joined[threadIdx.x >> 5] : nullptr;
+	if (jd && lane == 0) jd->n = 0;
+	__syncwarp();
 	const int nt = num_tiles(P), ts = tile_stride();
 	u32 live = 0;
 	int cnt = 0;
@@ -258,8 +323,9 @@ __device__ void mis2_sweep(const Params &P) {
 		cnt = tile_list(P, L, cnt, base, flags, w, bs, aux);
 		if (cnt < TILE && more) continue;
 		for (int i = lane / G; i < cnt; i += 32 / G)
-			mis2_visit<G, PK, false, R>(P, L.v[i], L.beg[i], L.deg[i], L.st[i], L.ball[i], L.aux[i]);
+			mis2_visit<G, PK, false, R>(P, L.v[i], L.beg[i], L.deg[i], L.st[i], L.ball[i], L.aux[i], jd, i);
 		__syncwarp();
+		if (jd) push_joined(P, *jd, L);
 		cnt = 0;
 	}
 	live = warp_sum(live);
