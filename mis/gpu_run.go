@@ -103,10 +103,11 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 // by locality: key-filtered scans and pushes without reads into smaller
 // neighbours where rows are scattered, plain scans and pushes without
 // reads into all neighbours where they are local. MIS-2: no bands (they
-// cut sweeps, not time), 10 full sweeps before the tail (of 1 to 12).
+// cut sweeps, not time), 8 full sweeps before the tail (of 6 to 12;
+// 1 to 12 before KF_JOIN2).
 const (
 	defaultTail  = 1
-	defaultTail2 = 10
+	defaultTail2 = 8
 	kfJoin2      = 16 // KF_JOIN2
 	scatteredKF  = 3  // KF_SCAN | KF_RED
 	localKF      = 6  // KF_RED | KF_ALL
