@@ -304,17 +304,52 @@ __device__ __forceinline__ void row8(const Params &P, i64 a, int lead, int tot, 
 	for (int j = 0; j < 8; j++) ok[j] = c0 + j >= lead && c0 + j < tot;
 }
 
+// each_row8 hands the row at b to step eight entries at a time (row8
+// loads) until step returns false.
+template <typename Step>
+__device__ __forceinline__ void each_row8(const Params &P, i64 b, int deg, Step step) {
+	const i64 a = b & ~(i64)3;
+	const int lead = (int)(b - a), tot = lead + deg;
+	for (int c0 = 0; c0 < tot; c0 += 8) {
+		u32 u[8];
+		bool ok[8];
+		row8(P, a, lead, tot, c0, u, ok);
+		if (!step(u, ok)) return;
+	}
+}
+
+// or_out_row ORs OUT into the entries u of the row at b for which
+// keep(u) holds, without reading the states.
+template <typename Keep>
+__device__ __forceinline__ void or_out_row(const Params &P, i64 b, int deg, Keep keep) {
+	each_row8(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
+#pragma unroll
+		for (int j = 0; j < 8; j++)
+			if (ok[j] && keep(u[j])) or_out(P.st, u[j]);
+		return true;
+	});
+}
+
+// row_step loads the entries k0+q, k0+q+G, ... (U of them) of a row that
+// G lanes scan together; ok says which lie in it.
+template <int G, int U>
+__device__ __forceinline__ void row_step(const Params &P, i64 b, int deg, int k0, u32 (&u)[U], bool (&ok)[U]) {
+	const int q = (int)(threadIdx.x & (G - 1));
+#pragma unroll
+	for (int j = 0; j < U; j++) {
+		const int k = k0 + q + j * G;
+		ok[j] = k < deg;
+		u[j] = ok[j] ? (u32)__ldg(P.adj + b + k) : 0;
+	}
+}
+
 // mis1_visit_vec is mis1_visit for one lane per vertex with row8 loads.
 template <int PK>
 __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, int deg, u32 sv) {
 	const u64 kv = key_of<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0);
-	const i64 a = b & ~(i64)3;
-	const int lead = (int)(b - a), tot = lead + deg;
 	u32 dec = IN;
-	for (int c0 = 0; c0 < tot; c0 += 8) {
-		u32 u[8], s[8], p[8];
-		bool ok[8];
-		row8(P, a, lead, tot, c0, u, ok);
+	each_row8(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
+		u32 s[8], p[8];
 #pragma unroll
 		for (int j = 0; j < 8; j++) {
 			const bool need = ok[j] && (PK != PK_HASH || !(P.kf & KF_SCAN) || key_of<PK>(P, u[j], 0, 0) > kv);
@@ -329,39 +364,29 @@ __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, in
 				hund |= STATE(s[j]) == UND;
 			}
 		}
-		if (hin) {
-			dec = OUT;
-			break;
-		}
-		if (hund) return;
-	}
+		dec = hin ? OUT : hund ? UND : IN;
+		return dec == IN;
+	});
+	if (dec == UND) return;
 	P.st[v] = (u8)((sv & ~3u) | dec);
 	if (dec != IN) return;
 	if ((P.kf & KF_RED) && (PK == PK_HASH || (P.kf & KF_ALL))) {
 		// OR the OUT bit in without reading first (a reduction: no round
 		// trip). That is harmless on a larger neighbour, which is OUT
 		// already, so KF_ALL sends it to every neighbour without keys.
-		for (int c0 = 0; c0 < tot; c0 += 8) {
-			u32 u[8];
-			bool ok[8];
-			row8(P, a, lead, tot, c0, u, ok);
-#pragma unroll
-			for (int j = 0; j < 8; j++)
-				if (ok[j] && ((P.kf & KF_ALL) || key_of<PK>(P, u[j], 0, 0) < kv)) or_out(P.st, u[j]);
-		}
+		or_out_row(P, b, deg, [&](u32 u) { return (P.kf & KF_ALL) || key_of<PK>(P, u, 0, 0) < kv; });
 		return;
 	}
-	for (int c0 = 0; c0 < tot; c0 += 8) {
-		u32 u[8], s[8];
-		bool ok[8];
-		row8(P, a, lead, tot, c0, u, ok);
+	each_row8(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
+		u32 s[8];
 #pragma unroll
 		for (int j = 0; j < 8; j++)
 			s[j] = ok[j] && (PK != PK_HASH || !(P.kf & KF_SCAN) || key_of<PK>(P, u[j], 0, 0) < kv) ? P.st[u[j]] : OUT;
 #pragma unroll
 		for (int j = 0; j < 8; j++)
 			if (STATE(s[j]) == UND) P.st[u[j]] = (u8)((s[j] & ~3u) | OUT);
-	}
+		return true;
+	});
 }
 
 template <int G, int PK>
@@ -374,12 +399,7 @@ __device__ __forceinline__ void mis1_visit(const Params &P, int v, i64 b, int de
 	for (int k0 = 0; k0 < deg; k0 += G * U) {
 		u32 u[U], s[U], p[U];
 		bool ok[U];
-#pragma unroll
-		for (int j = 0; j < U; j++) {
-			int k = k0 + q + j * G;
-			ok[j] = k < deg;
-			u[j] = ok[j] ? (u32)__ldg(P.adj + b + k) : 0;
-		}
+		row_step<G>(P, b, deg, k0, u, ok);
 #pragma unroll
 		for (int j = 0; j < U; j++) {
 			// All gathers of the step go out before any is used.

@@ -86,12 +86,7 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 			u32 u[U], s[U], p[U];
 			int bu[U];
 			bool ok[U];
-#pragma unroll
-			for (int j = 0; j < U; j++) {
-				int k = k0 + q + j * G;
-				ok[j] = k < deg;
-				u[j] = ok[j] ? (u32)__ldg(P.adj + b + k) : 0;
-			}
+			row_step<G>(P, b, deg, k0, u, ok);
 #pragma unroll
 			for (int j = 0; j < U; j++) {
 				s[j] = ok[j] ? (first ? UND : ld<CG>(P.st + u[j])) : OUT;
@@ -224,16 +219,7 @@ __device__ __forceinline__ void push_joined(const Params &P, Joined &jd, const L
 		const u32 u = (u32)__ldg(P.adj + L.beg[jd.at[i]] + (p - jd.pre[i]));
 		or_out(P.st, u);
 		const i64 bu = __ldg(P.off + u);
-		const i64 au = bu & ~(i64)3;
-		const int lu = (int)(bu - au), tu = lu + (int)(__ldg(P.off + u + 1) - bu);
-		for (int c0 = 0; c0 < tu; c0 += 8) {
-			u32 x[8];
-			bool ok[8];
-			row8(P, au, lu, tu, c0, x, ok);
-#pragma unroll
-			for (int j = 0; j < 8; j++)
-				if (ok[j]) or_out(P.st, x[j]);
-		}
+		or_out_row(P, bu, (int)(__ldg(P.off + u + 1) - bu), [](u32) { return true; });
 		P.ball[u] = B_COVP;
 	}
 	__syncwarp();
@@ -346,12 +332,8 @@ __device__ void mis2_first(const Params &P) {
 		const u32 sw = PK == PK_CLASS ? P.st[w] : 0;
 		u64 key = key_of<PK>(P, w, sw, PK == PK_PRIM ? __ldg(P.prim + w) : 0), key2 = 0;
 		int id = w, id2 = -1;
-		const i64 a = b & ~(i64)3;
-		const int lead = (int)(b - a), tot = lead + deg;
-		for (int c0 = 0; c0 < tot; c0 += 8) {
-			u32 u[8], s[8], p[8];
-			bool ok[8];
-			row8(P, a, lead, tot, c0, u, ok);
+		each_row8(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
+			u32 s[8], p[8];
 #pragma unroll
 			for (int j = 0; j < 8; j++) {
 				s[j] = (PK == PK_CLASS && ok[j]) ? P.st[u[j]] : 0u;
@@ -368,7 +350,8 @@ __device__ void mis2_first(const Params &P) {
 					key2 = ku, id2 = (int)u[j];
 				}
 			}
-		}
+			return true;
+		});
 		P.ball[w] = id;
 		if (R) ball2(P)[w] = id2 < 0 ? B_NONE : id2;
 	}
