@@ -46,6 +46,9 @@ type gpuTuning struct {
 	// kfAuto picks by the graph's locality instead.
 	kf     int
 	kfAuto bool
+	// noCap runs MIS-2 with runner-ups on the kernel without a register
+	// cap even where rows are local.
+	noCap bool
 	// noFirst runs MIS-2's first sweep with the general sweep kernel
 	// instead of mis2_first.
 	noFirst bool
@@ -285,6 +288,14 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 	runnerUp := dist == 2 && group == 1 && !t.single
 	if runnerUp {
 		r.name = runnerUpName(r.pk, false)
+		far, err := dg.scattered()
+		if err != nil {
+			return nil, err
+		}
+		if !far && !t.noCap {
+			// Local rows: fewer registers and more blocks pay (mis.cu).
+			r.name = fmt.Sprintf("mis2_g1r4_p%d", r.pk)
+		}
 	}
 	if dist == 2 && group == 1 && dg.vec && !t.noFirst {
 		r.firstName = firstName(r.pk, runnerUp)

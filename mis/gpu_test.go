@@ -333,6 +333,7 @@ func TestGPUTuningVariants(t *testing.T) {
 		{single: true, tail: 10},
 		{kf: 16, tail: 10},
 		{kf: 16, tail: 0, bands: 4},
+		{kf: 16, tail: 8, noCap: true},
 	}
 	for name, g := range gpuGraphs(t) {
 		dg, err := UploadGraph(g, nil)

@@ -506,6 +506,20 @@ SWEEPR(0)
 SWEEPR(1)
 SWEEPR(2)
 
+// The same with registers capped for 4 blocks per SM (64 per thread):
+// faster on graphs whose rows are local (5-7 % on the natural meshes),
+// slower where they are scattered (docs/gpu.md); the host picks.
+#define SWEEPR4(PK)                                                                                          \
+	extern "C" __global__ void __launch_bounds__(256, 4)                                                     \
+	    mis2_g1r4_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, u32 *count, int n, \
+	                    int ncount, int pass, u32 seedlo, u32 seedhi, u32 band, u32 kf) {                      \
+		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi, band, kf};             \
+		mis2_sweep<1, PK, true>(P);                                                                          \
+	}
+SWEEPR4(0)
+SWEEPR4(1)
+SWEEPR4(2)
+
 // MIS-1, one lane per vertex, 16-byte row loads (row8).
 #define SWEEPV(PK)                                                                                           \
 	extern "C" __global__ void __launch_bounds__(256)                                                        \
