@@ -470,19 +470,21 @@ __device__ void mis1_sweep(const Params &P) {
 
 #include "mis2.cuh"
 
-// Kernel parameters are flat scalars and pointers (the Go launcher passes
-// each in an 8-byte slot). Register caps that would raise occupancy
-// (__launch_bounds__ with a minimum of 5 or 6 blocks) measured slower on
-// the H100: the visits want their loads in flight more than extra warps.
-#define SWEEP(dist, G, PK)                                                                           \
-	extern "C" __global__ void __launch_bounds__(256)                                                \
-	    mis##dist##_g##G##_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, \
-	                             u32 *count, int n, int ncount, int pass, u32 seedlo, u32 seedhi, \
-	                             u32 band, u32 kf) {                                                 \
-		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi, band, kf};   \
-		mis##dist##_sweep<G, PK>(P);                                                             \
+// SWEEP_KERNEL defines a kernel with the sweeps' parameters, which runs
+// body on them as P. Kernel parameters are flat scalars and pointers (the
+// Go launcher passes each in an 8-byte slot). Register caps that would
+// raise occupancy (__launch_bounds__ with a minimum of 5 or 6 blocks)
+// measured slower on the H100: the visits want their loads in flight
+// more than extra warps (but see mis2_g1r4).
+#define SWEEP_KERNEL(name, bounds, body)                                                             \
+	extern "C" __global__ void __launch_bounds__ bounds                                              \
+	    name(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, u32 *count, int n,  \
+	         int ncount, int pass, u32 seedlo, u32 seedhi, u32 band, u32 kf) {                       \
+		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi, band, kf};     \
+		body;                                                                                        \
 	}
 
+#define SWEEP(dist, G, PK) SWEEP_KERNEL(mis##dist##_g##G##_p##PK, (256), (mis##dist##_sweep<G, PK>(P)))
 #define SWEEPS(dist, G) SWEEP(dist, G, 0) SWEEP(dist, G, 1) SWEEP(dist, G, 2)
 
 SWEEPS(1, 1)
@@ -494,52 +496,25 @@ SWEEPS(2, 4)
 SWEEPS(2, 8)
 SWEEPS(2, 32)
 
-// MIS-2, one lane per vertex, with runner-ups (ball2).
-#define SWEEPR(PK)                                                                                           \
-	extern "C" __global__ void __launch_bounds__(256)                                                        \
-	    mis2_g1r_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, u32 *count, int n, \
-	                   int ncount, int pass, u32 seedlo, u32 seedhi, u32 band, u32 kf) {                      \
-		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi, band, kf};           \
-		mis2_sweep<1, PK, true>(P);                                                                        \
-	}
+// MIS-2, one lane per vertex, with runner-ups (ball2); g1r4: the same
+// with registers capped for 4 blocks per SM (64 per thread), faster on
+// graphs whose rows are local (5-7 % on the natural meshes), slower where
+// they are scattered (docs/gpu.md); the host picks.
+#define SWEEPR(PK)                                                          \
+	SWEEP_KERNEL(mis2_g1r_p##PK, (256), (mis2_sweep<1, PK, true>(P)))       \
+	SWEEP_KERNEL(mis2_g1r4_p##PK, (256, 4), (mis2_sweep<1, PK, true>(P)))
 SWEEPR(0)
 SWEEPR(1)
 SWEEPR(2)
 
-// The same with registers capped for 4 blocks per SM (64 per thread):
-// faster on graphs whose rows are local (5-7 % on the natural meshes),
-// slower where they are scattered (docs/gpu.md); the host picks.
-#define SWEEPR4(PK)                                                                                          \
-	extern "C" __global__ void __launch_bounds__(256, 4)                                                     \
-	    mis2_g1r4_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, u32 *count, int n, \
-	                    int ncount, int pass, u32 seedlo, u32 seedhi, u32 band, u32 kf) {                      \
-		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi, band, kf};             \
-		mis2_sweep<1, PK, true>(P);                                                                          \
-	}
-SWEEPR4(0)
-SWEEPR4(1)
-SWEEPR4(2)
-
 // MIS-1, one lane per vertex, 16-byte row loads (row8).
-#define SWEEPV(PK)                                                                                           \
-	extern "C" __global__ void __launch_bounds__(256)                                                        \
-	    mis1_g1v_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, u32 *count, int n, \
-	                   int ncount, int pass, u32 seedlo, u32 seedhi, u32 band, u32 kf) {                      \
-		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi, band, kf};           \
-		mis1_sweep<1, PK, true>(P);                                                                        \
-	}
+#define SWEEPV(PK) SWEEP_KERNEL(mis1_g1v_p##PK, (256), (mis1_sweep<1, PK, true>(P)))
 SWEEPV(0)
 SWEEPV(1)
 SWEEPV(2)
 
 // The first MIS-2 sweep, without (r0) and with (r1) runner-ups.
-#define FIRST2(PK, R)                                                                                               \
-	extern "C" __global__ void __launch_bounds__(256)                                                              \
-	    mis2_first_r##R##_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, u32 *count,     \
-	                            int n, int ncount, int pass, u32 seedlo, u32 seedhi, u32 band, u32 kf) {            \
-		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi, band, kf};                 \
-		mis2_first<PK, R>(P);                                                                                    \
-	}
+#define FIRST2(PK, R) SWEEP_KERNEL(mis2_first_r##R##_p##PK, (256), (mis2_first<PK, R>(P)))
 FIRST2(0, 0)
 FIRST2(1, 0)
 FIRST2(2, 0)
