@@ -102,12 +102,12 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 // The tuning measured best on the H100 (docs/gpu.md). MIS-1: 3 or 4
 // bands of one sweep each by degree (defaultTuning), then 1 full sweep
 // before the tail (of 2 to 16 bands, shapes 0.5 to 3, 1 to 3 full
-// sweeps); the read mode
-// by locality: key-filtered scans and pushes without reads into smaller
-// neighbours where rows are scattered, plain scans and pushes without
-// reads into all neighbours where they are local. MIS-2: no bands (they
-// cut sweeps, not time), 8 full sweeps before the tail (of 6 to 12;
-// 1 to 12 before KF_JOIN2).
+// sweeps); the read mode by locality: key-filtered scans and pushes
+// without reads into smaller neighbours where rows are scattered (hash
+// keys), plain scans and pushes without reads into all neighbours
+// otherwise. MIS-2: no bands (they cut sweeps, not time), the warps'
+// two-hop pushes, 8 full sweeps before the tail (of 6 to 12; 1 to 12
+// before KF_JOIN2).
 const (
 	defaultTail  = 1
 	defaultTail2 = 8
@@ -224,19 +224,6 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 	if !dg.vec {
 		r.kf &^= kfJoin2 // it reads rows with 16-byte loads
 	}
-	if t.kfAuto && dist == 1 {
-		// The filter trades a hash per neighbour for a state read: it
-		// pays where those reads miss L1 (rows far apart), not on meshes
-		// in natural order (docs/gpu.md).
-		far, err := dg.scattered()
-		if err != nil {
-			return nil, err
-		}
-		r.kf = localKF
-		if far && r.pk == pkHash {
-			r.kf = scatteredKF
-		}
-	}
 	if dist == 2 {
 		r.ball = ws.ball
 		r.band0 = 1
@@ -276,6 +263,19 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 			}
 		}
 		r.pk, r.prim = pkPrim, ws.prim
+	}
+	if t.kfAuto && dist == 1 {
+		// The filter trades a hash per neighbour for a state read: it
+		// pays where those reads miss L1 (rows far apart), not on meshes
+		// in natural order (docs/gpu.md). r.pk is settled by now.
+		far, err := dg.scattered()
+		if err != nil {
+			return nil, err
+		}
+		r.kf = localKF
+		if far && r.pk == pkHash {
+			r.kf = scatteredKF
+		}
 	}
 	group := t.group
 	if group == 0 {
