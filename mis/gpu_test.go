@@ -304,13 +304,19 @@ func TestGPUMidSize(t *testing.T) {
 		keys, _ := Keys(g, Priority{})
 		for dist := 1; dist <= 2; dist++ {
 			want := Parallel(g, keys, dist, 0)
+			// Every lane count, and the defaults (bands, read modes,
+			// two-hop pushes), which compute-sanitizer runs check too.
+			tunings := []gpuTuning{defaultTuning(dg, dist)}
 			for _, gs := range groupSizes {
-				got, err := dg.compute(dist, devicePriority{}, gpuTuning{group: gs, first: 3, batch: 2, tail: gs % 3})
+				tunings = append(tunings, gpuTuning{group: gs, first: 3, batch: 2, tail: gs % 3})
+			}
+			for _, tu := range tunings {
+				got, err := dg.compute(dist, devicePriority{}, tu)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if i := firstDiff(got.In, want.In); i >= 0 {
-					t.Fatalf("%s dist %d group %d: differs at vertex %d", name, dist, gs, i)
+					t.Fatalf("%s dist %d %+v: differs at vertex %d", name, dist, tu, i)
 				}
 			}
 		}
