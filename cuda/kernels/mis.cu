@@ -135,16 +135,7 @@ struct List<2> {
 	u8 aux[CAP];  // state of the ball's champion
 };
 
-__device__ __forceinline__ u32 hash32(u32 v, u32 lo, u32 hi) {
-	u32 x = v ^ lo;
-	x += hi * 0x9e3779b9u;
-	x ^= x >> 16;
-	x *= 0x7feb352du;
-	x ^= x >> 15;
-	x *= 0x846ca68bu;
-	x ^= x >> 16;
-	return x;
-}
+#include "hash.cuh"
 
 // in_band says whether a sweep with band threshold P.band visits v for a
 // decision. Decisions wait on larger keys, so a sweep over all vertices

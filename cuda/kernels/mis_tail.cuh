@@ -106,17 +106,29 @@ __device__ __forceinline__ void tail_report(const Params &P, u32 passes, u32 lef
 // mis1_tail settles the listed vertices. count[pass % ncount] gets the
 // vertices left undecided (0 unless the bound was hit) and
 // count[ncount] the most passes any thread made.
+// tail_passes revisits this thread's share of the m listed vertices
+// until play(v) is false for all of them, or for at most TAIL_PASSES
+// passes, and returns the number of passes.
+template <typename Play>
+__device__ __forceinline__ u32 tail_passes(const int *list, u32 m, Play play) {
+	const u32 stride = gridDim.x * blockDim.x;
+	const u32 t0 = blockIdx.x * blockDim.x + threadIdx.x;
+	u32 passes = 0;
+	for (bool any = t0 < m; any && passes < TAIL_PASSES;) {
+		any = false;
+		passes++;
+		for (u32 i = t0; i < m; i += stride) any |= play(list[i]);
+	}
+	return passes;
+}
+
 template <int PK>
 __device__ void mis1_tail(const Params &P, const int *list, const u32 *len) {
 	const u32 m = *(volatile const u32 *)len;
 	const u32 stride = gridDim.x * blockDim.x;
 	const u32 t0 = blockIdx.x * blockDim.x + threadIdx.x;
-	u32 passes = 0, left = 0;
-	for (bool any = t0 < m; any && passes < TAIL_PASSES;) {
-		any = false;
-		passes++;
-		for (u32 i = t0; i < m; i += stride) any |= mis1_try<PK>(P, list[i]) == UND;
-	}
+	const u32 passes = tail_passes(list, m, [&](int v) { return mis1_try<PK>(P, v) == UND; });
+	u32 left = 0;
 	for (u32 i = t0; left == 0 && passes == TAIL_PASSES && i < m; i += stride)
 		left += STATE(__ldcg(P.st + list[i])) == UND;
 	tail_report(P, passes, left);
@@ -169,12 +181,8 @@ __device__ void mis2_tail(const Params &P, const int *list, const u32 *len) {
 	const u32 m = *(volatile const u32 *)len;
 	const u32 stride = gridDim.x * blockDim.x;
 	const u32 t0 = blockIdx.x * blockDim.x + threadIdx.x;
-	u32 passes = 0, left = 0;
-	for (bool any = t0 < m; any && passes < TAIL_PASSES;) {
-		any = false;
-		passes++;
-		for (u32 i = t0; i < m; i += stride) any |= mis2_try<PK, R>(P, list[i]);
-	}
+	const u32 passes = tail_passes(list, m, [&](int w) { return mis2_try<PK, R>(P, w); });
+	u32 left = 0;
 	for (u32 i = t0; left == 0 && passes == TAIL_PASSES && i < m; i += stride) {
 		const int w = list[i];
 		const int bw = __ldcg(P.ball + w);

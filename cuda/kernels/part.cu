@@ -33,6 +33,8 @@
 // greedy set and is written once, so the parts sweep without waiting for
 // each other; a ghost read before the store lands only delays a decision.
 
+#include "hash.cuh"
+
 typedef unsigned long long part_u64;
 typedef unsigned int part_u32;
 
@@ -53,20 +55,10 @@ __device__ __forceinline__ void part_tell(const PartKey &K, int v, unsigned char
 		*(volatile unsigned char *)(__ldg(K.raddr + k)) = dec;
 }
 
-__device__ __forceinline__ part_u32 part_hash32(part_u32 v, part_u32 lo, part_u32 hi) {
-	part_u32 x = v ^ lo;
-	x += hi * 0x9e3779b9u;
-	x ^= x >> 16;
-	x *= 0x7feb352du;
-	x ^= x >> 15;
-	x *= 0x846ca68bu;
-	x ^= x >> 16;
-	return x;
-}
 
 __device__ __forceinline__ part_u64 part_key(const PartKey &K, int u) {
 	part_u32 g = u < K.own ? (K.gown ? __ldg(K.gown + u) : K.base + (part_u32)u) : __ldg(K.gghost + (u - K.own));
-	part_u64 k = part_hash32(g, K.seedlo, K.seedhi);
+	part_u64 k = hash32(g, K.seedlo, K.seedhi);
 	if (K.prim) k |= (part_u64)__ldg(K.prim + u) << 32;
 	return k;
 }
