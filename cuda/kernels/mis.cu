@@ -165,6 +165,16 @@ __device__ __forceinline__ u32 group_mask() {
 	return (u32)((1ull << G) - 1) << (lane & ~(u32)(G - 1));
 }
 
+// group_any says whether p holds on any lane of the group. A group of one
+// lane needs no vote, and must not have one: in divergent code the lanes
+// would each bring their own single-lane mask, and the compiler runs the
+// votes one mask after the other.
+template <int G>
+__device__ __forceinline__ bool group_any(u32 gm, bool p) {
+	if constexpr (G == 1) return p;
+	else return __ballot_sync(gm, p) != 0;
+}
+
 // Sweep prologue: false when the previous sweep found nothing left.
 __device__ __forceinline__ bool sweep_needed(const Params &P) {
 	if (P.pass == 0) return true;
@@ -405,11 +415,11 @@ __device__ __forceinline__ void mis1_visit(const Params &P, int v, i64 b, int de
 				hund |= STATE(s[j]) == UND;
 			}
 		}
-		if (__ballot_sync(gm, hin)) {
+		if (group_any<G>(gm, hin)) {
 			dec = OUT;
 			break;
 		}
-		if (__ballot_sync(gm, hund)) {
+		if (group_any<G>(gm, hund)) {
 			dec = UND;
 			break;
 		}

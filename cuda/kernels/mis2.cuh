@@ -113,7 +113,7 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 			}
 		}
 		argmax_reduce<G>(key, id);
-		anyin = __ballot_sync(gm, anyin) != 0;
+		anyin = group_any<G>(gm, anyin);
 		nb = anyin ? B_COV : (id < 0 ? B_NONE : id);
 		if (R && nb >= 0) ball2(P)[w] = id2 < 0 ? B_NONE : id2;
 		if (first) allme = false;
@@ -134,11 +134,11 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 				cov |= covered(bu[j]);
 				allme &= bu[j] == w;
 			}
-			if (__ballot_sync(gm, cov || !allme)) break;
+			if (group_any<G>(gm, cov || !allme)) break;
 		}
 	}
-	cov = __ballot_sync(gm, cov) != 0;
-	allme = __ballot_sync(gm, !allme) == 0;
+	cov = group_any<G>(gm, cov);
+	allme = !group_any<G>(gm, !allme);
 	if (nb == B_COV) {
 		// A member lies in N[w]: all of N[w] is within distance 2 of it.
 		push_out<G, true, CG>(P, b, deg);
@@ -159,7 +159,7 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 	// the member (a covered ball), so that no push reaches w's byte while
 	// it still reads undecided and leaves it reading OUT.
 	if (q == 0) atomicOr((u32 *)(P.st + (w & ~3)), IN << (8 * (w & 3)));
-	__syncwarp(gm);
+	if constexpr (G > 1) __syncwarp(gm);
 	__threadfence();
 	if (q == 0) P.ball[w] = B_COVP;
 	if (G == 1 && jd) {
@@ -213,8 +213,8 @@ __device__ __forceinline__ void push_joined(const Params &P, Joined &jd, const L
 	if (lane == 0) jd.pre[0] = 0;
 	__syncwarp();
 	const int total = jd.pre[nj];
+	u32 i = 0;  // the member of pair p; p only grows
 	for (int p = (int)lane; p < total; p += 32) {
-		u32 i = 0;
 		while (jd.pre[i + 1] <= p) i++;
 		const u32 u = (u32)__ldg(P.adj + L.beg[jd.at[i]] + (p - jd.pre[i]));
 		or_out(P.st, u);
