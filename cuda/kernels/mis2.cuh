@@ -17,6 +17,51 @@ __device__ __forceinline__ void argmax_reduce(u64 &key, int &id) {
 	}
 }
 
+// Top2 keeps the two undecided vertices of largest key that a scan
+// offers it (R: the second too) and reduces them over a group of G lanes
+// (the first only).
+template <int PK, bool R>
+struct Top2 {
+	u64 key = 0, key2 = 0;
+	int id = -1, id2 = -1;
+	__device__ __forceinline__ void add_if(const Params &P, bool take, u32 v, u32 s, u32 prim) {
+		if (!take) return;
+		const u64 k = key_of<PK>(P, v, s, prim);
+		if (id < 0 || k > key) {
+			key2 = key, id2 = id;
+			key = k, id = (int)v;
+		} else if (R && (id2 < 0 || k > key2)) {
+			key2 = k, id2 = (int)v;
+		}
+	}
+	template <int G>
+	__device__ __forceinline__ void reduce() { argmax_reduce<G>(key, id); }
+	__device__ __forceinline__ int first() const { return id; }
+	__device__ __forceinline__ int second() const { return id2; }
+};
+
+// With hash keys a vertex and its key fit one word, hash<<32 | v+1 (0 is
+// nobody; hashes never tie, so the words order as the keys), and the top
+// two follow with min and max, no branches: a branch per row entry, taken
+// by some lanes and not others, cost more than the hashes themselves.
+template <bool R>
+struct Top2<PK_HASH, R> {
+	u64 a = 0, b = 0;
+	__device__ __forceinline__ void add_if(const Params &P, bool take, u32 v, u32, u32) {
+		const u64 x = take ? (u64)hash32(v, P.seedlo, P.seedhi) << 32 | (v + 1) : 0;
+		const u64 lo = min(a, x);
+		a = max(a, x);
+		if (R) b = max(b, lo);
+	}
+	template <int G>
+	__device__ __forceinline__ void reduce() {
+#pragma unroll
+		for (int d = G / 2; d > 0; d >>= 1) a = max(a, __shfl_xor_sync(group_mask<G>(), a, d));
+	}
+	__device__ __forceinline__ int first() const { return (int)(u32)a - 1; }
+	__device__ __forceinline__ int second() const { return (int)(u32)b - 1; }
+};
+
 __device__ __forceinline__ bool covered(int b) { return b == B_COV || b == B_COVP; }
 
 // ball2 holds, beside each champion, the runner-up: the undecided vertex
@@ -76,12 +121,8 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 		// and for an undecided w the neighbours' balls say whether w
 		// can join (all name w) or must leave (one is covered).
 		bool anyin = STATE(sw) == IN;
-		int id = -1, id2 = -1;
-		u64 key = 0, key2 = 0;
-		if (q == 0 && und) {
-			id = w;
-			key = key_of<PK>(P, w, sw, PK == PK_PRIM ? __ldg(P.prim + w) : 0);
-		}
+		Top2<PK, R> top;
+		top.add_if(P, q == 0 && und, w, sw, PK == PK_PRIM && q == 0 && und ? __ldg(P.prim + w) : 0);
 		for (int k0 = 0; k0 < deg; k0 += G * U) {
 			u32 u[U], s[U], p[U];
 			int bu[U];
@@ -96,24 +137,14 @@ __device__ __forceinline__ void mis2_visit(const Params &P, int w, i64 b, int de
 #pragma unroll
 			for (int j = 0; j < U; j++) {
 				if (STATE(s[j]) == IN) anyin = true;
-				if (ok[j] && STATE(s[j]) == UND) {
-					u64 ku = key_of<PK>(P, u[j], s[j], p[j]);
-					if (id < 0 || ku > key) {
-						key2 = key;
-						id2 = id;
-						key = ku;
-						id = (int)u[j];
-					} else if (R && (id2 < 0 || ku > key2)) {
-						key2 = ku;
-						id2 = (int)u[j];
-					}
-				}
+				top.add_if(P, ok[j] && STATE(s[j]) == UND, u[j], s[j], p[j]);
 				cov |= covered(bu[j]);
 				allme &= bu[j] == w;
 			}
 		}
-		argmax_reduce<G>(key, id);
+		top.template reduce<G>();
 		anyin = group_any<G>(gm, anyin);
+		const int id = top.first(), id2 = top.second();
 		nb = anyin ? B_COV : (id < 0 ? B_NONE : id);
 		if (R && nb >= 0) ball2(P)[w] = id2 < 0 ? B_NONE : id2;
 		if (first) allme = false;
@@ -330,8 +361,8 @@ __device__ void mis2_first(const Params &P) {
 		const i64 b = __ldg(P.off + w);
 		const int deg = (int)(__ldg(P.off + w + 1) - b);
 		const u32 sw = PK == PK_CLASS ? P.st[w] : 0;
-		u64 key = key_of<PK>(P, w, sw, PK == PK_PRIM ? __ldg(P.prim + w) : 0), key2 = 0;
-		int id = w, id2 = -1;
+		Top2<PK, R> top;
+		top.add_if(P, true, w, sw, PK == PK_PRIM ? __ldg(P.prim + w) : 0);
 		each_row8(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
 			u32 s[8], p[8];
 #pragma unroll
@@ -340,20 +371,11 @@ __device__ void mis2_first(const Params &P) {
 				p[j] = (PK == PK_PRIM && ok[j]) ? __ldg(P.prim + u[j]) : 0u;
 			}
 #pragma unroll
-			for (int j = 0; j < 8; j++) {
-				if (!ok[j]) continue;
-				const u64 ku = key_of<PK>(P, u[j], s[j], p[j]);
-				if (ku > key) {
-					key2 = key, id2 = id;
-					key = ku, id = (int)u[j];
-				} else if (R && (id2 < 0 || ku > key2)) {
-					key2 = ku, id2 = (int)u[j];
-				}
-			}
+			for (int j = 0; j < 8; j++) top.add_if(P, ok[j], u[j], s[j], p[j]);
 			return true;
 		});
-		P.ball[w] = id;
-		if (R) ball2(P)[w] = id2 < 0 ? B_NONE : id2;
+		P.ball[w] = top.first();
+		if (R) ball2(P)[w] = top.second() < 0 ? B_NONE : top.second();
 	}
 	// Every vertex is still in play.
 	if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(P.count + P.pass % P.ncount, (u32)max(P.n, 1));
