@@ -320,15 +320,22 @@ __device__ __forceinline__ void each_row8(const Params &P, i64 b, int deg, Step 
 }
 
 // or_out_row ORs OUT into the entries u of the row at b for which
-// keep(u) holds, without reading the states.
+// keep(u) holds, without reading the states. It loads 16 entries before
+// the first OR: nothing waits on the ORs, and a 27-point row then takes
+// two round trips instead of four.
 template <typename Keep>
 __device__ __forceinline__ void or_out_row(const Params &P, i64 b, int deg, Keep keep) {
-	each_row8(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
+	const i64 a = b & ~(i64)3;
+	const int lead = (int)(b - a), tot = lead + deg;
+	for (int c0 = 0; c0 < tot; c0 += 16) {
+		u32 u[16];
+		bool ok[16];
+		row8(P, a, lead, tot, c0, u, ok);
+		row8(P, a, lead, tot, c0 + 8, u + 8, ok + 8);
 #pragma unroll
-		for (int j = 0; j < 8; j++)
+		for (int j = 0; j < 16; j++)
 			if (ok[j] && keep(u[j])) or_out(P.st, u[j]);
-		return true;
-	});
+	}
 }
 
 // row_step loads the entries k0+q, k0+q+G, ... (U of them) of a row that

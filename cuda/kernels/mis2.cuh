@@ -244,14 +244,32 @@ __device__ __forceinline__ void push_joined(const Params &P, Joined &jd, const L
 	if (lane == 0) jd.pre[0] = 0;
 	__syncwarp();
 	const int total = jd.pre[nj];
+	// Two pairs per lane and round, with their loads issued together:
+	// the lanes wait on three dependent loads (neighbour, its row
+	// offsets, its row) before any OR.
 	u32 i = 0;  // the member of pair p; p only grows
-	for (int p = (int)lane; p < total; p += 32) {
-		while (jd.pre[i + 1] <= p) i++;
-		const u32 u = (u32)__ldg(P.adj + L.beg[jd.at[i]] + (p - jd.pre[i]));
-		or_out(P.st, u);
-		const i64 bu = __ldg(P.off + u);
-		or_out_row(P, bu, (int)(__ldg(P.off + u + 1) - bu), [](u32) { return true; });
-		P.ball[u] = B_COVP;
+	for (int p = (int)lane; p < total; p += 64) {
+		u32 u[2];
+		i64 bu[2];
+		int du[2];
+		const bool two = p + 32 < total;
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			const int ph = h == 0 || two ? p + 32 * h : p;
+			while (jd.pre[i + 1] <= ph) i++;
+			u[h] = (u32)__ldg(P.adj + L.beg[jd.at[i]] + (ph - jd.pre[i]));
+		}
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			bu[h] = __ldg(P.off + u[h]);
+			du[h] = (int)(__ldg(P.off + u[h] + 1) - bu[h]);
+		}
+#pragma unroll
+		for (int h = 0; h < 1 + two; h++) {
+			or_out(P.st, u[h]);
+			or_out_row(P, bu[h], du[h], [](u32) { return true; });
+			P.ball[u[h]] = B_COVP;
+		}
 	}
 	__syncwarp();
 	if (lane == 0) jd.n = 0;
