@@ -37,7 +37,8 @@ type workspace struct {
 	ball  *cuda.Buffer // MIS-2 champion, then runner-up, per vertex, padded likewise (MIS-1: the tail's list)
 	list  *cuda.Buffer // MIS-2 tail's list of vertices in play
 	prim  *cuda.Buffer // uint32 primary ranks (Degree, User)
-	cls   *cuda.Buffer // class bytes of the last Boundary run from the host
+	cls   *cuda.Buffer // class bytes of the last run with a small primary (mis_init puts them into the states)
+	rank  *cuda.Buffer // primary bitmap and rank table of rankPrimaries
 	count *cuda.Buffer // live count per sweep, a ring of nCount slots
 	small *cuda.Buffer // scratch words for helper kernels
 	host  *cuda.HostBuffer
@@ -312,7 +313,7 @@ func (dg *DeviceGraph) Close() error {
 	}
 	dg.done = true
 	var errs []error
-	for _, b := range []*cuda.Buffer{dg.ws.st, dg.ws.ball, dg.ws.list, dg.ws.prim, dg.ws.cls, dg.ws.count, dg.ws.small, dg.ws.floor, dg.class} {
+	for _, b := range []*cuda.Buffer{dg.ws.st, dg.ws.ball, dg.ws.list, dg.ws.prim, dg.ws.cls, dg.ws.rank, dg.ws.count, dg.ws.small, dg.ws.floor, dg.class} {
 		errs = append(errs, b.Free())
 	}
 	errs = append(errs, dg.ws.host.Free(), dg.ws.evs[0].Close(), dg.ws.evs[1].Close())

@@ -3,6 +3,7 @@ package mis
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/misgrid/misgrid/cuda"
@@ -234,14 +235,17 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 			return nil, err
 		}
 	}
+	class := pri.class
+	if class == nil && pri.prim != nil {
+		// Ranks that fit the state byte go there (smallRanks).
+		class = smallRanks(pri.prim)
+	}
 	switch {
-	case pri.class != nil:
-		if ws.cls == nil {
-			if ws.cls, err = ctx.Alloc(int64(dg.n)); err != nil {
-				return nil, err
-			}
+	case class != nil:
+		if err = dg.allocClasses(); err != nil {
+			return nil, err
 		}
-		if err = cuda.CopyToDevice(ws.cls, 0, pri.class); err != nil {
+		if err = cuda.CopyToDevice(ws.cls, 0, class); err != nil {
 			return nil, err
 		}
 		r.pk, r.cls = pkClass, ws.cls
@@ -263,6 +267,13 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 			}
 		}
 		r.pk, r.prim = pkPrim, ws.prim
+		small, err := dg.rankPrimaries()
+		if err != nil {
+			return nil, err
+		}
+		if small {
+			r.pk, r.prim, r.cls = pkClass, nil, ws.cls
+		}
 	}
 	if t.kfAuto && dist == 1 {
 		// The filter trades a hash per neighbour for a state read: it
@@ -320,6 +331,109 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 		r.tailGrid = e.grid(r.tailName, int64(dg.n), blockSize)
 	}
 	return r, nil
+}
+
+// maxSmallRanks is the most primary values the state byte holds (bits
+// 2-7; CLASS in mis.cu). A primary with no more values goes there as
+// its rank, and the kernels read it with the state instead of loading a
+// 32-bit rank per neighbour: the greedy order, and so the set, is the
+// same, since ranks order as the values do.
+const (
+	maxSmallRanks = 64
+	primWords     = 64 // PRIM_WORDS of helpers.cuh: primaries below 2048 are ranked on the device
+)
+
+// smallRanks returns dense ranks (User) as class bytes when they fit the
+// state byte, else nil.
+func smallRanks(prim []uint32) []uint8 {
+	if len(prim) == 0 || slices.Max(prim) >= maxSmallRanks {
+		return nil
+	}
+	cls := make([]uint8, len(prim))
+	for v, p := range prim {
+		cls[v] = uint8(p)
+	}
+	return cls
+}
+
+// allocClasses makes sure the class bytes of host-given primaries exist.
+func (dg *DeviceGraph) allocClasses() error {
+	if dg.ws.cls != nil {
+		return nil
+	}
+	b, err := dg.eng.ctx.Alloc(int64(dg.n))
+	if err != nil {
+		return err
+	}
+	dg.ws.cls = b
+	return nil
+}
+
+// rankPrimaries turns the primaries that degree_prim left in ws.prim
+// (and their maximum in ws.small) into class bytes in ws.cls when they
+// take at most maxSmallRanks values below 32*primWords, and says whether
+// it did.
+func (dg *DeviceGraph) rankPrimaries() (bool, error) {
+	e, ws := dg.eng, &dg.ws
+	if dg.n == 0 {
+		return false, nil
+	}
+	var mx [1]uint32
+	if err := e.stream.Synchronize(); err != nil {
+		return false, err
+	}
+	if err := cuda.CopyToHost(mx[:], ws.small, 0); err != nil {
+		return false, err
+	}
+	if mx[0] >= 32*primWords {
+		return false, nil
+	}
+	if ws.rank == nil {
+		b, err := e.ctx.Alloc(4*primWords + 32*primWords)
+		if err != nil {
+			return false, err
+		}
+		ws.rank = b
+	}
+	words, err := ws.rank.View(0, 4*primWords)
+	if err != nil {
+		return false, err
+	}
+	if err := words.MemsetAsync32(0, e.stream); err != nil {
+		return false, err
+	}
+	if err := e.launch("prim_bitmap", e.grid("prim_bitmap", int64(dg.n), blockSize), ws.prim, int32(dg.n), words); err != nil {
+		return false, err
+	}
+	if err := e.stream.Synchronize(); err != nil {
+		return false, err
+	}
+	var bits [primWords]uint32
+	if err := cuda.CopyToHost(bits[:], words, 0); err != nil {
+		return false, err
+	}
+	rank := make([]uint8, mx[0]+1)
+	k := 0
+	for p := range rank {
+		rank[p] = uint8(min(k, 255))
+		if bits[p/32]&(1<<(p%32)) != 0 {
+			k++
+		}
+	}
+	if k > maxSmallRanks {
+		return false, nil
+	}
+	if err := cuda.CopyToDevice(ws.rank, 4*primWords, rank); err != nil {
+		return false, err
+	}
+	if err := dg.allocClasses(); err != nil {
+		return false, err
+	}
+	table, err := ws.rank.View(4*primWords, int64(len(rank)))
+	if err != nil {
+		return false, err
+	}
+	return true, e.launch("prim_classes", e.grid("prim_classes", int64(dg.n), blockSize), ws.prim, int32(dg.n), table, ws.cls)
 }
 
 // bandSweeps is the number of sweeps that visit part of the vertices

@@ -63,12 +63,20 @@ func gpuGraphs(t *testing.T) map[string]*mesh.Graph {
 func TestGPUMatchesGreedy(t *testing.T) {
 	needGPU(t)
 	for name, g := range gpuGraphs(t) {
-		for _, kind := range []PriorityKind{Hash, Boundary, Degree, User} {
-			pri := Priority{Kind: kind, Seed: 0x5eed}
-			if kind == User {
+		// User values: 7 of them go into the state bytes like the
+		// classes, 1000 into a rank array of their own (smallRanks).
+		for _, kind := range []PriorityKind{Hash, Boundary, Degree, User, User + 1} {
+			pri, label := Priority{Kind: kind, Seed: 0x5eed}, kind.String()
+			if kind > User {
+				pri.Kind, label = User, "user-1000"
+			}
+			if pri.Kind == User {
 				pri.Values = make([]float64, g.N())
 				for v := range pri.Values {
 					pri.Values[v] = float64(v % 7)
+					if kind > User {
+						pri.Values[v] = float64(uint32(v) * 2654435761 % 1000)
+					}
 				}
 			}
 			keys, err := Keys(g, pri)
@@ -79,13 +87,13 @@ func TestGPUMatchesGreedy(t *testing.T) {
 				want := Greedy(g, keys, dist)
 				got, err := Compute(g, Options{Distance: dist, Priority: pri, Device: GPU})
 				if err != nil {
-					t.Fatalf("%s %v dist %d: %v", name, kind, dist, err)
+					t.Fatalf("%s %s dist %d: %v", name, label, dist, err)
 				}
 				if got.Backend != "gpu" {
 					t.Fatalf("%s: backend %q", name, got.Backend)
 				}
 				if i := firstDiff(got.In, want.In); i >= 0 || got.Size != want.Size {
-					t.Fatalf("%s %v dist %d: differs from Greedy at vertex %d (sizes %d, %d)", name, kind, dist, i, got.Size, want.Size)
+					t.Fatalf("%s %s dist %d: differs from Greedy at vertex %d (sizes %d, %d)", name, label, dist, i, got.Size, want.Size)
 				}
 			}
 		}

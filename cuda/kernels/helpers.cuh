@@ -2,13 +2,14 @@
 
 // ------------------------------------------------------- helpers, floor
 
-// mis_init sets the state bytes: class bits from cls (or zero), and the
+// mis_init sets the state bytes: class bits (a primary of at most 64
+// ranks) from cls (or zero), and the
 // padding after n to OUT so that tiles need no bounds checks; ball to
 // B_UNK (padding B_NONE) when ball is non-null.
 extern "C" __global__ void mis_init(u8 *st, int *ball, const u8 *cls, int n, int npad) {
 	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < npad; v += gridDim.x * blockDim.x) {
 		if (v < n) {
-			st[v] = cls ? (u8)((cls[v] & 3u) << 2) : 0;
+			st[v] = cls ? (u8)((cls[v] & 63u) << 2) : 0;
 			if (ball) ball[v] = B_UNK;
 		} else {
 			st[v] = OUT;
@@ -87,6 +88,29 @@ extern "C" __global__ void degree_prim(const i64 *off, int n, u32 *prim, u32 *ma
 		for (int d = 16; d > 0; d >>= 1) mx = max(mx, __shfl_xor_sync(0xffffffffu, mx, d));
 		if ((threadIdx.x & 31) == 0) atomicMax(maxdeg, mx);
 	}
+}
+
+// prim_bitmap ORs bit p into words[p/32] for every primary p = prim[v]
+// (all below 32*PRIM_WORDS), through a block-wide copy in shared memory:
+// most vertices share a handful of values.
+#define PRIM_WORDS 64
+extern "C" __global__ void prim_bitmap(const u32 *prim, int n, u32 *words) {
+	__shared__ u32 sw[PRIM_WORDS];
+	for (int i = threadIdx.x; i < PRIM_WORDS; i += blockDim.x) sw[i] = 0;
+	__syncthreads();
+	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
+		const u32 p = prim[v];
+		atomicOr(sw + (p >> 5), 1u << (p & 31));
+	}
+	__syncthreads();
+	for (int i = threadIdx.x; i < PRIM_WORDS; i += blockDim.x)
+		if (sw[i]) atomicOr(words + i, sw[i]);
+}
+
+// prim_classes maps every primary through rank (one byte per value) into
+// the class bytes that mis_init puts into the states.
+extern "C" __global__ void prim_classes(const u32 *prim, int n, const u8 *rank, u8 *cls) {
+	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) cls[v] = rank[prim[v]];
 }
 
 // stream_floor reads the row offsets and the adjacency once, 16 bytes per

@@ -54,14 +54,16 @@ typedef unsigned long long u64;
 typedef unsigned int u32;
 typedef unsigned char u8;
 
-// State byte: bit 0 IN, bit 1 OUT, bits 2-3 the boundary class. IN wins
+// State byte: bit 0 IN, bit 1 OUT, bits 2-7 a small primary key: the
+// boundary class, or the rank of any primary with at most 64 values
+// (Degree on most graphs), which then costs no load of its own. IN wins
 // over OUT: a push may OR the OUT bit into a member's byte (see
 // or_out), which must leave it a member.
 #define UND 0u
 #define IN 1u
 #define OUT 2u
 #define STATE(s) (((s)&1u) ? IN : ((s)&2u))
-#define CLASS(s) (((s) >> 2) & 3u)
+#define CLASS(s) (((s) >> 2) & 63u)
 
 // Ball values for MIS-2 (non-negative values are champion ids).
 #define B_COV (-1)   // a member is in the ball; OUT not yet pushed

@@ -24,15 +24,17 @@ template <int PK, bool R>
 struct Top2 {
 	u64 key = 0, key2 = 0;
 	int id = -1, id2 = -1;
+	// Selects rather than branches (see the hash version below).
 	__device__ __forceinline__ void add_if(const Params &P, bool take, u32 v, u32 s, u32 prim) {
-		if (!take) return;
 		const u64 k = key_of<PK>(P, v, s, prim);
-		if (id < 0 || k > key) {
-			key2 = key, id2 = id;
-			key = k, id = (int)v;
-		} else if (R && (id2 < 0 || k > key2)) {
-			key2 = k, id2 = (int)v;
+		const bool b1 = take && (id < 0 || k > key);
+		const bool b2 = R && take && !b1 && (id2 < 0 || k > key2);
+		if (R) {
+			key2 = b1 ? key : b2 ? k : key2;
+			id2 = b1 ? id : b2 ? (int)v : id2;
 		}
+		key = b1 ? k : key;
+		id = b1 ? (int)v : id;
 	}
 	template <int G>
 	__device__ __forceinline__ void reduce() { argmax_reduce<G>(key, id); }
