@@ -381,3 +381,28 @@ func TestGPUTuningVariants(t *testing.T) {
 		dg.Close()
 	}
 }
+
+// Ranks below maxSmallRanks go into the state byte; one more value, or
+// no vertices, keeps the rank array.
+func TestSmallRanks(t *testing.T) {
+	for _, c := range []struct {
+		prim []uint32
+		ok   bool
+	}{
+		{nil, false},
+		{[]uint32{0}, true},
+		{[]uint32{3, 0, 63, 7}, true},
+		{[]uint32{3, 0, 64, 7}, false},
+		{[]uint32{1 << 31}, false},
+	} {
+		cls := smallRanks(c.prim)
+		if (cls != nil) != c.ok {
+			t.Fatalf("smallRanks(%v) = %v, want ok %v", c.prim, cls, c.ok)
+		}
+		for v := range cls {
+			if uint32(cls[v]) != c.prim[v] {
+				t.Fatalf("smallRanks(%v)[%d] = %d", c.prim, v, cls[v])
+			}
+		}
+	}
+}
