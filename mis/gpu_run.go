@@ -43,8 +43,10 @@ type gpuTuning struct {
 	bandShape float64
 	// kf is the MIS-1 read mode for one lane per vertex, a sum of the
 	// KF_* bits of mis.cu: 1 filters scans by key (hash keys), 2 pushes
-	// OUT without reading (into smaller neighbours; with 4 into all).
-	// kfAuto picks by the graph's locality instead.
+	// OUT without reading (into smaller neighbours; with 4 into all);
+	// for MIS-2, 16 has the warps push their members' two-hop OUT and 32
+	// does so once per state word of a run of ids. kfAuto picks by the
+	// graph's locality instead (MIS-2: adds 32 to 16 on long local rows).
 	kf     int
 	kfAuto bool
 	// noCap runs MIS-2 with runner-ups on the kernel without a register
@@ -113,6 +115,7 @@ const (
 	defaultTail  = 1
 	defaultTail2 = 8
 	kfJoin2      = 16 // KF_JOIN2
+	kfWords      = 32 // KF_WORDS
 	scatteredKF  = 3  // KF_SCAN | KF_RED
 	localKF      = 6  // KF_RED | KF_ALL
 )
@@ -306,6 +309,12 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 		if !far && !t.noCap {
 			// Local rows: fewer registers and more blocks pay (mis.cu).
 			r.name = fmt.Sprintf("mis2_g1r4_p%d", r.pk)
+		}
+		if !far && t.kfAuto && r.kf&kfJoin2 != 0 && dg.m >= 10*int64(dg.n) {
+			// Long local rows hold runs of consecutive ids: one OR per
+			// state word of a run (KF_WORDS) pays there, and costs
+			// more than it saves on short or scattered rows.
+			r.kf |= kfWords
 		}
 	}
 	if dist == 2 && group == 1 && dg.vec && !t.noFirst {

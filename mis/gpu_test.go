@@ -348,6 +348,8 @@ func TestGPUTuningVariants(t *testing.T) {
 		{kf: 16, tail: 10},
 		{kf: 16, tail: 0, bands: 4},
 		{kf: 16, tail: 8, noCap: true},
+		{kf: 48, tail: 8},
+		{kf: 48, tail: 0},
 	}
 	for name, g := range gpuGraphs(t) {
 		dg, err := UploadGraph(g, nil)

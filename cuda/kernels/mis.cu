@@ -86,6 +86,9 @@ typedef unsigned char u8;
 // KF_JOIN2 (MIS-2, one lane per vertex, 16-byte loads): a warp pushes
 // OUT into the two-hop neighbourhood of its new members itself.
 #define KF_JOIN2 16u
+// KF_WORDS (with KF_JOIN2): the two-hop pushes OR OUT once per state word
+// into runs of row entries that share it (or_out_words).
+#define KF_WORDS 32u
 
 #define TILE 128
 #define WARPS 8  // per block of 256 threads
@@ -338,6 +341,30 @@ __device__ __forceinline__ void or_out_row(const Params &P, i64 b, int deg, Keep
 		for (int j = 0; j < 16; j++)
 			if (ok[j] && keep(u[j])) or_out(P.st, u[j]);
 	}
+}
+
+// or_out_words ORs OUT into every entry of the row at b, with one
+// reduction per run of consecutive entries in the same 4-byte state
+// word: rows of meshes in natural order hold runs of consecutive ids.
+__device__ __forceinline__ void or_out_words(const Params &P, i64 b, int deg) {
+	const i64 a = b & ~(i64)3;
+	const int lead = (int)(b - a), tot = lead + deg;
+	u32 word = 0xffffffffu, bits = 0;  // the run so far
+	for (int c0 = 0; c0 < tot; c0 += 16) {
+		u32 u[16];
+		bool ok[16];
+		row8(P, a, lead, tot, c0, u, ok);
+		row8(P, a, lead, tot, c0 + 8, u + 8, ok + 8);
+#pragma unroll
+		for (int j = 0; j < 16; j++) {
+			if (!ok[j]) continue;
+			const u32 wj = u[j] >> 2;
+			if (wj != word && bits) atomicOr((u32 *)P.st + word, bits);
+			bits = (wj != word ? 0u : bits) | OUT << (8 * (u[j] & 3u));
+			word = wj;
+		}
+	}
+	if (bits) atomicOr((u32 *)P.st + word, bits);
 }
 
 // row_step loads the entries k0+q, k0+q+G, ... (U of them) of a row that

@@ -269,7 +269,8 @@ __device__ __forceinline__ void push_joined(const Params &P, Joined &jd, const L
 #pragma unroll
 		for (int h = 0; h < 1 + two; h++) {
 			or_out(P.st, u[h]);
-			or_out_row(P, bu[h], du[h], [](u32) { return true; });
+			if (P.kf & KF_WORDS) or_out_words(P, bu[h], du[h]);
+			else or_out_row(P, bu[h], du[h], [](u32) { return true; });
 			P.ball[u[h]] = B_COVP;
 		}
 	}
