@@ -310,51 +310,42 @@ __device__ __forceinline__ void row8(const Params &P, i64 a, int lead, int tot, 
 	for (int j = 0; j < 8; j++) ok[j] = c0 + j >= lead && c0 + j < tot;
 }
 
-// each_row8 hands the row at b to step eight entries at a time (row8
-// loads) until step returns false.
-template <typename Step>
-__device__ __forceinline__ void each_row8(const Params &P, i64 b, int deg, Step step) {
+// each_row hands the row at b to step N entries (8 or 16) at a time,
+// all loaded with row8 before step runs, until step returns false.
+// Pushes, which nothing waits on, take 16: a 27-point row then costs two
+// round trips instead of four.
+template <int N, typename Step>
+__device__ __forceinline__ void each_row(const Params &P, i64 b, int deg, Step step) {
+	static_assert(N == 8 || N == 16, "row8 steps");
 	const i64 a = b & ~(i64)3;
 	const int lead = (int)(b - a), tot = lead + deg;
-	for (int c0 = 0; c0 < tot; c0 += 8) {
-		u32 u[8];
-		bool ok[8];
-		row8(P, a, lead, tot, c0, u, ok);
+	for (int c0 = 0; c0 < tot; c0 += N) {
+		u32 u[N];
+		bool ok[N];
+#pragma unroll
+		for (int h = 0; h < N; h += 8) row8(P, a, lead, tot, c0 + h, u + h, ok + h);
 		if (!step(u, ok)) return;
 	}
 }
 
 // or_out_row ORs OUT into the entries u of the row at b for which
-// keep(u) holds, without reading the states. It loads 16 entries before
-// the first OR: nothing waits on the ORs, and a 27-point row then takes
-// two round trips instead of four.
+// keep(u) holds, without reading the states.
 template <typename Keep>
 __device__ __forceinline__ void or_out_row(const Params &P, i64 b, int deg, Keep keep) {
-	const i64 a = b & ~(i64)3;
-	const int lead = (int)(b - a), tot = lead + deg;
-	for (int c0 = 0; c0 < tot; c0 += 16) {
-		u32 u[16];
-		bool ok[16];
-		row8(P, a, lead, tot, c0, u, ok);
-		row8(P, a, lead, tot, c0 + 8, u + 8, ok + 8);
+	each_row<16>(P, b, deg, [&](const u32(&u)[16], const bool(&ok)[16]) {
 #pragma unroll
 		for (int j = 0; j < 16; j++)
 			if (ok[j] && keep(u[j])) or_out(P.st, u[j]);
-	}
+		return true;
+	});
 }
 
 // or_out_words ORs OUT into every entry of the row at b, with one
 // reduction per run of consecutive entries in the same 4-byte state
 // word: rows of meshes in natural order hold runs of consecutive ids.
 __device__ __forceinline__ void or_out_words(const Params &P, i64 b, int deg) {
-	const i64 a = b & ~(i64)3;
-	const int lead = (int)(b - a), tot = lead + deg;
 	u32 word = 0xffffffffu, bits = 0;  // the run so far
-	for (int c0 = 0; c0 < tot; c0 += 16) {
-		u32 u[16];
-		bool ok[16];
-		row8(P, a, lead, tot, c0, u, ok);
-		row8(P, a, lead, tot, c0 + 8, u + 8, ok + 8);
+	each_row<16>(P, b, deg, [&](const u32(&u)[16], const bool(&ok)[16]) {
 #pragma unroll
 		for (int j = 0; j < 16; j++) {
 			if (!ok[j]) continue;
@@ -363,7 +354,8 @@ __device__ __forceinline__ void or_out_words(const Params &P, i64 b, int deg) {
 			bits = (wj != word ? 0u : bits) | OUT << (8 * (u[j] & 3u));
 			word = wj;
 		}
-	}
+		return true;
+	});
 	if (bits) atomicOr((u32 *)P.st + word, bits);
 }
 
@@ -385,7 +377,7 @@ template <int PK>
 __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, int deg, u32 sv) {
 	const u64 kv = key_of<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0);
 	u32 dec = IN;
-	each_row8(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
+	each_row<8>(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
 		u32 s[8], p[8];
 #pragma unroll
 		for (int j = 0; j < 8; j++) {
@@ -414,7 +406,7 @@ __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, in
 		or_out_row(P, b, deg, [&](u32 u) { return (P.kf & KF_ALL) || key_of<PK>(P, u, 0, 0) < kv; });
 		return;
 	}
-	each_row8(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
+	each_row<8>(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
 		u32 s[8];
 #pragma unroll
 		for (int j = 0; j < 8; j++)

@@ -384,7 +384,7 @@ __device__ void mis2_first(const Params &P) {
 		const u32 sw = PK == PK_CLASS ? P.st[w] : 0;
 		Top2<PK, R> top;
 		top.add_if(P, true, w, sw, PK == PK_PRIM ? __ldg(P.prim + w) : 0);
-		each_row8(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
+		each_row<8>(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
 			u32 s[8], p[8];
 #pragma unroll
 			for (int j = 0; j < 8; j++) {
