@@ -140,7 +140,7 @@ struct List<2> {
 	u8 aux[CAP];  // state of the ball's champion
 };
 
-#include "hash.cuh"
+#include "shared.cuh"
 
 // in_band says whether a sweep with band threshold P.band visits v for a
 // decision. Decisions wait on larger keys, so a sweep over all vertices
@@ -294,20 +294,11 @@ __device__ __forceinline__ void push_out(const Params &P, i64 b, int deg) {
 
 // ---------------------------------------------------------------- MIS-1
 
-// row8 loads entries c0..c0+7 of a row that starts c0 = 0 at the 16-byte
-// boundary at or below its first entry, with two 16-byte loads; ok says
-// which lie in the row. A single lane reading a whole row issues a
-// quarter of the load requests this way, and scattered requests, not
-// bytes, are what the L1 serves slowest. Needs a 16-byte aligned
-// adjacency readable up to the next 16-byte boundary after its end.
+// row8 is load_row8 (shared.cuh) on the graph's adjacency: a row that
+// starts c0 = 0 at the 16-byte boundary at or below its first entry.
+// Scattered requests, not bytes, are what the L1 serves slowest.
 __device__ __forceinline__ void row8(const Params &P, i64 a, int lead, int tot, int c0, u32 u[8], bool ok[8]) {
-	const int4 *p = (const int4 *)(P.adj + a + c0);
-	int4 x = c0 < tot ? __ldg(p) : make_int4(0, 0, 0, 0);
-	int4 y = c0 + 4 < tot ? __ldg(p + 1) : make_int4(0, 0, 0, 0);
-	u[0] = x.x, u[1] = x.y, u[2] = x.z, u[3] = x.w;
-	u[4] = y.x, u[5] = y.y, u[6] = y.z, u[7] = y.w;
-#pragma unroll
-	for (int j = 0; j < 8; j++) ok[j] = c0 + j >= lead && c0 + j < tot;
+	load_row8(P.adj, a, lead, tot, c0, u, ok);
 }
 
 // each_row hands the row at b to step N entries (8 or 16) at a time,

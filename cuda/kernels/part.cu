@@ -33,7 +33,7 @@
 // greedy set and is written once, so the parts sweep without waiting for
 // each other; a ghost read before the store lands only delays a decision.
 
-#include "hash.cuh"
+#include "shared.cuh"
 
 typedef unsigned long long part_u64;
 typedef unsigned int part_u32;
@@ -63,20 +63,6 @@ __device__ __forceinline__ part_u64 part_key(const PartKey &K, int u) {
 	return k;
 }
 
-// part_row8 loads entries c0..c0+7 of a row whose 16-byte aligned start is
-// a (two 16-byte loads); ok marks those inside the row. The adjacency is
-// allocated 16-byte aligned with 16 bytes of slack after its end.
-__device__ __forceinline__ void part_row8(const int *adj, long long a, int lead, int tot, int c0, int u[8],
-                                          bool ok[8]) {
-	const int4 *p = (const int4 *)(adj + a + c0);
-	int4 x = c0 < tot ? __ldg(p) : make_int4(0, 0, 0, 0);
-	int4 y = c0 + 4 < tot ? __ldg(p + 1) : make_int4(0, 0, 0, 0);
-	u[0] = x.x, u[1] = x.y, u[2] = x.z, u[3] = x.w;
-	u[4] = y.x, u[5] = y.y, u[6] = y.z, u[7] = y.w;
-#pragma unroll
-	for (int j = 0; j < 8; j++) ok[j] = c0 + j >= lead && c0 + j < tot;
-}
-
 // part_visit1 decides v if it can; true when v stays undecided.
 __device__ __forceinline__ bool part_visit1(const long long *__restrict__ off, const int *__restrict__ adj,
                                             const PartKey &K, unsigned char *st, int v) {
@@ -89,7 +75,7 @@ __device__ __forceinline__ bool part_visit1(const long long *__restrict__ off, c
 		int u[8];
 		unsigned char s[8];
 		bool ok[8];
-		part_row8(adj, a, lead, tot, c0, u, ok);
+		load_row8(adj, a, lead, tot, c0, u, ok);
 #pragma unroll
 		for (int j = 0; j < 8; j++) s[j] = ok[j] ? st[u[j]] : PART_OUT;
 		bool hin = false, hund = false;
@@ -111,7 +97,7 @@ __device__ __forceinline__ bool part_visit1(const long long *__restrict__ off, c
 		int u[8];
 		unsigned char s[8];
 		bool ok[8];
-		part_row8(adj, a, lead, tot, c0, u, ok);
+		load_row8(adj, a, lead, tot, c0, u, ok);
 #pragma unroll
 		for (int j = 0; j < 8; j++) s[j] = ok[j] && u[j] < K.own ? st[u[j]] : PART_OUT;
 #pragma unroll
