@@ -294,27 +294,22 @@ __device__ __forceinline__ void push_out(const Params &P, i64 b, int deg) {
 
 // ---------------------------------------------------------------- MIS-1
 
-// row8 is load_row8 (shared.cuh) on the graph's adjacency: a row that
-// starts c0 = 0 at the 16-byte boundary at or below its first entry.
-// Scattered requests, not bytes, are what the L1 serves slowest.
-__device__ __forceinline__ void row8(const Params &P, i64 a, int lead, int tot, int c0, u32 u[8], bool ok[8]) {
-	load_row8(P.adj, a, lead, tot, c0, u, ok);
-}
-
 // each_row hands the row at b to step N entries (8 or 16) at a time,
-// all loaded with row8 before step runs, until step returns false.
-// Pushes, which nothing waits on, take 16: a 27-point row then costs two
-// round trips instead of four.
+// all loaded with 16-byte loads (load_row8, shared.cuh) from the 16-byte
+// boundary at or below the row's start before step runs, until step
+// returns false. Scattered requests, not bytes, are what the L1 serves
+// slowest. Pushes, which nothing waits on, take 16: a 27-point row then
+// costs two round trips instead of four.
 template <int N, typename Step>
 __device__ __forceinline__ void each_row(const Params &P, i64 b, int deg, Step step) {
-	static_assert(N == 8 || N == 16, "row8 steps");
+	static_assert(N == 8 || N == 16, "load_row8 steps");
 	const i64 a = b & ~(i64)3;
 	const int lead = (int)(b - a), tot = lead + deg;
 	for (int c0 = 0; c0 < tot; c0 += N) {
 		u32 u[N];
 		bool ok[N];
 #pragma unroll
-		for (int h = 0; h < N; h += 8) row8(P, a, lead, tot, c0 + h, u + h, ok + h);
+		for (int h = 0; h < N; h += 8) load_row8(P.adj, a, lead, tot, c0 + h, u + h, ok + h);
 		if (!step(u, ok)) return;
 	}
 }
@@ -363,7 +358,7 @@ __device__ __forceinline__ void row_step(const Params &P, i64 b, int deg, int k0
 	}
 }
 
-// mis1_visit_vec is mis1_visit for one lane per vertex with row8 loads.
+// mis1_visit_vec is mis1_visit for one lane per vertex with 16-byte row loads (each_row).
 template <int PK>
 __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, int deg, u32 sv) {
 	const u64 kv = key_of<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0);
@@ -527,7 +522,7 @@ SWEEPR(0)
 SWEEPR(1)
 SWEEPR(2)
 
-// MIS-1, one lane per vertex, 16-byte row loads (row8).
+// MIS-1, one lane per vertex, 16-byte row loads (each_row).
 #define SWEEPV(PK) SWEEP_KERNEL(mis1_g1v_p##PK, (256), (mis1_sweep<1, PK, true>(P)))
 SWEEPV(0)
 SWEEPV(1)

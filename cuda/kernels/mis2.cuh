@@ -288,7 +288,7 @@ __device__ void mis2_sweep(const Params &P) {
 	if (!sweep_needed(P)) return;
 	const u32 lane = threadIdx.x & 31;
 	List<2> &L = lists[threadIdx.x >> 5];
-	// KF_JOIN2 needs row8 (16-byte aligned rows), which the host checks.
+	// KF_JOIN2 needs 16-byte row loads (aligned rows), which the host checks.
 	Joined *jd = G == 1 && (P.kf & KF_JOIN2) ? &joined[threadIdx.x >> 5] : nullptr;
 	if (jd && lane == 0) jd->n = 0;
 	__syncwarp();
@@ -374,7 +374,7 @@ __device__ void mis2_sweep(const Params &P) {
 // every vertex undecided, a ball's champion is the vertex of largest key
 // in N[w] and its runner-up the next, and no vertex can join yet, so the
 // sweep needs no tiles, lists or state reads (but for class keys): one
-// pass over the rows with 16-byte loads (row8), which the general visit
+// pass over the rows with 16-byte loads (each_row), which the general visit
 // cannot afford in registers. It replaces sweep 0 of mis2_g1[r].
 template <int PK, bool R>
 __device__ void mis2_first(const Params &P) {
