@@ -173,17 +173,13 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 // profile runs the sweeps one by one with an event after each (the
 // count tells when to stop), so the time of every sweep can be read.
 func (r *sweepRun) profile(out *DeviceTimes) error {
-	dg, e, ws := r.dg, r.dg.eng, &r.dg.ws
-	n, np := int32(dg.n), int32(padded(dg.n))
+	e, ws := r.dg.eng, &r.dg.ws
 	start, err := e.ctx.NewEvent()
 	if err != nil {
 		return err
 	}
 	defer start.Close()
-	if err := e.launch("mis_init", e.grid("mis_init", int64(np), blockSize), ws.st, r.ball, r.cls, n, np); err != nil {
-		return err
-	}
-	if err := ws.count.MemsetAsync32(0, e.stream); err != nil {
+	if err := r.reset(); err != nil {
 		return err
 	}
 	if err := start.Record(e.stream); err != nil {
