@@ -89,7 +89,7 @@ var testFreeMemory int64
 // sorted rows, ranks and counters.
 func deviceBytes(n int, m int64) (graph, work int64) {
 	graph = 8*int64(n+1) + 4*m
-	work = padded(n)*(1+8+4+4+8) + m + int64(n) + 16 + 4*int64(n) + 4*(nCount+countExtra) + 4096
+	work = padded(n)*(1+8+4+4+8) + m + 4*int64(n) + 64 + 4*int64(n) + 4*(nCount+countExtra) + 4096
 	return graph, work
 }
 

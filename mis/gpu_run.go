@@ -373,7 +373,7 @@ func (dg *DeviceGraph) allocCursor() error {
 	for _, a := range []struct {
 		b    **cuda.Buffer
 		size int64
-	}{{&ws.cnt, 4 * np}, {&ws.perm, dg.m + int64(dg.n) + 16}, {&ws.clist, 8 * np}} {
+	}{{&ws.cnt, 4 * np}, {&ws.perm, dg.m + 4*int64(dg.n) + 64}, {&ws.clist, 8 * np}} {
 		if *a.b != nil {
 			continue
 		}

@@ -57,9 +57,10 @@ struct CParams {
 __device__ __forceinline__ u64 cball(u32 cur, u32 champ) { return (u64)cur << 32 | champ; }
 
 // Members that a warp's lanes admitted and whose two-hop push the warp
-// then does together.
+// then does together (up to four per lane and round).
+#define JMAX 128
 struct Members {
-	int m[32];
+	int m[JMAX];
 	i64 b[32];
 	int pre[33];
 	u32 n;
@@ -73,66 +74,68 @@ __device__ __forceinline__ void cjoin(const CParams &C, u32 v, Members &J) {
 	J.m[i] = (int)v;
 }
 
-// reach records that ball w reached vertex c at cursor position p.
-__device__ __forceinline__ void creach(const CParams &C, int w, u32 p, u32 c, Members &J) {
-	C.ball[w] = cball(p, c);
-	if (atomicSub(C.cnt + c, 1) == 1) cjoin(C, c, J);
-}
-
 // cpush ORs OUT into the two-hop neighbourhood of the warp's new members
-// and settles the balls next to them, the lanes taking (member,
-// neighbour) pairs from one flat range (see push_joined).
+// and settles the balls next to them, 32 members at a time, the lanes
+// taking (member, neighbour) pairs from one flat range (see push_joined).
 __device__ __forceinline__ void cpush(const CParams &C, Members &J) {
 	const Params &P = C.p;
 	const u32 lane = threadIdx.x & 31;
 	const u32 nj = J.n;
-	int d = 0;
-	if (lane < nj) {
-		const int c = J.m[lane];
-		const i64 b = __ldg(P.off + c);
-		d = (int)(__ldg(P.off + c + 1) - b);
-		J.b[lane] = b;
-		C.ball[c] = cball(0, C_COVP);
-	}
-	int sum = d;
-#pragma unroll
-	for (int o = 1; o < 32; o <<= 1) {
-		const int y = __shfl_up_sync(0xffffffffu, sum, o);
-		if ((int)lane >= o) sum += y;
-	}
-	if (lane < nj) J.pre[lane + 1] = sum;
-	if (lane == 0) J.pre[0] = 0;
-	__syncwarp();
-	const int total = J.pre[nj];
-	u32 i = 0;
-	for (int p = (int)lane; p < total; p += 64) {
-		u32 u[2];
-		i64 bu[2];
-		int du[2];
-		const bool two = p + 32 < total;
-#pragma unroll
-		for (int h = 0; h < 2; h++) {
-			const int ph = h == 0 || two ? p + 32 * h : p;
-			while (J.pre[i + 1] <= ph) i++;
-			u[h] = (u32)__ldg(P.adj + J.b[i] + (ph - J.pre[i]));
+	for (u32 m0 = 0; m0 < nj; m0 += 32) {
+		const u32 k = min(nj - m0, 32u);
+		int d = 0;
+		if (lane < k) {
+			const int c = J.m[m0 + lane];
+			const i64 b = __ldg(P.off + c);
+			d = (int)(__ldg(P.off + c + 1) - b);
+			J.b[lane] = b;
+			C.ball[c] = cball(0, C_COVP);
 		}
+		int sum = d;
 #pragma unroll
-		for (int h = 0; h < 2; h++) {
-			bu[h] = __ldg(P.off + u[h]);
-			du[h] = (int)(__ldg(P.off + u[h] + 1) - bu[h]);
+		for (int o = 1; o < 32; o <<= 1) {
+			const int y = __shfl_up_sync(0xffffffffu, sum, o);
+			if ((int)lane >= o) sum += y;
 		}
+		if (lane < k) J.pre[lane + 1] = sum;
+		if (lane == 0) J.pre[0] = 0;
+		__syncwarp();
+		const int total = J.pre[k];
+		u32 i = 0;
+		for (int p = (int)lane; p < total; p += 64) {
+			u32 u[2];
+			i64 bu[2];
+			int du[2];
+			const bool two = p + 32 < total;
 #pragma unroll
-		for (int h = 0; h < 1 + two; h++) {
-			or_out(P.st, u[h]);
-			if (P.kf & KF_WORDS) or_out_words(P, bu[h], du[h]);
-			else or_out_row(P, bu[h], du[h], [](u32) { return true; });
-			C.ball[u[h]] = cball(0, C_COVP);
+			for (int h = 0; h < 2; h++) {
+				const int ph = h == 0 || two ? p + 32 * h : p;
+				while (J.pre[i + 1] <= ph) i++;
+				u[h] = (u32)__ldg(P.adj + J.b[i] + (ph - J.pre[i]));
+			}
+#pragma unroll
+			for (int h = 0; h < 2; h++) {
+				bu[h] = __ldg(P.off + u[h]);
+				du[h] = (int)(__ldg(P.off + u[h] + 1) - bu[h]);
+			}
+#pragma unroll
+			for (int h = 0; h < 1 + two; h++) {
+				or_out(P.st, u[h]);
+				if (P.kf & KF_WORDS) or_out_words(P, bu[h], du[h]);
+				else or_out_row(P, bu[h], du[h], [](u32) { return true; });
+				C.ball[u[h]] = cball(0, C_COVP);
+			}
 		}
+		__syncwarp();
 	}
-	__syncwarp();
 	if (lane == 0) J.n = 0;
 	__syncwarp();
 }
+
+// pbase is where the sorted row of w (at offset b) starts in perm: 4-byte
+// aligned, so that rows are written and read in words, and never
+// overlapping the next row's (see first_row).
+__device__ __forceinline__ i64 pbase(i64 b, int w) { return (b & ~(i64)3) + 4 * (i64)w; }
 
 // skey is the 32-bit sort key of a row entry: a marker bit (so that real
 // keys are never 0, the padding), the key's top bits, and the slot. Equal
@@ -201,11 +204,12 @@ __device__ __forceinline__ u64 scan_max(const Params &P, int w, i64 b, int deg, 
 }
 
 // first_row sorts N[w] (slots of up to NS entries: the 16-byte aligned
-// row from its lead entries, w itself in the last slot) into perm and
-// returns the ball: the top entry at cursor 0, or with C_SCAN the top
-// entry of a row that did not fit or whose keys tied.
+// row from its lead entries, w itself in the last slot), writes the row
+// positions in that order to dst in 4-byte words, and returns the ball:
+// the top entry at cursor 0, or with C_SCAN the top entry of a row that
+// did not fit or whose keys tied.
 template <int PK, int NS>
-__device__ __forceinline__ u64 first_row(const CParams &C, int w, i64 b, int deg, bool valid) {
+__device__ __forceinline__ u64 first_row(const CParams &C, int w, i64 b, int deg, bool valid, u32 *dst) {
 	const Params &P = C.p;
 	const i64 a = b & ~(i64)3;
 	const int lead = (int)(b - a), tot = lead + deg;
@@ -228,12 +232,16 @@ __device__ __forceinline__ u64 first_row(const CParams &C, int w, i64 b, int deg
 #pragma unroll
 	for (int i = 0; i + 1 < NS; i++) tie |= k[i + 1] != 0 && (k[i] >> 5) == (k[i + 1] >> 5);
 	if (fits && !tie) {
-		u8 *out = C.perm + b + w;
 #pragma unroll
-		for (int i = 0; i < NS; i++) {
-			if (i > deg) break;
-			const u32 slot = k[i] & 31u;
-			out[i] = (u8)(slot == NS - 1 ? deg : slot - lead);
+		for (int q = 0; q < NS / 4; q++) {
+			if (4 * q > deg) break;
+			u32 word = 0;
+#pragma unroll
+			for (int j = 0; j < 4; j++) {
+				const u32 slot = k[4 * q + j] & 31u;
+				word |= (slot == NS - 1 ? (u32)deg : slot - lead) << (8 * j);
+			}
+			dst[q] = word;
 		}
 		const u32 slot = k[0] & 31u;
 		const u32 c = slot == NS - 1 ? (u32)w : (u32)__ldg(P.adj + a + slot);
@@ -245,49 +253,87 @@ __device__ __forceinline__ u64 first_row(const CParams &C, int w, i64 b, int deg
 	return cball(C_SCAN, (u32)(c - 1));
 }
 
+// STAGE is the shared memory per warp through which the sorted rows of 32
+// consecutive vertices go out as one coalesced run (a lane writing its
+// own row would touch a sector per word).
+#define STAGE 1184
+
 // mis2c_first sorts every closed row, sets every ball to its top entry
-// and admits the vertices that top every ball around them.
+// and admits the vertices that top every ball around them. A warp takes
+// 128 rows, 32 at a time, and then does their countdowns together.
 template <int PK>
 __device__ void mis2c_first(const CParams &C) {
 	__shared__ Members jm[WARPS];
+	__shared__ u32 stage[WARPS][STAGE / 4];
 	const Params &P = C.p;
 	const u32 lane = threadIdx.x & 31;
 	Members &J = jm[threadIdx.x >> 5];
+	u32 *sg = stage[threadIdx.x >> 5];
 	if (lane == 0) J.n = 0;
 	__syncwarp();
-	const int stride = gridDim.x * WARPS * 32;
-	for (int base = (blockIdx.x * WARPS + (int)(threadIdx.x >> 5)) * 32; base < P.n; base += stride) {
-		const int w = base + (int)lane;
-		const bool valid = w < P.n;
-		const i64 b = valid ? __ldg(P.off + w) : 0;
-		const int deg = valid ? (int)(__ldg(P.off + w + 1) - b) : 0;
-		const int need = valid ? (int)(b & 3) + deg + 1 : 0;
-		const int mx = __reduce_max_sync(0xffffffffu, need);
-		u64 bw;
-		if (mx <= 8) bw = first_row<PK, 8>(C, w, b, deg, valid);
-		else if (mx <= 16) bw = first_row<PK, 16>(C, w, b, deg, valid);
-		else bw = first_row<PK, 32>(C, w, b, deg, valid);
-		if (valid) {
-			C.ball[w] = bw;
-			const u32 c = (u32)bw;
-			if (atomicSub(C.cnt + c, 1) == 1) cjoin(C, c, J);
+	const int nwarps = gridDim.x * WARPS;
+	for (int t = blockIdx.x * WARPS + (int)(threadIdx.x >> 5); t * 128 < P.n; t += nwarps) {
+		u32 ch[4];
+		// Not unrolled: three sort networks per group are code enough.
+#pragma unroll 1
+		for (int g = 0; g < 4; g++) {
+			const int w = t * 128 + g * 32 + (int)lane;
+			const bool valid = w < P.n;
+			const i64 b = valid ? __ldg(P.off + w) : 0;
+			const int deg = valid ? (int)(__ldg(P.off + w + 1) - b) : 0;
+			const int need = valid ? (int)(b & 3) + deg + 1 : 0;
+			const int mx = __reduce_max_sync(0xffffffffu, need);
+			// The warp's rows as one run of perm, staged when it fits.
+			const i64 pb = valid ? pbase(b, w) : 0;
+			const i64 p0 = __shfl_sync(0xffffffffu, pb, 0);
+			const u32 end = __reduce_max_sync(0xffffffffu, valid ? (u32)(pb + deg + 4 - p0) : 0u);
+			const bool staged = end <= STAGE;
+			u32 *dst = staged ? sg + (pb - p0) / 4 : (u32 *)(C.perm + pb);
+			u64 bw;
+			if (mx <= 8) bw = first_row<PK, 8>(C, w, b, deg, valid, dst);
+			else if (mx <= 16) bw = first_row<PK, 16>(C, w, b, deg, valid, dst);
+			else bw = first_row<PK, 32>(C, w, b, deg, valid, dst);
+			if (staged) {
+				__syncwarp();
+				u32 *out = (u32 *)(C.perm + p0);
+				for (u32 q = lane; q < end / 4; q += 32) out[q] = sg[q];
+				__syncwarp();
+			}
+			if (valid) C.ball[w] = bw;
+			ch[g] = valid ? (u32)bw : 0xffffffffu;
 		}
+		int old[4];
+#pragma unroll
+		for (int g = 0; g < 4; g++) old[g] = ch[g] != 0xffffffffu ? atomicSub(C.cnt + ch[g], 1) : 0;
+#pragma unroll
+		for (int g = 0; g < 4; g++)
+			if (old[g] == 1) cjoin(C, ch[g], J);
 		__syncwarp();
 		if (J.n) cpush(C, J);
 	}
 	if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(P.count + P.pass % P.ncount, (u32)max(P.n, 1));
 }
 
-// cwalk moves ball w (champion c, state sc, read OUT) on to its next
-// champion and says whether the ball stays in play.
+// creach records that ball w reached vertex c at cursor position p, and
+// admits c when w was the last ball of N[c] to get there.
+__device__ __forceinline__ void creach(const CParams &C, int w, u32 p, u32 c, Members &J) {
+	C.ball[w] = cball(p, c);
+	if (atomicSub(C.cnt + c, 1) == 1) cjoin(C, c, J);
+}
+
+// CSTEP is the positions of a sorted row a walk step reads.
+#define CSTEP 8
+
+// cwalk moves ball w (at offset b, degree deg; its champion read OUT) on to its next champion and says whether it stays in play.
+// Sorted rows are read CSTEP positions per step from the 4-byte word at or
+// below the cursor, with every load of a step issued before any is used.
 template <int PK>
-__device__ __forceinline__ bool cwalk(const CParams &C, int w, u64 bw, u32 sc, Members &J) {
+__device__ __forceinline__ bool cwalk(const CParams &C, int w, i64 b, int deg, u64 bw, Members &J) {
 	const Params &P = C.p;
-	const i64 b = __ldg(P.off + w);
-	const int deg = (int)(__ldg(P.off + w + 1) - b);
 	const u32 cur = (u32)(bw >> 32);
 	if (cur == C_SCAN) {
 		const u32 c = (u32)bw;
+		const u32 sc = PK == PK_CLASS ? (u32)__ldcg(P.st + c) : 0u;
 		bool in;
 		const u64 x = scan_max<PK>(P, w, b, deg, key_of<PK>(P, c, sc, 0), false, in);
 		if (x == 0 || in) {
@@ -297,24 +343,27 @@ __device__ __forceinline__ bool cwalk(const CParams &C, int w, u64 bw, u32 sc, M
 		creach(C, w, C_SCAN, (u32)(x - 1), J);
 		return true;
 	}
-	const u8 *pr = C.perm + b + w;
-	for (int p0 = (int)cur + 1; p0 <= deg; p0 += 8) {
-		u32 u[8], s[8];
+	const u32 *pr = (const u32 *)(C.perm + pbase(b, w));
+	for (int p0 = (int)(cur + 1) & ~3; p0 <= deg; p0 += CSTEP) {
+		u32 wd[CSTEP / 4], u[CSTEP], s[CSTEP];
 #pragma unroll
-		for (int j = 0; j < 8; j++) u[j] = p0 + j <= deg ? (u32)pr[p0 + j] : 0xffffffffu;
+		for (int q = 0; q < CSTEP / 4; q++) wd[q] = p0 + 4 * q <= deg ? pr[p0 / 4 + q] : 0u;
 #pragma unroll
-		for (int j = 0; j < 8; j++)
-			u[j] = u[j] == 0xffffffffu ? u[j] : u[j] == (u32)deg ? (u32)w : (u32)__ldg(P.adj + b + u[j]);
+		for (int j = 0; j < CSTEP; j++) {
+			const int p = p0 + j;
+			const u32 idx = (wd[j / 4] >> (8 * (j % 4))) & 255u;
+			u[j] = p <= (int)cur || p > deg ? 0xffffffffu : idx == (u32)deg ? (u32)w : (u32)__ldg(P.adj + b + idx);
+		}
 #pragma unroll
-		for (int j = 0; j < 8; j++) s[j] = u[j] != 0xffffffffu ? (u32)P.st[u[j]] : OUT;
+		for (int j = 0; j < CSTEP; j++) s[j] = u[j] != 0xffffffffu ? (u32)P.st[u[j]] : OUT;
 		int f = -1;
 #pragma unroll
-		for (int j = 7; j >= 0; j--)
+		for (int j = CSTEP - 1; j >= 0; j--)
 			if (STATE(s[j]) != OUT) f = j;
 		if (f >= 0) {
 			u32 uf = u[0], sf = s[0];
 #pragma unroll
-			for (int j = 1; j < 8; j++)
+			for (int j = 1; j < CSTEP; j++)
 				if (j == f) uf = u[j], sf = s[j];
 			if (STATE(sf) == IN) {
 				C.ball[w] = cball(0, C_COVP);
@@ -328,17 +377,81 @@ __device__ __forceinline__ bool cwalk(const CParams &C, int w, u64 bw, u32 sc, M
 	return false;
 }
 
+// The per-warp state of a cursor sweep: balls waiting for a walk (with
+// their row offsets), and balls still in play waiting to be appended to
+// the next list, which a warp does for 128 or more at once.
+#define CW_CAP 160
+#define CW_OUT 256
+struct CWarp {
+	u64 wb[CW_CAP];
+	i64 wbeg[CW_CAP];
+	int ww[CW_CAP];
+	int wdeg[CW_CAP];
+	int out[CW_OUT];
+	u32 nw, nout;
+	Members J;
+};
+
+// cappend adds the lanes' balls for which take holds to the warp's
+// buffer of balls in play.
+__device__ __forceinline__ void cappend(CWarp &S, bool take, int w) {
+	const u32 lane = threadIdx.x & 31;
+	const u32 m = __ballot_sync(0xffffffffu, take);
+	if (take) S.out[S.nout + __popc(m & ((1u << lane) - 1))] = w;
+	__syncwarp();
+	if (lane == 0) S.nout += __popc(m);
+	__syncwarp();
+}
+
+// cflush appends the warp's buffered balls to the next list once at
+// least min of them wait, with one atomic, and counts them as live.
+__device__ __forceinline__ void cflush(const CParams &C, CWarp &S, int *dst, u32 *dlen, u32 min, u32 &live) {
+	const u32 lane = threadIdx.x & 31;
+	const u32 k = S.nout;
+	if (k < min || k == 0) return;
+	u32 at = 0;
+	if (lane == 0) at = atomicAdd(dlen, k);
+	at = __shfl_sync(0xffffffffu, at, 0);
+	for (u32 i = lane; i < k; i += 32) dst[at + i] = S.out[i];
+	live += lane == 0 ? k : 0;
+	__syncwarp();
+	if (lane == 0) S.nout = 0;
+	__syncwarp();
+}
+
+// cwalks walks up to 32 of the waiting balls, one per lane, then pushes
+// the members that the walks admitted.
+template <int PK>
+__device__ __forceinline__ void cwalks(const CParams &C, CWarp &S) {
+	const u32 lane = threadIdx.x & 31;
+	const u32 k = min(S.nw, 32u), at = S.nw - k;
+	bool in = false;
+	int w = -1;
+	if (lane < k) {
+		w = S.ww[at + lane];
+		const u64 bw = S.wb[at + lane];
+		in = cwalk<PK>(C, w, S.wbeg[at + lane], S.wdeg[at + lane], bw, S.J);
+	}
+	__syncwarp();
+	if (lane == 0) S.nw = at;
+	__syncwarp();
+	cappend(S, in, w);
+	if (S.J.n) cpush(C, S.J);
+}
+
 // mis2c_sweep takes the balls in play from the list of the last sweep
-// (every vertex in sweep 1), moves on those whose champion left, and
-// lists those still in play for the next.
+// (every vertex in sweep 1), 128 per warp and round: coalesced loads of
+// the list and gathers of the balls and their champions' states, then
+// walks for those whose champion left, 32 at a time. Balls that stay in
+// play go to the next list.
 template <int PK>
 __device__ void mis2c_sweep(const CParams &C) {
-	__shared__ Members jm[WARPS];
+	__shared__ CWarp cws[WARPS];
 	const Params &P = C.p;
 	if (!sweep_needed(P)) return;
 	const u32 lane = threadIdx.x & 31;
-	Members &J = jm[threadIdx.x >> 5];
-	if (lane == 0) J.n = 0;
+	CWarp &S = cws[threadIdx.x >> 5];
+	if (lane == 0) S.nw = S.nout = S.J.n = 0;
 	__syncwarp();
 	const bool all = P.pass == 1;
 	const int *src = C.list + (i64)(P.pass & 1) * C.npad;
@@ -347,33 +460,63 @@ __device__ void mis2c_sweep(const CParams &C) {
 	u32 *dlen = C.len + (P.pass + 1) % 3;
 	if (blockIdx.x == 0 && threadIdx.x == 0) C.len[(P.pass + 2) % 3] = 0;
 	u32 live = 0;
-	const u32 stride = gridDim.x * WARPS * 32;
-	for (u32 i0 = (blockIdx.x * WARPS + (threadIdx.x >> 5)) * 32; i0 < len; i0 += stride) {
-		const u32 i = i0 + lane;
-		bool in = false;
-		int w = -1;
-		if (i < len) {
-			w = all ? (int)i : __ldcg(src + i);
-			const u64 bw = __ldcg(C.ball + w);
-			const u32 c = (u32)bw;
-			if ((int)c >= 0) {
-				const u32 s = __ldcg(P.st + c);
-				if (STATE(s) == UND) in = true;
-				else if (STATE(s) == IN) C.ball[w] = cball(0, C_COVP);
-				else in = cwalk<PK>(C, w, bw, s, J);
+	const u32 nwarps = gridDim.x * WARPS;
+	for (u32 t = blockIdx.x * WARPS + (threadIdx.x >> 5); t * 128 < len; t += nwarps) {
+		const u32 i0 = t * 128 + lane * 4;
+		int w[4];
+		if (all) {
+#pragma unroll
+			for (int j = 0; j < 4; j++) w[j] = i0 + j < len ? (int)(i0 + j) : -1;
+		} else if (i0 + 3 < len) {
+			const int4 x = __ldcg((const int4 *)(src + i0));
+			w[0] = x.x, w[1] = x.y, w[2] = x.z, w[3] = x.w;
+		} else {
+#pragma unroll
+			for (int j = 0; j < 4; j++) w[j] = i0 + j < len ? __ldcg(src + i0 + j) : -1;
+		}
+		u64 bw[4];
+		u32 sc[4];
+#pragma unroll
+		for (int j = 0; j < 4; j++) bw[j] = w[j] >= 0 ? __ldcg(C.ball + w[j]) : cball(0, C_NONE);
+#pragma unroll
+		for (int j = 0; j < 4; j++) sc[j] = (int)(u32)bw[j] >= 0 ? __ldcg(P.st + (u32)bw[j]) : IN;
+		bool walk[4];
+		i64 ob[4];
+		int od[4];
+#pragma unroll
+		for (int j = 0; j < 4; j++) {
+			const bool has = (int)(u32)bw[j] >= 0;
+			walk[j] = has && STATE(sc[j]) == OUT;
+			if (has && STATE(sc[j]) == IN) C.ball[w[j]] = cball(0, C_COVP);
+			ob[j] = walk[j] ? __ldg(P.off + w[j]) : 0;
+			od[j] = walk[j] ? (int)(__ldg(P.off + w[j] + 1) - ob[j]) : 0;
+		}
+#pragma unroll
+		for (int j = 0; j < 4; j++) {
+			cappend(S, (int)(u32)bw[j] >= 0 && STATE(sc[j]) == UND, w[j]);
+			const u32 m = __ballot_sync(0xffffffffu, walk[j]);
+			if (walk[j]) {
+				const u32 at = S.nw + __popc(m & ((1u << lane) - 1));
+				S.ww[at] = w[j];
+				S.wb[at] = bw[j];
+				S.wbeg[at] = ob[j];
+				S.wdeg[at] = od[j];
 			}
+			__syncwarp();
+			if (lane == 0) S.nw += __popc(m);
+			__syncwarp();
 		}
-		const u32 m = __ballot_sync(0xffffffffu, in);
-		if (m) {
-			u32 at = 0;
-			if (lane == 0) at = atomicAdd(dlen, __popc(m));
-			at = __shfl_sync(0xffffffffu, at, 0);
-			if (in) dst[at + __popc(m & ((1u << lane) - 1))] = w;
-			live += lane == 0 ? __popc(m) : 0;
+		cflush(C, S, dst, dlen, 128, live);
+		while (S.nw >= 32) {
+			cwalks<PK>(C, S);
+			cflush(C, S, dst, dlen, 128, live);
 		}
-		__syncwarp();
-		if (J.n) cpush(C, J);
 	}
+	while (S.nw > 0) {
+		cwalks<PK>(C, S);
+		cflush(C, S, dst, dlen, 128, live);
+	}
+	cflush(C, S, dst, dlen, 0, live);
 	if (lane == 0 && live) atomicAdd(P.count + P.pass % P.ncount, live);
 }
 
@@ -383,15 +526,15 @@ extern "C" __global__ void mis2c_count(const i64 *off, int *cnt, int n) {
 		cnt[v] = (int)(off[v + 1] - off[v]) + 1;
 }
 
-#define CURSOR_KERNEL(name, body)                                                                       \
-	extern "C" __global__ void __launch_bounds__(256)                                                   \
+#define CURSOR_KERNEL(name, bounds, body)                                                               \
+	extern "C" __global__ void __launch_bounds__ bounds                                                 \
 	    name(const i64 *off, const int *adj, u8 *st, u64 *ball, int *cnt, u8 *perm, int *list, u32 *len, \
 	         u32 *count, int n, int ncount, int pass, u32 seedlo, u32 seedhi, u32 kf, int npad) {        \
 		CParams C = {{off, adj, st, nullptr, nullptr, count, n, ncount, pass, seedlo, seedhi, 0, kf},   \
 		             ball, cnt, perm, list, len, npad};                                                  \
 		body;                                                                                           \
 	}
-CURSOR_KERNEL(mis2c_first_p0, (mis2c_first<PK_HASH>(C)))
-CURSOR_KERNEL(mis2c_first_p1, (mis2c_first<PK_CLASS>(C)))
-CURSOR_KERNEL(mis2c_sweep_p0, (mis2c_sweep<PK_HASH>(C)))
-CURSOR_KERNEL(mis2c_sweep_p1, (mis2c_sweep<PK_CLASS>(C)))
+CURSOR_KERNEL(mis2c_first_p0, (256), (mis2c_first<PK_HASH>(C)))
+CURSOR_KERNEL(mis2c_first_p1, (256), (mis2c_first<PK_CLASS>(C)))
+CURSOR_KERNEL(mis2c_sweep_p0, (256, 4), (mis2c_sweep<PK_HASH>(C)))
+CURSOR_KERNEL(mis2c_sweep_p1, (256, 4), (mis2c_sweep<PK_CLASS>(C)))
