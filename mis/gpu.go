@@ -132,11 +132,7 @@ func newEngine(ctx *cuda.Context, owns bool) (*engine, error) {
 	for pk := 0; pk < 3; pk++ {
 		names = append(names, tailName(1, pk), tailName(2, pk), vecSweepName(pk), runnerUpName(pk, false), runnerUpName(pk, true),
 			firstName(pk, false), firstName(pk, true), fmt.Sprintf("mis2_g1r4_p%d", pk))
-		if pk != pkPrim {
-			names = append(names, cursorName(true, pk), cursorName(false, pk))
-		}
 	}
-	names = append(names, "mis2c_count")
 	for _, d := range []int{1, 2} {
 		for _, g := range groupSizes {
 			for pk := 0; pk < 3; pk++ {

@@ -36,9 +36,6 @@ type workspace struct {
 	st    *cuda.Buffer // state byte per vertex, padded to whole tiles
 	ball  *cuda.Buffer // MIS-2 champion, then runner-up, per vertex, padded likewise (MIS-1: the tail's list)
 	list  *cuda.Buffer // MIS-2 tail's list of vertices in play
-	// The cursor MIS-2 (mis2c.cuh) keeps its balls in ball and needs
-	// these besides: countdowns, sorted rows, two lists of balls.
-	cnt, perm, clist *cuda.Buffer
 	prim  *cuda.Buffer // uint32 primary ranks (Degree, User)
 	cls   *cuda.Buffer // class bytes of the last run with a small primary (mis_init puts them into the states)
 	rank  *cuda.Buffer // primary bitmap and rank table of rankPrimaries
@@ -85,11 +82,10 @@ func UploadGraph(g *mesh.Graph, ctx *cuda.Context) (*DeviceGraph, error) {
 var testFreeMemory int64
 
 // deviceBytes is the device memory a run on a graph of n vertices and m
-// directed edges needs: graph, state, MIS-2 balls, lists, countdowns and
-// sorted rows, ranks and counters.
+// directed edges needs: graph, state, MIS-2 balls, ranks and counters.
 func deviceBytes(n int, m int64) (graph, work int64) {
 	graph = 8*int64(n+1) + 4*m
-	work = padded(n)*(1+8+4+4+8) + m + 4*int64(n) + 64 + 4*int64(n) + 4*(nCount+countExtra) + 4096
+	work = padded(n)*(1+8+4) + 4*int64(n) + 4*(nCount+2) + 4096
 	return graph, work
 }
 
@@ -317,7 +313,7 @@ func (dg *DeviceGraph) Close() error {
 	}
 	dg.done = true
 	var errs []error
-	for _, b := range []*cuda.Buffer{dg.ws.st, dg.ws.ball, dg.ws.list, dg.ws.cnt, dg.ws.perm, dg.ws.clist, dg.ws.prim, dg.ws.cls, dg.ws.rank, dg.ws.count, dg.ws.small, dg.ws.floor, dg.class} {
+	for _, b := range []*cuda.Buffer{dg.ws.st, dg.ws.ball, dg.ws.list, dg.ws.prim, dg.ws.cls, dg.ws.rank, dg.ws.count, dg.ws.small, dg.ws.floor, dg.class} {
 		errs = append(errs, b.Free())
 	}
 	errs = append(errs, dg.ws.host.Free(), dg.ws.evs[0].Close(), dg.ws.evs[1].Close())

@@ -57,12 +57,6 @@ type gpuTuning struct {
 	noFirst bool
 }
 
-// cursorOK says whether the cursor MIS-2 (mis2c.cuh) can run: one lane
-// per ball, 16-byte row loads, and a key that fits the state byte.
-func (r *sweepRun) cursorOK(t gpuTuning) bool {
-	return r.dist == 2 && t.kf&kfCursor != 0 && r.dg.vec && r.pk != pkPrim
-}
-
 // defaultTuning picks lanes per vertex from the average degree. The
 // sweeps are bound by memory latency and by the number of scattered load
 // requests, so more vertices in flight per warp (fewer lanes each) win
@@ -122,12 +116,6 @@ const (
 	defaultTail2 = 8
 	kfJoin2      = 16 // KF_JOIN2
 	kfWords      = 32 // KF_WORDS
-	kfCursor     = 64 // MIS-2 by sorted balls (mis2c.cuh), not a kernel bit
-	// countExtra are the count buffer's words after the ring: the tail's
-	// most passes and list length, then the cursor sweeps' three list
-	// lengths.
-	countExtra = 5
-	lensAt     = nCount + 2
 	scatteredKF  = 3  // KF_SCAN | KF_RED
 	localKF      = 6  // KF_RED | KF_ALL
 )
@@ -188,9 +176,6 @@ type sweepRun struct {
 	// MIS-2: the kernel of sweep 0 when not r.name (mis2_first).
 	firstName string
 	firstGrid uint32
-	// cursor runs MIS-2 by sorted balls: firstName sorts, name sweeps
-	// the lists.
-	cursor bool
 }
 
 // prepare allocates the working memory and uploads the priority.
@@ -216,7 +201,7 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 	if ws.count == nil {
 		// The ring of live counts, then the tail's most passes and its
 		// list length.
-		if ws.count, err = ctx.Alloc(4 * (nCount + countExtra)); err != nil {
+		if ws.count, err = ctx.Alloc(4 * (nCount + 2)); err != nil {
 			return nil, err
 		}
 	}
@@ -336,16 +321,6 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 		r.firstName = firstName(r.pk, runnerUp)
 		r.firstGrid = e.grid(r.firstName, int64(dg.n), blockSize)
 	}
-	if group == 1 && r.cursorOK(t) {
-		if err := dg.allocCursor(); err != nil {
-			return nil, err
-		}
-		r.cursor, r.ball, r.tail = true, nil, 0
-		r.name, r.firstName = cursorName(false, r.pk), cursorName(true, r.pk)
-		r.grid = e.grid(r.name, int64(dg.n), blockSize)
-		r.firstGrid = e.grid(r.firstName, int64(dg.n), blockSize)
-		return r, nil
-	}
 	if e.fn[r.name] == nil {
 		return nil, fmt.Errorf("mis: no kernel %s (lanes per vertex must be one of %v)", r.name, groupSizes)
 	}
@@ -365,33 +340,6 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 		r.tailGrid = e.grid(r.tailName, int64(dg.n), blockSize)
 	}
 	return r, nil
-}
-
-// allocCursor makes sure the buffers of the cursor MIS-2 exist.
-func (dg *DeviceGraph) allocCursor() error {
-	ctx, ws, np := dg.eng.ctx, &dg.ws, padded(dg.n)
-	for _, a := range []struct {
-		b    **cuda.Buffer
-		size int64
-	}{{&ws.cnt, 4 * np}, {&ws.perm, dg.m + 4*int64(dg.n) + 64}, {&ws.clist, 8 * np}} {
-		if *a.b != nil {
-			continue
-		}
-		b, err := ctx.Alloc(a.size)
-		if err != nil {
-			return err
-		}
-		*a.b = b
-	}
-	return nil
-}
-
-// cursorName is the cursor MIS-2's first kernel or sweep.
-func cursorName(first bool, pk int) string {
-	if first {
-		return fmt.Sprintf("mis2c_first_p%d", pk)
-	}
-	return fmt.Sprintf("mis2c_sweep_p%d", pk)
 }
 
 // maxSmallRanks is the most primary values the state byte holds (bits
@@ -626,21 +574,15 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 	return pass, nil
 }
 
-// reset queues what every run starts with: the states (and balls or
-// countdowns), and zero live counts.
+// reset queues what every run starts with: the states (and balls), and
+// zero live counts.
 func (r *sweepRun) reset() error {
 	dg, e, ws := r.dg, r.dg.eng, &r.dg.ws
 	n, np := int32(dg.n), int32(padded(dg.n))
 	if err := e.launch("mis_init", e.grid("mis_init", int64(np), blockSize), ws.st, r.ball, r.cls, n, np); err != nil {
 		return err
 	}
-	if err := ws.count.MemsetAsync32(0, e.stream); err != nil {
-		return err
-	}
-	if r.cursor {
-		return e.launch("mis2c_count", e.grid("mis2c_count", int64(dg.n), blockSize), dg.off, ws.cnt, n)
-	}
-	return nil
+	return ws.count.MemsetAsync32(0, e.stream)
 }
 
 // launchSweep queues sweep number pass.
@@ -649,14 +591,6 @@ func (r *sweepRun) launchSweep(pass int) error {
 	name, grid := r.name, r.grid
 	if pass == 0 && r.firstName != "" {
 		name, grid = r.firstName, r.firstGrid
-	}
-	if r.cursor {
-		lens, err := ws.count.View(4*lensAt, 12)
-		if err != nil {
-			return err
-		}
-		return e.launch(name, grid, dg.off, dg.adj, ws.st, ws.ball, ws.cnt, ws.perm, ws.clist, lens, ws.count,
-			int32(dg.n), int32(nCount), int32(pass), uint32(r.seed), uint32(r.seed>>32), r.kf, int32(padded(dg.n)))
 	}
 	return e.launch(name, grid, dg.off, dg.adj, ws.st, r.ball, r.prim, ws.count, int32(dg.n), int32(nCount),
 		int32(pass), uint32(r.seed), uint32(r.seed>>32), r.band(pass), r.kf)

@@ -315,10 +315,6 @@ func TestGPUMidSize(t *testing.T) {
 			// Every lane count, and the defaults (bands, read modes,
 			// two-hop pushes), which compute-sanitizer runs check too.
 			tunings := []gpuTuning{defaultTuning(dg, dist)}
-			if dist == 2 {
-				// The cursor MIS-2 (mis2c.cuh).
-				tunings = append(tunings, gpuTuning{group: 1, first: 10, batch: 3, kf: kfCursor | kfJoin2 | kfWords})
-			}
 			for _, gs := range groupSizes {
 				tunings = append(tunings, gpuTuning{group: gs, first: 3, batch: 2, tail: gs % 3})
 			}
@@ -354,9 +350,6 @@ func TestGPUTuningVariants(t *testing.T) {
 		{kf: 16, tail: 8, noCap: true},
 		{kf: 48, tail: 8},
 		{kf: 48, tail: 0},
-		{kf: 64 | 16},
-		{kf: 64 | 48},
-		{kf: 64, first: 1, batch: 1},
 	}
 	for name, g := range gpuGraphs(t) {
 		dg, err := UploadGraph(g, nil)
@@ -376,10 +369,7 @@ func TestGPUTuningVariants(t *testing.T) {
 			for dist := 1; dist <= 2; dist++ {
 				want := Greedy(g, keys, dist)
 				for i, v := range variants {
-					v.group, v.perBand = 1, 1
-					if v.first == 0 {
-						v.first, v.batch = 3, 2
-					}
+					v.group, v.first, v.batch, v.perBand = 1, 3, 2, 1
 					got, err := dg.compute(dist, pri, v)
 					if err != nil {
 						t.Fatal(err)

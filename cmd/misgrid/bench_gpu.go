@@ -93,7 +93,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	runnerUps := fs.String("runnerup", "1", "MIS-2 with one lane per vertex: 1 keeps a runner-up beside each ball's champion, 0 rescans the ball whenever its champion leaves; comma-separated")
 	bands := fs.String("bands", "0", "order the first sweeps by key in this many bands of the hash, comma-separated: 1 for none, 0 for the default")
 	perBands := fs.String("perband", "0", "sweeps per band, comma-separated: 0 for the default")
-	keyFilters := fs.String("keyfilter", "-1", "read modes, one lane per vertex: -1 for the default (MIS-1: by locality; MIS-2: 16, or 48 on long local rows), else the sum of 1 (MIS-1 scans read only states that can decide; hash keys), 2 (members push OUT without reading), 4 (... into all neighbours), 16 (MIS-2: a member's warp pushes its two-hop neighbourhood), 48 (... one OR per state word of a run of ids; the default on long local rows), 80 and 112 (MIS-2 by sorted balls, mis2c.cuh; 112 with one OR per state word); comma-separated")
+	keyFilters := fs.String("keyfilter", "-1", "read modes, one lane per vertex: -1 for the default (MIS-1: by locality; MIS-2: 16, or 48 on long local rows), else the sum of 1 (MIS-1 scans read only states that can decide; hash keys), 2 (members push OUT without reading), 4 (... into all neighbours), 16 (MIS-2: a member's warp pushes its two-hop neighbourhood), 48 (... one OR per state word of a run of ids; the default on long local rows); comma-separated")
 	shapes := fs.String("bandshape", "0", "band shape in hundredths: band i of k takes the top ((i+1)/k)^(shape/100) of the hash range; 0 for the default; comma-separated")
 	firsts := fs.String("first", "1", "MIS-2 with one lane per vertex: 1 runs the first sweep with its own kernel (16-byte row loads), 0 with the general one; comma-separated")
 	tails := fs.String("tail", "0", "full sweeps before the persistent tail launch, comma-separated: 1 to 16, -1 for none, 0 for the default")
@@ -138,7 +138,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	kfList, err := intList("keyfilter", *keyFilters, -1, 0, 1, 2, 3, 4, 5, 6, 7, 16, 18, 48, 80, 112)
+	kfList, err := intList("keyfilter", *keyFilters, -1, 0, 1, 2, 3, 4, 5, 6, 7, 16, 18, 48)
 	if err != nil {
 		return err
 	}

@@ -537,9 +537,6 @@ FIRST2(0, 1)
 FIRST2(1, 1)
 FIRST2(2, 1)
 
-// MIS-2 by sorted balls with cursors and countdowns.
-#include "mis2c.cuh"
-
 // The persistent tails of both distances.
 #include "mis_tail.cuh"
 
