@@ -50,7 +50,7 @@ type DeviceTimes struct {
 	Tail       int     // full sweeps before the tail launch, -1 none
 	Bands      int     // hash bands of the first sweeps (1: none)
 	PerBand    int     // sweeps per band
-	KeyFilter  int     // the MIS-1 read mode used (gpuTuning.kf)
+	KeyFilter  int     // the read mode used (gpuTuning.kf)
 	Result     *Result // the set of the last repetition
 	// With Profile: each sweep's device time and the vertices it found
 	// still in play (the last sweep finds none).

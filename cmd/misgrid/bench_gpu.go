@@ -51,9 +51,9 @@ type gpuBenchResult struct {
 	Single    bool   `json:"single_champion,omitempty"` // MIS-2 without runner-ups
 	Bands     int    `json:"bands,omitempty"`           // hash bands of the first sweeps
 	PerBand   int    `json:"sweeps_per_band,omitempty"`
-	KeyFilter int    `json:"key_filter,omitempty"`
+	KeyFilter int    `json:"key_filter,omitempty"`      // read mode used (kf in mis.cu)
 	BandShape int    `json:"band_shape,omitempty"`      // hundredths, 0 default
-	NoFirst   bool   `json:"no_first_kernel,omitempty"` // MIS-1 read mode used (kf in mis.cu)
+	NoFirst   bool   `json:"no_first_kernel,omitempty"` // MIS-2's first sweep by the general kernel
 
 	UploadSeconds float64 `json:"upload_s"` // host to device copy of the graph
 	UploadGBps    float64 `json:"upload_gbps"`
@@ -235,8 +235,9 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// gpuVariants is every combination of the tuning lists for distance d:
-// -vec applies to MIS-1, -runnerup to MIS-2.
+// gpuVariants is every combination of the tuning lists for distance d,
+// the earlier lists varying slowest: -vec applies to MIS-1, -runnerup,
+// -first to MIS-2, -bandshape to MIS-1.
 func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, shapes, firsts []int) []mis.DeviceBench {
 	variants := vecs
 	if d == 2 {
@@ -244,26 +245,25 @@ func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, sha
 	} else {
 		firsts = []int{1}
 	}
-	var out []mis.DeviceBench
-	for _, grp := range groups {
-		for _, tl := range tails {
-			for _, vr := range variants {
-				for _, b := range bands {
-					for _, pb := range perBand {
-						for _, kf := range kfs {
-							for _, sh := range shapes {
-								for _, f := range firsts {
-									out = append(out, mis.DeviceBench{Group: grp, Tail: tl, Scalar: d == 1 && vr == 0,
-										Single: d == 2 && vr == 0, Bands: b, PerBand: pb, KeyFilter: kf + 1,
-										BandShape: sh, NoFirst: f == 0})
-								}
-							}
-						}
-					}
-				}
+	out := []mis.DeviceBench{{}}
+	expand := func(vals []int, set func(*mis.DeviceBench, int)) {
+		next := make([]mis.DeviceBench, 0, len(out)*len(vals))
+		for _, b := range out {
+			for _, v := range vals {
+				set(&b, v)
+				next = append(next, b)
 			}
 		}
+		out = next
 	}
+	expand(groups, func(b *mis.DeviceBench, v int) { b.Group = v })
+	expand(tails, func(b *mis.DeviceBench, v int) { b.Tail = v })
+	expand(variants, func(b *mis.DeviceBench, v int) { b.Scalar, b.Single = d == 1 && v == 0, d == 2 && v == 0 })
+	expand(bands, func(b *mis.DeviceBench, v int) { b.Bands = v })
+	expand(perBand, func(b *mis.DeviceBench, v int) { b.PerBand = v })
+	expand(kfs, func(b *mis.DeviceBench, v int) { b.KeyFilter = v + 1 })
+	expand(shapes, func(b *mis.DeviceBench, v int) { b.BandShape = v })
+	expand(firsts, func(b *mis.DeviceBench, v int) { b.NoFirst = v == 0 })
 	return out
 }
 

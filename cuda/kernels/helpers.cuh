@@ -3,9 +3,9 @@
 // ------------------------------------------------------- helpers, floor
 
 // mis_init sets the state bytes: class bits (a primary of at most 64
-// ranks) from cls (or zero), and the
-// padding after n to OUT so that tiles need no bounds checks; ball to
-// B_UNK (padding B_NONE) when ball is non-null.
+// ranks) from cls (or zero), and the padding after n to OUT so that
+// tiles need no bounds checks; ball to B_UNK (padding B_NONE) when ball
+// is non-null.
 extern "C" __global__ void mis_init(u8 *st, int *ball, const u8 *cls, int n, int npad) {
 	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < npad; v += gridDim.x * blockDim.x) {
 		if (v < n) {
