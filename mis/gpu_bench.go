@@ -37,6 +37,10 @@ type DeviceBench struct {
 	NoFirst bool
 	// BandShape is gpuTuning.bandShape in hundredths (0: the default).
 	BandShape int
+	// Buckets runs MIS-2 by key buckets in that many launches (0: the
+	// default, -1: the ball sweeps); BucketShape is their shape in
+	// hundredths (0: the default).
+	Buckets, BucketShape int
 }
 
 // DeviceTimes holds device times measured with CUDA events around all
@@ -51,6 +55,7 @@ type DeviceTimes struct {
 	Bands      int     // hash bands of the first sweeps (1: none)
 	PerBand    int     // sweeps per band
 	KeyFilter  int     // the read mode used (gpuTuning.kf)
+	Buckets    int     // MIS-2 key buckets (0: the ball sweeps)
 	Result     *Result // the set of the last repetition
 	// With Profile: each sweep's device time and the vertices it found
 	// still in play (the last sweep finds none).
@@ -102,6 +107,12 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 	}
 	t.scalar = b.Scalar
 	t.single = b.Single
+	if b.Buckets != 0 {
+		t.buckets = max(b.Buckets, 0)
+	}
+	if b.BucketShape > 0 {
+		t.bucketShape = float64(b.BucketShape) / 100
+	}
 	if b.Tail != 0 {
 		t.tail = max(b.Tail, 0)
 	}
@@ -127,7 +138,7 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 		}
 		defer evs[i].Close()
 	}
-	out := &DeviceTimes{Group: t.group, Tail: t.tail, Bands: max(run.bands, 1), PerBand: run.perBand, KeyFilter: int(run.kf)}
+	out := &DeviceTimes{Group: t.group, Tail: t.tail, Bands: max(run.bands, 1), PerBand: run.perBand, KeyFilter: int(run.kf), Buckets: run.buckets}
 	if t.tail == 0 {
 		out.Tail = -1
 	}
@@ -212,7 +223,7 @@ func (r *sweepRun) profile(out *DeviceTimes) error {
 		out.SweepTimes = append(out.SweepTimes, d)
 		out.SweepLive = append(out.SweepLive, int(one[0]))
 		prev = ev
-		if one[0] == 0 {
+		if one[0] == 0 && pass >= r.buckets {
 			break
 		}
 	}

@@ -55,6 +55,11 @@ type gpuTuning struct {
 	// noFirst runs MIS-2's first sweep with the general sweep kernel
 	// instead of mis2_first.
 	noFirst bool
+	// buckets > 0 runs MIS-2 by key buckets (mis2b.cuh) instead of the
+	// ball sweeps: launch i takes the undecided vertices among the top
+	// ((i+1)/buckets)^bucketShape of the keys (bucketShape 0 means 2).
+	buckets     int
+	bucketShape float64
 }
 
 // defaultTuning picks lanes per vertex from the average degree. The
@@ -176,6 +181,11 @@ type sweepRun struct {
 	// MIS-2: the kernel of sweep 0 when not r.name (mis2_first).
 	firstName string
 	firstGrid uint32
+	// MIS-2 by key buckets: their number and shape (gpuTuning), and the
+	// vertices per class, largest class first, for class keys.
+	buckets int
+	bshape  float64
+	classes []int64
 }
 
 // prepare allocates the working memory and uploads the priority.
@@ -320,6 +330,12 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 	if dist == 2 && group == 1 && dg.vec && !t.noFirst {
 		r.firstName = firstName(r.pk, runnerUp)
 		r.firstGrid = e.grid(r.firstName, int64(dg.n), blockSize)
+	}
+	if dist == 2 && t.buckets > 0 && dg.vec && r.pk != pkPrim {
+		if err := r.useBuckets(t); err != nil {
+			return nil, err
+		}
+		return r, nil
 	}
 	if e.fn[r.name] == nil {
 		return nil, fmt.Errorf("mis: no kernel %s (lanes per vertex must be one of %v)", r.name, groupSizes)
@@ -563,7 +579,7 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 		return 0, err
 	}
 	for p := max(0, pass-nCount); p < pass; p++ {
-		if counts[p%nCount] == 0 {
+		if counts[p%nCount] == 0 && p >= r.buckets-1 {
 			if r.tail > 0 && p == r.tail {
 				// The tail counts as the passes it made.
 				return p + int(counts[nCount]), nil
@@ -588,6 +604,15 @@ func (r *sweepRun) reset() error {
 // launchSweep queues sweep number pass.
 func (r *sweepRun) launchSweep(pass int) error {
 	dg, e, ws := r.dg, r.dg.eng, &r.dg.ws
+	if r.buckets > 0 {
+		hi, lo := r.bucketKey(pass)
+		kf := r.kf
+		if pass < r.buckets {
+			kf |= kfAlways
+		}
+		return e.launch(r.name, r.grid, dg.off, dg.adj, ws.st, r.prim, ws.count, int32(dg.n), int32(nCount),
+			int32(pass), uint32(r.seed), uint32(r.seed>>32), hi, lo, kf)
+	}
 	name, grid := r.name, r.grid
 	if pass == 0 && r.firstName != "" {
 		name, grid = r.firstName, r.firstGrid

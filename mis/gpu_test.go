@@ -350,13 +350,22 @@ func TestGPUTuningVariants(t *testing.T) {
 		{kf: 16, tail: 8, noCap: true},
 		{kf: 48, tail: 8},
 		{kf: 48, tail: 0},
+		// MIS-2 by key buckets (MIS-1 ignores them).
+		{buckets: 1},
+		{buckets: 4, kf: 16},
+		{buckets: 16, kf: 48},
+		{buckets: 8, bucketShape: 1},
 	}
 	for name, g := range gpuGraphs(t) {
 		dg, err := UploadGraph(g, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, kind := range []PriorityKind{Hash, Degree} {
+		kinds := []PriorityKind{Hash, Degree}
+		if g.Class != nil {
+			kinds = append(kinds, Boundary)
+		}
+		for _, kind := range kinds {
 			p := Priority{Kind: kind, Seed: 11}
 			keys, err := Keys(g, p)
 			if err != nil {

@@ -54,6 +54,8 @@ type gpuBenchResult struct {
 	KeyFilter int    `json:"key_filter,omitempty"`      // read mode used (kf in mis.cu)
 	BandShape int    `json:"band_shape,omitempty"`      // hundredths, 0 default
 	NoFirst   bool   `json:"no_first_kernel,omitempty"` // MIS-2's first sweep by the general kernel
+	Buckets   int    `json:"buckets,omitempty"`         // MIS-2 key buckets (mis2b), 0 for the ball sweeps
+	BShape    int    `json:"bucket_shape,omitempty"`    // hundredths, 0 default
 
 	UploadSeconds float64 `json:"upload_s"` // host to device copy of the graph
 	UploadGBps    float64 `json:"upload_gbps"`
@@ -96,6 +98,8 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	keyFilters := fs.String("keyfilter", "-1", "read modes, one lane per vertex: -1 for the default (MIS-1: by locality; MIS-2: 16, or 48 on long local rows), else the sum of 1 (MIS-1 scans read only states that can decide; hash keys), 2 (members push OUT without reading), 4 (... into all neighbours), 16 (MIS-2: a member's warp pushes its two-hop neighbourhood), 48 (... one OR per state word of a run of ids; the default on long local rows); comma-separated")
 	shapes := fs.String("bandshape", "0", "band shape in hundredths: band i of k takes the top ((i+1)/k)^(shape/100) of the hash range; 0 for the default; comma-separated")
 	firsts := fs.String("first", "1", "MIS-2 with one lane per vertex: 1 runs the first sweep with its own kernel (16-byte row loads), 0 with the general one; comma-separated")
+	buckets := fs.String("buckets", "0", "MIS-2 by key buckets in this many launches (mis2b), comma-separated: -1 for the ball sweeps, 0 for the default")
+	bucketShapes := fs.String("bucketshape", "0", "MIS-2 bucket shape in hundredths: launch i of k takes the top ((i+1)/k)^(shape/100) of the keys; 0 for the default; comma-separated")
 	tails := fs.String("tail", "0", "full sweeps before the persistent tail launch, comma-separated: 1 to 16, -1 for none, 0 for the default")
 	priority := fs.String("priority", "hash", "priority: hash, boundary or degree")
 	seed := fs.Uint64("seed", 0, "hash seed")
@@ -150,6 +154,14 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	bucketList, err := intList("buckets", *buckets, -1, 0, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
+	if err != nil {
+		return err
+	}
+	bshapeList, err := intList("bucketshape", *bucketShapes, 0, 100, 150, 200, 250, 300, 400)
+	if err != nil {
+		return err
+	}
 	orderList := strings.Split(*orders, ",")
 	for i, o := range orderList {
 		orderList[i] = strings.TrimSpace(o)
@@ -198,7 +210,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 						return fmt.Errorf("bench: %s: %w", spec, err)
 					}
 				}
-				for _, v := range gpuVariants(d, groupList, tailList, vecList, ruList, bandList, perList, kfList, shapeList, firstList) {
+				for _, v := range gpuVariants(d, groupList, tailList, vecList, ruList, bandList, perList, kfList, shapeList, firstList, bucketList, bshapeList) {
 					prog.Show("%s %s distance %d: GPU", spec, order, d)
 					v.Reps, v.Profile = *reps, *profile
 					r, err := benchGPUOne(g, dg, mis.Options{Distance: d, Priority: pri}, v, want)
@@ -238,12 +250,12 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 // gpuVariants is every combination of the tuning lists for distance d,
 // the earlier lists varying slowest: -vec applies to MIS-1, -runnerup,
 // -first to MIS-2, -bandshape to MIS-1.
-func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, shapes, firsts []int) []mis.DeviceBench {
+func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, shapes, firsts, buckets, bshapes []int) []mis.DeviceBench {
 	variants := vecs
 	if d == 2 {
 		variants, shapes = runnerUps, []int{0}
 	} else {
-		firsts = []int{1}
+		firsts, buckets, bshapes = []int{1}, []int{0}, []int{0}
 	}
 	out := []mis.DeviceBench{{}}
 	expand := func(vals []int, set func(*mis.DeviceBench, int)) {
@@ -264,6 +276,8 @@ func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, sha
 	expand(kfs, func(b *mis.DeviceBench, v int) { b.KeyFilter = v + 1 })
 	expand(shapes, func(b *mis.DeviceBench, v int) { b.BandShape = v })
 	expand(firsts, func(b *mis.DeviceBench, v int) { b.NoFirst = v == 0 })
+	expand(buckets, func(b *mis.DeviceBench, v int) { b.Buckets = v })
+	expand(bshapes, func(b *mis.DeviceBench, v int) { b.BucketShape = v })
 	return out
 }
 
@@ -277,7 +291,7 @@ func benchGPUOne(g *mesh.Graph, dg *mis.DeviceGraph, opts mis.Options, b mis.Dev
 		return r, err
 	}
 	r.Group, r.Tail, r.Bands, r.PerBand, r.KeyFilter = t.Group, t.Tail, t.Bands, t.PerBand, t.KeyFilter
-	r.BandShape, r.NoFirst = b.BandShape, b.NoFirst
+	r.BandShape, r.NoFirst, r.Buckets, r.BShape = b.BandShape, b.NoFirst, t.Buckets, b.BucketShape
 	r.MISSeconds = median(t.MIS).Seconds()
 	r.MISMinSeconds = slices.Min(t.MIS).Seconds()
 	r.MISMaxSeconds = slices.Max(t.MIS).Seconds()

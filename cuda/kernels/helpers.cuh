@@ -18,6 +18,17 @@ extern "C" __global__ void mis_init(u8 *st, int *ball, const u8 *cls, int n, int
 	}
 }
 
+// class_hist counts the vertices of each class byte (0-63) into hist[64].
+extern "C" __global__ void class_hist(const u8 *cls, int n, u32 *hist) {
+	__shared__ u32 h[64];
+	for (int i = threadIdx.x; i < 64; i += blockDim.x) h[i] = 0;
+	__syncthreads();
+	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) atomicAdd(&h[cls[v] & 63u], 1u);
+	__syncthreads();
+	for (int i = threadIdx.x; i < 64; i += blockDim.x)
+		if (h[i]) atomicAdd(hist + i, h[i]);
+}
+
 // mis_members turns state bytes into 0/1 membership bytes (in place is
 // allowed) and counts the members.
 extern "C" __global__ void mis_members(const u8 *st, u8 *in, int n, u32 *size) {

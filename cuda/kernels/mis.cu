@@ -117,6 +117,7 @@ struct Params {
 	u32 seedlo, seedhi;
 	u32 band;  // see in_band
 	u32 kf;    // MIS-1 read modes, one lane per vertex: KF_* bits
+	u32 lohi;  // mis2b: the upper word of the bucket's key threshold (band the lower)
 };
 
 // The per-warp list of vertices to visit, filled by the tile pass. A
@@ -536,6 +537,19 @@ FIRST2(2, 0)
 FIRST2(0, 1)
 FIRST2(1, 1)
 FIRST2(2, 1)
+
+// MIS-2 by key buckets: the threshold key is lohi<<32 | band.
+#include "mis2b.cuh"
+#define BUCKET2(PK)                                                                                   \
+	extern "C" __global__ void __launch_bounds__(256)                                                 \
+	    mis2b_p##PK(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n,      \
+	                int ncount, int pass, u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf) {       \
+		Params P = {off, adj, st, nullptr, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi}; \
+		mis2b_sweep<PK>(P);                                                                           \
+	}
+BUCKET2(0)
+BUCKET2(1)
+BUCKET2(2)
 
 // The persistent tails of both distances.
 #include "mis_tail.cuh"
