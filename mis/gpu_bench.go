@@ -41,6 +41,12 @@ type DeviceBench struct {
 	// default, -1: the ball sweeps); BucketShape is their shape in
 	// hundredths (0: the default).
 	Buckets, BucketShape int
+	// Flush is the number of listed candidates at which a warp of a
+	// bucket launch decides them (0: the default).
+	Flush int
+	// ClassBuckets gives each class buckets of its own where one class
+	// holds most vertices (see bucketThresholds).
+	ClassBuckets bool
 }
 
 // DeviceTimes holds device times measured with CUDA events around all
@@ -109,6 +115,10 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 	t.single = b.Single
 	if b.Buckets != 0 {
 		t.buckets = max(b.Buckets, 0)
+	}
+	t.classBuckets = t.classBuckets || b.ClassBuckets
+	if b.Flush > 0 {
+		t.flush = b.Flush
 	}
 	if b.BucketShape > 0 {
 		t.bucketShape = float64(b.BucketShape) / 100

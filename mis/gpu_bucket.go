@@ -12,6 +12,10 @@ import (
 // the earlier buckets left.
 const kfAlways = 64
 
+// kfPend (KF_PEND): a warp retries its waiting candidates within the
+// launch once the vertex each waits on is decided.
+const kfPend = 8
+
 // useBuckets turns r into a run of MIS-2 by key buckets (mis2b.cuh):
 // one launch per bucket, then launches over every key until none is
 // left undecided. It needs 16-byte row loads and keys whose primary
@@ -28,47 +32,114 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 	}
 	r.grid = e.grid(r.name, (int64(dg.n)+tile-1)/tile, blockSize/32)
 	r.tail, r.firstName, r.ball = 0, "", nil
-	// The buckets, the first launch of the last range, and one more
-	// that finds nothing left most of the time.
-	r.first, r.batch = r.buckets+2, 2
-	r.kf &= kfWords
+	var counts []int64
 	if r.pk == pkClass {
 		var err error
-		if r.classes, err = dg.classCounts(r.cls); err != nil {
+		if counts, err = dg.classCounts(r.cls); err != nil {
 			return err
 		}
 	}
+	r.bucketKeys = bucketThresholds(r.buckets, r.bshape, counts, t.classBuckets)
+	// The buckets, the first launch of the last range, and one more
+	// that finds nothing left most of the time.
+	r.buckets = len(r.bucketKeys) + 1
+	r.first, r.batch = r.buckets+1, 2
+	r.kf = r.kf&(kfWords|kfPend) | uint32(min(t.flush, 255))<<8
 	return nil
 }
 
 // bucketKey returns the key threshold of launch pass as its upper and
-// lower words: the key of the vertex at rank f·n in decreasing key
-// order, f = ((pass+1)/buckets)^shape, and 0 from the last bucket on.
-// Hashes are uniform over the vertices, so within a class the rank is
-// a fraction of the hash range.
+// lower words (0 from the last bucket on).
 func (r *sweepRun) bucketKey(pass int) (hi, lo uint32) {
-	if pass >= r.buckets-1 {
+	if pass >= len(r.bucketKeys) {
 		return 0, 0
 	}
-	f := math.Pow(float64(pass+1)/float64(r.buckets), r.bshape)
-	hashAt := func(g float64) uint32 { return uint32(min((1-g)*(1<<32), 1<<32-1)) }
-	if r.classes == nil {
-		return 0, hashAt(f)
+	k := r.bucketKeys[pass]
+	return uint32(k >> 32), uint32(k)
+}
+
+// hashAt is the hash above which a fraction g of uniform hashes lies.
+func hashAt(g float64) uint64 { return uint64(min((1-g)*(1<<32), 1<<32-1)) }
+
+// bucketThresholds returns the key thresholds of the bucket launches
+// but the last (which takes every key), in decreasing order. With hash
+// keys, launch i takes the top ((i+1)/b)^shape of the vertices: few in
+// the first launches, where nothing is decided yet and candidates
+// would wait on each other, more later, when most vertices are OUT.
+// counts, when not nil, holds the vertices per class (class keys).
+//
+// By default the shape runs over all vertices in key order, classes
+// and all, which suits classes mixed through the graph (degrees in a
+// random graph). With perClass, where one class holds most vertices
+// and smaller ones come before it (the boundary of a mesh before its
+// interior, under Boundary or Degree priorities), each class gets
+// buckets of its own, the same shape over its vertices: at least 4 for
+// a class of more than n/b², b for the largest, buckets of fewer than
+// n/(4b²) vertices merged into the next. The small classes lie apart
+// and are dense where they lie, and the large one starts with nearly
+// all its vertices undecided, so without buckets of their own their
+// candidates wait on each other (docs/gpu.md, eighth round).
+func bucketThresholds(b int, shape float64, counts []int64, perClass bool) []uint64 {
+	var n, big int64
+	for _, c := range counts {
+		n += c
+		big = max(big, c)
 	}
-	var total int64
-	for _, c := range r.classes {
-		total += c
-	}
-	want := f * float64(total)
-	var above int64
-	for i := len(r.classes) - 1; i >= 0; i-- {
-		c := r.classes[i]
-		if c > 0 && float64(above+c) > want {
-			return uint32(i), hashAt((want - float64(above)) / float64(c))
+	var out []uint64
+	if counts == nil || 2*big < n || !perClass {
+		if counts == nil {
+			for i := 1; i < b; i++ {
+				out = append(out, hashAt(math.Pow(float64(i)/float64(b), shape)))
+			}
+			return out
 		}
-		above += c
+		for i := 1; i < b; i++ {
+			want := math.Pow(float64(i)/float64(b), shape) * float64(n)
+			var above int64
+			for c := len(counts) - 1; c >= 0; c-- {
+				if k := counts[c]; k > 0 && float64(above+k) > want {
+					out = append(out, uint64(c)<<32|hashAt((want-float64(above))/float64(k)))
+					break
+				}
+				above += counts[c]
+			}
+		}
+		return out
 	}
-	return 0, 0
+	minBucket := float64(n) / float64(4*b*b)
+	last := 0.0 // the rank of the last threshold kept
+	at := 0.0
+	for c := len(counts) - 1; c >= 0; c-- {
+		k := float64(counts[c])
+		if k == 0 {
+			continue
+		}
+		bc := max(1, int(math.Round(float64(b)*math.Sqrt(k/float64(n)))))
+		if counts[c] == big {
+			bc = b
+		} else if k > float64(n)/float64(b*b) {
+			bc = max(bc, 4)
+		}
+		for j := 1; j <= bc; j++ {
+			g := math.Pow(float64(j)/float64(bc), shape)
+			if at+g*k-last < minBucket {
+				continue
+			}
+			last = at + g*k
+			if j == bc {
+				// The whole class: every key of it, down to hash 0.
+				out = append(out, uint64(c)<<32)
+			} else {
+				out = append(out, uint64(c)<<32|hashAt(g))
+			}
+		}
+		at += k
+	}
+	// The last threshold would take every key: the final launches do.
+	for len(out) > 0 && out[len(out)-1] == 0 {
+		out = out[:len(out)-1]
+	}
+	return out
 }
 
 // classCounts counts the vertices of each class byte in cls (class_hist

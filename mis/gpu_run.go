@@ -60,6 +60,12 @@ type gpuTuning struct {
 	// ((i+1)/buckets)^bucketShape of the keys (bucketShape 0 means 2).
 	buckets     int
 	bucketShape float64
+	// flush is the number of listed candidates at which a warp of a
+	// bucket launch decides them (0: a tile's worth).
+	flush int
+	// classBuckets gives each class of a dominant-class priority buckets
+	// of its own (bucketThresholds).
+	classBuckets bool
 }
 
 // defaultTuning picks lanes per vertex from the average degree. The
@@ -88,6 +94,16 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 		// A warp pushes its new members' two-hop OUT itself (KF_JOIN2):
 		// 5-18 % faster on every benchmark graph (docs/gpu.md).
 		t.first, t.batch, t.tail, t.bands, t.kf = 14, 3, defaultTail2, 0, kfJoin2
+		// With one lane per vertex MIS-2 goes by key buckets (mis2b.cuh)
+		// instead of the ball sweeps: 1.3-2.8 times as fast on every
+		// benchmark graph, hash and Degree priorities. Shapes and counts measured (docs/gpu.md,
+		// eighth round): 12 buckets of shape 3, or 8 of shape 1.5 below
+		// average degree 10, where a launch costs more than the waits
+		// that more buckets would spare.
+		t.buckets, t.bucketShape = 12, 3
+		if avg < 10 {
+			t.buckets, t.bucketShape = 8, 1.5
+		}
 	}
 	lim := [3]float64{20, 48, 160} // MIS-1: up to avg degree 20 one lane, 48 four, ...
 	if dg.vec {
@@ -181,11 +197,11 @@ type sweepRun struct {
 	// MIS-2: the kernel of sweep 0 when not r.name (mis2_first).
 	firstName string
 	firstGrid uint32
-	// MIS-2 by key buckets: their number and shape (gpuTuning), and the
-	// vertices per class, largest class first, for class keys.
-	buckets int
-	bshape  float64
-	classes []int64
+	// MIS-2 by key buckets: the number of launches with a threshold of
+	// their own (the last takes every key), the shape, the thresholds.
+	buckets    int
+	bshape     float64
+	bucketKeys []uint64
 }
 
 // prepare allocates the working memory and uploads the priority.
@@ -331,7 +347,7 @@ func (dg *DeviceGraph) prepare(dist int, pri devicePriority, t gpuTuning) (*swee
 		r.firstName = firstName(r.pk, runnerUp)
 		r.firstGrid = e.grid(r.firstName, int64(dg.n), blockSize)
 	}
-	if dist == 2 && t.buckets > 0 && dg.vec && r.pk != pkPrim {
+	if dist == 2 && t.buckets > 0 && group == 1 && dg.vec && r.pk != pkPrim {
 		if err := r.useBuckets(t); err != nil {
 			return nil, err
 		}

@@ -353,8 +353,9 @@ func TestGPUTuningVariants(t *testing.T) {
 		// MIS-2 by key buckets (MIS-1 ignores them).
 		{buckets: 1},
 		{buckets: 4, kf: 16},
-		{buckets: 16, kf: 48},
-		{buckets: 8, bucketShape: 1},
+		{buckets: 16, kf: 48, flush: 1},
+		{buckets: 8, bucketShape: 1, kf: 8},
+		{buckets: 12, flush: 32, kf: 40},
 	}
 	for name, g := range gpuGraphs(t) {
 		dg, err := UploadGraph(g, nil)

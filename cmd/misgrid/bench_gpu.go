@@ -51,11 +51,13 @@ type gpuBenchResult struct {
 	Single    bool   `json:"single_champion,omitempty"` // MIS-2 without runner-ups
 	Bands     int    `json:"bands,omitempty"`           // hash bands of the first sweeps
 	PerBand   int    `json:"sweeps_per_band,omitempty"`
-	KeyFilter int    `json:"key_filter,omitempty"`      // read mode used (kf in mis.cu)
-	BandShape int    `json:"band_shape,omitempty"`      // hundredths, 0 default
-	NoFirst   bool   `json:"no_first_kernel,omitempty"` // MIS-2's first sweep by the general kernel
-	Buckets   int    `json:"buckets,omitempty"`         // MIS-2 key buckets (mis2b), 0 for the ball sweeps
-	BShape    int    `json:"bucket_shape,omitempty"`    // hundredths, 0 default
+	KeyFilter int    `json:"key_filter,omitempty"`       // read mode used (kf in mis.cu)
+	BandShape int    `json:"band_shape,omitempty"`       // hundredths, 0 default
+	NoFirst   bool   `json:"no_first_kernel,omitempty"`  // MIS-2's first sweep by the general kernel
+	Buckets   int    `json:"buckets,omitempty"`          // MIS-2 key buckets (mis2b), 0 for the ball sweeps
+	BShape    int    `json:"bucket_shape,omitempty"`     // hundredths, 0 default
+	Flush     int    `json:"flush,omitempty"`            // candidates a warp lists before deciding, 0 default
+	ClassBk   bool   `json:"bucket_per_class,omitempty"` // buckets of their own per class
 
 	UploadSeconds float64 `json:"upload_s"` // host to device copy of the graph
 	UploadGBps    float64 `json:"upload_gbps"`
@@ -95,11 +97,13 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	runnerUps := fs.String("runnerup", "1", "MIS-2 with one lane per vertex: 1 keeps a runner-up beside each ball's champion, 0 rescans the ball whenever its champion leaves; comma-separated")
 	bands := fs.String("bands", "0", "order the first sweeps by key in this many bands of the hash, comma-separated: 1 for none, 0 for the default")
 	perBands := fs.String("perband", "0", "sweeps per band, comma-separated: 0 for the default")
-	keyFilters := fs.String("keyfilter", "-1", "read modes, one lane per vertex: -1 for the default (MIS-1: by locality; MIS-2: 16, or 48 on long local rows), else the sum of 1 (MIS-1 scans read only states that can decide; hash keys), 2 (members push OUT without reading), 4 (... into all neighbours), 16 (MIS-2: a member's warp pushes its two-hop neighbourhood), 48 (... one OR per state word of a run of ids; the default on long local rows); comma-separated")
+	keyFilters := fs.String("keyfilter", "-1", "read modes, one lane per vertex: -1 for the default (MIS-1: by locality; MIS-2: 16, or 48 on long local rows), else the sum of 1 (MIS-1 scans read only states that can decide; hash keys), 2 (members push OUT without reading), 4 (... into all neighbours), 16 (MIS-2: a member's warp pushes its two-hop neighbourhood), 48 (... one OR per state word of a run of ids; the default on long local rows); MIS-2 by buckets takes 32 (two-hop pushes one OR per state word) and 8 (warps retry waiting candidates within a launch); comma-separated")
 	shapes := fs.String("bandshape", "0", "band shape in hundredths: band i of k takes the top ((i+1)/k)^(shape/100) of the hash range; 0 for the default; comma-separated")
 	firsts := fs.String("first", "1", "MIS-2 with one lane per vertex: 1 runs the first sweep with its own kernel (16-byte row loads), 0 with the general one; comma-separated")
 	buckets := fs.String("buckets", "0", "MIS-2 by key buckets in this many launches (mis2b), comma-separated: -1 for the ball sweeps, 0 for the default")
 	bucketShapes := fs.String("bucketshape", "0", "MIS-2 bucket shape in hundredths: launch i of k takes the top ((i+1)/k)^(shape/100) of the keys; 0 for the default; comma-separated")
+	classBuckets := fs.String("bucketclass", "0", "MIS-2 by buckets: 1 gives each class buckets of its own where one class holds most vertices (Boundary, Degree on meshes), 0 runs the buckets over all keys; comma-separated")
+	flushes := fs.String("flush", "0", "MIS-2 by buckets: a warp decides its listed candidates once it has this many, comma-separated: 1 to 128, 0 for the default")
 	tails := fs.String("tail", "0", "full sweeps before the persistent tail launch, comma-separated: 1 to 16, -1 for none, 0 for the default")
 	priority := fs.String("priority", "hash", "priority: hash, boundary or degree")
 	seed := fs.Uint64("seed", 0, "hash seed")
@@ -142,7 +146,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	kfList, err := intList("keyfilter", *keyFilters, -1, 0, 1, 2, 3, 4, 5, 6, 7, 16, 18, 48)
+	kfList, err := intList("keyfilter", *keyFilters, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 18, 32, 40, 48, 56)
 	if err != nil {
 		return err
 	}
@@ -159,6 +163,14 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	bshapeList, err := intList("bucketshape", *bucketShapes, 0, 100, 150, 200, 250, 300, 400)
+	if err != nil {
+		return err
+	}
+	flushList, err := intList("flush", *flushes, 0, 1, 8, 16, 32, 64, 96, 128)
+	if err != nil {
+		return err
+	}
+	classList, err := intList("bucketclass", *classBuckets, 0, 1)
 	if err != nil {
 		return err
 	}
@@ -210,7 +222,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 						return fmt.Errorf("bench: %s: %w", spec, err)
 					}
 				}
-				for _, v := range gpuVariants(d, groupList, tailList, vecList, ruList, bandList, perList, kfList, shapeList, firstList, bucketList, bshapeList) {
+				for _, v := range gpuVariants(d, groupList, tailList, vecList, ruList, bandList, perList, kfList, shapeList, firstList, bucketList, bshapeList, flushList, classList) {
 					prog.Show("%s %s distance %d: GPU", spec, order, d)
 					v.Reps, v.Profile = *reps, *profile
 					r, err := benchGPUOne(g, dg, mis.Options{Distance: d, Priority: pri}, v, want)
@@ -250,12 +262,12 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 // gpuVariants is every combination of the tuning lists for distance d,
 // the earlier lists varying slowest: -vec applies to MIS-1, -runnerup,
 // -first to MIS-2, -bandshape to MIS-1.
-func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, shapes, firsts, buckets, bshapes []int) []mis.DeviceBench {
+func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, shapes, firsts, buckets, bshapes, flushes, classes []int) []mis.DeviceBench {
 	variants := vecs
 	if d == 2 {
 		variants, shapes = runnerUps, []int{0}
 	} else {
-		firsts, buckets, bshapes = []int{1}, []int{0}, []int{0}
+		firsts, buckets, bshapes, flushes, classes = []int{1}, []int{0}, []int{0}, []int{0}, []int{0}
 	}
 	out := []mis.DeviceBench{{}}
 	expand := func(vals []int, set func(*mis.DeviceBench, int)) {
@@ -278,6 +290,8 @@ func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, sha
 	expand(firsts, func(b *mis.DeviceBench, v int) { b.NoFirst = v == 0 })
 	expand(buckets, func(b *mis.DeviceBench, v int) { b.Buckets = v })
 	expand(bshapes, func(b *mis.DeviceBench, v int) { b.BucketShape = v })
+	expand(flushes, func(b *mis.DeviceBench, v int) { b.Flush = v })
+	expand(classes, func(b *mis.DeviceBench, v int) { b.ClassBuckets = v == 1 })
 	return out
 }
 
@@ -291,7 +305,7 @@ func benchGPUOne(g *mesh.Graph, dg *mis.DeviceGraph, opts mis.Options, b mis.Dev
 		return r, err
 	}
 	r.Group, r.Tail, r.Bands, r.PerBand, r.KeyFilter = t.Group, t.Tail, t.Bands, t.PerBand, t.KeyFilter
-	r.BandShape, r.NoFirst, r.Buckets, r.BShape = b.BandShape, b.NoFirst, t.Buckets, b.BucketShape
+	r.BandShape, r.NoFirst, r.Buckets, r.BShape, r.Flush, r.ClassBk = b.BandShape, b.NoFirst, t.Buckets, b.BucketShape, b.Flush, b.ClassBuckets
 	r.MISSeconds = median(t.MIS).Seconds()
 	r.MISMinSeconds = slices.Min(t.MIS).Seconds()
 	r.MISMaxSeconds = slices.Max(t.MIS).Seconds()

@@ -42,6 +42,19 @@ struct Bucket2 {
 	u32 nj;
 };
 
+// KF_PEND: a warp retries its waiting candidates after its tiles, each
+// once the vertex it waited on is decided, for up to PROUNDS rounds.
+#define KF_PEND 8u
+#define PROUNDS 64
+// Waiting candidates a warp keeps to retry within the launch (KF_PEND):
+// the vertex and the larger undecided vertex its scan saw.
+#define PCAP 64
+struct Pending {
+	int v[PCAP];
+	int x[PCAP];
+	u32 n;  // may exceed PCAP: those past it wait for the next launch
+};
+
 // each_pair calls f(i, u) for every u in N[v_i] (the row of v_i, then
 // v_i itself) of the nc vertices v_i = L.v[idx(i)], the pairs spread
 // over the warp's lanes in order, after pre holds the prefix sums of
@@ -75,9 +88,11 @@ __device__ __forceinline__ void prefix_deg(const List<1> &L, int *pre, int nc, I
 }
 
 // mis2b_batch decides candidates L.v[b0 .. b0+nc) (nc <= BB) and pushes
-// OUT from those that join; it returns how many wait.
-template <int PK>
-__device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bucket2 &S, int b0, int nc) {
+// OUT from those that join; it returns how many wait, past those it
+// keeps in Q (when not null). CG reads the states from L2: the retries
+// of a launch must not see the L1 lines of its first scans.
+template <int PK, bool CG>
+__device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bucket2 &S, Pending *Q, int b0, int nc) {
 	const u32 lane = threadIdx.x & 31;
 	if ((int)lane < nc) {
 		const int c = b0 + (int)lane;
@@ -98,7 +113,7 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bu
 			u32 s[8], p[8];
 #pragma unroll
 			for (int j = 0; j < 8; j++) {
-				s[j] = ok[j] && x[j] != v ? P.st[x[j]] : OUT;
+				s[j] = ok[j] && x[j] != v ? ld<CG>(P.st + x[j]) : OUT;
 				p[j] = (PK == PK_PRIM && STATE(s[j]) == UND) ? __ldg(P.prim + x[j]) : 0;
 			}
 #pragma unroll
@@ -125,7 +140,13 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bu
 			atomicOr((u32 *)(P.st + (v & ~3)), IN << (8 * (v & 3)));
 			S.at[atomicAdd(&S.nj, 1u)] = (u8)c;
 		} else {
-			wait = 1;
+			const u32 k = Q ? atomicAdd(&Q->n, 1u) : PCAP;
+			if (k < PCAP) {
+				Q->v[k] = v;
+				Q->x[k] = (int)(u32)S.top[lane] - 1;
+			} else {
+				wait = 1;
+			}
 		}
 	}
 	__syncwarp();
@@ -145,6 +166,65 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bu
 	return wait;
 }
 
+// mis2b_retry retries the candidates in Q until none is left or PROUNDS
+// rounds have passed, and returns how many still wait (on lane 0). An
+// entry whose vertex was decided meanwhile goes; one whose larger vertex
+// joined goes too (that member's push reaches it); one whose larger
+// vertex left is scanned again, with L2 reads.
+template <int PK>
+__device__ __forceinline__ u32 mis2b_retry(const Params &P, List<1> &L, Bucket2 &S, Pending &Q) {
+	const u32 lane = threadIdx.x & 31;
+	for (int round = 0; round < PROUNDS; round++) {
+		__syncwarp();
+		const u32 np = min(Q.n, (u32)PCAP);
+		if (np == 0) break;
+		int v[2], x[2];
+		u32 sv[2], keep = 0, again = 0;
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			const u32 i = lane + 32 * h;
+			v[h] = i < np ? Q.v[i] : 0;
+			x[h] = i < np ? Q.x[i] : 0;
+			sv[h] = i < np ? __ldcg(P.st + v[h]) : OUT;
+			const u32 sx = i < np ? STATE(__ldcg(P.st + x[h])) : OUT;
+			const bool und = STATE(sv[h]) == UND;
+			keep |= (und && sx == UND ? 1u : 0u) << h;
+			again |= (und && sx == OUT ? 1u : 0u) << h;
+		}
+		__syncwarp();
+		// Kept entries go to the front of Q, retried ones to L.
+		const u32 lt = (1u << lane) - 1;
+		u32 nk = 0, na = 0;
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			const u32 bk = __ballot_sync(0xffffffffu, keep >> h & 1u);
+			const u32 ba = __ballot_sync(0xffffffffu, again >> h & 1u);
+			if (keep >> h & 1u) {
+				const u32 k = nk + __popc(bk & lt);
+				Q.v[k] = v[h];
+				Q.x[k] = x[h];
+			}
+			if (again >> h & 1u) {
+				const u32 k = na + __popc(ba & lt);
+				const i64 b = __ldg(P.off + v[h]);
+				L.v[k] = v[h];
+				L.beg[k] = b;
+				L.deg[k] = (int)(__ldg(P.off + v[h] + 1) - b);
+				L.st[k] = (u8)sv[h];
+			}
+			nk += __popc(bk);
+			na += __popc(ba);
+		}
+		__syncwarp();
+		if (lane == 0) Q.n = nk;
+		__syncwarp();
+		for (int b0 = 0; b0 < (int)na; b0 += BB) mis2b_batch<PK, true>(P, L, S, &Q, b0, min(BB, (int)na - b0));
+		if (na == 0) __nanosleep(256);
+	}
+	__syncwarp();
+	return lane == 0 ? Q.n : 0;
+}
+
 // mis2b_sweep is one bucket launch: the candidates are the undecided
 // vertices of key at least P.lohi<<32 | P.band. Launches of the last
 // range (threshold 0) after the first return at once when the one
@@ -154,11 +234,19 @@ template <int PK>
 __device__ void mis2b_sweep(const Params &P) {
 	__shared__ List<1> lists[WARPS];
 	__shared__ Bucket2 scans[WARPS];
+	__shared__ Pending pends[WARPS];
 	if (!(P.kf & KF_ALWAYS) && !sweep_needed(P)) return;
 	const u32 lane = threadIdx.x & 31;
 	List<1> &L = lists[threadIdx.x >> 5];
 	Bucket2 &S = scans[threadIdx.x >> 5];
+	Pending *Q = P.kf & KF_PEND ? &pends[threadIdx.x >> 5] : nullptr;
+	if (Q && lane == 0) Q->n = 0;
 	const u64 lo = (u64)P.lohi << 32 | P.band;
+	// Candidates are decided once a warp has this many listed (kf bits
+	// 8-15; 0: a tile's worth). Fewer decide sooner, while the whole
+	// device still works on one window of the graph and the rows they
+	// read are in L2; more keep the lanes of a batch busy.
+	const int flush = (P.kf >> 8 & 0xffu) ? (int)(P.kf >> 8 & 0xffu) : TILE;
 	const int nt = num_tiles(P), ts = tile_stride();
 	u32 wait = 0;
 	int cnt = 0;
@@ -178,10 +266,11 @@ __device__ void mis2b_sweep(const Params &P) {
 			flags |= (und && k >= lo ? 1u : 0u) << j;
 		}
 		cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
-		if (cnt < TILE && more) continue;
-		for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK>(P, L, S, b0, min(BB, cnt - b0));
+		if (cnt < flush && more) continue;
+		for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, false>(P, L, S, Q, b0, min(BB, cnt - b0));
 		cnt = 0;
 	}
+	if (Q) wait += mis2b_retry<PK>(P, L, S, *Q);
 	wait = warp_sum(wait);
 	if (lane == 0 && wait) atomicAdd(P.count + P.pass % P.ncount, wait);
 }

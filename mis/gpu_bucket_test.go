@@ -1,0 +1,58 @@
+package mis
+
+import (
+	"slices"
+	"testing"
+)
+
+// The bucket thresholds of MIS-2 by buckets only order the work, but a
+// bad set makes launches that take nothing or everything at once:
+// they must decrease strictly, and dominant classes get their own.
+func TestBucketThresholds(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		b          int
+		counts     []int64
+		want       int // thresholds, -1 for any
+		inDominant int // at least this many inside the largest class
+	}{
+		{"hash", 12, nil, 11, 0},
+		{"hash-1", 1, nil, 0, 0},
+		{"mesh", 12, []int64{3944312, 0, 0, 0, 0, 0, 0, 0, 0, 149784, 0, 0, 0, 0, 0, 1896, 0, 0, 0, 8}, -1, 11},
+		{"mixed", 12, []int64{1000, 5000, 20000, 40000, 60000, 50000, 30000, 10000, 2000}, 11, 0},
+		{"one-class", 8, []int64{0, 0, 500000}, -1, 7},
+	} {
+		ks := bucketThresholds(c.b, 2, c.counts, true)
+		if c.want >= 0 && len(ks) != c.want {
+			t.Errorf("%s: %d thresholds, want %d: %x", c.name, len(ks), c.want, ks)
+		}
+		for i := 1; i < len(ks); i++ {
+			if ks[i] >= ks[i-1] {
+				t.Errorf("%s: thresholds do not decrease at %d: %x", c.name, i, ks)
+			}
+		}
+		if g := bucketThresholds(c.b, 2, c.counts, false); len(g) != max(c.b-1, 0) {
+			t.Errorf("%s: %d thresholds over all keys, want %d", c.name, len(g), c.b-1)
+		}
+		if slices.Contains(ks, 0) {
+			t.Errorf("%s: a threshold of 0 (every key) before the last launch: %x", c.name, ks)
+		}
+		if c.inDominant > 0 {
+			dom := 0
+			for i, k := range c.counts {
+				if k > c.counts[dom] {
+					dom = i
+				}
+			}
+			in := 0
+			for _, k := range ks {
+				if k>>32 == uint64(dom) && uint32(k) != 0 {
+					in++
+				}
+			}
+			if in < c.inDominant {
+				t.Errorf("%s: %d thresholds inside the dominant class, want at least %d: %x", c.name, in, c.inDominant, ks)
+			}
+		}
+	}
+}
