@@ -149,7 +149,7 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 		defer evs[i].Close()
 	}
 	out := &DeviceTimes{Group: t.group, Tail: t.tail, Bands: max(run.bands, 1), PerBand: run.perBand, KeyFilter: int(run.kf), Buckets: run.buckets}
-	if t.tail == 0 {
+	if t.tail == 0 || run.buckets > 0 {
 		out.Tail = -1
 	}
 	for i := 0; i < b.Warmup+b.Reps; i++ {

@@ -18,6 +18,7 @@
 #   bench     misgrid bench -device gpu on the issue's graphs (table + JSON)
 #   orders    the hex27 160³ mesh in natural, rcm, locality, random order
 #   groups    lanes per vertex 1, 4, 8, 32 on every graph
+#   buckets   MIS-2 by key buckets: the options against the defaults
 #   ncu       Nsight Compute counters of a few sweeps (NCU_GRAPH)
 #
 # Results go to $OUT (default /tmp/gpu-check-out): at most 8 files.
@@ -86,11 +87,21 @@ print(f"GPU: {rep['device']}, driver CUDA {rep['driver_cuda_version']}, median o
 print("| graph | order | dist | lanes | tail | bands | copy ms | floor ms | MIS ms | MIS/floor | set size | sweeps | = CPU |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in [r for rep in reps for r in rep['results']]:
-    print(f"| {r['graph']} | {r['order']} | {r['distance']} | {r['lanes_per_vertex']} | {r.get('tail', 0)} | {r.get('bands', 1)}x{r.get('sweeps_per_band', 1)}{'^%d' % r['band_shape'] if r.get('band_shape') else ''}{' nofirst' if r.get('no_first_kernel') else ''}{' kf%d' % r['key_filter'] if r.get('key_filter') else ''} | {1e3*r['upload_s']:.1f} | "
+    print(f"| {r['graph']} | {r['order']} | {r['distance']} | {r['lanes_per_vertex']} | {r.get('tail', 0)} | {r.get('bands', 1)}x{r.get('sweeps_per_band', 1)}{'^%d' % r['band_shape'] if r.get('band_shape') else ''}{' nofirst' if r.get('no_first_kernel') else ''}{' kf%d' % r['key_filter'] if r.get('key_filter') else ''}{' buckets%d' % r['buckets'] if r.get('buckets') else ''} | {1e3*r['upload_s']:.1f} | "
           f"{1e3*r['floor_s']:.3f} | {1e3*r['mis_s']:.3f} | {r['mis_over_floor']:.2f} | {r['set_size']} | "
           f"{r['sweeps']} | {'yes' if r['identical_to_cpu'] and r['verified'] else 'NO'} |")
 EOF
 		cat "$OUT/bench-table.txt"
+		;;
+	buckets)
+		# MIS-2 by key buckets: the options not yet measured against
+		# the defaults (flush threshold, per-class thresholds, retries
+		# within a launch), hash and Degree priority; the ball sweeps
+		# (-buckets -1) as the reference.
+		G=${BUCKET_GRAPHS:-hex27:160 grid7:200 random:4000000:16 hex27:160:relabel}
+		run buckets 500 scripts/ab-mis2.sh "-buckets -1,0 -flush 0,16,32" $G
+		run buckets 500 scripts/ab-mis2.sh "-priority degree -buckets -1,0 -bucketclass 0,1 -flush 0,32" $G
+		run buckets 300 scripts/ab-mis2.sh "-keyfilter 0,8,32,40" $G
 		;;
 	orders)
 		run orders 500 bin/misgrid bench -device gpu -graphs hex27:160 -order natural,rcm,locality,random

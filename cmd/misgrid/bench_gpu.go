@@ -377,14 +377,14 @@ func printGPUBench(w io.Writer, rep *gpuBenchReport) {
 	fmt.Fprintf(w, "GPU: %s, driver CUDA %s; priority %s, seed %d; median of %d runs (CUDA events)\n\n",
 		rep.Device, rep.Driver, rep.Priority, rep.Seed, rep.Reps)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "graph\torder\tvertices\tedges\tdist\tlanes\ttail\tcopy ms\tfloor ms\tMIS ms\tMIS/floor\tset size\tsweeps\tchecked\t")
+	fmt.Fprintln(tw, "graph\torder\tvertices\tedges\tdist\tlanes\ttail\tbuckets\tcopy ms\tfloor ms\tMIS ms\tMIS/floor\tset size\tsweeps\tchecked\t")
 	for _, r := range rep.Results {
 		check := "-"
 		if r.Verified && r.Identical {
 			check = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.3f\t%.3f\t%.1f\t%d\t%d\t%s\t\n",
-			r.Graph, r.Order, r.Vertices, r.Edges, r.Distance, r.Group, r.Tail, 1e3*r.UploadSeconds,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.3f\t%.3f\t%.1f\t%d\t%d\t%s\t\n",
+			r.Graph, r.Order, r.Vertices, r.Edges, r.Distance, r.Group, r.Tail, r.Buckets, 1e3*r.UploadSeconds,
 			1e3*r.FloorSeconds, 1e3*r.MISSeconds, r.Ratio, r.SetSize, r.Sweeps, check)
 	}
 	tw.Flush()

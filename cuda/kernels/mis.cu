@@ -16,7 +16,13 @@
 // its neighbours at once (a larger neighbour is already OUT, a smaller one
 // cannot join while it is undecided). Races only ever write equal values.
 //
-// MIS-2 keeps, for every vertex w, ball[w]: the vertex with the largest key
+// MIS-2 by default takes the vertices in buckets of decreasing key, one
+// launch each, and decides each undecided vertex of a bucket by one scan
+// of its two-hop neighbourhood (mis2b.cuh): no per-vertex state but the
+// byte. The ball sweeps below remain for several lanes per vertex and
+// for primaries that do not fit the state byte.
+//
+// The ball sweeps keep, for every vertex w, ball[w]: the vertex with the largest key
 // among the undecided vertices of its closed neighbourhood N[w] (the
 // "champion"), or COVERED when N[w] holds a member, or NONE when all of it
 // is decided without a member. v joins when it is the champion of every
