@@ -25,6 +25,7 @@ type DeviceGraph struct {
 	vec      bool         // adj is 16-byte aligned and readable to a 16-byte boundary past its end
 	locality int8         // 0 not measured yet, 1 local rows, 2 scattered rows (see scattered)
 	class    *cuda.Buffer // boundary classes, one byte per vertex, or nil
+	maxDeg   int64        // the largest degree (from the host graph or csr_check)
 
 	mu   sync.Mutex
 	ws   workspace
@@ -103,7 +104,7 @@ func uploadGraph(eng *engine, g *mesh.Graph, cls []uint8) (*DeviceGraph, error) 
 		return nil, fmt.Errorf("%w: a graph of %d vertices and %d edges needs %s of GPU memory (%s graph, %s working), but only %s is free: %w",
 			ErrNoGPU, n, m, cuda.FormatBytes(graph+work), cuda.FormatBytes(graph), cuda.FormatBytes(work), cuda.FormatBytes(free), cuda.ErrorOutOfMemory)
 	}
-	dg := &DeviceGraph{eng: eng, n: n, m: m, owned: true}
+	dg := &DeviceGraph{eng: eng, n: n, m: m, owned: true, maxDeg: int64(g.MaxDegree())}
 	if err := dg.upload(g, cls); err != nil {
 		dg.Close()
 		return nil, fmt.Errorf("%w: uploading the graph: %w", ErrNoGPU, eng.fail(err))
@@ -200,7 +201,7 @@ func (dg *DeviceGraph) check() error {
 	if err != nil {
 		return err
 	}
-	bad := []int32{int32(dg.n)}
+	bad := []int32{int32(dg.n), 0}
 	if err := cuda.CopyToDevice(small, 0, bad); err != nil {
 		return e.fail(err)
 	}
@@ -213,6 +214,7 @@ func (dg *DeviceGraph) check() error {
 	if err := cuda.CopyToHost(bad, small, 0); err != nil {
 		return e.fail(err)
 	}
+	dg.maxDeg = int64(bad[1])
 	if v := bad[0]; v < int32(dg.n) {
 		var o [2]int64
 		if err := cuda.CopyToHost(o[:], dg.off, 8*int64(v)); err != nil {

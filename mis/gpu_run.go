@@ -104,6 +104,14 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 		if avg < 10 {
 			t.buckets, t.bucketShape = 8, 1.5
 		}
+		// A vertex of degree D next to many candidates has its row
+		// scanned by each: about D²/b^γ entries in the first buckets
+		// (a dense row joins every vertex to every other within
+		// distance 2), which the ball sweeps never spend. Past D² >
+		// 2048·m that would be more than a pass over the adjacency.
+		if d := float64(dg.maxDeg); d*d > 2048*float64(dg.m) {
+			t.buckets = 0
+		}
 	}
 	lim := [3]float64{20, 48, 160} // MIS-1: up to avg degree 20 one lane, 48 four, ...
 	if dg.vec {

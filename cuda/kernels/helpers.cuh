@@ -46,8 +46,10 @@ extern "C" __global__ void mis_members(const u8 *st, u8 *in, int n, u32 *size) {
 // csr_check validates a graph that arrived as device pointers, so that a
 // malformed one is an error instead of an out-of-bounds read: offsets must
 // start at 0, never decrease, end at m; neighbours must be in [0, n) and
-// not the vertex itself. bad[0] gets the smallest offending vertex.
+// not the vertex itself. bad[0] gets the smallest offending vertex,
+// bad[1] the largest degree of a valid row.
 extern "C" __global__ void csr_check(const i64 *off, const int *adj, int n, i64 m, int *bad) {
+	int maxdeg = 0;
 	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
 		i64 b = off[v], e = off[v + 1];
 		bool ok = b >= 0 && e >= b && e <= m && (v != 0 || b == 0) && (v != n - 1 || e == m);
@@ -56,7 +58,9 @@ extern "C" __global__ void csr_check(const i64 *off, const int *adj, int n, i64 
 			ok = u >= 0 && u < n && u != v;
 		}
 		if (!ok) atomicMin(bad, v);
+		else maxdeg = max(maxdeg, (int)(e - b));
 	}
+	if (maxdeg) atomicMax(bad + 1, maxdeg);
 }
 
 // near_sample counts, over every step-th row (at most 64 entries of each),
