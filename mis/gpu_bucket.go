@@ -16,6 +16,12 @@ const kfAlways = 64
 // launch once the vertex each waits on is decided.
 const kfPend = 8
 
+// kfScanLarger (KF_SCAN), hash keys: the kernel whose scans read the
+// states of larger keys only and whose pushes OR OUT into smaller ones
+// only (mis2bs: hashes traded for loads and reductions, as MIS-1 does on
+// scattered rows).
+const kfScanLarger = 1
+
 // useBuckets turns r into a run of MIS-2 by key buckets (mis2b.cuh):
 // one launch per bucket, then launches over every key until none is
 // left undecided. It needs 16-byte row loads and keys whose primary
@@ -27,6 +33,9 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 		r.bshape = 2
 	}
 	r.name = fmt.Sprintf("mis2b_p%d", r.pk)
+	if r.kf&kfScanLarger != 0 && r.pk == pkHash {
+		r.name = "mis2bs_p0"
+	}
 	if e.fn[r.name] == nil {
 		return fmt.Errorf("mis: no kernel %s", r.name)
 	}

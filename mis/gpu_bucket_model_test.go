@@ -25,6 +25,9 @@ type bucketModel struct {
 	// joins even when a larger vertex within distance 2 is undecided),
 	// to show that the test can fail.
 	noWait bool
+	// larger reads only the states of larger keys and pushes OUT into
+	// smaller ones only (mis2bs).
+	larger bool
 }
 
 // read returns u's state as a load in a scan may see it.
@@ -45,7 +48,7 @@ func (m *bucketModel) scan(snap []uint8, v int32, fresh bool) (hit bool, top int
 	rows := append([]int32{v}, m.g.Neighbors(v)...)
 	for _, u := range rows {
 		for _, x := range m.g.Neighbors(u) {
-			if x == v {
+			if x == v || m.larger && m.keys[x] < m.keys[v] {
 				continue
 			}
 			s := m.read(snap, x, fresh)
@@ -84,7 +87,7 @@ func (m *bucketModel) decide(snap []uint8, v int32, fresh bool) ([]bucketWrite, 
 	w := []bucketWrite{{v: v, val: mIn}}
 	for _, u := range append([]int32{v}, m.g.Neighbors(v)...) {
 		for _, x := range m.g.Neighbors(u) {
-			if x != v {
+			if x != v && (!m.larger || m.keys[x] < m.keys[v]) {
 				w = append(w, bucketWrite{v: x, val: mOut, or: true})
 			}
 		}
@@ -167,9 +170,9 @@ func (m *bucketModel) launch(lo uint64, chunk int, retry bool) int {
 // runBucketModel runs the launches of sweepRun for b buckets: one per
 // threshold, then launches over every key until one leaves nothing
 // waiting. It returns the set.
-func runBucketModel(g *mesh.Graph, keys []uint64, b, chunk int, retry, noWait, perClass bool, rng *rand.Rand) []bool {
+func runBucketModel(g *mesh.Graph, keys []uint64, b, chunk int, retry, noWait, perClass, larger bool, rng *rand.Rand) []bool {
 	n := g.N()
-	m := &bucketModel{g: g, keys: keys, st: make([]uint8, n), rng: rng, noWait: noWait}
+	m := &bucketModel{g: g, keys: keys, st: make([]uint8, n), rng: rng, noWait: noWait, larger: larger}
 	var counts []int64
 	if len(keys) > 0 && slices.Max(keys)>>32 < maxSmallRanks {
 		counts = make([]int64, maxSmallRanks)
@@ -208,8 +211,10 @@ func TestBucketModelMatchesGreedy(t *testing.T) {
 			for _, b := range []int{1, 4, 12} {
 				for _, chunk := range []int{1, 16, max(g.N(), 1)} {
 					for _, retry := range []bool{false, true} {
-						perClass := retry // both kinds of thresholds, without a product
-						got := runBucketModel(g, keys, b, chunk, retry, false, perClass, rng)
+						// Both kinds of thresholds and of scans, without
+						// a product of all options.
+						perClass, larger := retry, !retry && chunk > 1
+						got := runBucketModel(g, keys, b, chunk, retry, false, perClass, larger, rng)
 						if i := firstDiff(got, want); i >= 0 {
 							t.Fatalf("%s %v buckets %d chunk %d retry %v: vertex %d: model %v, greedy %v", name, kind, b, chunk, retry, i, got[i], want[i])
 						}
@@ -239,7 +244,7 @@ func TestBucketModelCatchesBrokenRule(t *testing.T) {
 				wrong = true
 			}
 		}()
-		wrong = firstDiff(runBucketModel(g, keys, 1, max(g.N(), 1), false, true, false, rng), want) >= 0
+		wrong = firstDiff(runBucketModel(g, keys, 1, max(g.N(), 1), false, true, false, false, rng), want) >= 0
 	}()
 	if !wrong {
 		t.Fatal("the model returned the greedy set with the wait rule removed")

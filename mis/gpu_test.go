@@ -355,7 +355,8 @@ func TestGPUTuningVariants(t *testing.T) {
 		{buckets: 4, kf: 16},
 		{buckets: 16, kf: 48, flush: 1},
 		{buckets: 8, bucketShape: 1, kf: 8},
-		{buckets: 12, flush: 32, kf: 40},
+		{buckets: 12, flush: 32, kf: 40, classBuckets: true},
+		{buckets: 6, kf: 1, flush: 8},
 	}
 	for name, g := range gpuGraphs(t) {
 		dg, err := UploadGraph(g, nil)

@@ -546,16 +546,18 @@ FIRST2(2, 1)
 
 // MIS-2 by key buckets: the threshold key is lohi<<32 | band.
 #include "mis2b.cuh"
-#define BUCKET2(PK)                                                                                     \
-	extern "C" __global__ void __launch_bounds__(256)                                                   \
-	    mis2b_p##PK(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount, \
-	                int pass, u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf) {                         \
-		Params P = {off, adj, st, nullptr, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi};   \
-		mis2b_sweep<PK>(P);                                                                               \
+#define BUCKET2K(name, PK, SCAN)                                                                     \
+	extern "C" __global__ void __launch_bounds__(256)                                                 \
+	    name(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount,   \
+	         int pass, u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf) {                           \
+		Params P = {off, adj, st, nullptr, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi}; \
+		mis2b_sweep<PK, SCAN>(P);                                                                     \
 	}
-BUCKET2(0)
-BUCKET2(1)
-BUCKET2(2)
+BUCKET2K(mis2b_p0, 0, false)
+BUCKET2K(mis2b_p1, 1, false)
+BUCKET2K(mis2b_p2, 2, false)
+// Hash keys, scans of larger keys and pushes into smaller ones only.
+BUCKET2K(mis2bs_p0, 0, true)
 
 // The persistent tails of both distances.
 #include "mis_tail.cuh"

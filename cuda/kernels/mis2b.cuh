@@ -91,7 +91,7 @@ __device__ __forceinline__ void prefix_deg(const List<1> &L, int *pre, int nc, I
 // OUT from those that join; it returns how many wait, past those it
 // keeps in Q (when not null). CG reads the states from L2: the retries
 // of a launch must not see the L1 lines of its first scans.
-template <int PK, bool CG>
+template <int PK, bool CG, bool SCAN>
 __device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bucket2 &S, Pending *Q, int b0, int nc) {
 	const u32 lane = threadIdx.x & 31;
 	if ((int)lane < nc) {
@@ -113,7 +113,11 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bu
 			u32 s[8], p[8];
 #pragma unroll
 			for (int j = 0; j < 8; j++) {
-				s[j] = ok[j] && x[j] != v ? ld<CG>(P.st + x[j]) : OUT;
+				// SCAN (hash keys): only larger keys are read. A member
+				// within distance 2 of an undecided v has a larger key,
+				// since it saw v undecided when it joined.
+				const bool need = ok[j] && x[j] != v && (!SCAN || hash32(x[j], P.seedlo, P.seedhi) > (u32)kv);
+				s[j] = need ? ld<CG>(P.st + x[j]) : OUT;
 				p[j] = (PK == PK_PRIM && STATE(s[j]) == UND) ? __ldg(P.prim + x[j]) : 0;
 			}
 #pragma unroll
@@ -159,8 +163,11 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bu
 		const u32 m = (u32)L.v[S.at[i]];
 		const i64 bu = __ldg(P.off + u);
 		const int du = (int)(__ldg(P.off + u + 1) - bu);
+		// SCAN: only smaller keys; the larger ones within distance 2
+		// of a member are OUT already.
+		const u32 hm = SCAN ? hash32(m, P.seedlo, P.seedhi) : 0;
 		if (P.kf & KF_WORDS) or_out_words(P, bu, du);  // IN wins over the OUT it ORs into m
-		else or_out_row(P, bu, du, [&](u32 x) { return x != m; });
+		else or_out_row(P, bu, du, [&](u32 x) { return x != m && (!SCAN || hash32(x, P.seedlo, P.seedhi) < hm); });
 	});
 	__syncwarp();
 	return wait;
@@ -171,7 +178,7 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bu
 // entry whose vertex was decided meanwhile goes; one whose larger vertex
 // joined goes too (that member's push reaches it); one whose larger
 // vertex left is scanned again, with L2 reads.
-template <int PK>
+template <int PK, bool SCAN>
 __device__ __forceinline__ u32 mis2b_retry(const Params &P, List<1> &L, Bucket2 &S, Pending &Q) {
 	const u32 lane = threadIdx.x & 31;
 	for (int round = 0; round < PROUNDS; round++) {
@@ -218,7 +225,7 @@ __device__ __forceinline__ u32 mis2b_retry(const Params &P, List<1> &L, Bucket2 
 		__syncwarp();
 		if (lane == 0) Q.n = nk;
 		__syncwarp();
-		for (int b0 = 0; b0 < (int)na; b0 += BB) mis2b_batch<PK, true>(P, L, S, &Q, b0, min(BB, (int)na - b0));
+		for (int b0 = 0; b0 < (int)na; b0 += BB) mis2b_batch<PK, true, SCAN>(P, L, S, &Q, b0, min(BB, (int)na - b0));
 		if (na == 0) __nanosleep(256);
 	}
 	__syncwarp();
@@ -230,7 +237,8 @@ __device__ __forceinline__ u32 mis2b_retry(const Params &P, List<1> &L, Bucket2 
 // range (threshold 0) after the first return at once when the one
 // before left nothing undecided; KF_ALWAYS runs regardless.
 #define KF_ALWAYS 64u
-template <int PK>
+// SCAN (hash keys only) reads and pushes by key (see mis2b_batch).
+template <int PK, bool SCAN = false>
 __device__ void mis2b_sweep(const Params &P) {
 	__shared__ List<1> lists[WARPS];
 	__shared__ Bucket2 scans[WARPS];
@@ -267,10 +275,10 @@ __device__ void mis2b_sweep(const Params &P) {
 		}
 		cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
 		if (cnt < flush && more) continue;
-		for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, false>(P, L, S, Q, b0, min(BB, cnt - b0));
+		for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, false, SCAN>(P, L, S, Q, b0, min(BB, cnt - b0));
 		cnt = 0;
 	}
-	if (Q) wait += mis2b_retry<PK>(P, L, S, *Q);
+	if (Q) wait += mis2b_retry<PK, SCAN>(P, L, S, *Q);
 	wait = warp_sum(wait);
 	if (lane == 0 && wait) atomicAdd(P.count + P.pass % P.ncount, wait);
 }
