@@ -47,6 +47,8 @@ type DeviceBench struct {
 	// ClassBuckets gives each class buckets of its own where one class
 	// holds most vertices (see bucketThresholds).
 	ClassBuckets bool
+	// Step16 scans rows 16 entries per step (mis2b16).
+	Step16 bool
 }
 
 // DeviceTimes holds device times measured with CUDA events around all
@@ -117,6 +119,7 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 		t.buckets = max(b.Buckets, 0)
 	}
 	t.classBuckets = t.classBuckets || b.ClassBuckets
+	t.step16 = t.step16 || b.Step16
 	if b.Flush > 0 {
 		t.flush = b.Flush
 	}

@@ -32,10 +32,14 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 	if r.bshape <= 0 {
 		r.bshape = 2
 	}
-	r.name = fmt.Sprintf("mis2b_p%d", r.pk)
+	r.name = "mis2b"
 	if r.kf&kfScanLarger != 0 && r.pk == pkHash {
-		r.name = "mis2bs_p0"
+		r.name = "mis2bs"
 	}
+	if t.step16 && r.pk != pkPrim {
+		r.name += "16"
+	}
+	r.name = fmt.Sprintf("%s_p%d", r.name, r.pk)
 	if e.fn[r.name] == nil {
 		return fmt.Errorf("mis: no kernel %s", r.name)
 	}

@@ -357,6 +357,8 @@ func TestGPUTuningVariants(t *testing.T) {
 		{buckets: 8, bucketShape: 1, kf: 8},
 		{buckets: 12, flush: 32, kf: 40, classBuckets: true},
 		{buckets: 6, kf: 1, flush: 8},
+		{buckets: 12, kf: 1, step16: true},
+		{buckets: 3, step16: true, classBuckets: true},
 	}
 	for name, g := range gpuGraphs(t) {
 		dg, err := UploadGraph(g, nil)

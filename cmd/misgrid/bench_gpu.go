@@ -58,6 +58,7 @@ type gpuBenchResult struct {
 	BShape    int    `json:"bucket_shape,omitempty"`     // hundredths, 0 default
 	Flush     int    `json:"flush,omitempty"`            // candidates a warp lists before deciding, 0 default
 	ClassBk   bool   `json:"bucket_per_class,omitempty"` // buckets of their own per class
+	Step16    bool   `json:"scan_step16,omitempty"`      // 16 row entries per scan step
 
 	UploadSeconds float64 `json:"upload_s"` // host to device copy of the graph
 	UploadGBps    float64 `json:"upload_gbps"`
@@ -103,6 +104,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	buckets := fs.String("buckets", "0", "MIS-2 by key buckets in this many launches (mis2b), comma-separated: -1 for the ball sweeps, 0 for the default")
 	bucketShapes := fs.String("bucketshape", "0", "MIS-2 bucket shape in hundredths: launch i of k takes the top ((i+1)/k)^(shape/100) of the keys; 0 for the default; comma-separated")
 	classBuckets := fs.String("bucketclass", "0", "MIS-2 by buckets: 1 gives each class buckets of its own where one class holds most vertices (Boundary, Degree on meshes), 0 runs the buckets over all keys; comma-separated")
+	steps := fs.String("step", "8", "MIS-2 by buckets: row entries per step of a scan, 8 or 16, comma-separated")
 	flushes := fs.String("flush", "0", "MIS-2 by buckets: a warp decides its listed candidates once it has this many, comma-separated: 1 to 128, 0 for the default")
 	tails := fs.String("tail", "0", "full sweeps before the persistent tail launch, comma-separated: 1 to 16, -1 for none, 0 for the default")
 	priority := fs.String("priority", "hash", "priority: hash, boundary or degree")
@@ -174,6 +176,10 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	stepList, err := intList("step", *steps, 8, 16)
+	if err != nil {
+		return err
+	}
 	orderList := strings.Split(*orders, ",")
 	for i, o := range orderList {
 		orderList[i] = strings.TrimSpace(o)
@@ -222,7 +228,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 						return fmt.Errorf("bench: %s: %w", spec, err)
 					}
 				}
-				for _, v := range gpuVariants(d, groupList, tailList, vecList, ruList, bandList, perList, kfList, shapeList, firstList, bucketList, bshapeList, flushList, classList) {
+				for _, v := range gpuVariants(d, groupList, tailList, vecList, ruList, bandList, perList, kfList, shapeList, firstList, bucketList, bshapeList, flushList, classList, stepList) {
 					prog.Show("%s %s distance %d: GPU", spec, order, d)
 					v.Reps, v.Profile = *reps, *profile
 					r, err := benchGPUOne(g, dg, mis.Options{Distance: d, Priority: pri}, v, want)
@@ -262,12 +268,12 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 // gpuVariants is every combination of the tuning lists for distance d,
 // the earlier lists varying slowest: -vec applies to MIS-1, -runnerup,
 // -first to MIS-2, -bandshape to MIS-1.
-func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, shapes, firsts, buckets, bshapes, flushes, classes []int) []mis.DeviceBench {
+func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, shapes, firsts, buckets, bshapes, flushes, classes, steps []int) []mis.DeviceBench {
 	variants := vecs
 	if d == 2 {
 		variants, shapes = runnerUps, []int{0}
 	} else {
-		firsts, buckets, bshapes, flushes, classes = []int{1}, []int{0}, []int{0}, []int{0}, []int{0}
+		firsts, buckets, bshapes, flushes, classes, steps = []int{1}, []int{0}, []int{0}, []int{0}, []int{0}, []int{8}
 	}
 	out := []mis.DeviceBench{{}}
 	expand := func(vals []int, set func(*mis.DeviceBench, int)) {
@@ -292,6 +298,7 @@ func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, sha
 	expand(bshapes, func(b *mis.DeviceBench, v int) { b.BucketShape = v })
 	expand(flushes, func(b *mis.DeviceBench, v int) { b.Flush = v })
 	expand(classes, func(b *mis.DeviceBench, v int) { b.ClassBuckets = v == 1 })
+	expand(steps, func(b *mis.DeviceBench, v int) { b.Step16 = v == 16 })
 	return out
 }
 
@@ -305,7 +312,7 @@ func benchGPUOne(g *mesh.Graph, dg *mis.DeviceGraph, opts mis.Options, b mis.Dev
 		return r, err
 	}
 	r.Group, r.Tail, r.Bands, r.PerBand, r.KeyFilter = t.Group, t.Tail, t.Bands, t.PerBand, t.KeyFilter
-	r.BandShape, r.NoFirst, r.Buckets, r.BShape, r.Flush, r.ClassBk = b.BandShape, b.NoFirst, t.Buckets, b.BucketShape, b.Flush, b.ClassBuckets
+	r.BandShape, r.NoFirst, r.Buckets, r.BShape, r.Flush, r.ClassBk, r.Step16 = b.BandShape, b.NoFirst, t.Buckets, b.BucketShape, b.Flush, b.ClassBuckets, b.Step16
 	r.MISSeconds = median(t.MIS).Seconds()
 	r.MISMinSeconds = slices.Min(t.MIS).Seconds()
 	r.MISMaxSeconds = slices.Max(t.MIS).Seconds()

@@ -91,7 +91,7 @@ __device__ __forceinline__ void prefix_deg(const List<1> &L, int *pre, int nc, I
 // OUT from those that join; it returns how many wait, past those it
 // keeps in Q (when not null). CG reads the states from L2: the retries
 // of a launch must not see the L1 lines of its first scans.
-template <int PK, bool CG, bool SCAN>
+template <int PK, bool CG, bool SCAN, int STEP>
 __device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bucket2 &S, Pending *Q, int b0, int nc) {
 	const u32 lane = threadIdx.x & 31;
 	if ((int)lane < nc) {
@@ -109,10 +109,12 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bu
 		const int du = (int)(__ldg(P.off + u + 1) - bu);
 		u64 best = 0;
 		bool hit = false;
-		each_row<8>(P, bu, du, [&](const u32(&x)[8], const bool(&ok)[8]) {
-			u32 s[8], p[8];
+		// STEP row entries per step (8 or 16), all their loads issued
+		// before any state is used.
+		each_row<STEP>(P, bu, du, [&](const u32(&x)[STEP], const bool(&ok)[STEP]) {
+			u32 s[STEP], p[STEP];
 #pragma unroll
-			for (int j = 0; j < 8; j++) {
+			for (int j = 0; j < STEP; j++) {
 				// SCAN (hash keys): only larger keys are read. A member
 				// within distance 2 of an undecided v has a larger key,
 				// since it saw v undecided when it joined.
@@ -121,7 +123,7 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bu
 				p[j] = (PK == PK_PRIM && STATE(s[j]) == UND) ? __ldg(P.prim + x[j]) : 0;
 			}
 #pragma unroll
-			for (int j = 0; j < 8; j++) {
+			for (int j = 0; j < STEP; j++) {
 				hit |= STATE(s[j]) == IN;
 				const u64 k = key_of<PK>(P, x[j], s[j], p[j]);
 				const u64 b = STATE(s[j]) == UND && k > kv ? (u64)(u32)k << 32 | (x[j] + 1) : 0;
@@ -178,7 +180,7 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bu
 // entry whose vertex was decided meanwhile goes; one whose larger vertex
 // joined goes too (that member's push reaches it); one whose larger
 // vertex left is scanned again, with L2 reads.
-template <int PK, bool SCAN>
+template <int PK, bool SCAN, int STEP>
 __device__ __forceinline__ u32 mis2b_retry(const Params &P, List<1> &L, Bucket2 &S, Pending &Q) {
 	const u32 lane = threadIdx.x & 31;
 	for (int round = 0; round < PROUNDS; round++) {
@@ -225,7 +227,7 @@ __device__ __forceinline__ u32 mis2b_retry(const Params &P, List<1> &L, Bucket2 
 		__syncwarp();
 		if (lane == 0) Q.n = nk;
 		__syncwarp();
-		for (int b0 = 0; b0 < (int)na; b0 += BB) mis2b_batch<PK, true, SCAN>(P, L, S, &Q, b0, min(BB, (int)na - b0));
+		for (int b0 = 0; b0 < (int)na; b0 += BB) mis2b_batch<PK, true, SCAN, STEP>(P, L, S, &Q, b0, min(BB, (int)na - b0));
 		if (na == 0) __nanosleep(256);
 	}
 	__syncwarp();
@@ -237,8 +239,9 @@ __device__ __forceinline__ u32 mis2b_retry(const Params &P, List<1> &L, Bucket2 
 // range (threshold 0) after the first return at once when the one
 // before left nothing undecided; KF_ALWAYS runs regardless.
 #define KF_ALWAYS 64u
-// SCAN (hash keys only) reads and pushes by key (see mis2b_batch).
-template <int PK, bool SCAN = false>
+// SCAN (hash keys only) reads and pushes by key, STEP row entries per
+// step of a scan (see mis2b_batch).
+template <int PK, bool SCAN, int STEP>
 __device__ void mis2b_sweep(const Params &P) {
 	__shared__ List<1> lists[WARPS];
 	__shared__ Bucket2 scans[WARPS];
@@ -275,10 +278,10 @@ __device__ void mis2b_sweep(const Params &P) {
 		}
 		cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
 		if (cnt < flush && more) continue;
-		for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, false, SCAN>(P, L, S, Q, b0, min(BB, cnt - b0));
+		for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, false, SCAN, STEP>(P, L, S, Q, b0, min(BB, cnt - b0));
 		cnt = 0;
 	}
-	if (Q) wait += mis2b_retry<PK, SCAN>(P, L, S, *Q);
+	if (Q) wait += mis2b_retry<PK, SCAN, STEP>(P, L, S, *Q);
 	wait = warp_sum(wait);
 	if (lane == 0 && wait) atomicAdd(P.count + P.pass % P.ncount, wait);
 }
