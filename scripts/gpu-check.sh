@@ -96,9 +96,9 @@ EOF
 	buckets)
 		# MIS-2 by key buckets: the options not yet measured against
 		# the defaults (flush threshold, per-class thresholds, retries
-		# within a launch, scans of larger keys only, 16-entry scan steps),
-		# hash and Degree
-		# priority; the ball sweeps (-buckets -1) as the reference.
+		# within a launch, scans of larger keys only, 16-entry scan
+		# steps), hash and Degree priority; the ball sweeps (-buckets -1)
+		# as the reference.
 		G=${BUCKET_GRAPHS:-hex27:160 grid7:200 random:4000000:16 hex27:160:relabel}
 		run buckets 500 scripts/ab-mis2.sh "-buckets -1,0 -flush 0,1,8,16" $G
 		run buckets 500 scripts/ab-mis2.sh "-priority degree -buckets -1,0 -bucketclass 0,1 -flush 0,8" $G
