@@ -242,6 +242,24 @@ __device__ __forceinline__ int first_tile() { return blockIdx.x * WARPS + (threa
 __device__ __forceinline__ int tile_stride() { return gridDim.x * WARPS; }
 __device__ __forceinline__ int num_tiles(const Params &P) { return (P.n + TILE - 1) / TILE; }
 
+// each_tile runs f(t, w, more) on a warp's tiles in that order: w holds
+// this lane's 4 state bytes of tile t (the state array is padded to
+// whole tiles with decided bytes), the next tile's word already in
+// flight, and more says whether tiles follow.
+template <typename F>
+__device__ __forceinline__ void each_tile(const Params &P, F f) {
+	const u32 lane = threadIdx.x & 31;
+	const int nt = num_tiles(P), ts = tile_stride();
+	int t = first_tile();
+	u32 next = t < nt ? __ldcg((const u32 *)(P.st + t * TILE + lane * 4)) : 0;
+	for (; t < nt; t += ts) {
+		const u32 w = next;
+		const bool more = t + ts < nt;
+		if (more) next = __ldcg((const u32 *)(P.st + (t + ts) * TILE + lane * 4));
+		f(t, w, more);
+	}
+}
+
 __device__ __forceinline__ u32 warp_sum(u32 x) {
 #pragma unroll
 	for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(0xffffffffu, x, d);
@@ -458,16 +476,9 @@ __device__ void mis1_sweep(const Params &P) {
 	if (!sweep_needed(P)) return;
 	const u32 lane = threadIdx.x & 31;
 	List<1> &L = lists[threadIdx.x >> 5];
-	const int nt = num_tiles(P), ts = tile_stride();
 	u32 live = 0;
 	int cnt = 0;
-	// The state array is padded to whole tiles with decided bytes.
-	int t = first_tile();
-	u32 next = t < nt ? __ldcg((const u32 *)(P.st + t * TILE + lane * 4)) : 0;
-	for (; t < nt; t += ts) {
-		const u32 w = next;
-		const bool more = t + ts < nt;
-		if (more) next = __ldcg((const u32 *)(P.st + (t + ts) * TILE + lane * 4));
+	each_tile(P, [&](int t, u32 w, bool more) {
 		u32 flags = 0;
 #pragma unroll
 		for (int j = 0; j < 4; j++) {
@@ -476,14 +487,14 @@ __device__ void mis1_sweep(const Params &P) {
 			flags |= (und && in_band(P, (u32)(t * TILE + lane * 4 + j)) ? 1u : 0u) << j;
 		}
 		cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
-		if (cnt < TILE && more) continue;
+		if (cnt < TILE && more) return;
 		for (int i = lane / G; i < cnt; i += 32 / G) {
 			if constexpr (VEC) mis1_visit_vec<PK>(P, L.v[i], L.beg[i], L.deg[i], L.st[i]);
 			else mis1_visit<G, PK>(P, L.v[i], L.beg[i], L.deg[i], L.st[i]);
 		}
 		__syncwarp();
 		cnt = 0;
-	}
+	});
 	live = warp_sum(live);
 	if (lane == 0 && live) atomicAdd(P.count + P.pass % P.ncount, live);
 }

@@ -258,15 +258,9 @@ __device__ void mis2b_sweep(const Params &P) {
 	// device still works on one window of the graph and the rows they
 	// read are in L2; more keep the lanes of a batch busy.
 	const int flush = (P.kf >> 8 & 0xffu) ? (int)(P.kf >> 8 & 0xffu) : TILE;
-	const int nt = num_tiles(P), ts = tile_stride();
 	u32 wait = 0;
 	int cnt = 0;
-	int t = first_tile();
-	u32 next = t < nt ? __ldcg((const u32 *)(P.st + t * TILE + lane * 4)) : 0;
-	for (; t < nt; t += ts) {
-		const u32 w = next;
-		const bool more = t + ts < nt;
-		if (more) next = __ldcg((const u32 *)(P.st + (t + ts) * TILE + lane * 4));
+	each_tile(P, [&](int t, u32 w, bool more) {
 		u32 flags = 0;
 #pragma unroll
 		for (int j = 0; j < 4; j++) {
@@ -277,10 +271,10 @@ __device__ void mis2b_sweep(const Params &P) {
 			flags |= (und && k >= lo ? 1u : 0u) << j;
 		}
 		cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
-		if (cnt < flush && more) continue;
+		if (cnt < flush && more) return;
 		for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, false, SCAN, STEP>(P, L, S, Q, b0, min(BB, cnt - b0));
 		cnt = 0;
-	}
+	});
 	if (Q) wait += mis2b_retry<PK, SCAN, STEP>(P, L, S, *Q);
 	wait = warp_sum(wait);
 	if (lane == 0 && wait) atomicAdd(P.count + P.pass % P.ncount, wait);
