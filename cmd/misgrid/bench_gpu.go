@@ -90,23 +90,24 @@ type gpuBenchReport struct {
 
 func benchGPU(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", benchGPUUsage)
+	var lists listFlags
 	graphs := fs.String("graphs", defaultGPUGraphs, "comma-separated generator specs (see 'misgrid help coarsen')")
-	dists := fs.String("distance", "1,2", "MIS distances, comma-separated")
+	distList := lists.add(fs, "distance", "1,2", "MIS distances, comma-separated", 1, 2)
 	orders := fs.String("order", "natural", "vertex orders, comma-separated: natural, rcm, locality, random")
-	groups := fs.String("group", "0", "lanes per vertex, comma-separated: 1, 4, 8, 32, or 0 to choose by degree")
-	vecs := fs.String("vec", "1", "MIS-1 with one lane per vertex: 1 reads rows with 16-byte loads, 0 with 4-byte loads; comma-separated")
-	runnerUps := fs.String("runnerup", "1", "MIS-2 with one lane per vertex: 1 keeps a runner-up beside each ball's champion, 0 rescans the ball whenever its champion leaves; comma-separated")
-	bands := fs.String("bands", "0", "order the first sweeps by key in this many bands of the hash, comma-separated: 1 for none, 0 for the default")
-	perBands := fs.String("perband", "0", "sweeps per band, comma-separated: 0 for the default")
-	keyFilters := fs.String("keyfilter", "-1", "read modes, one lane per vertex: -1 for the default (MIS-1: by locality; MIS-2: 16, or 48 on long local rows), else the sum of 1 (MIS-1 scans read only states that can decide; hash keys), 2 (members push OUT without reading), 4 (... into all neighbours), 16 (MIS-2: a member's warp pushes its two-hop neighbourhood), 48 (... one OR per state word of a run of ids; the default on long local rows); MIS-2 by buckets takes 32 (two-hop pushes one OR per state word) and 8 (warps retry waiting candidates within a launch); comma-separated")
-	shapes := fs.String("bandshape", "0", "band shape in hundredths: band i of k takes the top ((i+1)/k)^(shape/100) of the hash range; 0 for the default; comma-separated")
-	firsts := fs.String("first", "1", "MIS-2 with one lane per vertex: 1 runs the first sweep with its own kernel (16-byte row loads), 0 with the general one; comma-separated")
-	buckets := fs.String("buckets", "0", "MIS-2 by key buckets in this many launches (mis2b), comma-separated: -1 for the ball sweeps, 0 for the default")
-	bucketShapes := fs.String("bucketshape", "0", "MIS-2 bucket shape in hundredths: launch i of k takes the top ((i+1)/k)^(shape/100) of the keys; 0 for the default; comma-separated")
-	classBuckets := fs.String("bucketclass", "0", "MIS-2 by buckets: 1 gives each class buckets of its own where one class holds most vertices (Boundary, Degree on meshes), 0 runs the buckets over all keys; comma-separated")
-	steps := fs.String("step", "8", "MIS-2 by buckets: row entries per step of a scan, 8 or 16, comma-separated")
-	flushes := fs.String("flush", "0", "MIS-2 by buckets: a warp decides its listed candidates once it has this many, comma-separated: 1 to 128, 0 for the default")
-	tails := fs.String("tail", "0", "full sweeps before the persistent tail launch, comma-separated: 1 to 16, -1 for none, 0 for the default")
+	groupList := lists.add(fs, "group", "0", "lanes per vertex, comma-separated: 1, 4, 8, 32, or 0 to choose by degree", 0, 1, 4, 8, 32)
+	vecList := lists.add(fs, "vec", "1", "MIS-1 with one lane per vertex: 1 reads rows with 16-byte loads, 0 with 4-byte loads; comma-separated", 0, 1)
+	ruList := lists.add(fs, "runnerup", "1", "MIS-2 with one lane per vertex: 1 keeps a runner-up beside each ball's champion, 0 rescans the ball whenever its champion leaves; comma-separated", 0, 1)
+	bandList := lists.add(fs, "bands", "0", "order the first sweeps by key in this many bands of the hash, comma-separated: 1 for none, 0 for the default", 0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32)
+	perList := lists.add(fs, "perband", "0", "sweeps per band, comma-separated: 0 for the default", 0, 1, 2, 3, 4)
+	kfList := lists.add(fs, "keyfilter", "-1", "read modes, one lane per vertex: -1 for the default (MIS-1: by locality; MIS-2: 16, or 48 on long local rows), else the sum of 1 (MIS-1 scans read only states that can decide; hash keys), 2 (members push OUT without reading), 4 (... into all neighbours), 16 (MIS-2: a member's warp pushes its two-hop neighbourhood), 48 (... one OR per state word of a run of ids; the default on long local rows); MIS-2 by buckets takes 32 (two-hop pushes one OR per state word), 8 (warps retry waiting candidates within a launch) and 1 (hash keys: scans read larger keys only, pushes go to smaller ones only); comma-separated", -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 18, 32, 40, 48, 56)
+	shapeList := lists.add(fs, "bandshape", "0", "band shape in hundredths: band i of k takes the top ((i+1)/k)^(shape/100) of the hash range; 0 for the default; comma-separated", 0, 25, 50, 75, 100, 125, 150, 200, 250, 300, 400)
+	firstList := lists.add(fs, "first", "1", "MIS-2 with one lane per vertex: 1 runs the first sweep with its own kernel (16-byte row loads), 0 with the general one; comma-separated", 0, 1)
+	bucketList := lists.add(fs, "buckets", "0", "MIS-2 by key buckets in this many launches (mis2b), comma-separated: -1 for the ball sweeps, 0 for the default", -1, 0, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
+	bshapeList := lists.add(fs, "bucketshape", "0", "MIS-2 bucket shape in hundredths: launch i of k takes the top ((i+1)/k)^(shape/100) of the keys; 0 for the default; comma-separated", 0, 100, 150, 200, 250, 300, 400)
+	classList := lists.add(fs, "bucketclass", "0", "MIS-2 by buckets: 1 gives each class buckets of its own where one class holds most vertices (Boundary, Degree on meshes), 0 runs the buckets over all keys; comma-separated", 0, 1)
+	stepList := lists.add(fs, "step", "8", "MIS-2 by buckets: row entries per step of a scan, 8 or 16, comma-separated", 8, 16)
+	flushList := lists.add(fs, "flush", "0", "MIS-2 by buckets: a warp decides its listed candidates once it has this many, comma-separated: 1 to 128, 0 for the default", 0, 1, 8, 16, 32, 64, 96, 128)
+	tailList := lists.add(fs, "tail", "0", "full sweeps before the persistent tail launch, comma-separated: 1 to 16, -1 for none, 0 for the default", -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
 	priority := fs.String("priority", "hash", "priority: hash, boundary or degree")
 	seed := fs.Uint64("seed", 0, "hash seed")
 	reps := fs.Int("reps", 10, "timed runs per measurement, at least 10 (median reported)")
@@ -116,69 +117,12 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	if err := parseDeviceBenchFlags(fs, args, stdout, reps); err != nil {
 		return err
 	}
+	if err := lists.parse(); err != nil {
+		return err
+	}
 	kind, err := mis.ParsePriorityKind(*priority)
 	if err != nil || kind == mis.User {
 		return fmt.Errorf("bench: -priority %q: want hash, boundary or degree", *priority)
-	}
-	distList, err := intList("distance", *dists, 1, 2)
-	if err != nil {
-		return err
-	}
-	groupList, err := intList("group", *groups, 0, 1, 4, 8, 32)
-	if err != nil {
-		return err
-	}
-	vecList, err := intList("vec", *vecs, 0, 1)
-	if err != nil {
-		return err
-	}
-	ruList, err := intList("runnerup", *runnerUps, 0, 1)
-	if err != nil {
-		return err
-	}
-	tailList, err := intList("tail", *tails, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
-	if err != nil {
-		return err
-	}
-	bandList, err := intList("bands", *bands, 0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32)
-	if err != nil {
-		return err
-	}
-	perList, err := intList("perband", *perBands, 0, 1, 2, 3, 4)
-	if err != nil {
-		return err
-	}
-	kfList, err := intList("keyfilter", *keyFilters, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 18, 32, 40, 48, 56)
-	if err != nil {
-		return err
-	}
-	shapeList, err := intList("bandshape", *shapes, 0, 25, 50, 75, 100, 125, 150, 200, 250, 300, 400)
-	if err != nil {
-		return err
-	}
-	firstList, err := intList("first", *firsts, 0, 1)
-	if err != nil {
-		return err
-	}
-	bucketList, err := intList("buckets", *buckets, -1, 0, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
-	if err != nil {
-		return err
-	}
-	bshapeList, err := intList("bucketshape", *bucketShapes, 0, 100, 150, 200, 250, 300, 400)
-	if err != nil {
-		return err
-	}
-	flushList, err := intList("flush", *flushes, 0, 1, 8, 16, 32, 64, 96, 128)
-	if err != nil {
-		return err
-	}
-	classList, err := intList("bucketclass", *classBuckets, 0, 1)
-	if err != nil {
-		return err
-	}
-	stepList, err := intList("step", *steps, 8, 16)
-	if err != nil {
-		return err
 	}
 	orderList := strings.Split(*orders, ",")
 	for i, o := range orderList {
@@ -219,7 +163,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("bench: %s: %w", spec, err)
 			}
 			up := time.Since(t0)
-			for _, d := range distList {
+			for _, d := range *distList {
 				var want *mis.Result
 				if *verify {
 					prog.Show("%s %s distance %d: CPU reference", spec, order, d)
@@ -228,7 +172,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 						return fmt.Errorf("bench: %s: %w", spec, err)
 					}
 				}
-				for _, v := range gpuVariants(d, groupList, tailList, vecList, ruList, bandList, perList, kfList, shapeList, firstList, bucketList, bshapeList, flushList, classList, stepList) {
+				for _, v := range gpuVariants(d, *groupList, *tailList, *vecList, *ruList, *bandList, *perList, *kfList, *shapeList, *firstList, *bucketList, *bshapeList, *flushList, *classList, *stepList) {
 					prog.Show("%s %s distance %d: GPU", spec, order, d)
 					v.Reps, v.Profile = *reps, *profile
 					r, err := benchGPUOne(g, dg, mis.Options{Distance: d, Priority: pri}, v, want)
@@ -364,6 +308,34 @@ func parseDeviceBenchFlags(fs *flag.FlagSet, args []string, stdout io.Writer, re
 	}
 	if *reps < 10 {
 		return fmt.Errorf("bench: -reps %d: want at least 10", *reps)
+	}
+	return nil
+}
+
+// listFlags are comma-separated integer flags, each with the values it
+// allows; parse fills them after the flag set is parsed.
+type listFlags []listFlag
+
+type listFlag struct {
+	name    string
+	s       *string
+	allowed []int
+	out     *[]int
+}
+
+func (l *listFlags) add(fs *flag.FlagSet, name, def, usage string, allowed ...int) *[]int {
+	out := new([]int)
+	*l = append(*l, listFlag{name, fs.String(name, def, usage), allowed, out})
+	return out
+}
+
+func (l listFlags) parse() error {
+	for _, f := range l {
+		v, err := intList(f.name, *f.s, f.allowed...)
+		if err != nil {
+			return err
+		}
+		*f.out = v
 	}
 	return nil
 }
