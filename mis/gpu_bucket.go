@@ -16,10 +16,10 @@ const kfAlways = 64
 // launch once the vertex each waits on is decided.
 const kfPend = 8
 
-// kfScanLarger (KF_SCAN), hash keys: the kernel whose scans read the
-// states of larger keys only and whose pushes OR OUT into smaller ones
-// only (mis2bs: hashes traded for loads and reductions, as MIS-1 does on
-// scattered rows).
+// kfScanLarger (the bit of MIS-1's KF_SCAN), hash keys: selects the
+// kernel whose scans read the states of larger keys only and whose
+// pushes OR OUT into smaller ones only (mis2bs: hashes traded for loads
+// and reductions, as MIS-1 does on scattered rows).
 const kfScanLarger = 1
 
 // useBuckets turns r into a run of MIS-2 by key buckets (mis2b.cuh):

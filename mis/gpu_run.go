@@ -98,10 +98,10 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 		t.first, t.batch, t.tail, t.bands, t.kf = 14, 3, defaultTail2, 0, kfJoin2
 		// With one lane per vertex MIS-2 goes by key buckets (mis2b.cuh)
 		// instead of the ball sweeps: 1.3-2.8 times as fast on every
-		// benchmark graph, hash and Degree priorities. Shapes and counts measured (docs/gpu.md,
-		// eighth round): 12 buckets of shape 3, or 8 of shape 1.5 below
-		// average degree 10, where a launch costs more than the waits
-		// that more buckets would spare.
+		// benchmark graph, hash and Degree priorities. Measured
+		// (docs/gpu.md, eighth round): 12 buckets of shape 3, or 8 of
+		// shape 1.5 below average degree 10, where a launch costs more
+		// than the waits that more buckets would spare.
 		t.buckets, t.bucketShape = 12, 3
 		if avg < 10 {
 			t.buckets, t.bucketShape = 8, 1.5
