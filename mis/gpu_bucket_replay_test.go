@@ -1,6 +1,7 @@
 package mis
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/misgrid/misgrid/mesh"
@@ -108,5 +109,44 @@ func TestBucketReplayWork(t *testing.T) {
 		if w.scanned > nnz {
 			t.Errorf("%s: scans read %.2f of the adjacency", c.name, float64(w.scanned)/float64(nnz))
 		}
+	}
+}
+
+// Under the Degree priority a mesh's boundary classes come before its
+// interior; buckets per class (bucketThresholds with perClass) keep the
+// interior's first buckets small, and the replay must show it: far
+// fewer candidates than buckets shaped over all keys, and scans below a
+// pass over the adjacency.
+func TestBucketReplayPerClass(t *testing.T) {
+	g := mesh.Hex27Graph(40, 40, 40)
+	keys, err := Keys(g, Priority{Kind: Degree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Dense ranks of the primaries, as the device's class bytes hold.
+	var prims []uint64
+	for _, k := range keys {
+		prims = append(prims, k>>32)
+	}
+	slices.Sort(prims)
+	prims = slices.Compact(prims)
+	counts := make([]int64, maxSmallRanks)
+	ranked := make([]uint64, len(keys))
+	for v, k := range keys {
+		r, _ := slices.BinarySearch(prims, k>>32)
+		counts[r]++
+		ranked[v] = uint64(r)<<32 | k&0xffffffff
+	}
+	all := replayBuckets(g, ranked, bucketThresholds(12, 3, counts, false))
+	per := replayBuckets(g, ranked, bucketThresholds(12, 3, counts, true))
+	nnz := float64(len(g.Adj))
+	t.Logf("over all keys: %d candidates, scans %.2f; per class: %d candidates, scans %.2f (%d members)",
+		all.candidates, float64(all.scanned)/nnz, per.candidates, float64(per.scanned)/nnz, per.members)
+	if per.members != all.members {
+		t.Fatalf("%d members per class, %d over all keys", per.members, all.members)
+	}
+	if 4*per.candidates > 3*all.candidates || float64(per.scanned) > nnz {
+		t.Errorf("per class: %d candidates (over all keys %d), scans %.2f of the adjacency",
+			per.candidates, all.candidates, float64(per.scanned)/nnz)
 	}
 }
