@@ -30,7 +30,18 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 	dg, e := r.dg, r.dg.eng
 	r.buckets, r.bshape = t.buckets, t.bucketShape
 	if r.bshape <= 0 {
-		r.bshape = 2
+		// Measured best (docs/gpu.md, eighth round): hash keys γ 3, or
+		// 1.5 below average degree 10; class keys γ 2, as a steeper
+		// shape over all keys leaves the first buckets of a large class
+		// that follows small ones (a mesh's interior after its
+		// boundary) too full.
+		r.bshape = 3
+		if dg.m < 10*int64(dg.n) {
+			r.bshape = 1.5
+		}
+		if r.pk == pkClass {
+			r.bshape = 2
+		}
 	}
 	r.name = "mis2b"
 	if r.kf&kfScanLarger != 0 && r.pk == pkHash {

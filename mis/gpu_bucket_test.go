@@ -61,21 +61,20 @@ func TestBucketThresholds(t *testing.T) {
 // of its row cost more than the ball sweeps (defaultTuning).
 func TestDefaultBuckets(t *testing.T) {
 	for _, c := range []struct {
-		name          string
-		n             int
-		m, maxDeg     int64
-		buckets       int
-		shapeAtLeast2 bool
+		name      string
+		n         int
+		m, maxDeg int64
+		buckets   int
 	}{
-		{"hex27", 4_096_000, 105_119_352, 26, 12, true},
-		{"grid7", 8_000_000, 47_760_000, 6, 8, false},
-		{"random", 4_000_000, 64_000_000, 41, 12, true},
-		{"star", 20_000, 80_000, 19_999, 0, false},
-		{"dense row", 4_000_000, 40_000_000, 3_999_999, 0, false},
+		{"hex27", 4_096_000, 105_119_352, 26, 12},
+		{"grid7", 8_000_000, 47_760_000, 6, 8},
+		{"random", 4_000_000, 64_000_000, 41, 12},
+		{"star", 20_000, 80_000, 19_999, 0},
+		{"dense row", 4_000_000, 40_000_000, 3_999_999, 0},
 	} {
 		tu := defaultTuning(&DeviceGraph{n: c.n, m: c.m, maxDeg: c.maxDeg}, 2)
-		if tu.buckets != c.buckets || tu.buckets > 0 && (tu.bucketShape >= 2) != c.shapeAtLeast2 {
-			t.Errorf("%s: %d buckets of shape %g", c.name, tu.buckets, tu.bucketShape)
+		if tu.buckets != c.buckets {
+			t.Errorf("%s: %d buckets, want %d", c.name, tu.buckets, c.buckets)
 		}
 		if d1 := defaultTuning(&DeviceGraph{n: c.n, m: c.m, maxDeg: c.maxDeg}, 1); d1.buckets != 0 {
 			t.Errorf("%s: MIS-1 with %d buckets", c.name, d1.buckets)

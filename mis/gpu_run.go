@@ -57,7 +57,8 @@ type gpuTuning struct {
 	noFirst bool
 	// buckets > 0 runs MIS-2 by key buckets (mis2b.cuh) instead of the
 	// ball sweeps: launch i takes the undecided vertices among the top
-	// ((i+1)/buckets)^bucketShape of the keys (bucketShape 0 means 2).
+	// ((i+1)/buckets)^bucketShape of the keys (bucketShape 0: by the
+	// keys and the degree, see useBuckets).
 	buckets     int
 	bucketShape float64
 	// flush is the number of listed candidates at which a warp of a
@@ -99,12 +100,12 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 		// With one lane per vertex MIS-2 goes by key buckets (mis2b.cuh)
 		// instead of the ball sweeps: 1.3-2.8 times as fast on every
 		// benchmark graph, hash and Degree priorities. Measured
-		// (docs/gpu.md, eighth round): 12 buckets of shape 3, or 8 of
-		// shape 1.5 below average degree 10, where a launch costs more
-		// than the waits that more buckets would spare.
-		t.buckets, t.bucketShape = 12, 3
+		// (docs/gpu.md, eighth round): 12 buckets, or 8 below average
+		// degree 10, where a launch costs more than the waits that more
+		// buckets would spare; the shape by the keys (useBuckets).
+		t.buckets = 12
 		if avg < 10 {
-			t.buckets, t.bucketShape = 8, 1.5
+			t.buckets = 8
 		}
 		// A vertex of degree D next to many candidates has its row
 		// scanned by each: about D²/b^γ entries in the first buckets
