@@ -68,7 +68,7 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 	// that finds nothing left most of the time.
 	r.buckets = len(r.bucketKeys) + 1
 	r.first, r.batch = r.buckets+1, 2
-	r.kf = r.kf&(kfWords|kfPend) | uint32(min(t.flush, 255))<<8
+	r.kf = r.kf&(kfWords|kfPend) | uint32(min(max(t.flush, 0), tile))<<8
 	return nil
 }
 

@@ -62,7 +62,7 @@ type gpuTuning struct {
 	buckets     int
 	bucketShape float64
 	// flush is the number of listed candidates at which a warp of a
-	// bucket launch decides them (0: a tile's worth).
+	// bucket launch decides them (0: a tile's worth, also the most).
 	flush int
 	// classBuckets gives each class of a dominant-class priority buckets
 	// of its own (bucketThresholds).

@@ -257,7 +257,9 @@ __device__ void mis2b_sweep(const Params &P) {
 	// 8-15; 0: a tile's worth). Fewer decide sooner, while the whole
 	// device still works on one window of the graph and the rows they
 	// read are in L2; more keep the lanes of a batch busy.
-	const int flush = (P.kf >> 8 & 0xffu) ? (int)(P.kf >> 8 & 0xffu) : TILE;
+	// At most a tile's worth: a tile adds up to TILE to the list of
+	// CAP = 2*TILE.
+	const int flush = (P.kf >> 8 & 0xffu) ? min((int)(P.kf >> 8 & 0xffu), TILE) : TILE;
 	u32 wait = 0;
 	int cnt = 0;
 	each_tile(P, [&](int t, u32 w, bool more) {
