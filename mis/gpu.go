@@ -128,10 +128,11 @@ func newEngine(ctx *cuda.Context, owns bool) (*engine, error) {
 	}
 	e := &engine{ctx: ctx, ownsCtx: owns, mod: mod, stream: stream, sms: sms,
 		fn: map[string]*cuda.Function{}, occ: map[string]int{}}
-	names := []string{"mis_init", "mis_members", "csr_check", "near_sample", "degree_prim", "prim_bitmap", "prim_classes", "stream_floor", "mis_compact", "mis_compact2", "class_hist", "mis2bs_p0", "mis2b16_p0", "mis2b16_p1", "mis2bs16_p0"}
+	names := []string{"mis_init", "mis_members", "csr_check", "near_sample", "degree_prim", "prim_bitmap", "prim_classes", "stream_floor", "mis_compact", "mis_compact2", "class_hist"}
+	names = append(names, bucketKernels()...)
 	for pk := 0; pk < 3; pk++ {
 		names = append(names, tailName(1, pk), tailName(2, pk), vecSweepName(pk), runnerUpName(pk, false), runnerUpName(pk, true),
-			firstName(pk, false), firstName(pk, true), fmt.Sprintf("mis2_g1r4_p%d", pk), fmt.Sprintf("mis2b_p%d", pk))
+			firstName(pk, false), firstName(pk, true), fmt.Sprintf("mis2_g1r4_p%d", pk))
 	}
 	for _, d := range []int{1, 2} {
 		for _, g := range groupSizes {

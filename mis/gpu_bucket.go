@@ -3,6 +3,7 @@ package mis
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/misgrid/misgrid/cuda"
 )
@@ -12,8 +13,8 @@ import (
 // the earlier buckets left.
 const kfAlways = 64
 
-// kfPend (KF_PEND): a warp retries its waiting candidates within the
-// launch once the vertex each waits on is decided.
+// kfPend selects the kernel whose warps retry their waiting candidates
+// within the launch once the vertex each waits on is decided (mis2b…q).
 const kfPend = 8
 
 // kfScanLarger (the bit of MIS-1's KF_SCAN), hash keys: selects the
@@ -21,6 +22,23 @@ const kfPend = 8
 // pushes OR OUT into smaller ones only (mis2bs: hashes traded for loads
 // and reductions, as MIS-1 does on scattered rows).
 const kfScanLarger = 1
+
+// bucketKernels lists the bucket kernels that mis.cu instantiates
+// (BUCKET2Q): mis2b, then s (hash keys only), 16 and q as useBuckets
+// picks them, for hash and class keys, and the plain one for a rank
+// array.
+func bucketKernels() []string {
+	names := []string{"mis2b_p2"}
+	for _, b := range []string{"mis2b", "mis2b16", "mis2bs", "mis2bs16"} {
+		for _, q := range []string{"", "q"} {
+			names = append(names, b+q+"_p0")
+			if !strings.HasPrefix(b, "mis2bs") {
+				names = append(names, b+q+"_p1")
+			}
+		}
+	}
+	return names
+}
 
 // useBuckets turns r into a run of MIS-2 by key buckets (mis2b.cuh):
 // one launch per bucket, then launches over every key until none is
@@ -50,6 +68,9 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 	if t.step16 && r.pk != pkPrim {
 		r.name += "16"
 	}
+	if r.kf&kfPend != 0 && r.pk != pkPrim {
+		r.name += "q"
+	}
 	r.name = fmt.Sprintf("%s_p%d", r.name, r.pk)
 	if e.fn[r.name] == nil {
 		return fmt.Errorf("mis: no kernel %s", r.name)
@@ -68,7 +89,7 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 	// that finds nothing left most of the time.
 	r.buckets = len(r.bucketKeys) + 1
 	r.first, r.batch = r.buckets+1, 2
-	r.kf = r.kf&(kfWords|kfPend) | uint32(min(max(t.flush, 0), tile))<<8
+	r.kf = r.kf&kfWords | uint32(min(max(t.flush, 0), tile))<<8
 	return nil
 }
 

@@ -42,11 +42,11 @@ struct Bucket2 {
 	u32 nj;
 };
 
-// KF_PEND: a warp retries its waiting candidates after its tiles, each
-// once the vertex it waited on is decided, for up to PROUNDS rounds.
-#define KF_PEND 8u
+// With PEND (mis2b_sweep) a warp retries its waiting candidates after
+// its tiles, each once the vertex it waited on is decided, for up to
+// PROUNDS rounds.
 #define PROUNDS 64
-// Waiting candidates a warp keeps to retry within the launch (KF_PEND):
+// Waiting candidates a warp keeps to retry within the launch (PEND):
 // the vertex and the larger undecided vertex its scan saw.
 #define PCAP 64
 struct Pending {
@@ -240,17 +240,18 @@ __device__ __forceinline__ u32 mis2b_retry(const Params &P, List<1> &L, Bucket2 
 // before left nothing undecided; KF_ALWAYS runs regardless.
 #define KF_ALWAYS 64u
 // SCAN (hash keys only) reads and pushes by key, STEP row entries per
-// step of a scan (see mis2b_batch).
-template <int PK, bool SCAN, int STEP>
+// step of a scan (see mis2b_batch); PEND keeps waiting candidates for
+// retries within the launch (mis2b_retry), with their shared memory.
+template <int PK, bool SCAN, int STEP, bool PEND>
 __device__ void mis2b_sweep(const Params &P) {
 	__shared__ List<1> lists[WARPS];
 	__shared__ Bucket2 scans[WARPS];
-	__shared__ Pending pends[WARPS];
+	__shared__ Pending pends[PEND ? WARPS : 1];
 	if (!(P.kf & KF_ALWAYS) && !sweep_needed(P)) return;
 	const u32 lane = threadIdx.x & 31;
 	List<1> &L = lists[threadIdx.x >> 5];
 	Bucket2 &S = scans[threadIdx.x >> 5];
-	Pending *Q = P.kf & KF_PEND ? &pends[threadIdx.x >> 5] : nullptr;
+	Pending *Q = PEND ? &pends[threadIdx.x >> 5] : nullptr;
 	if (Q && lane == 0) Q->n = 0;
 	const u64 lo = (u64)P.lohi << 32 | P.band;
 	// Candidates are decided once a warp has this many listed (kf bits
@@ -277,7 +278,7 @@ __device__ void mis2b_sweep(const Params &P) {
 		for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, false, SCAN, STEP>(P, L, S, Q, b0, min(BB, cnt - b0));
 		cnt = 0;
 	});
-	if (Q) wait += mis2b_retry<PK, SCAN, STEP>(P, L, S, *Q);
+	if constexpr (PEND) wait += mis2b_retry<PK, SCAN, STEP>(P, L, S, *Q);
 	wait = warp_sum(wait);
 	if (lane == 0 && wait) atomicAdd(P.count + P.pass % P.ncount, wait);
 }
