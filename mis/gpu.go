@@ -228,6 +228,22 @@ func (e *engine) grid(name string, n int64, perBlock int64) uint32 {
 	return uint32(max(b, 1))
 }
 
+// countWords runs a helper kernel that adds into a few words: it zeroes
+// words, queues name over n items with args and words as the last
+// argument, waits, and copies the first len(out) words back.
+func (e *engine) countWords(words *cuda.Buffer, out []uint32, name string, n int64, args ...any) error {
+	if err := words.MemsetAsync32(0, e.stream); err != nil {
+		return err
+	}
+	if err := e.launch(name, e.grid(name, n, blockSize), append(args, words)...); err != nil {
+		return err
+	}
+	if err := e.stream.Synchronize(); err != nil {
+		return err
+	}
+	return cuda.CopyToHost(out, words, 0)
+}
+
 func (e *engine) launch(name string, grid uint32, args ...any) error {
 	return e.fn[name].Launch(cuda.Launch{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: blockSize}, Stream: e.stream}, args...)
 }

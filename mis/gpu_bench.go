@@ -118,8 +118,7 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 	if b.Buckets != 0 {
 		t.buckets = max(b.Buckets, 0)
 	}
-	t.classBuckets = t.classBuckets || b.ClassBuckets
-	t.step16 = t.step16 || b.Step16
+	t.classBuckets, t.step16 = b.ClassBuckets, b.Step16
 	if b.Flush > 0 {
 		t.flush = b.Flush
 	}

@@ -190,22 +190,12 @@ func bucketThresholds(b int, shape float64, counts []int64, perClass bool) []uin
 // classCounts counts the vertices of each class byte in cls (class_hist
 // in helpers.cuh), in the scratch words.
 func (dg *DeviceGraph) classCounts(cls *cuda.Buffer) ([]int64, error) {
-	e := dg.eng
 	hist, err := dg.scratch()
 	if err != nil {
 		return nil, err
 	}
-	if err := hist.MemsetAsync32(0, e.stream); err != nil {
-		return nil, err
-	}
-	if err := e.launch("class_hist", e.grid("class_hist", int64(dg.n), blockSize), cls, int32(dg.n), hist); err != nil {
-		return nil, err
-	}
-	if err := e.stream.Synchronize(); err != nil {
-		return nil, err
-	}
 	var h [maxSmallRanks]uint32
-	if err := cuda.CopyToHost(h[:], hist, 0); err != nil {
+	if err := dg.eng.countWords(hist, h[:], "class_hist", int64(dg.n), cls, int32(dg.n)); err != nil {
 		return nil, err
 	}
 	out := make([]int64, maxSmallRanks)

@@ -248,19 +248,9 @@ func (dg *DeviceGraph) scattered() (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if err := small.MemsetAsync32(0, e.stream); err != nil {
-			return false, err
-		}
 		step := int32(max(1, dg.n/(1<<16)))
-		if err := e.launch("near_sample", e.grid("near_sample", int64(dg.n)/int64(step)+1, blockSize), dg.off, dg.adj,
-			int32(dg.n), step, small); err != nil {
-			return false, err
-		}
-		if err := e.stream.Synchronize(); err != nil {
-			return false, err
-		}
 		var c [2]uint32
-		if err := cuda.CopyToHost(c[:], small, 0); err != nil {
+		if err := e.countWords(small, c[:], "near_sample", int64(dg.n)/int64(step)+1, dg.off, dg.adj, int32(dg.n), step); err != nil {
 			return false, err
 		}
 		dg.locality = 1

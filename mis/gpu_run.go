@@ -451,17 +451,8 @@ func (dg *DeviceGraph) rankPrimaries() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := words.MemsetAsync32(0, e.stream); err != nil {
-		return false, err
-	}
-	if err := e.launch("prim_bitmap", e.grid("prim_bitmap", int64(dg.n), blockSize), ws.prim, int32(dg.n), words); err != nil {
-		return false, err
-	}
-	if err := e.stream.Synchronize(); err != nil {
-		return false, err
-	}
 	var bits [primWords]uint32
-	if err := cuda.CopyToHost(bits[:], words, 0); err != nil {
+	if err := e.countWords(words, bits[:], "prim_bitmap", int64(dg.n), ws.prim, int32(dg.n)); err != nil {
 		return false, err
 	}
 	rank := make([]uint8, mx[0]+1)
