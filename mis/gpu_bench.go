@@ -44,9 +44,10 @@ type DeviceBench struct {
 	// Flush is the number of listed candidates at which a warp of a
 	// bucket launch decides them (0: the default).
 	Flush int
-	// ClassBuckets gives each class buckets of its own where one class
-	// holds most vertices (see bucketThresholds).
-	ClassBuckets bool
+	// ClassBuckets is 1 to give each class buckets of its own where one
+	// class holds most vertices (see bucketThresholds), -1 to run the
+	// buckets over all keys, 0 for the default.
+	ClassBuckets int
 	// Step16 scans rows 16 entries per step (mis2b16).
 	Step16 bool
 }
@@ -64,6 +65,8 @@ type DeviceTimes struct {
 	PerBand    int     // sweeps per band
 	KeyFilter  int     // the read mode used (gpuTuning.kf)
 	Buckets    int     // MIS-2 key buckets (0: the ball sweeps)
+	Flush      int     // with buckets: candidates a warp lists before deciding
+	PerClass   bool    // with buckets: per-class buckets asked for
 	Result     *Result // the set of the last repetition
 	// With Profile: each sweep's device time and the vertices it found
 	// still in play (the last sweep finds none).
@@ -118,7 +121,10 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 	if b.Buckets != 0 {
 		t.buckets = max(b.Buckets, 0)
 	}
-	t.classBuckets, t.step16 = b.ClassBuckets, b.Step16
+	if b.ClassBuckets != 0 {
+		t.classBuckets = b.ClassBuckets > 0
+	}
+	t.step16 = b.Step16
 	if b.Flush > 0 {
 		t.flush = b.Flush
 	}
@@ -150,7 +156,10 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 		}
 		defer evs[i].Close()
 	}
-	out := &DeviceTimes{Group: t.group, Tail: t.tail, Bands: max(run.bands, 1), PerBand: run.perBand, KeyFilter: int(run.kf), Buckets: run.buckets}
+	out := &DeviceTimes{Group: t.group, Tail: t.tail, Bands: max(run.bands, 1), PerBand: run.perBand, KeyFilter: int(run.kf & 0xff), Buckets: run.buckets}
+	if run.buckets > 0 {
+		out.Flush, out.PerClass = int(run.kf>>8&0xff), t.classBuckets
+	}
 	if t.tail == 0 || run.buckets > 0 {
 		out.Tail = -1
 	}

@@ -13,6 +13,10 @@ import (
 // the earlier buckets left.
 const kfAlways = 64
 
+// flushMax is FLUSHB in mis2b.cuh: the most candidates a warp lists
+// before it decides them (its list holds a tile more).
+const flushMax = 32
+
 // kfPend selects the kernel whose warps retry their waiting candidates
 // within the launch once the vertex each waits on is decided (mis2b…q).
 const kfPend = 8
@@ -48,17 +52,31 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 	dg, e := r.dg, r.dg.eng
 	r.buckets, r.bshape = t.buckets, t.bucketShape
 	if r.bshape <= 0 {
-		// Measured best (docs/gpu.md, eighth round): hash keys γ 3, or
-		// 1.5 below average degree 10; class keys γ 2, as a steeper
-		// shape over all keys leaves the first buckets of a large class
-		// that follows small ones (a mesh's interior after its
-		// boundary) too full.
+		// Measured best (docs/gpu.md, eighth and ninth rounds): γ 3, or
+		// 1.5 below average degree 10; class keys with buckets over all
+		// keys γ 2, as a steeper shape there leaves the first buckets of
+		// a large class that follows small ones (a mesh's interior after
+		// its boundary) too full. Per-class buckets shape each class on
+		// its own and take γ 3 again (5 % on hex27 under Degree).
 		r.bshape = 3
 		if dg.m < 10*int64(dg.n) {
 			r.bshape = 1.5
 		}
-		if r.pk == pkClass {
+		if r.pk == pkClass && !t.classBuckets {
 			r.bshape = 2
+		}
+	}
+	if t.kfAuto && r.pk == pkHash && dg.m >= 10*int64(dg.n) {
+		// Scans of larger keys only pay where rows are scattered
+		// (11 % on the random graph, 2 % on relabelled hex27) and a scan
+		// reads enough states for the hashes to save loads; on local
+		// rows the word-wise pushes (KF_WORDS) win (docs/gpu.md).
+		far, err := dg.scattered()
+		if err != nil {
+			return err
+		}
+		if far {
+			r.kf |= kfScanLarger
 		}
 	}
 	r.name = "mis2b"
@@ -89,7 +107,9 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 	// that finds nothing left most of the time.
 	r.buckets = len(r.bucketKeys) + 1
 	r.first, r.batch = r.buckets+1, 2
-	r.kf = r.kf&kfWords | uint32(min(max(t.flush, 0), tile))<<8
+	// The kernel reads KF_WORDS and the flush threshold; the other bits
+	// named its variant above and stay for the report.
+	r.kf = r.kf&(kfWords|kfScanLarger|kfPend) | uint32(min(max(t.flush, 0), flushMax))<<8
 	return nil
 }
 

@@ -65,16 +65,24 @@ func TestDefaultBuckets(t *testing.T) {
 		n         int
 		m, maxDeg int64
 		buckets   int
+		flush     int
+		perClass  bool
 	}{
-		{"hex27", 4_096_000, 105_119_352, 26, 12},
-		{"grid7", 8_000_000, 47_760_000, 6, 8},
-		{"random", 4_000_000, 64_000_000, 41, 12},
-		{"star", 20_000, 80_000, 19_999, 0},
-		{"dense row", 4_000_000, 40_000_000, 3_999_999, 0},
+		{"hex27", 4_096_000, 105_119_352, 26, 12, 1, true},
+		{"grid7", 8_000_000, 47_760_000, 6, 8, 8, false},
+		{"random", 4_000_000, 64_000_000, 41, 12, 8, true},
+		{"star", 20_000, 80_000, 19_999, 0, 8, false},
+		{"dense row", 4_000_000, 40_000_000, 3_999_999, 0, 8, true},
 	} {
 		tu := defaultTuning(&DeviceGraph{n: c.n, m: c.m, maxDeg: c.maxDeg}, 2)
 		if tu.buckets != c.buckets {
 			t.Errorf("%s: %d buckets, want %d", c.name, tu.buckets, c.buckets)
+		}
+		if tu.flush != c.flush || tu.classBuckets != c.perClass {
+			t.Errorf("%s: flush %d, per-class %v; want %d, %v", c.name, tu.flush, tu.classBuckets, c.flush, c.perClass)
+		}
+		if tu.flush < 1 || tu.flush > flushMax {
+			t.Errorf("%s: flush %d outside 1..%d (FLUSHB)", c.name, tu.flush, flushMax)
 		}
 		if d1 := defaultTuning(&DeviceGraph{n: c.n, m: c.m, maxDeg: c.maxDeg}, 1); d1.buckets != 0 {
 			t.Errorf("%s: MIS-1 with %d buckets", c.name, d1.buckets)

@@ -107,6 +107,19 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 		if avg < 10 {
 			t.buckets = 8
 		}
+		// Measured (docs/gpu.md, ninth round): a warp deciding its
+		// candidates as soon as it lists one is 4-5 % faster on the
+		// 27-point meshes; on sparser graphs 8 keep the batch's lanes
+		// busier (12 % on grid7). Per-class buckets cut the waits of a
+		// mesh's interior under Degree (18 % on relabelled hex27) and
+		// cost 3 % on grid7; classes that do not dominate are unaffected.
+		t.flush, t.classBuckets = 1, true
+		if avg < 20 {
+			t.flush = 8
+		}
+		if avg < 10 {
+			t.classBuckets = false
+		}
 		// A vertex of degree D next to many candidates has its row
 		// scanned by each: about D²/b^γ entries in the first buckets
 		// (a dense row joins every vertex to every other within

@@ -5,13 +5,15 @@
 #
 #   scripts/ab-mis2.sh "BENCH FLAGS" GRAPH...
 #   e.g. scripts/ab-mis2.sh "-buckets -1,16 -priority degree" hex27:160 grid7:200
+#
+# MISGRID names another binary (builds of other kernel images).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 flags=$1
 shift
 for g in "$@"; do
 	# shellcheck disable=SC2086
-	bin/misgrid bench -device gpu -json -distance 2 -graphs "$g" $flags 2>&1 |
+	${MISGRID:-bin/misgrid} bench -device gpu -json -distance 2 -graphs "$g" $flags 2>&1 |
 		python3 -c '
 import json, sys
 t = sys.stdin.read()

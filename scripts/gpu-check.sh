@@ -5,6 +5,7 @@
 #
 #   go test -c -o bin/cuda.test ./cuda
 #   go test -c -o bin/mis.test ./mis
+#   go test -c -o bin/amg.test ./amg
 #   go build -o bin/misgrid ./cmd/misgrid
 #   scripts/gpu-check.sh [stage...]
 #
@@ -59,6 +60,7 @@ for stage in "${stages[@]}"; do
 		# Test binaries run in their package directory, as go test does.
 		run tests 120 bash -c 'cd cuda && ../bin/cuda.test -test.v -test.count=1'
 		run tests 200 bash -c 'cd mis && ../bin/mis.test -test.v -test.count=1 -test.run "GPU|Device"'
+		[[ -x bin/amg.test ]] && run tests 200 bash -c 'cd amg && ../bin/amg.test -test.v -test.count=1 -test.run "GPU|Device"'
 		# Sticky errors break the process's GPU state: one process each.
 		run tests 60 bash -c 'cd cuda && MISGRID_TEST_STICKY=1 ../bin/cuda.test -test.v -test.run Sticky'
 		run tests 120 bash -c 'cd mis && MISGRID_TEST_STICKY=1 ../bin/mis.test -test.v -test.run Sticky'

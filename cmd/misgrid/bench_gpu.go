@@ -56,7 +56,7 @@ type gpuBenchResult struct {
 	NoFirst   bool   `json:"no_first_kernel,omitempty"`  // MIS-2's first sweep by the general kernel
 	Buckets   int    `json:"buckets,omitempty"`          // MIS-2 key buckets (mis2b), 0 for the ball sweeps
 	BShape    int    `json:"bucket_shape,omitempty"`     // hundredths, 0 default
-	Flush     int    `json:"flush,omitempty"`            // candidates a warp lists before deciding, 0 default
+	Flush     int    `json:"flush,omitempty"`            // candidates a warp lists before deciding (buckets)
 	ClassBk   bool   `json:"bucket_per_class,omitempty"` // buckets of their own per class
 	Step16    bool   `json:"scan_step16,omitempty"`      // 16 row entries per scan step
 
@@ -104,9 +104,9 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	firstList := lists.add(fs, "first", "1", "MIS-2 with one lane per vertex: 1 runs the first sweep with its own kernel (16-byte row loads), 0 with the general one; comma-separated", 0, 1)
 	bucketList := lists.add(fs, "buckets", "0", "MIS-2 by key buckets in this many launches (mis2b), comma-separated: -1 for the ball sweeps, 0 for the default", -1, 0, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
 	bshapeList := lists.add(fs, "bucketshape", "0", "MIS-2 bucket shape in hundredths: launch i of k takes the top ((i+1)/k)^(shape/100) of the keys; 0 for the default; comma-separated", 0, 100, 150, 200, 250, 300, 400)
-	classList := lists.add(fs, "bucketclass", "0", "MIS-2 by buckets: 1 gives each class buckets of its own where one class holds most vertices (Boundary, Degree on meshes), 0 runs the buckets over all keys; comma-separated", 0, 1)
+	classList := lists.add(fs, "bucketclass", "0", "MIS-2 by buckets: 1 gives each class buckets of its own where one class holds most vertices (Boundary, Degree on meshes), -1 runs the buckets over all keys, 0 for the default (1 from average degree 10); comma-separated", -1, 0, 1)
 	stepList := lists.add(fs, "step", "8", "MIS-2 by buckets: row entries per step of a scan, 8 or 16, comma-separated", 8, 16)
-	flushList := lists.add(fs, "flush", "0", "MIS-2 by buckets: a warp decides its listed candidates once it has this many, comma-separated: 1 to 128, 0 for the default", 0, 1, 8, 16, 32, 64, 96, 128)
+	flushList := lists.add(fs, "flush", "0", "MIS-2 by buckets: a warp decides its listed candidates once it has this many, comma-separated: 1 to 32, 0 for the default (1 from average degree 20, else 8)", 0, 1, 2, 4, 8, 16, 32)
 	tailList := lists.add(fs, "tail", "0", "full sweeps before the persistent tail launch, comma-separated: 1 to 16, -1 for none, 0 for the default", -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
 	priority := fs.String("priority", "hash", "priority: hash, boundary or degree")
 	seed := fs.Uint64("seed", 0, "hash seed")
@@ -241,7 +241,7 @@ func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, sha
 	expand(buckets, func(b *mis.DeviceBench, v int) { b.Buckets = v })
 	expand(bshapes, func(b *mis.DeviceBench, v int) { b.BucketShape = v })
 	expand(flushes, func(b *mis.DeviceBench, v int) { b.Flush = v })
-	expand(classes, func(b *mis.DeviceBench, v int) { b.ClassBuckets = v == 1 })
+	expand(classes, func(b *mis.DeviceBench, v int) { b.ClassBuckets = v })
 	expand(steps, func(b *mis.DeviceBench, v int) { b.Step16 = v == 16 })
 	return out
 }
@@ -256,7 +256,7 @@ func benchGPUOne(g *mesh.Graph, dg *mis.DeviceGraph, opts mis.Options, b mis.Dev
 		return r, err
 	}
 	r.Group, r.Tail, r.Bands, r.PerBand, r.KeyFilter = t.Group, t.Tail, t.Bands, t.PerBand, t.KeyFilter
-	r.BandShape, r.NoFirst, r.Buckets, r.BShape, r.Flush, r.ClassBk, r.Step16 = b.BandShape, b.NoFirst, t.Buckets, b.BucketShape, b.Flush, b.ClassBuckets, b.Step16
+	r.BandShape, r.NoFirst, r.Buckets, r.BShape, r.Flush, r.ClassBk, r.Step16 = b.BandShape, b.NoFirst, t.Buckets, b.BucketShape, t.Flush, t.PerClass, b.Step16
 	r.MISSeconds = median(t.MIS).Seconds()
 	r.MISMinSeconds = slices.Min(t.MIS).Seconds()
 	r.MISMaxSeconds = slices.Max(t.MIS).Seconds()

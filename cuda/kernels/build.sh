@@ -10,6 +10,8 @@
 # still compile there).
 #
 # Usage: build.sh [output-dir]   (default: this directory)
+# NVCC_FLAGS adds flags for experiments (e.g. -DBUCKET_MINB=6); the
+# buildinfo records them, and the committed image is built without.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here}
@@ -23,7 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 # sources are hashed in the same sorted order the Go test uses.
 srcs=$(cd "$here" && ls *.cu | LC_ALL=C sort)
 for f in $srcs; do echo "#include \"$here/$f\""; done > "$tmp/all.cu"
-flags=(-std=c++17 -O3 -I"$here")
+flags=(-std=c++17 -O3 -I"$here" ${NVCC_FLAGS:-})
 "$NVCC" "${flags[@]}" -ptx -arch=compute_80 -o "$tmp/kernels.ptx" "$tmp/all.cu"
 ver=$(awk '$1 == ".version" { print $2; exit }' "$tmp/kernels.ptx")
 major=${ver%%.*}
@@ -44,5 +46,6 @@ cp "$tmp/kernels.fatbin" "$out/kernels.fatbin"
 	echo "nvcc $("$NVCC" --version | awk '/release/ { print $5 $6 }')"
 	echo "ptx-isa $ver"
 	echo "targets sm_80 sm_90 compute_80"
+	[[ -n ${NVCC_FLAGS:-} ]] && echo "flags ${NVCC_FLAGS}"
 } > "$out/kernels.buildinfo"
 echo "build.sh: wrote $out/kernels.fatbin ($(wc -c < "$out/kernels.fatbin") bytes, PTX ISA $ver)"

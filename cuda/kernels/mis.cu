@@ -130,21 +130,21 @@ struct Params {
 // warp keeps adding tiles until the list holds at least one tile's worth,
 // so that sparse sweeps visit as many vertices per round as dense ones.
 #define CAP (2 * TILE)
-template <int DIST>
+template <int DIST, int C = CAP>
 struct List {
-	int v[CAP];
-	int deg[CAP];
-	i64 beg[CAP];
-	u8 st[CAP];
+	int v[C];
+	int deg[C];
+	i64 beg[C];
+	u8 st[C];
 };
-template <>
-struct List<2> {
-	int v[CAP];
-	int deg[CAP];
-	i64 beg[CAP];
-	int ball[CAP];
-	u8 st[CAP];
-	u8 aux[CAP];  // state of the ball's champion
+template <int C>
+struct List<2, C> {
+	int v[C];
+	int deg[C];
+	i64 beg[C];
+	int ball[C];
+	u8 st[C];
+	u8 aux[C];  // state of the ball's champion
 };
 
 #include "shared.cuh"
@@ -197,8 +197,8 @@ __device__ __forceinline__ bool sweep_needed(const Params &P) {
 // tile_list appends the tile's flagged vertices (bit j of flags: vertex
 // base+4*lane+j) to the list from position at, in id order, with their
 // row offsets and the given per-vertex bytes, and returns the new length.
-template <int DIST>
-__device__ __forceinline__ int tile_list(const Params &P, List<DIST> &L, int at, int base, u32 flags, u32 st4,
+template <int DIST, int C>
+__device__ __forceinline__ int tile_list(const Params &P, List<DIST, C> &L, int at, int base, u32 flags, u32 st4,
                                          const int *ball4, u32 aux4) {
 	const u32 lane = threadIdx.x & 31;
 	i64 o[5];
@@ -558,7 +558,7 @@ FIRST2(2, 1)
 // MIS-2 by key buckets: the threshold key is lohi<<32 | band.
 #include "mis2b.cuh"
 #define BUCKET2K(name, PK, SCAN, STEP, PEND)                                                         \
-	extern "C" __global__ void __launch_bounds__(256)                                                 \
+	extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)                                    \
 	    name(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount,   \
 	         int pass, u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf) {                           \
 		Params P = {off, adj, st, nullptr, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi}; \

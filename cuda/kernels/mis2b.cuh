@@ -29,6 +29,21 @@
 // (the host's thresholds), so that the first buckets, where nothing is
 // decided yet, hold few candidates that could wait on each other.
 
+// A warp decides its listed candidates once it has FLUSHB of them (or a
+// host-given number below that): its list then never holds more than
+// FLUSHB - 1 + TILE. Deciding sooner keeps the rows the candidates read
+// in L2 (the whole device works on one window of the graph), and the
+// short list leaves shared memory for more blocks per SM.
+#define FLUSHB 32
+typedef List<1, TILE + FLUSHB> ListB;
+
+// The blocks per SM the bucket kernels' registers are capped for
+// (BUCKET_MINB); the lists above let 8 blocks of them fit in shared
+// memory.
+#ifndef BUCKET_MINB
+#define BUCKET_MINB 4
+#endif
+
 // BB is the number of candidates a warp decides together: their
 // (candidate, neighbour) pairs are spread over its lanes, so that short
 // rows keep every lane busy.
@@ -60,7 +75,7 @@ struct Pending {
 // over the warp's lanes in order, after pre holds the prefix sums of
 // deg+1.
 template <typename Idx, typename F>
-__device__ __forceinline__ void each_pair(const Params &P, const List<1> &L, const int *pre, int nc, Idx idx, F f) {
+__device__ __forceinline__ void each_pair(const Params &P, const ListB &L, const int *pre, int nc, Idx idx, F f) {
 	const u32 lane = threadIdx.x & 31;
 	const int total = pre[nc];
 	int i = 0;
@@ -74,7 +89,7 @@ __device__ __forceinline__ void each_pair(const Params &P, const List<1> &L, con
 
 // prefix_deg writes pre[0..nc] for the vertices L.v[idx(i)], i < nc.
 template <typename Idx>
-__device__ __forceinline__ void prefix_deg(const List<1> &L, int *pre, int nc, Idx idx) {
+__device__ __forceinline__ void prefix_deg(const ListB &L, int *pre, int nc, Idx idx) {
 	const u32 lane = threadIdx.x & 31;
 	int sum = (int)lane < nc ? L.deg[idx(lane)] + 1 : 0;
 #pragma unroll
@@ -92,7 +107,7 @@ __device__ __forceinline__ void prefix_deg(const List<1> &L, int *pre, int nc, I
 // keeps in Q (when not null). CG reads the states from L2: the retries
 // of a launch must not see the L1 lines of its first scans.
 template <int PK, bool CG, bool SCAN, int STEP>
-__device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bucket2 &S, Pending *Q, int b0, int nc) {
+__device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Bucket2 &S, Pending *Q, int b0, int nc) {
 	const u32 lane = threadIdx.x & 31;
 	if ((int)lane < nc) {
 		const int c = b0 + (int)lane;
@@ -181,7 +196,7 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const List<1> &L, Bu
 // joined goes too (that member's push reaches it); one whose larger
 // vertex left is scanned again, with L2 reads.
 template <int PK, bool SCAN, int STEP>
-__device__ __forceinline__ u32 mis2b_retry(const Params &P, List<1> &L, Bucket2 &S, Pending &Q) {
+__device__ __forceinline__ u32 mis2b_retry(const Params &P, ListB &L, Bucket2 &S, Pending &Q) {
 	const u32 lane = threadIdx.x & 31;
 	for (int round = 0; round < PROUNDS; round++) {
 		__syncwarp();
@@ -244,23 +259,20 @@ __device__ __forceinline__ u32 mis2b_retry(const Params &P, List<1> &L, Bucket2 
 // retries within the launch (mis2b_retry), with their shared memory.
 template <int PK, bool SCAN, int STEP, bool PEND>
 __device__ void mis2b_sweep(const Params &P) {
-	__shared__ List<1> lists[WARPS];
+	__shared__ ListB lists[WARPS];
 	__shared__ Bucket2 scans[WARPS];
 	__shared__ Pending pends[PEND ? WARPS : 1];
 	if (!(P.kf & KF_ALWAYS) && !sweep_needed(P)) return;
 	const u32 lane = threadIdx.x & 31;
-	List<1> &L = lists[threadIdx.x >> 5];
+	ListB &L = lists[threadIdx.x >> 5];
 	Bucket2 &S = scans[threadIdx.x >> 5];
 	Pending *Q = PEND ? &pends[threadIdx.x >> 5] : nullptr;
 	if (Q && lane == 0) Q->n = 0;
 	const u64 lo = (u64)P.lohi << 32 | P.band;
 	// Candidates are decided once a warp has this many listed (kf bits
-	// 8-15; 0: a tile's worth). Fewer decide sooner, while the whole
-	// device still works on one window of the graph and the rows they
-	// read are in L2; more keep the lanes of a batch busy.
-	// At most a tile's worth: a tile adds up to TILE to the list of
-	// CAP = 2*TILE.
-	const int flush = (P.kf >> 8 & 0xffu) ? min((int)(P.kf >> 8 & 0xffu), TILE) : TILE;
+	// 8-15, at most FLUSHB; 0: FLUSHB). Fewer decide sooner; more keep
+	// the lanes of a batch busy.
+	const int flush = (P.kf >> 8 & 0xffu) ? min((int)(P.kf >> 8 & 0xffu), FLUSHB) : FLUSHB;
 	u32 wait = 0;
 	int cnt = 0;
 	each_tile(P, [&](int t, u32 w, bool more) {

@@ -1,0 +1,50 @@
+package mis
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+// TestKernelConstants checks the constants the host shares with the
+// kernel sources against their #defines: a mismatch would pass every
+// CPU test and go wrong only on a GPU.
+func TestKernelConstants(t *testing.T) {
+	files, err := filepath.Glob("../cuda/kernels/*.cu*")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("kernel sources: %v (%d files)", err, len(files))
+	}
+	def := map[string]int64{}
+	re := regexp.MustCompile(`(?m)^#define ([A-Z0-9_]+) \(?([0-9]+)u?\)?\b`)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(src), -1) {
+			v, _ := strconv.ParseInt(m[2], 10, 64)
+			def[m[1]] = v
+		}
+	}
+	for _, c := range []struct {
+		name string
+		host int64
+	}{
+		{"TILE", tile},
+		{"FLUSHB", flushMax},
+		{"KF_ALWAYS", kfAlways},
+		{"KF_WORDS", kfWords},
+		{"KF_JOIN2", kfJoin2},
+		{"KF_SCAN", kfScanLarger},
+		{"WARPS", blockSize / 32},
+	} {
+		got, ok := def[c.name]
+		if !ok {
+			t.Errorf("no #define %s in the kernel sources", c.name)
+		} else if got != c.host {
+			t.Errorf("%s is %d in the kernels, %d on the host", c.name, got, c.host)
+		}
+	}
+}
