@@ -102,8 +102,8 @@ EOF
 		# steps), hash and Degree priority; the ball sweeps (-buckets -1)
 		# as the reference.
 		G=${BUCKET_GRAPHS:-hex27:160 grid7:200 random:4000000:16 hex27:160:relabel}
-		run buckets 500 scripts/ab-mis2.sh "-buckets -1,0 -flush 0,1,8,16" $G
-		run buckets 500 scripts/ab-mis2.sh "-priority degree -buckets -1,0 -bucketclass 0,1 -flush 0,8" $G
+		run buckets 500 scripts/ab-mis2.sh "-buckets -1,0 -flush 1,8,32" $G
+		run buckets 500 scripts/ab-mis2.sh "-priority degree -buckets -1,0 -bucketclass -1,1 -flush 1,8" $G
 		run buckets 300 scripts/ab-mis2.sh "-keyfilter 0,1,8,32,40" $G
 		run buckets 300 scripts/ab-mis2.sh "-step 8,16" $G
 		run buckets 300 scripts/ab-mis2.sh "-priority degree -step 8,16 -bucketclass 1" $G
