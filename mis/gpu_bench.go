@@ -48,8 +48,6 @@ type DeviceBench struct {
 	// class holds most vertices (see bucketThresholds), -1 to run the
 	// buckets over all keys, 0 for the default.
 	ClassBuckets int
-	// Step16 scans rows 16 entries per step (mis2b16).
-	Step16 bool
 }
 
 // DeviceTimes holds device times measured with CUDA events around all
@@ -124,7 +122,6 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 	if b.ClassBuckets != 0 {
 		t.classBuckets = b.ClassBuckets > 0
 	}
-	t.step16 = b.Step16
 	if b.Flush > 0 {
 		t.flush = b.Flush
 	}

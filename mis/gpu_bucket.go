@@ -3,7 +3,6 @@ package mis
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/misgrid/misgrid/cuda"
 )
@@ -17,10 +16,6 @@ const kfAlways = 64
 // before it decides them (its list holds a tile more).
 const flushMax = 32
 
-// kfPend selects the kernel whose warps retry their waiting candidates
-// within the launch once the vertex each waits on is decided (mis2b…q).
-const kfPend = 8
-
 // kfScanLarger (the bit of MIS-1's KF_SCAN), hash keys: selects the
 // kernel whose scans read the states of larger keys only and whose
 // pushes OR OUT into smaller ones only (mis2bs: hashes traded for loads
@@ -28,20 +23,9 @@ const kfPend = 8
 const kfScanLarger = 1
 
 // bucketKernels lists the bucket kernels that mis.cu instantiates
-// (BUCKET2Q): mis2b, then s (hash keys only), 16 and q as useBuckets
-// picks them, for hash and class keys, and the plain one for a rank
-// array.
+// (BUCKET2K): by priority kind, and mis2bs for hash keys.
 func bucketKernels() []string {
-	names := []string{"mis2b_p2"}
-	for _, b := range []string{"mis2b", "mis2b16", "mis2bs", "mis2bs16"} {
-		for _, q := range []string{"", "q"} {
-			names = append(names, b+q+"_p0")
-			if !strings.HasPrefix(b, "mis2bs") {
-				names = append(names, b+q+"_p1")
-			}
-		}
-	}
-	return names
+	return []string{"mis2b_p0", "mis2b_p1", "mis2b_p2", "mis2bs_p0"}
 }
 
 // useBuckets turns r into a run of MIS-2 by key buckets (mis2b.cuh):
@@ -83,12 +67,6 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 	if r.kf&kfScanLarger != 0 && r.pk == pkHash {
 		r.name = "mis2bs"
 	}
-	if t.step16 && r.pk != pkPrim {
-		r.name += "16"
-	}
-	if r.kf&kfPend != 0 && r.pk != pkPrim {
-		r.name += "q"
-	}
 	r.name = fmt.Sprintf("%s_p%d", r.name, r.pk)
 	if e.fn[r.name] == nil {
 		return fmt.Errorf("mis: no kernel %s", r.name)
@@ -109,7 +87,7 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 	r.first, r.batch = r.buckets+1, 2
 	// The kernel reads KF_WORDS and the flush threshold; the other bits
 	// named its variant above and stay for the report.
-	r.kf = r.kf&(kfWords|kfScanLarger|kfPend) | uint32(min(max(t.flush, 0), flushMax))<<8
+	r.kf = r.kf&(kfWords|kfScanLarger) | uint32(min(max(t.flush, 0), flushMax))<<8
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -46,5 +47,24 @@ func TestKernelConstants(t *testing.T) {
 		} else if got != c.host {
 			t.Errorf("%s is %d in the kernels, %d on the host", c.name, got, c.host)
 		}
+	}
+}
+
+// TestBucketKernelNames checks that bucketKernels names exactly the
+// kernels mis.cu instantiates with BUCKET2K.
+func TestBucketKernelNames(t *testing.T) {
+	src, err := os.ReadFile("../cuda/kernels/mis.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range regexp.MustCompile(`(?m)^BUCKET2K\((\w+),`).FindAllStringSubmatch(string(src), -1) {
+		got = append(got, m[1])
+	}
+	want := bucketKernels()
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("mis.cu instantiates %v, bucketKernels lists %v", got, want)
 	}
 }

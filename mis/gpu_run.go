@@ -67,8 +67,6 @@ type gpuTuning struct {
 	// classBuckets gives each class of a dominant-class priority buckets
 	// of its own (bucketThresholds).
 	classBuckets bool
-	// step16 scans rows 16 entries per step instead of 8 (mis2b16).
-	step16 bool
 }
 
 // defaultTuning picks lanes per vertex from the average degree. The

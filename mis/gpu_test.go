@@ -354,11 +354,11 @@ func TestGPUTuningVariants(t *testing.T) {
 		{buckets: 1},
 		{buckets: 4, kf: 16},
 		{buckets: 16, kf: 48, flush: 1},
-		{buckets: 8, bucketShape: 1, kf: 8},
-		{buckets: 12, flush: 32, kf: 40, classBuckets: true},
+		{buckets: 8, bucketShape: 1, kf: 16},
+		{buckets: 12, flush: 32, kf: 32, classBuckets: true},
 		{buckets: 6, kf: 1, flush: 8},
-		{buckets: 12, kf: 1, step16: true},
-		{buckets: 3, step16: true, classBuckets: true},
+		{buckets: 12, kf: 1, flush: 1},
+		{buckets: 3, flush: 2, classBuckets: true},
 	}
 	for name, g := range gpuGraphs(t) {
 		dg, err := UploadGraph(g, nil)

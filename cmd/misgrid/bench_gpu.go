@@ -58,7 +58,6 @@ type gpuBenchResult struct {
 	BShape    int    `json:"bucket_shape,omitempty"`     // hundredths, 0 default
 	Flush     int    `json:"flush,omitempty"`            // candidates a warp lists before deciding (buckets)
 	ClassBk   bool   `json:"bucket_per_class,omitempty"` // buckets of their own per class
-	Step16    bool   `json:"scan_step16,omitempty"`      // 16 row entries per scan step
 
 	UploadSeconds float64 `json:"upload_s"` // host to device copy of the graph
 	UploadGBps    float64 `json:"upload_gbps"`
@@ -99,13 +98,12 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	ruList := lists.add(fs, "runnerup", "1", "MIS-2 with one lane per vertex: 1 keeps a runner-up beside each ball's champion, 0 rescans the ball whenever its champion leaves; comma-separated", 0, 1)
 	bandList := lists.add(fs, "bands", "0", "order the first sweeps by key in this many bands of the hash, comma-separated: 1 for none, 0 for the default", 0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32)
 	perList := lists.add(fs, "perband", "0", "sweeps per band, comma-separated: 0 for the default", 0, 1, 2, 3, 4)
-	kfList := lists.add(fs, "keyfilter", "-1", "read modes, one lane per vertex: -1 for the default (MIS-1: by locality; MIS-2: 16, or 48 on long local rows), else the sum of 1 (MIS-1 scans read only states that can decide; hash keys), 2 (members push OUT without reading), 4 (... into all neighbours), 16 (MIS-2: a member's warp pushes its two-hop neighbourhood), 48 (... one OR per state word of a run of ids; the default on long local rows); MIS-2 by buckets takes 32 (two-hop pushes one OR per state word), 8 (warps retry waiting candidates within a launch) and 1 (hash keys: scans read larger keys only, pushes go to smaller ones only); comma-separated", -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 18, 32, 40, 48, 56)
+	kfList := lists.add(fs, "keyfilter", "-1", "read modes, one lane per vertex: -1 for the default (MIS-1: by locality; MIS-2: 16, or 48 on long local rows), else the sum of 1 (MIS-1 scans read only states that can decide; hash keys), 2 (members push OUT without reading), 4 (... into all neighbours), 16 (MIS-2: a member's warp pushes its two-hop neighbourhood), 48 (... one OR per state word of a run of ids; the default on long local rows); MIS-2 by buckets takes 32 (two-hop pushes one OR per state word) and 1 (hash keys: scans read larger keys only, pushes go to smaller ones only; the default on scattered rows from average degree 10); comma-separated", -1, 0, 1, 2, 3, 4, 5, 6, 7, 16, 18, 32, 33, 48)
 	shapeList := lists.add(fs, "bandshape", "0", "band shape in hundredths: band i of k takes the top ((i+1)/k)^(shape/100) of the hash range; 0 for the default; comma-separated", 0, 25, 50, 75, 100, 125, 150, 200, 250, 300, 400)
 	firstList := lists.add(fs, "first", "1", "MIS-2 with one lane per vertex: 1 runs the first sweep with its own kernel (16-byte row loads), 0 with the general one; comma-separated", 0, 1)
 	bucketList := lists.add(fs, "buckets", "0", "MIS-2 by key buckets in this many launches (mis2b), comma-separated: -1 for the ball sweeps, 0 for the default", -1, 0, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
 	bshapeList := lists.add(fs, "bucketshape", "0", "MIS-2 bucket shape in hundredths: launch i of k takes the top ((i+1)/k)^(shape/100) of the keys; 0 for the default; comma-separated", 0, 100, 150, 200, 250, 300, 400)
 	classList := lists.add(fs, "bucketclass", "0", "MIS-2 by buckets: 1 gives each class buckets of its own where one class holds most vertices (Boundary, Degree on meshes), -1 runs the buckets over all keys, 0 for the default (1 from average degree 10); comma-separated", -1, 0, 1)
-	stepList := lists.add(fs, "step", "8", "MIS-2 by buckets: row entries per step of a scan, 8 or 16, comma-separated", 8, 16)
 	flushList := lists.add(fs, "flush", "0", "MIS-2 by buckets: a warp decides its listed candidates once it has this many, comma-separated: 1 to 32, 0 for the default (1 from average degree 20, else 8)", 0, 1, 2, 4, 8, 16, 32)
 	tailList := lists.add(fs, "tail", "0", "full sweeps before the persistent tail launch, comma-separated: 1 to 16, -1 for none, 0 for the default", -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
 	priority := fs.String("priority", "hash", "priority: hash, boundary or degree")
@@ -172,7 +170,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 						return fmt.Errorf("bench: %s: %w", spec, err)
 					}
 				}
-				for _, v := range gpuVariants(d, *groupList, *tailList, *vecList, *ruList, *bandList, *perList, *kfList, *shapeList, *firstList, *bucketList, *bshapeList, *flushList, *classList, *stepList) {
+				for _, v := range gpuVariants(d, *groupList, *tailList, *vecList, *ruList, *bandList, *perList, *kfList, *shapeList, *firstList, *bucketList, *bshapeList, *flushList, *classList) {
 					prog.Show("%s %s distance %d: GPU", spec, order, d)
 					v.Reps, v.Profile = *reps, *profile
 					r, err := benchGPUOne(g, dg, mis.Options{Distance: d, Priority: pri}, v, want)
@@ -212,12 +210,12 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 // gpuVariants is every combination of the tuning lists for distance d,
 // the earlier lists varying slowest: -vec applies to MIS-1, -runnerup,
 // -first to MIS-2, -bandshape to MIS-1.
-func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, shapes, firsts, buckets, bshapes, flushes, classes, steps []int) []mis.DeviceBench {
+func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, shapes, firsts, buckets, bshapes, flushes, classes []int) []mis.DeviceBench {
 	variants := vecs
 	if d == 2 {
 		variants, shapes = runnerUps, []int{0}
 	} else {
-		firsts, buckets, bshapes, flushes, classes, steps = []int{1}, []int{0}, []int{0}, []int{0}, []int{0}, []int{8}
+		firsts, buckets, bshapes, flushes, classes = []int{1}, []int{0}, []int{0}, []int{0}, []int{0}
 	}
 	out := []mis.DeviceBench{{}}
 	expand := func(vals []int, set func(*mis.DeviceBench, int)) {
@@ -242,7 +240,6 @@ func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, sha
 	expand(bshapes, func(b *mis.DeviceBench, v int) { b.BucketShape = v })
 	expand(flushes, func(b *mis.DeviceBench, v int) { b.Flush = v })
 	expand(classes, func(b *mis.DeviceBench, v int) { b.ClassBuckets = v })
-	expand(steps, func(b *mis.DeviceBench, v int) { b.Step16 = v == 16 })
 	return out
 }
 
@@ -256,7 +253,7 @@ func benchGPUOne(g *mesh.Graph, dg *mis.DeviceGraph, opts mis.Options, b mis.Dev
 		return r, err
 	}
 	r.Group, r.Tail, r.Bands, r.PerBand, r.KeyFilter = t.Group, t.Tail, t.Bands, t.PerBand, t.KeyFilter
-	r.BandShape, r.NoFirst, r.Buckets, r.BShape, r.Flush, r.ClassBk, r.Step16 = b.BandShape, b.NoFirst, t.Buckets, b.BucketShape, t.Flush, t.PerClass, b.Step16
+	r.BandShape, r.NoFirst, r.Buckets, r.BShape, r.Flush, r.ClassBk = b.BandShape, b.NoFirst, t.Buckets, b.BucketShape, t.Flush, t.PerClass
 	r.MISSeconds = median(t.MIS).Seconds()
 	r.MISMinSeconds = slices.Min(t.MIS).Seconds()
 	r.MISMaxSeconds = slices.Max(t.MIS).Seconds()

@@ -557,26 +557,19 @@ FIRST2(2, 1)
 
 // MIS-2 by key buckets: the threshold key is lohi<<32 | band.
 #include "mis2b.cuh"
-#define BUCKET2K(name, PK, SCAN, STEP, PEND)                                                         \
+#define BUCKET2K(name, PK, SCAN)                                                                     \
 	extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)                                    \
 	    name(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount,   \
 	         int pass, u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf) {                           \
 		Params P = {off, adj, st, nullptr, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi}; \
-		mis2b_sweep<PK, SCAN, STEP, PEND>(P);                                                         \
+		mis2b_sweep<PK, SCAN>(P);                                                                     \
 	}
 // Kernel names: mis2b, then s (hash keys: scans of larger keys and
-// pushes into smaller ones only), 16 (16 row entries per scan step),
-// q (retries within a launch), then the priority kind.
-#define BUCKET2Q(name, PK, SCAN, STEP)             \
-	BUCKET2K(name##_p##PK, PK, SCAN, STEP, false) \
-	BUCKET2K(name##q_p##PK, PK, SCAN, STEP, true)
-BUCKET2Q(mis2b, 0, false, 8)
-BUCKET2Q(mis2b, 1, false, 8)
-BUCKET2K(mis2b_p2, 2, false, 8, false)
-BUCKET2Q(mis2b16, 0, false, 16)
-BUCKET2Q(mis2b16, 1, false, 16)
-BUCKET2Q(mis2bs, 0, true, 8)
-BUCKET2Q(mis2bs16, 0, true, 16)
+// pushes into smaller ones only), then the priority kind.
+BUCKET2K(mis2b_p0, 0, false)
+BUCKET2K(mis2b_p1, 1, false)
+BUCKET2K(mis2b_p2, 2, false)
+BUCKET2K(mis2bs_p0, 0, true)
 
 // The persistent tails of both distances.
 #include "mis_tail.cuh"

@@ -50,24 +50,11 @@ typedef List<1, TILE + FLUSHB> ListB;
 #define BB 32
 struct Bucket2 {
 	u64 kv[BB];      // the candidates' keys
-	u64 top[BB];     // a waiting candidate's larger undecided vertex: hash<<32 | id+1
 	int pre[BB + 1];  // prefix sums of deg+1 over the candidates (or members)
 	u8 at[BB];       // members of the batch to push
 	u32 hit;         // bit i: candidate i saw a member
+	u32 larger;      // bit i: candidate i saw an undecided vertex of larger key
 	u32 nj;
-};
-
-// With PEND (mis2b_sweep) a warp retries its waiting candidates after
-// its tiles, each once the vertex it waited on is decided, for up to
-// PROUNDS rounds.
-#define PROUNDS 64
-// Waiting candidates a warp keeps to retry within the launch (PEND):
-// the vertex and the larger undecided vertex its scan saw.
-#define PCAP 64
-struct Pending {
-	int v[PCAP];
-	int x[PCAP];
-	u32 n;  // may exceed PCAP: those past it wait for the next launch
 };
 
 // each_pair calls f(i, u) for every u in N[v_i] (the row of v_i, then
@@ -103,18 +90,15 @@ __device__ __forceinline__ void prefix_deg(const ListB &L, int *pre, int nc, Idx
 }
 
 // mis2b_batch decides candidates L.v[b0 .. b0+nc) (nc <= BB) and pushes
-// OUT from those that join; it returns how many wait, past those it
-// keeps in Q (when not null). CG reads the states from L2: the retries
-// of a launch must not see the L1 lines of its first scans.
-template <int PK, bool CG, bool SCAN, int STEP>
-__device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Bucket2 &S, Pending *Q, int b0, int nc) {
+// OUT from those that join; it returns how many wait.
+template <int PK, bool SCAN>
+__device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Bucket2 &S, int b0, int nc) {
 	const u32 lane = threadIdx.x & 31;
 	if ((int)lane < nc) {
 		const int c = b0 + (int)lane;
 		S.kv[lane] = key_of<PK>(P, L.v[c], L.st[c], PK == PK_PRIM ? __ldg(P.prim + L.v[c]) : 0);
-		S.top[lane] = 0;
 	}
-	if (lane == 0) S.hit = 0, S.nj = 0;
+	if (lane == 0) S.hit = 0, S.larger = 0, S.nj = 0;
 	prefix_deg(L, S.pre, nc, [&](int i) { return b0 + i; });
 	// Scan: the row of every u in N[v] holds all of N²[v].
 	each_pair(P, L, S.pre, nc, [&](int i) { return b0 + i; }, [&](int i, u32 u) {
@@ -122,32 +106,30 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 		const u64 kv = S.kv[i];
 		const i64 bu = __ldg(P.off + u);
 		const int du = (int)(__ldg(P.off + u + 1) - bu);
-		u64 best = 0;
-		bool hit = false;
-		// STEP row entries per step (8 or 16), all their loads issued
-		// before any state is used.
-		each_row<STEP>(P, bu, du, [&](const u32(&x)[STEP], const bool(&ok)[STEP]) {
-			u32 s[STEP], p[STEP];
+		bool hit = false, larger = false;
+		// 8 row entries per step, all their loads issued before any
+		// state is used (16 measured no faster, docs/gpu.md).
+		each_row<8>(P, bu, du, [&](const u32(&x)[8], const bool(&ok)[8]) {
+			u32 s[8], p[8];
 #pragma unroll
-			for (int j = 0; j < STEP; j++) {
+			for (int j = 0; j < 8; j++) {
 				// SCAN (hash keys): only larger keys are read. A member
 				// within distance 2 of an undecided v has a larger key,
 				// since it saw v undecided when it joined.
 				const bool need = ok[j] && x[j] != v && (!SCAN || hash32(x[j], P.seedlo, P.seedhi) > (u32)kv);
-				s[j] = need ? ld<CG>(P.st + x[j]) : OUT;
+				s[j] = need ? ld<false>(P.st + x[j]) : OUT;
 				p[j] = (PK == PK_PRIM && STATE(s[j]) == UND) ? __ldg(P.prim + x[j]) : 0;
 			}
 #pragma unroll
-			for (int j = 0; j < STEP; j++) {
+			for (int j = 0; j < 8; j++) {
 				hit |= STATE(s[j]) == IN;
 				const u64 k = key_of<PK>(P, x[j], s[j], p[j]);
-				const u64 b = STATE(s[j]) == UND && k > kv ? (u64)(u32)k << 32 | (x[j] + 1) : 0;
-				best = max(best, b);
+				larger |= STATE(s[j]) == UND && k > kv;
 			}
 			return !hit;
 		});
 		if (hit) atomicOr(&S.hit, 1u << i);
-		else if (best) atomicMax(&S.top[i], best);
+		else if (larger) atomicOr(&S.larger, 1u << i);
 	});
 	__syncwarp();
 	u32 wait = 0;
@@ -157,17 +139,11 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 		const u32 sv = L.st[c];
 		if (S.hit >> lane & 1u) {
 			P.st[v] = (u8)((sv & ~3u) | OUT);
-		} else if (S.top[lane] == 0) {
+		} else if (!(S.larger >> lane & 1u)) {
 			atomicOr((u32 *)(P.st + (v & ~3)), IN << (8 * (v & 3)));
 			S.at[atomicAdd(&S.nj, 1u)] = (u8)c;
 		} else {
-			const u32 k = Q ? atomicAdd(&Q->n, 1u) : PCAP;
-			if (k < PCAP) {
-				Q->v[k] = v;
-				Q->x[k] = (int)(u32)S.top[lane] - 1;
-			} else {
-				wait = 1;
-			}
+			wait = 1;
 		}
 	}
 	__syncwarp();
@@ -190,84 +166,20 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 	return wait;
 }
 
-// mis2b_retry retries the candidates in Q until none is left or PROUNDS
-// rounds have passed, and returns how many still wait (on lane 0). An
-// entry whose vertex was decided meanwhile goes; one whose larger vertex
-// joined goes too (that member's push reaches it); one whose larger
-// vertex left is scanned again, with L2 reads.
-template <int PK, bool SCAN, int STEP>
-__device__ __forceinline__ u32 mis2b_retry(const Params &P, ListB &L, Bucket2 &S, Pending &Q) {
-	const u32 lane = threadIdx.x & 31;
-	for (int round = 0; round < PROUNDS; round++) {
-		__syncwarp();
-		const u32 np = min(Q.n, (u32)PCAP);
-		if (np == 0) break;
-		int v[2], x[2];
-		u32 sv[2], keep = 0, again = 0;
-#pragma unroll
-		for (int h = 0; h < 2; h++) {
-			const u32 i = lane + 32 * h;
-			v[h] = i < np ? Q.v[i] : 0;
-			x[h] = i < np ? Q.x[i] : 0;
-			sv[h] = i < np ? __ldcg(P.st + v[h]) : OUT;
-			const u32 sx = i < np ? STATE(__ldcg(P.st + x[h])) : OUT;
-			const bool und = STATE(sv[h]) == UND;
-			keep |= (und && sx == UND ? 1u : 0u) << h;
-			again |= (und && sx == OUT ? 1u : 0u) << h;
-		}
-		__syncwarp();
-		// Kept entries go to the front of Q, retried ones to L.
-		const u32 lt = (1u << lane) - 1;
-		u32 nk = 0, na = 0;
-#pragma unroll
-		for (int h = 0; h < 2; h++) {
-			const u32 bk = __ballot_sync(0xffffffffu, keep >> h & 1u);
-			const u32 ba = __ballot_sync(0xffffffffu, again >> h & 1u);
-			if (keep >> h & 1u) {
-				const u32 k = nk + __popc(bk & lt);
-				Q.v[k] = v[h];
-				Q.x[k] = x[h];
-			}
-			if (again >> h & 1u) {
-				const u32 k = na + __popc(ba & lt);
-				const i64 b = __ldg(P.off + v[h]);
-				L.v[k] = v[h];
-				L.beg[k] = b;
-				L.deg[k] = (int)(__ldg(P.off + v[h] + 1) - b);
-				L.st[k] = (u8)sv[h];
-			}
-			nk += __popc(bk);
-			na += __popc(ba);
-		}
-		__syncwarp();
-		if (lane == 0) Q.n = nk;
-		__syncwarp();
-		for (int b0 = 0; b0 < (int)na; b0 += BB) mis2b_batch<PK, true, SCAN, STEP>(P, L, S, &Q, b0, min(BB, (int)na - b0));
-		if (na == 0) __nanosleep(256);
-	}
-	__syncwarp();
-	return lane == 0 ? Q.n : 0;
-}
-
 // mis2b_sweep is one bucket launch: the candidates are the undecided
 // vertices of key at least P.lohi<<32 | P.band. Launches of the last
 // range (threshold 0) after the first return at once when the one
 // before left nothing undecided; KF_ALWAYS runs regardless.
 #define KF_ALWAYS 64u
-// SCAN (hash keys only) reads and pushes by key, STEP row entries per
-// step of a scan (see mis2b_batch); PEND keeps waiting candidates for
-// retries within the launch (mis2b_retry), with their shared memory.
-template <int PK, bool SCAN, int STEP, bool PEND>
+// SCAN (hash keys only) reads and pushes by key (see mis2b_batch).
+template <int PK, bool SCAN>
 __device__ void mis2b_sweep(const Params &P) {
 	__shared__ ListB lists[WARPS];
 	__shared__ Bucket2 scans[WARPS];
-	__shared__ Pending pends[PEND ? WARPS : 1];
 	if (!(P.kf & KF_ALWAYS) && !sweep_needed(P)) return;
 	const u32 lane = threadIdx.x & 31;
 	ListB &L = lists[threadIdx.x >> 5];
 	Bucket2 &S = scans[threadIdx.x >> 5];
-	Pending *Q = PEND ? &pends[threadIdx.x >> 5] : nullptr;
-	if (Q && lane == 0) Q->n = 0;
 	const u64 lo = (u64)P.lohi << 32 | P.band;
 	// Candidates are decided once a warp has this many listed (kf bits
 	// 8-15, at most FLUSHB; 0: FLUSHB). Fewer decide sooner; more keep
@@ -287,10 +199,9 @@ __device__ void mis2b_sweep(const Params &P) {
 		}
 		cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
 		if (cnt < flush && more) return;
-		for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, false, SCAN, STEP>(P, L, S, Q, b0, min(BB, cnt - b0));
+		for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, SCAN>(P, L, S, b0, min(BB, cnt - b0));
 		cnt = 0;
 	});
-	if constexpr (PEND) wait += mis2b_retry<PK, SCAN, STEP>(P, L, S, *Q);
 	wait = warp_sum(wait);
 	if (lane == 0 && wait) atomicAdd(P.count + P.pass % P.ncount, wait);
 }
