@@ -85,11 +85,11 @@ while (i := text.find('{', i)) >= 0:
     reps.append(rep)
     i += end
 rep = reps[0]
-print(f"GPU: {rep['device']}, driver CUDA {rep['driver_cuda_version']}, median of {rep['reps']} runs")
-print("| graph | order | dist | lanes | tail | bands | copy ms | floor ms | MIS ms | MIS/floor | set size | sweeps | = CPU |")
+print(f"GPU: {rep['device']}, driver CUDA {rep['driver_cuda_version']}, median of {rep['reps']} runs, engine start {1e3*rep.get('engine_start_s', 0):.0f} ms (first graph's process)")
+print("| graph | order | dist | lanes | tail | bands | copy ms (GB/s) | floor ms | MIS ms | MIS/floor | set size | sweeps | = CPU |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in [r for rep in reps for r in rep['results']]:
-    print(f"| {r['graph']} | {r['order']} | {r['distance']} | {r['lanes_per_vertex']} | {r.get('tail', 0)} | {r.get('bands', 1)}x{r.get('sweeps_per_band', 1)}{'^%d' % r['band_shape'] if r.get('band_shape') else ''}{' nofirst' if r.get('no_first_kernel') else ''}{' kf%d' % r['key_filter'] if r.get('key_filter') else ''}{' buckets%d' % r['buckets'] if r.get('buckets') else ''} | {1e3*r['upload_s']:.1f} | "
+    print(f"| {r['graph']} | {r['order']} | {r['distance']} | {r['lanes_per_vertex']} | {r.get('tail', 0)} | {r.get('bands', 1)}x{r.get('sweeps_per_band', 1)}{'^%d' % r['band_shape'] if r.get('band_shape') else ''}{' nofirst' if r.get('no_first_kernel') else ''}{' kf%d' % r['key_filter'] if r.get('key_filter') else ''}{' buckets%d' % r['buckets'] if r.get('buckets') else ''} | {1e3*r['upload_s']:.1f} ({r.get('upload_gbps', 0):.1f}) | "
           f"{1e3*r['floor_s']:.3f} | {1e3*r['mis_s']:.3f} | {r['mis_over_floor']:.2f} | {r['set_size']} | "
           f"{r['sweeps']} | {'yes' if r['identical_to_cpu'] and r['verified'] else 'NO'} |")
 EOF
