@@ -117,7 +117,7 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 	t.scalar = b.Scalar
 	t.single = b.Single
 	if b.Buckets != 0 {
-		t.buckets = max(b.Buckets, 0)
+		t.buckets, t.farBuckets = max(b.Buckets, 0), 0
 	}
 	if b.ClassBuckets != 0 {
 		t.classBuckets = b.ClassBuckets > 0

@@ -50,7 +50,7 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 			r.bshape = 2
 		}
 	}
-	if t.kfAuto && r.pk == pkHash && dg.m >= 10*int64(dg.n) {
+	if (t.kfAuto || t.farBuckets > 0) && r.pk == pkHash && dg.m >= 10*int64(dg.n) {
 		// Scans of larger keys only pay where rows are scattered
 		// (11 % on the random graph, 2 % on relabelled hex27) and a scan
 		// reads enough states for the hashes to save loads; on local
@@ -59,8 +59,11 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 		if err != nil {
 			return err
 		}
-		if far {
+		if far && t.kfAuto {
 			r.kf |= kfScanLarger
+		}
+		if far && t.farBuckets > 0 {
+			r.buckets = t.farBuckets
 		}
 	}
 	r.name = "mis2b"

@@ -67,6 +67,9 @@ type gpuTuning struct {
 	// classBuckets gives each class of a dominant-class priority buckets
 	// of its own (bucketThresholds).
 	classBuckets bool
+	// farBuckets, when not 0, replaces buckets for hash keys on graphs
+	// whose rows are scattered (DeviceGraph.scattered).
+	farBuckets int
 }
 
 // defaultTuning picks lanes per vertex from the average degree. The
@@ -118,13 +121,19 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 		if avg < 10 {
 			t.classBuckets = false
 		}
+		// Measured (docs/gpu.md, tenth round): hash keys on scattered
+		// 27-point rows (where the scans read larger keys only) take 8
+		// buckets: relabelled hex27 1.70 -> 1.60 ms.
+		if avg >= 20 {
+			t.farBuckets = 8
+		}
 		// A vertex of degree D next to many candidates has its row
 		// scanned by each: about D²/b^γ entries in the first buckets
 		// (a dense row joins every vertex to every other within
 		// distance 2), which the ball sweeps never spend. Past D² >
 		// 2048·m that would be more than a pass over the adjacency.
 		if d := float64(dg.maxDeg); d*d > 2048*float64(dg.m) {
-			t.buckets = 0
+			t.buckets, t.farBuckets = 0, 0
 		}
 	}
 	lim := [3]float64{20, 48, 160} // MIS-1: up to avg degree 20 one lane, 48 four, ...
