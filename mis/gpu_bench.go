@@ -48,6 +48,10 @@ type DeviceBench struct {
 	// class holds most vertices (see bucketThresholds), -1 to run the
 	// buckets over all keys, 0 for the default.
 	ClassBuckets int
+	// Split is 1 or 2 to run class keys whose class 0 holds most
+	// vertices in two stages (gpuTuning.split), -1 in one, 0 for the
+	// default.
+	Split int
 }
 
 // DeviceTimes holds device times measured with CUDA events around all
@@ -65,6 +69,7 @@ type DeviceTimes struct {
 	Buckets    int     // MIS-2 key buckets (0: the ball sweeps)
 	Flush      int     // with buckets: candidates a warp lists before deciding
 	PerClass   bool    // with buckets: per-class buckets asked for
+	Stages     int     // with buckets: kernel stages (2: class 0 by the hash kernels)
 	Result     *Result // the set of the last repetition
 	// With Profile: each sweep's device time and the vertices it found
 	// still in play (the last sweep finds none).
@@ -125,6 +130,9 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 	if b.Flush > 0 {
 		t.flush = b.Flush
 	}
+	if b.Split != 0 {
+		t.split = max(b.Split, 0)
+	}
 	if b.BucketShape > 0 {
 		t.bucketShape = float64(b.BucketShape) / 100
 	}
@@ -155,7 +163,7 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 	}
 	out := &DeviceTimes{Group: t.group, Tail: t.tail, Bands: max(run.bands, 1), PerBand: run.perBand, KeyFilter: int(run.kf & 0xff), Buckets: run.buckets}
 	if run.buckets > 0 {
-		out.Flush, out.PerClass = int(run.kf>>8&0xff), t.classBuckets
+		out.Flush, out.PerClass, out.Stages = int(run.kf>>8&0xff), t.classBuckets, len(run.stages)
 	}
 	if t.tail == 0 || run.buckets > 0 {
 		out.Tail = -1
@@ -216,6 +224,7 @@ func (r *sweepRun) profile(out *DeviceTimes) error {
 	}
 	prev := start
 	var one [1]uint32
+	r.stageAt = append(r.stageAt[:0], 0)
 	for pass := 0; pass < nCount; pass++ {
 		if err := r.launchSweep(pass); err != nil {
 			return err
@@ -241,7 +250,17 @@ func (r *sweepRun) profile(out *DeviceTimes) error {
 		out.SweepTimes = append(out.SweepTimes, d)
 		out.SweepLive = append(out.SweepLive, int(one[0]))
 		prev = ev
-		if one[0] == 0 && pass >= r.buckets {
+		if one[0] != 0 {
+			continue
+		}
+		if k := len(r.stageAt) - 1; len(r.stages) > 0 && pass >= r.stageAt[k]+r.stages[k].launches {
+			if k+1 < len(r.stages) {
+				r.stageAt = append(r.stageAt, pass+1) // the next stage
+				continue
+			}
+			break
+		}
+		if len(r.stages) == 0 && pass >= r.buckets {
 			break
 		}
 	}

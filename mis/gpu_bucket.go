@@ -28,54 +28,66 @@ func bucketKernels() []string {
 	return []string{"mis2b_p0", "mis2b_p1", "mis2b_p2", "mis2bs_p0"}
 }
 
+// bucketStage is a run of bucket launches with one kernel: one launch
+// per threshold, then launches with threshold last until one leaves
+// nothing waiting.
+type bucketStage struct {
+	name     string
+	grid     uint32
+	kf       uint32
+	keys     []uint64
+	last     uint64
+	launches int // len(keys) + 1: the launches that run whatever came before
+	// list, when not nil, holds the nlist vertices the stage's
+	// candidates come from (mis2bl); else every tile is visited.
+	list  *cuda.Buffer
+	nlist int
+}
+
+// key returns the key threshold of the stage's launch i as its upper
+// and lower words.
+func (s *bucketStage) key(i int) (hi, lo uint32) {
+	k := s.last
+	if i < len(s.keys) {
+		k = s.keys[i]
+	}
+	return uint32(k >> 32), uint32(k)
+}
+
 // useBuckets turns r into a run of MIS-2 by key buckets (mis2b.cuh):
 // one launch per bucket, then launches over every key until none is
 // left undecided. It needs 16-byte row loads and keys whose primary
 // lives in the state byte (or none).
+//
+// With class keys whose class 0 holds most vertices (a mesh's interior
+// under Boundary or Degree) and t.split, the run has two stages: the
+// classes above 0, by per-class buckets until none of them is left
+// undecided (with t.split 2 from a list of their vertices, so that
+// their launches do not visit every tile), then class 0 by the hash
+// kernels. Once every vertex of a
+// larger class is decided, the undecided ones all lie in class 0 and
+// compare by hash alone, and no member of a larger class lies within
+// distance 2 of one (its push made that vertex OUT), so the scans and
+// pushes of hash keys, of larger and smaller hashes only where rows
+// are scattered (mis2bs), give the same set.
 func (r *sweepRun) useBuckets(t gpuTuning) error {
-	dg, e := r.dg, r.dg.eng
-	r.buckets, r.bshape = t.buckets, t.bucketShape
-	if r.bshape <= 0 {
+	dg := r.dg
+	buckets, shape := t.buckets, t.bucketShape
+	if shape <= 0 {
 		// Measured best (docs/gpu.md, eighth and ninth rounds): γ 3, or
 		// 1.5 below average degree 10; class keys with buckets over all
 		// keys γ 2, as a steeper shape there leaves the first buckets of
 		// a large class that follows small ones (a mesh's interior after
 		// its boundary) too full. Per-class buckets shape each class on
 		// its own and take γ 3 again (5 % on hex27 under Degree).
-		r.bshape = 3
+		shape = 3
 		if dg.m < 10*int64(dg.n) {
-			r.bshape = 1.5
+			shape = 1.5
 		}
 		if r.pk == pkClass && !t.classBuckets {
-			r.bshape = 2
+			shape = 2
 		}
 	}
-	if (t.kfAuto || t.farBuckets > 0) && r.pk == pkHash && dg.m >= 10*int64(dg.n) {
-		// Scans of larger keys only pay where rows are scattered
-		// (11 % on the random graph, 2 % on relabelled hex27) and a scan
-		// reads enough states for the hashes to save loads; on local
-		// rows the word-wise pushes (KF_WORDS) win (docs/gpu.md).
-		far, err := dg.scattered()
-		if err != nil {
-			return err
-		}
-		if far && t.kfAuto {
-			r.kf |= kfScanLarger
-		}
-		if far && t.farBuckets > 0 {
-			r.buckets = t.farBuckets
-		}
-	}
-	r.name = "mis2b"
-	if r.kf&kfScanLarger != 0 && r.pk == pkHash {
-		r.name = "mis2bs"
-	}
-	r.name = fmt.Sprintf("%s_p%d", r.name, r.pk)
-	if e.fn[r.name] == nil {
-		return fmt.Errorf("mis: no kernel %s", r.name)
-	}
-	r.grid = e.grid(r.name, (int64(dg.n)+tile-1)/tile, blockSize/32)
-	r.tail, r.firstName, r.ball = 0, "", nil
 	var counts []int64
 	if r.pk == pkClass {
 		var err error
@@ -83,25 +95,129 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 			return err
 		}
 	}
-	r.bucketKeys = bucketThresholds(r.buckets, r.bshape, counts, t.classBuckets)
-	// The buckets, the first launch of the last range, and one more
-	// that finds nothing left most of the time.
-	r.buckets = len(r.bucketKeys) + 1
-	r.first, r.batch = r.buckets+1, 2
+	split := r.pk == pkClass && t.split > 0 && t.classBuckets && 2*counts[0] >= int64(dg.n) && counts[0] < int64(dg.n)
 	// The kernel reads KF_WORDS and the flush threshold; the other bits
-	// named its variant above and stay for the report.
-	r.kf = r.kf&(kfWords|kfScanLarger) | uint32(min(max(t.flush, 0), flushMax))<<8
+	// name its variant and stay for the report.
+	kf := r.kf&kfWords | uint32(min(max(t.flush, 0), flushMax))<<8
+	hashStage := func() (*bucketStage, error) {
+		s := &bucketStage{name: "mis2b", kf: kf}
+		b, scan := buckets, r.kf&kfScanLarger != 0
+		if (t.kfAuto || t.farBuckets > 0) && dg.m >= 10*int64(dg.n) {
+			// Scans of larger keys only pay where rows are scattered
+			// (11 % on the random graph, 2 % on relabelled hex27) and
+			// a scan reads enough states for the hashes to save loads;
+			// on local rows the word-wise pushes (KF_WORDS) win
+			// (docs/gpu.md).
+			far, err := dg.scattered()
+			if err != nil {
+				return nil, err
+			}
+			scan = scan || far && t.kfAuto
+			if far && t.farBuckets > 0 {
+				b = t.farBuckets
+			}
+		}
+		if scan {
+			s.name, s.kf = "mis2bs", s.kf|kfScanLarger
+		}
+		hs := shape
+		if r.pk == pkClass && t.bucketShape <= 0 {
+			// Class 0 alone: the hash shape.
+			hs = 3
+			if dg.m < 10*int64(dg.n) {
+				hs = 1.5
+			}
+		}
+		s.keys = bucketThresholds(b, hs, nil, false)
+		return s, nil
+	}
+	var stages []*bucketStage
+	switch {
+	case r.pk == pkHash:
+		s, err := hashStage()
+		if err != nil {
+			return err
+		}
+		stages = append(stages, s)
+	case split:
+		// The thresholds of the classes above 0, the last of which
+		// (1<<32, all of class 1) the draining launches take.
+		var keys []uint64
+		for _, k := range bucketThresholds(buckets, shape, counts, true) {
+			if k > 1<<32 {
+				keys = append(keys, k)
+			}
+		}
+		s2, err := hashStage()
+		if err != nil {
+			return err
+		}
+		s2.name += "_p0"
+		s1 := &bucketStage{name: "mis2b", kf: kf, keys: keys, last: 1 << 32}
+		if t.split > 1 {
+			if err := r.listClasses(s1); err != nil {
+				return err
+			}
+		}
+		stages = append(stages, s1, s2)
+	default:
+		stages = append(stages, &bucketStage{name: "mis2b", kf: kf, keys: bucketThresholds(buckets, shape, counts, t.classBuckets)})
+	}
+	r.stages = r.stages[:0]
+	r.buckets = 0
+	for i, s := range stages {
+		if i == 0 {
+			s.name = fmt.Sprintf("%s_p%d", s.name, r.pk)
+			r.name, r.kf = s.name, s.kf
+		}
+		if r.dg.eng.fn[s.name] == nil {
+			return fmt.Errorf("mis: no kernel %s", s.name)
+		}
+		if s.list != nil {
+			s.name = "mis2bl_p1"
+			s.grid = r.dg.eng.grid(s.name, (int64(s.nlist)+31)/32, blockSize/32)
+		} else {
+			s.grid = r.dg.eng.grid(s.name, (int64(dg.n)+tile-1)/tile, blockSize/32)
+		}
+		// The buckets and the first launch of the last range.
+		s.launches = len(s.keys) + 1
+		r.buckets += s.launches
+		r.stages = append(r.stages, *s)
+	}
+	r.grid = r.stages[0].grid
+	r.tail, r.firstName, r.ball = 0, "", nil
+	// The first check of a stage follows its buckets, the first launch
+	// of its last range, and one more that finds nothing left most of
+	// the time.
+	r.first, r.batch = r.stages[0].launches+1, 2
 	return nil
 }
 
-// bucketKey returns the key threshold of launch pass as its upper and
-// lower words (0 from the last bucket on).
-func (r *sweepRun) bucketKey(pass int) (hi, lo uint32) {
-	if pass >= len(r.bucketKeys) {
-		return 0, 0
+// listClasses lists the vertices of the classes above 0 for stage s, in
+// the ball buffer, which bucket runs do not use otherwise.
+func (r *sweepRun) listClasses(s *bucketStage) error {
+	dg := r.dg
+	small, err := dg.scratch()
+	if err != nil {
+		return err
 	}
-	k := r.bucketKeys[pass]
-	return uint32(k >> 32), uint32(k)
+	var c [1]uint32
+	if err := dg.eng.countWords(small, c[:], "class_list", int64(dg.n), r.cls, int32(dg.n), dg.ws.ball); err != nil {
+		return err
+	}
+	s.list, s.nlist = dg.ws.ball, int(c[0])
+	return nil
+}
+
+// stage returns the bucket stage of launch pass and the launch's index
+// within it.
+func (r *sweepRun) stage(pass int) (*bucketStage, int) {
+	for i := len(r.stageAt) - 1; i > 0; i-- {
+		if r.stageAt[i] <= pass {
+			return &r.stages[i], pass - r.stageAt[i]
+		}
+	}
+	return &r.stages[0], pass
 }
 
 // hashAt is the hash above which a fraction g of uniform hashes lies.

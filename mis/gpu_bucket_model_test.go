@@ -28,6 +28,17 @@ type bucketModel struct {
 	// larger reads only the states of larger keys and pushes OUT into
 	// smaller ones only (mis2bs).
 	larger bool
+	// hashOnly compares keys by their hash alone (the hash kernels of
+	// the second stage of a split run).
+	hashOnly bool
+}
+
+// key is v's key as the kernel of the current stage sees it.
+func (m *bucketModel) key(v int32) uint64 {
+	if m.hashOnly {
+		return uint64(uint32(m.keys[v]))
+	}
+	return m.keys[v]
 }
 
 // read returns u's state as a load in a scan may see it.
@@ -48,14 +59,14 @@ func (m *bucketModel) scan(snap []uint8, v int32, fresh bool) (hit bool, top int
 	rows := append([]int32{v}, m.g.Neighbors(v)...)
 	for _, u := range rows {
 		for _, x := range m.g.Neighbors(u) {
-			if x == v || m.larger && m.keys[x] < m.keys[v] {
+			if x == v || m.larger && m.key(x) < m.key(v) {
 				continue
 			}
 			s := m.read(snap, x, fresh)
 			switch {
 			case s == mIn:
 				hit = true
-			case s == mUnd && m.keys[x] > m.keys[v]:
+			case s == mUnd && m.key(x) > m.key(v):
 				if top < 0 || uint32(m.keys[x]) > uint32(m.keys[top]) {
 					top = x
 				}
@@ -87,7 +98,7 @@ func (m *bucketModel) decide(snap []uint8, v int32, fresh bool) ([]bucketWrite, 
 	w := []bucketWrite{{v: v, val: mIn}}
 	for _, u := range append([]int32{v}, m.g.Neighbors(v)...) {
 		for _, x := range m.g.Neighbors(u) {
-			if x != v && (!m.larger || m.keys[x] < m.keys[v]) {
+			if x != v && (!m.larger || m.key(x) < m.key(v)) {
 				w = append(w, bucketWrite{v: x, val: mOut, or: true})
 			}
 		}
@@ -129,7 +140,7 @@ func (m *bucketModel) launch(lo uint64, chunk int, retry bool) int {
 		snap := slices.Clone(m.st)
 		var ws []bucketWrite
 		for _, v := range order[at:min(at+chunk, n)] {
-			if snap[v] != mUnd || m.keys[v] < lo {
+			if snap[v] != mUnd || m.key(v) < lo {
 				continue
 			}
 			w, x, wait := m.decide(snap, v, false)
@@ -167,12 +178,29 @@ func (m *bucketModel) launch(lo uint64, chunk int, retry bool) int {
 	return len(waits)
 }
 
+// drain runs launches with threshold lo until one leaves nothing
+// waiting.
+func (m *bucketModel) drain(lo uint64, chunk int, retry bool) {
+	for i := 0; m.launch(lo, chunk, retry) > 0; i++ {
+		if i > 2*m.g.N()+8 {
+			panic("bucket model did not converge")
+		}
+	}
+}
+
+// split says how runBucketModel runs class keys: in one stage (0), in
+// two as useBuckets does (1), or with the second stage taking over
+// before the first has drained (-1, a broken rule).
+type split int
+
 // runBucketModel runs the launches of sweepRun for b buckets: one per
 // threshold, then launches over every key until one leaves nothing
-// waiting. It returns the set.
-func runBucketModel(g *mesh.Graph, keys []uint64, b, chunk int, retry, noWait, perClass, larger bool, rng *rand.Rand) []bool {
+// waiting. With sp it splits the run as useBuckets does: the classes
+// above 0 to the end first, then class 0 by hash keys. It returns the
+// set.
+func runBucketModel(g *mesh.Graph, keys []uint64, b, chunk int, retry, noWait, perClass, larger bool, sp split, rng *rand.Rand) []bool {
 	n := g.N()
-	m := &bucketModel{g: g, keys: keys, st: make([]uint8, n), rng: rng, noWait: noWait, larger: larger}
+	m := &bucketModel{g: g, keys: keys, st: make([]uint8, n), rng: rng, noWait: noWait, larger: larger && sp == 0}
 	var counts []int64
 	if len(keys) > 0 && slices.Max(keys)>>32 < maxSmallRanks {
 		counts = make([]int64, maxSmallRanks)
@@ -180,15 +208,22 @@ func runBucketModel(g *mesh.Graph, keys []uint64, b, chunk int, retry, noWait, p
 			counts[k>>32]++
 		}
 	}
-	ths := bucketThresholds(b, 2, counts, perClass)
-	for _, lo := range ths {
+	if sp != 0 && counts != nil {
+		for _, lo := range bucketThresholds(b, 2, counts, true) {
+			if lo > 1<<32 {
+				m.launch(lo, chunk, retry)
+			}
+		}
+		if sp > 0 {
+			m.drain(1<<32, chunk, retry)
+		}
+		m.hashOnly, m.larger = true, larger
+		counts = nil
+	}
+	for _, lo := range bucketThresholds(b, 2, counts, perClass) {
 		m.launch(lo, chunk, retry)
 	}
-	for i := 0; m.launch(0, chunk, retry) > 0; i++ {
-		if i > 2*n+8 {
-			panic("bucket model did not converge")
-		}
-	}
+	m.drain(0, chunk, retry)
 	in := make([]bool, n)
 	for v, s := range m.st {
 		if s == mUnd {
@@ -214,9 +249,11 @@ func TestBucketModelMatchesGreedy(t *testing.T) {
 						// Both kinds of thresholds and of scans, without
 						// a product of all options.
 						perClass, larger := retry, !retry && chunk > 1
-						got := runBucketModel(g, keys, b, chunk, retry, false, perClass, larger, rng)
-						if i := firstDiff(got, want); i >= 0 {
-							t.Fatalf("%s %v buckets %d chunk %d retry %v: vertex %d: model %v, greedy %v", name, kind, b, chunk, retry, i, got[i], want[i])
+						for _, sp := range []split{0, 1} {
+							got := runBucketModel(g, keys, b, chunk, retry, false, perClass, larger, sp, rng)
+							if i := firstDiff(got, want); i >= 0 {
+								t.Fatalf("%s %v buckets %d chunk %d retry %v split %d: vertex %d: model %v, greedy %v", name, kind, b, chunk, retry, sp, i, got[i], want[i])
+							}
 						}
 					}
 				}
@@ -244,9 +281,39 @@ func TestBucketModelCatchesBrokenRule(t *testing.T) {
 				wrong = true
 			}
 		}()
-		wrong = firstDiff(runBucketModel(g, keys, 1, max(g.N(), 1), false, true, false, false, rng), want) >= 0
+		wrong = firstDiff(runBucketModel(g, keys, 1, max(g.N(), 1), false, true, false, false, 0, rng), want) >= 0
 	}()
 	if !wrong {
 		t.Fatal("the model returned the greedy set with the wait rule removed")
+	}
+}
+
+// A split run whose second stage starts before the classes above 0 are
+// all decided must go wrong on a mesh: the drain between the stages is
+// what makes hash keys enough there.
+func TestBucketModelSplitNeedsDrain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	g := mesh.Hex27Graph(7, 6, 5)
+	keys, err := Keys(g, Priority{Kind: Degree, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Greedy(g, keys, 2).In
+	if i := firstDiff(runBucketModel(g, keys, 4, 16, false, false, true, true, 1, rng), want); i >= 0 {
+		t.Fatalf("split run with the drain differs at vertex %d", i)
+	}
+	wrong := false
+	func() {
+		defer func() {
+			if recover() != nil {
+				wrong = true
+			}
+		}()
+		// One bucket per class: waits are left at the end of the first
+		// stage.
+		wrong = firstDiff(runBucketModel(g, keys, 1, 16, false, false, true, true, -1, rng), want) >= 0
+	}()
+	if !wrong {
+		t.Fatal("the model returned the greedy set without the drain between the stages")
 	}
 }

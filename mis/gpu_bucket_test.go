@@ -82,6 +82,9 @@ func TestDefaultBuckets(t *testing.T) {
 		if tu.flush != c.flush || tu.classBuckets != c.perClass {
 			t.Errorf("%s: flush %d, per-class %v; want %d, %v", c.name, tu.flush, tu.classBuckets, c.flush, c.perClass)
 		}
+		if tu.split != 2 {
+			t.Errorf("%s: split %d, want 2 (two stages, the first from a list)", c.name, tu.split)
+		}
 		if tu.farBuckets != c.far {
 			t.Errorf("%s: %d buckets on scattered rows, want %d", c.name, tu.farBuckets, c.far)
 		}

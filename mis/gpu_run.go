@@ -70,6 +70,11 @@ type gpuTuning struct {
 	// farBuckets, when not 0, replaces buckets for hash keys on graphs
 	// whose rows are scattered (DeviceGraph.scattered).
 	farBuckets int
+	// split > 0 runs class keys whose class 0 holds most vertices in
+	// two stages, the classes above 0 and then class 0 by the hash
+	// kernels (useBuckets); 2 takes the first stage's candidates from a
+	// list of its vertices.
+	split int
 }
 
 // defaultTuning picks lanes per vertex from the average degree. The
@@ -127,6 +132,11 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 		if avg >= 20 {
 			t.farBuckets = 8
 		}
+		// Measured (docs/gpu.md, tenth round): class keys of a mesh
+		// (Degree, Boundary) in two stages, the boundary from a list
+		// and then the interior by the hash kernels: hex27 256³ 4.35 ->
+		// 3.62 ms, 160³ 1.44 -> 1.40, relabelled even (1.77).
+		t.split = 2
 		// A vertex of degree D next to many candidates has its row
 		// scanned by each: about D²/b^γ entries in the first buckets
 		// (a dense row joins every vertex to every other within
@@ -228,11 +238,12 @@ type sweepRun struct {
 	// MIS-2: the kernel of sweep 0 when not r.name (mis2_first).
 	firstName string
 	firstGrid uint32
-	// MIS-2 by key buckets: the number of launches with a threshold of
-	// their own (the last takes every key), the shape, the thresholds.
-	buckets    int
-	bshape     float64
-	bucketKeys []uint64
+	// MIS-2 by key buckets: the number of launches that run whatever
+	// came before (all stages), the stages, and the pass at which each
+	// stage started in the current run.
+	buckets int
+	stages  []bucketStage
+	stageAt []int
 }
 
 // prepare allocates the working memory and uploads the priority.
@@ -582,26 +593,35 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 		}
 		done = host[0] == 0
 	}
-	if !done {
-		if err := batch(0, r.first); err != nil {
+	// Bucket stages run one after the other: a stage starts once the
+	// one before left nothing waiting (the launches queued past that
+	// return at once).
+	r.stageAt = r.stageAt[:0]
+	for si := 0; !done && si < max(len(r.stages), 1); si++ {
+		first := r.first
+		if len(r.stages) > 0 {
+			r.stageAt = append(r.stageAt, pass)
+			first = r.stages[si].launches + 1
+		}
+		if err := batch(0, first); err != nil {
 			return 0, err
 		}
 		if err := batch(1, r.batch); err != nil {
 			return 0, err
 		}
-	}
-	for cur := 0; !done; cur ^= 1 {
-		if err := evs[cur].Synchronize(); err != nil {
-			return 0, err
-		}
-		if host[cur] == 0 {
-			break
-		}
-		if pass > limit {
-			return 0, fmt.Errorf("mis: GPU sweeps did not converge after %d sweeps on %d vertices (a bug)", pass, dg.n)
-		}
-		if err := batch(cur, r.batch); err != nil {
-			return 0, err
+		for cur := 0; ; cur ^= 1 {
+			if err := evs[cur].Synchronize(); err != nil {
+				return 0, err
+			}
+			if host[cur] == 0 {
+				break
+			}
+			if pass > limit {
+				return 0, fmt.Errorf("mis: GPU sweeps did not converge after %d sweeps on %d vertices (a bug)", pass, dg.n)
+			}
+			if err := batch(cur, r.batch); err != nil {
+				return 0, err
+			}
 		}
 	}
 	if end != nil {
@@ -616,8 +636,14 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 	if err := cuda.CopyToHost(counts, ws.count, 0); err != nil {
 		return 0, err
 	}
+	// The run ended at the first launch of the last stage's last range
+	// or later.
+	from := 0
+	if k := len(r.stageAt); k > 0 {
+		from = r.stageAt[k-1] + r.stages[k-1].launches - 1
+	}
 	for p := max(0, pass-nCount); p < pass; p++ {
-		if counts[p%nCount] == 0 && p >= r.buckets-1 {
+		if counts[p%nCount] == 0 && p >= from {
 			if r.tail > 0 && p == r.tail {
 				// The tail counts as the passes it made.
 				return p + int(counts[nCount]), nil
@@ -642,13 +668,18 @@ func (r *sweepRun) reset() error {
 // launchSweep queues sweep number pass.
 func (r *sweepRun) launchSweep(pass int) error {
 	dg, e, ws := r.dg, r.dg.eng, &r.dg.ws
-	if r.buckets > 0 {
-		hi, lo := r.bucketKey(pass)
-		kf := r.kf
-		if pass < r.buckets {
+	if len(r.stages) > 0 {
+		s, i := r.stage(pass)
+		hi, lo := s.key(i)
+		kf := s.kf
+		if i < s.launches {
 			kf |= kfAlways
 		}
-		return e.launch(r.name, r.grid, dg.off, dg.adj, ws.st, r.prim, ws.count, int32(dg.n), int32(nCount),
+		if s.list != nil {
+			return e.launch(s.name, s.grid, dg.off, dg.adj, ws.st, r.prim, ws.count, int32(dg.n), int32(nCount),
+				int32(pass), uint32(r.seed), uint32(r.seed>>32), hi, lo, kf, s.list, int32(s.nlist))
+		}
+		return e.launch(s.name, s.grid, dg.off, dg.adj, ws.st, r.prim, ws.count, int32(dg.n), int32(nCount),
 			int32(pass), uint32(r.seed), uint32(r.seed>>32), hi, lo, kf)
 	}
 	name, grid := r.name, r.grid

@@ -328,6 +328,24 @@ func TestGPUMidSize(t *testing.T) {
 				}
 			}
 		}
+		// Class keys by default: on the meshes MIS-2 runs in two stages
+		// (a list of the boundary, then the interior by hash kernels).
+		p := Priority{Kind: Degree}
+		dkeys, err := Keys(g, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pri, err := dg.priority(p, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := dg.compute(2, pri, defaultTuning(dg, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := firstDiff(got.In, Greedy(g, dkeys, 2).In); i >= 0 {
+			t.Fatalf("%s Degree dist 2: differs at vertex %d", name, i)
+		}
 		dg.Close()
 	}
 }
@@ -359,6 +377,12 @@ func TestGPUTuningVariants(t *testing.T) {
 		{buckets: 6, kf: 1, flush: 8},
 		{buckets: 12, kf: 1, flush: 1},
 		{buckets: 3, flush: 2, classBuckets: true},
+		// Class keys in two stages (the hash kernels for class 0).
+		{buckets: 12, flush: 1, classBuckets: true, split: 1},
+		{buckets: 4, flush: 8, kf: 1, classBuckets: true, split: 2},
+		{buckets: 1, flush: 32, kf: 48, classBuckets: true, split: 2},
+		{buckets: 8, flush: 1, kf: 32, classBuckets: true, split: 2, farBuckets: 6},
+		{buckets: 12, flush: 32, classBuckets: true, split: 2},
 	}
 	for name, g := range gpuGraphs(t) {
 		dg, err := UploadGraph(g, nil)

@@ -562,7 +562,7 @@ FIRST2(2, 1)
 	    name(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount,   \
 	         int pass, u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf) {                           \
 		Params P = {off, adj, st, nullptr, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi}; \
-		mis2b_sweep<PK, SCAN>(P);                                                                     \
+		mis2b_sweep<PK, SCAN, false>(P, 0);                                                           \
 	}
 // Kernel names: mis2b, then s (hash keys: scans of larger keys and
 // pushes into smaller ones only), then the priority kind.
@@ -570,6 +570,13 @@ BUCKET2K(mis2b_p0, 0, false)
 BUCKET2K(mis2b_p1, 1, false)
 BUCKET2K(mis2b_p2, 2, false)
 BUCKET2K(mis2bs_p0, 0, true)
+// mis2bl_p1: candidates from a list of vertex ids (LIST in mis2b.cuh).
+extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)
+    mis2bl_p1(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount, int pass,
+              u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf, int *list, int nlist) {
+	Params P = {off, adj, st, list, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi};
+	mis2b_sweep<1, false, true>(P, nlist);
+}
 
 // The persistent tails of both distances.
 #include "mis_tail.cuh"

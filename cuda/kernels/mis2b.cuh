@@ -177,8 +177,12 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 // before left nothing undecided; KF_ALWAYS runs regardless.
 #define KF_ALWAYS 64u
 // SCAN (hash keys only) reads and pushes by key (see mis2b_batch).
-template <int PK, bool SCAN>
-__device__ void mis2b_sweep(const Params &P) {
+// LIST: the candidates come from the nlist vertex ids at P.ball (the
+// classes above 0 of a split run, mis/gpu_bucket.go) instead of the
+// tiles: the launches of a few spread-out vertices then cost as little
+// as those vertices, not a pass over every tile.
+template <int PK, bool SCAN, bool LIST>
+__device__ void mis2b_sweep(const Params &P, int nlist) {
 	__shared__ ListB lists[WARPS];
 	__shared__ Bucket2 scans[WARPS];
 	if (!(P.kf & KF_ALWAYS) && !sweep_needed(P)) return;
@@ -192,6 +196,33 @@ __device__ void mis2b_sweep(const Params &P) {
 	const int flush = (P.kf >> 8 & 0xffu) ? min((int)(P.kf >> 8 & 0xffu), FLUSHB) : FLUSHB;
 	u32 wait = 0;
 	int cnt = 0;
+	if constexpr (LIST) {
+		const int nc = (nlist + 31) / 32, cs = tile_stride();
+		for (int c = first_tile(); c < nc; c += cs) {
+			const int i = c * 32 + (int)lane;
+			const int v = i < nlist ? P.ball[i] : -1;
+			const u32 s = v >= 0 ? __ldcg(P.st + v) : OUT;
+			const bool und = STATE(s) == UND;
+			const bool flag = und && key_of<PK>(P, (u32)v, s, PK == PK_PRIM && und ? __ldg(P.prim + v) : 0) >= lo;
+			const u32 b = __ballot_sync(0xffffffffu, flag);
+			if (flag) {
+				const int pos = cnt + __popc(b & ((1u << lane) - 1));
+				const i64 o0 = P.off[v], o1 = P.off[v + 1];
+				L.v[pos] = v;
+				L.beg[pos] = o0;
+				L.deg[pos] = (int)(o1 - o0);
+				L.st[pos] = (u8)s;
+			}
+			__syncwarp();
+			cnt += __popc(b);
+			if (cnt < flush && c + cs < nc) continue;
+			for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, SCAN>(P, L, S, b0, min(BB, cnt - b0));
+			cnt = 0;
+		}
+		wait = warp_sum(wait);
+		if (lane == 0 && wait) atomicAdd(P.count + P.pass % P.ncount, wait);
+		return;
+	}
 	each_tile(P, [&](int t, u32 w, bool more) {
 		u32 flags = 0;
 #pragma unroll
