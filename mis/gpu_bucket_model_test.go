@@ -262,58 +262,53 @@ func TestBucketModelMatchesGreedy(t *testing.T) {
 	}
 }
 
-// Without the wait rule the model must go wrong somewhere: the test
-// above can fail.
-func TestBucketModelCatchesBrokenRule(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	g := mesh.Hex27Graph(6, 6, 6)
-	keys, err := Keys(g, Priority{Kind: Hash, Seed: 9})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := Greedy(g, keys, 2).In
-	wrong := false
-	func() {
-		// A broken rule may also make a vertex change its decision,
-		// which the model reports by panicking.
-		defer func() {
-			if recover() != nil {
-				wrong = true
+// The model must go wrong with a rule broken on purpose, so the test
+// above can fail: without the wait rule; and with a split run whose
+// second stage starts before the classes above 0 are all decided (the
+// drain between the stages is what makes hash keys enough there; one
+// bucket per class leaves waits at the end of the first stage).
+func TestBucketModelCatchesBrokenRules(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		g    *mesh.Graph
+		kind PriorityKind
+		// run returns the model's set, with the rule intact or broken.
+		run func(g *mesh.Graph, keys []uint64, broken bool, rng *rand.Rand) []bool
+	}{
+		{"wait rule", mesh.Hex27Graph(6, 6, 6), Hash, func(g *mesh.Graph, keys []uint64, broken bool, rng *rand.Rand) []bool {
+			return runBucketModel(g, keys, 1, max(g.N(), 1), false, broken, false, false, 0, rng)
+		}},
+		{"split drain", mesh.Hex27Graph(7, 6, 5), Degree, func(g *mesh.Graph, keys []uint64, broken bool, rng *rand.Rand) []bool {
+			sp := split(1)
+			if broken {
+				sp = -1
 			}
-		}()
-		wrong = firstDiff(runBucketModel(g, keys, 1, max(g.N(), 1), false, true, false, false, 0, rng), want) >= 0
-	}()
-	if !wrong {
-		t.Fatal("the model returned the greedy set with the wait rule removed")
+			return runBucketModel(g, keys, 1, 16, false, false, true, true, sp, rng)
+		}},
+	} {
+		rng := rand.New(rand.NewPCG(7, 8))
+		keys, err := Keys(c.g, Priority{Kind: c.kind, Seed: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Greedy(c.g, keys, 2).In
+		if i := firstDiff(c.run(c.g, keys, false, rng), want); i >= 0 {
+			t.Fatalf("%s: the model with the rule intact differs at vertex %d", c.name, i)
+		}
+		if !goesWrong(want, func() []bool { return c.run(c.g, keys, true, rng) }) {
+			t.Fatalf("%s: the model returned the greedy set with the rule broken", c.name)
+		}
 	}
 }
 
-// A split run whose second stage starts before the classes above 0 are
-// all decided must go wrong on a mesh: the drain between the stages is
-// what makes hash keys enough there.
-func TestBucketModelSplitNeedsDrain(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 10))
-	g := mesh.Hex27Graph(7, 6, 5)
-	keys, err := Keys(g, Priority{Kind: Degree, Seed: 9})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := Greedy(g, keys, 2).In
-	if i := firstDiff(runBucketModel(g, keys, 4, 16, false, false, true, true, 1, rng), want); i >= 0 {
-		t.Fatalf("split run with the drain differs at vertex %d", i)
-	}
-	wrong := false
-	func() {
-		defer func() {
-			if recover() != nil {
-				wrong = true
-			}
-		}()
-		// One bucket per class: waits are left at the end of the first
-		// stage.
-		wrong = firstDiff(runBucketModel(g, keys, 1, 16, false, false, true, true, -1, rng), want) >= 0
+// goesWrong reports whether run, a model with a rule broken on purpose,
+// returns a set other than want or panics: a broken rule may also make
+// a vertex change its decision, which the model reports by panicking.
+func goesWrong(want []bool, run func() []bool) (wrong bool) {
+	defer func() {
+		if recover() != nil {
+			wrong = true
+		}
 	}()
-	if !wrong {
-		t.Fatal("the model returned the greedy set without the drain between the stages")
-	}
+	return firstDiff(run(), want) >= 0
 }

@@ -330,15 +330,7 @@ func TestGPUMidSize(t *testing.T) {
 		}
 		// Class keys by default: on the meshes MIS-2 runs in two stages
 		// (a list of the boundary, then the interior by hash kernels).
-		p := Priority{Kind: Degree}
-		dkeys, err := Keys(g, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pri, err := dg.priority(p, "test")
-		if err != nil {
-			t.Fatal(err)
-		}
+		dkeys, pri := testKeys(t, g, dg, Priority{Kind: Degree})
 		got, err := dg.compute(2, pri, defaultTuning(dg, 2))
 		if err != nil {
 			t.Fatal(err)
@@ -394,15 +386,7 @@ func TestGPUTuningVariants(t *testing.T) {
 			kinds = append(kinds, Boundary)
 		}
 		for _, kind := range kinds {
-			p := Priority{Kind: kind, Seed: 11}
-			keys, err := Keys(g, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pri, err := dg.priority(p, "test")
-			if err != nil {
-				t.Fatal(err)
-			}
+			keys, pri := testKeys(t, g, dg, Priority{Kind: kind, Seed: 11})
 			for dist := 1; dist <= 2; dist++ {
 				want := Greedy(g, keys, dist)
 				for i, v := range variants {
@@ -444,4 +428,18 @@ func TestSmallRanks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// testKeys returns p's keys on g and its form on the device.
+func testKeys(t *testing.T, g *mesh.Graph, dg *DeviceGraph, p Priority) ([]uint64, devicePriority) {
+	t.Helper()
+	keys, err := Keys(g, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pri, err := dg.priority(p, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys, pri
 }

@@ -33,17 +33,9 @@ extern "C" __global__ void class_hist(const u8 *cls, int n, u32 *hist) {
 // (warp-aggregated: each warp's run of 32 vertices stays in id order)
 // and counts them in *len.
 extern "C" __global__ void class_list(const u8 *cls, int n, int *list, u32 *len) {
-	const u32 lane = threadIdx.x & 31;
 	const int nw = (n + 31) & ~31;
-	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < nw; v += gridDim.x * blockDim.x) {
-		const bool up = v < n && (cls[v] & 63u) != 0;
-		const u32 b = __ballot_sync(0xffffffffu, up);
-		if (!b) continue;
-		u32 at = 0;
-		if (lane == 0) at = atomicAdd(len, __popc(b));
-		at = __shfl_sync(0xffffffffu, at, 0);
-		if (up) list[at + __popc(b & ((1u << lane) - 1))] = v;
-	}
+	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < nw; v += gridDim.x * blockDim.x)
+		warp_append(v < n && (cls[v] & 63u) != 0, v, list, len);
 }
 
 // mis_members turns state bytes into 0/1 membership bytes (in place is

@@ -260,6 +260,19 @@ __device__ __forceinline__ void each_tile(const Params &P, F f) {
 	}
 }
 
+// warp_append appends v to list where keep holds and counts it in
+// *len, one atomic per warp: the kept vertices of a warp's run stay in
+// order.
+__device__ __forceinline__ void warp_append(bool keep, int v, int *list, u32 *len) {
+	const u32 lane = threadIdx.x & 31;
+	const u32 b = __ballot_sync(0xffffffffu, keep);
+	if (!b) return;
+	u32 at = 0;
+	if (lane == 0) at = atomicAdd(len, __popc(b));
+	at = __shfl_sync(0xffffffffu, at, 0);
+	if (keep) list[at + __popc(b & ((1u << lane) - 1))] = v;
+}
+
 __device__ __forceinline__ u32 warp_sum(u32 x) {
 #pragma unroll
 	for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(0xffffffffu, x, d);

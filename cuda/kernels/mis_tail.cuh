@@ -19,17 +19,9 @@
 // mis_compact appends the undecided vertices to list (warp-aggregated, so
 // each warp's run of 32 vertices stays in order) and counts them in *len.
 extern "C" __global__ void mis_compact(const u8 *st, int n, int *list, u32 *len) {
-	const u32 lane = threadIdx.x & 31;
 	const int nw = (n + 31) & ~31;
-	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < nw; v += gridDim.x * blockDim.x) {
-		const bool und = v < n && STATE(__ldcg(st + v)) == UND;
-		const u32 b = __ballot_sync(0xffffffffu, und);
-		if (!b) continue;
-		u32 at = 0;
-		if (lane == 0) at = atomicAdd(len, __popc(b));
-		at = __shfl_sync(0xffffffffu, at, 0);
-		if (und) list[at + __popc(b & ((1u << lane) - 1))] = v;
-	}
+	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < nw; v += gridDim.x * blockDim.x)
+		warp_append(v < n && STATE(__ldcg(st + v)) == UND, v, list, len);
 }
 
 // mis1_try visits v once with L2 loads: it returns v's state after the
@@ -143,7 +135,6 @@ __device__ void mis1_tail(const Params &P, const int *list, const u32 *len) {
 // mis_compact2 lists the vertices in play: undecided, or with a ball
 // not yet settled.
 extern "C" __global__ void mis_compact2(const u8 *st, const int *ball, int n, int *list, u32 *len) {
-	const u32 lane = threadIdx.x & 31;
 	const int nw = (n + 31) & ~31;
 	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < nw; v += gridDim.x * blockDim.x) {
 		bool play = false;
@@ -151,12 +142,7 @@ extern "C" __global__ void mis_compact2(const u8 *st, const int *ball, int n, in
 			const int bv = __ldcg(ball + v);
 			play = STATE(__ldcg(st + v)) == UND || !(bv == B_NONE || bv == B_COVP);
 		}
-		const u32 b = __ballot_sync(0xffffffffu, play);
-		if (!b) continue;
-		u32 at = 0;
-		if (lane == 0) at = atomicAdd(len, __popc(b));
-		at = __shfl_sync(0xffffffffu, at, 0);
-		if (play) list[at + __popc(b & ((1u << lane) - 1))] = v;
+		warp_append(play, v, list, len);
 	}
 }
 
