@@ -64,12 +64,12 @@ func (s *bucketStage) key(i int) (hi, lo uint32) {
 // classes above 0, by per-class buckets until none of them is left
 // undecided (with t.split 2 from a list of their vertices, so that
 // their launches do not visit every tile), then class 0 by the hash
-// kernels. Once every vertex of a
-// larger class is decided, the undecided ones all lie in class 0 and
-// compare by hash alone, and no member of a larger class lies within
-// distance 2 of one (its push made that vertex OUT), so the scans and
-// pushes of hash keys, of larger and smaller hashes only where rows
-// are scattered (mis2bs), give the same set.
+// kernels. Once every vertex of a larger class is decided, the
+// undecided ones all lie in class 0 and compare by hash alone, and no
+// member of a larger class lies within distance 2 of one (its push made
+// that vertex OUT), so the scans and pushes of hash keys, of larger and
+// smaller hashes only where rows are scattered (mis2bs), give the same
+// set.
 func (r *sweepRun) useBuckets(t gpuTuning) error {
 	dg := r.dg
 	buckets, shape := t.buckets, t.bucketShape
@@ -155,6 +155,7 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 		s2.name += "_p0"
 		s1 := &bucketStage{name: "mis2b", kf: kf, keys: keys, last: 1 << 32}
 		if t.split > 1 {
+			s1.name = "mis2bl"
 			if err := r.listClasses(s1); err != nil {
 				return err
 			}
@@ -164,21 +165,22 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 		stages = append(stages, &bucketStage{name: "mis2b", kf: kf, keys: bucketThresholds(buckets, shape, counts, t.classBuckets)})
 	}
 	r.stages = r.stages[:0]
-	r.buckets = 0
+	r.buckets, r.kf = 0, 0
 	for i, s := range stages {
 		if i == 0 {
 			s.name = fmt.Sprintf("%s_p%d", s.name, r.pk)
-			r.name, r.kf = s.name, s.kf
+			r.name = s.name
 		}
 		if r.dg.eng.fn[s.name] == nil {
 			return fmt.Errorf("mis: no kernel %s", s.name)
 		}
+		// A warp takes a tile of 128 vertices, or 32 of a list.
+		items := (int64(dg.n) + tile - 1) / tile
 		if s.list != nil {
-			s.name = "mis2bl_p1"
-			s.grid = r.dg.eng.grid(s.name, (int64(s.nlist)+31)/32, blockSize/32)
-		} else {
-			s.grid = r.dg.eng.grid(s.name, (int64(dg.n)+tile-1)/tile, blockSize/32)
+			items = (int64(s.nlist) + 31) / 32
 		}
+		s.grid = r.dg.eng.grid(s.name, items, blockSize/32)
+		r.kf |= s.kf // for the report
 		// The buckets and the first launch of the last range.
 		s.launches = len(s.keys) + 1
 		r.buckets += s.launches
