@@ -260,7 +260,7 @@ func (r *sweepRun) profile(out *DeviceTimes) error {
 			}
 			break
 		}
-		if len(r.stages) == 0 && pass >= r.buckets {
+		if len(r.stages) == 0 {
 			break
 		}
 	}

@@ -72,18 +72,20 @@ func (s *bucketStage) key(i int) (hi, lo uint32) {
 // set.
 func (r *sweepRun) useBuckets(t gpuTuning) error {
 	dg := r.dg
+	// Measured best (docs/gpu.md, eighth and ninth rounds): γ 3, or 1.5
+	// below average degree 10; class keys with buckets over all keys γ
+	// 2, as a steeper shape there leaves the first buckets of a large
+	// class that follows small ones (a mesh's interior after its
+	// boundary) too full. Per-class buckets shape each class on its own
+	// and take γ 3 again (5 % on hex27 under Degree), as does class 0
+	// alone, by hash, in a split run.
+	hashShape := 3.0
+	if dg.m < 10*int64(dg.n) {
+		hashShape = 1.5
+	}
 	buckets, shape := t.buckets, t.bucketShape
 	if shape <= 0 {
-		// Measured best (docs/gpu.md, eighth and ninth rounds): γ 3, or
-		// 1.5 below average degree 10; class keys with buckets over all
-		// keys γ 2, as a steeper shape there leaves the first buckets of
-		// a large class that follows small ones (a mesh's interior after
-		// its boundary) too full. Per-class buckets shape each class on
-		// its own and take γ 3 again (5 % on hex27 under Degree).
-		shape = 3
-		if dg.m < 10*int64(dg.n) {
-			shape = 1.5
-		}
+		shape = hashShape
 		if r.pk == pkClass && !t.classBuckets {
 			shape = 2
 		}
@@ -121,12 +123,8 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 			s.name, s.kf = "mis2bs", s.kf|kfScanLarger
 		}
 		hs := shape
-		if r.pk == pkClass && t.bucketShape <= 0 {
-			// Class 0 alone: the hash shape.
-			hs = 3
-			if dg.m < 10*int64(dg.n) {
-				hs = 1.5
-			}
+		if t.bucketShape <= 0 {
+			hs = hashShape
 		}
 		s.keys = bucketThresholds(b, hs, nil, false)
 		return s, nil
@@ -140,14 +138,7 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 		}
 		stages = append(stages, s)
 	case split:
-		// The thresholds of the classes above 0, the last of which
-		// (1<<32, all of class 1) the draining launches take.
-		var keys []uint64
-		for _, k := range bucketThresholds(buckets, shape, counts, true) {
-			if k > 1<<32 {
-				keys = append(keys, k)
-			}
-		}
+		keys := aboveClass0(bucketThresholds(buckets, shape, counts, true))
 		s2, err := hashStage()
 		if err != nil {
 			return err
@@ -193,6 +184,19 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 	// the time.
 	r.first, r.batch = r.stages[0].launches+1, 2
 	return nil
+}
+
+// aboveClass0 keeps the thresholds of the classes above 0 for the first
+// stage of a split run; its draining launches take 1<<32 (all of class
+// 1 and up), so that threshold goes too.
+func aboveClass0(keys []uint64) []uint64 {
+	var out []uint64
+	for _, k := range keys {
+		if k > 1<<32 {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // listClasses lists the vertices of the classes above 0 for stage s, in

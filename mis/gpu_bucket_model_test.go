@@ -209,10 +209,8 @@ func runBucketModel(g *mesh.Graph, keys []uint64, b, chunk int, retry, noWait, p
 		}
 	}
 	if sp != 0 && counts != nil {
-		for _, lo := range bucketThresholds(b, 2, counts, true) {
-			if lo > 1<<32 {
-				m.launch(lo, chunk, retry)
-			}
+		for _, lo := range aboveClass0(bucketThresholds(b, 2, counts, true)) {
+			m.launch(lo, chunk, retry)
 		}
 		if sp > 0 {
 			m.drain(1<<32, chunk, retry)
