@@ -128,7 +128,7 @@ func newEngine(ctx *cuda.Context, owns bool) (*engine, error) {
 	}
 	e := &engine{ctx: ctx, ownsCtx: owns, mod: mod, stream: stream, sms: sms,
 		fn: map[string]*cuda.Function{}, occ: map[string]int{}}
-	names := []string{"mis_init", "mis_members", "csr_check", "near_sample", "degree_prim", "prim_bitmap", "prim_classes", "stream_floor", "mis_compact", "mis_compact2", "class_hist", "class_list", "mis2bl_p1"}
+	names := []string{"mis_init", "mis_members", "csr_check", "near_sample", "degree_prim", "prim_bitmap", "prim_classes", "stream_floor", "mis_compact", "mis_compact2", "class_hist", "class_list", "mis2bl_p1", "mis2bdl_p1"}
 	names = append(names, bucketKernels()...)
 	for pk := 0; pk < 3; pk++ {
 		names = append(names, tailName(1, pk), tailName(2, pk), vecSweepName(pk), runnerUpName(pk, false), runnerUpName(pk, true),

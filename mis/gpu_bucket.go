@@ -3,6 +3,7 @@ package mis
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/misgrid/misgrid/cuda"
 )
@@ -23,9 +24,11 @@ const flushMax = 32
 const kfScanLarger = 1
 
 // bucketKernels lists the bucket kernels that mis.cu instantiates
-// (BUCKET2K): by priority kind, and mis2bs for hash keys.
+// (BUCKET2K, BUCKET2D): by priority kind, mis2bs for hash keys, and
+// the same with tiles handed out at run time (mis2bd).
 func bucketKernels() []string {
-	return []string{"mis2b_p0", "mis2b_p1", "mis2b_p2", "mis2bs_p0"}
+	return []string{"mis2b_p0", "mis2b_p1", "mis2b_p2", "mis2bs_p0",
+		"mis2bd_p0", "mis2bd_p1", "mis2bd_p2", "mis2bds_p0"}
 }
 
 // bucketStage is a run of bucket launches with one kernel: one launch
@@ -42,6 +45,9 @@ type bucketStage struct {
 	// candidates come from (mis2bl); else every tile is visited.
 	list  *cuda.Buffer
 	nlist int
+	// dyn: the warps of a block take the block's tiles (or chunks of
+	// the list) as they go (mis2bd).
+	dyn bool
 }
 
 // key returns the key threshold of the stage's launch i as its upper
@@ -162,13 +168,19 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 			s.name = fmt.Sprintf("%s_p%d", s.name, r.pk)
 			r.name = s.name
 		}
-		if r.dg.eng.fn[s.name] == nil {
-			return fmt.Errorf("mis: no kernel %s", s.name)
-		}
 		// A warp takes a tile of 128 vertices, or 32 of a list.
 		items := (int64(dg.n) + tile - 1) / tile
 		if s.list != nil {
 			items = (int64(s.nlist) + 31) / 32
+		}
+		if t.dyn > 0 {
+			// mis2b_p0 -> mis2bd_p0, mis2bs_p0 -> mis2bds_p0,
+			// mis2bl_p1 -> mis2bdl_p1.
+			s.name = "mis2bd" + strings.TrimPrefix(s.name, "mis2b")
+			s.dyn = true
+		}
+		if r.dg.eng.fn[s.name] == nil {
+			return fmt.Errorf("mis: no kernel %s", s.name)
 		}
 		s.grid = r.dg.eng.grid(s.name, items, blockSize/32)
 		r.kf |= s.kf // for the report

@@ -73,6 +73,10 @@ type gpuTuning struct {
 	// kernels (useBuckets); 2 takes the first stage's candidates from a
 	// list of its vertices.
 	split int
+	// dyn > 0 lets the warps of a bucket launch's blocks take their
+	// block's tiles as they go instead of fixed shares (DYN in
+	// mis2b.cuh).
+	dyn int
 }
 
 // defaultTuning picks lanes per vertex from the average degree. The
@@ -127,8 +131,15 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 		// Measured (docs/gpu.md, tenth round): hash keys on scattered
 		// 27-point rows (where the scans read larger keys only) take 8
 		// buckets: relabelled hex27 1.70 -> 1.60 ms.
+		//
+		// Measured (docs/gpu.md, eleventh round): on 27-point rows the
+		// long-row kernels (mis2bd), whose warps take their block's
+		// tiles as they go and whose pushes along scattered rows skip
+		// repeated targets: hash hex27 1.17 -> 1.02 ms, relabelled 1.60
+		// -> 1.24; Degree 1.38 -> 1.28 and 1.78 -> 1.48. On grid7 and
+		// the random graph they gain nothing or lose (3-6 %).
 		if avg >= 20 {
-			t.farBuckets = 8
+			t.farBuckets, t.dyn = 8, 1
 		}
 		// Measured (docs/gpu.md, tenth round): class keys of a mesh
 		// (Degree, Boundary) in two stages, the boundary from a list

@@ -176,12 +176,12 @@ func (r *sweepRun) launchSweep(pass int) error {
 		if i < s.launches {
 			kf |= kfAlways
 		}
+		args := []any{dg.off, dg.adj, ws.st, r.prim, ws.count, int32(dg.n), int32(nCount),
+			int32(pass), uint32(r.seed), uint32(r.seed >> 32), hi, lo, kf}
 		if s.list != nil {
-			return e.launch(s.name, s.grid, dg.off, dg.adj, ws.st, r.prim, ws.count, int32(dg.n), int32(nCount),
-				int32(pass), uint32(r.seed), uint32(r.seed>>32), hi, lo, kf, s.list, int32(s.nlist))
+			args = append(args, s.list, int32(s.nlist))
 		}
-		return e.launch(s.name, s.grid, dg.off, dg.adj, ws.st, r.prim, ws.count, int32(dg.n), int32(nCount),
-			int32(pass), uint32(r.seed), uint32(r.seed>>32), hi, lo, kf)
+		return e.launch(s.name, s.grid, args...)
 	}
 	name, grid := r.name, r.grid
 	if pass == 0 && r.firstName != "" {

@@ -260,6 +260,71 @@ __device__ __forceinline__ void each_tile(const Params &P, F f) {
 	}
 }
 
+// DynUnits hands out the units (tiles, or chunks of a list) of a block
+// to its warps as they ask, instead of fixing each warp's share: the
+// block's units are those a grid-stride loop gives its warps (so the
+// device still works on one window of the graph at a time), the j-th
+// going to whichever warp takes j from the block's counter in shared
+// memory. A warp starts with its own first unit and asks for the next
+// one a unit ahead, so that the atomic's latency hides behind the work.
+struct DynUnits {
+	u32 *ctr;  // shared; starts at WARPS (the first units go by warp)
+	int n, ahead;
+	__device__ __forceinline__ int unit(int j) const {
+		return j / WARPS * tile_stride() + (int)blockIdx.x * WARPS + j % WARPS;
+	}
+	__device__ __forceinline__ int grab() {
+		u32 x = 0;
+		if ((threadIdx.x & 31) == 0) x = atomicAdd(ctr, 1u);
+		return unit((int)__shfl_sync(0xffffffffu, x, 0));
+	}
+	// first returns the warp's first unit, or n when it has none.
+	__device__ __forceinline__ int first(u32 *c, int n_) {
+		ctr = c, n = n_;
+		const int u = first_tile();
+		if (u >= n) return n;
+		ahead = grab();
+		return u;
+	}
+	// more says whether the warp has a unit after the current one.
+	__device__ __forceinline__ bool more() const { return ahead < n; }
+	// next returns the warp's next unit, or n.
+	__device__ __forceinline__ int next() {
+		if (ahead >= n) return n;
+		const int u = ahead;
+		ahead = grab();
+		return u;
+	}
+};
+
+// dyn_counter returns the block's DynUnits counter, set to WARPS; every
+// thread of the block must call it.
+__device__ __forceinline__ u32 *dyn_counter() {
+	__shared__ u32 ctr;
+	if (threadIdx.x == 0) ctr = WARPS;
+	__syncthreads();
+	return &ctr;
+}
+
+// each_tile_dyn is each_tile with the block's tiles handed out by
+// DynUnits.
+template <typename F>
+__device__ __forceinline__ void each_tile_dyn(const Params &P, F f) {
+	const u32 lane = threadIdx.x & 31;
+	const int nt = num_tiles(P);
+	DynUnits d;
+	int t = d.first(dyn_counter(), nt);
+	u32 next = t < nt ? __ldcg((const u32 *)(P.st + t * TILE + lane * 4)) : 0;
+	while (t < nt) {
+		const u32 w = next;
+		const int tn = d.next();
+		const bool more = tn < nt;
+		if (more) next = __ldcg((const u32 *)(P.st + tn * TILE + lane * 4));
+		f(t, w, more);
+		t = tn;
+	}
+}
+
 // warp_append appends v to list where keep holds and counts it in
 // *len, one atomic per warp: the kept vertices of a warp's run stay in
 // order.
@@ -575,7 +640,7 @@ FIRST2(2, 1)
 	    name(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount,   \
 	         int pass, u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf) {                           \
 		Params P = {off, adj, st, nullptr, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi}; \
-		mis2b_sweep<PK, SCAN, false>(P, 0);                                                           \
+		mis2b_sweep<PK, SCAN, SRC_TILES, false, false>(P, 0);                                             \
 	}
 // Kernel names: mis2b, then s (hash keys: scans of larger keys and
 // pushes into smaller ones only), then the priority kind.
@@ -583,12 +648,33 @@ BUCKET2K(mis2b_p0, 0, false)
 BUCKET2K(mis2b_p1, 1, false)
 BUCKET2K(mis2b_p2, 2, false)
 BUCKET2K(mis2bs_p0, 0, true)
-// mis2bl_p1: candidates from a list of vertex ids (LIST in mis2b.cuh).
+// mis2bl_p1: candidates from a list of vertex ids (SRC_LIST in mis2b.cuh).
 extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)
     mis2bl_p1(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount, int pass,
               u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf, int *list, int nlist) {
 	Params P = {off, adj, st, list, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi};
-	mis2b_sweep<1, false, true>(P, nlist);
+	mis2b_sweep<1, false, SRC_LIST, false, false>(P, nlist);
+}
+// Bucket launches for long rows (mis/gpu_run.go): the warps take their
+// block's tiles as they go (DYN in mis2b.cuh) and pushes along scattered
+// rows skip repeated targets (DEDUP); mis2bd by priority kind, mis2bds
+// for hash keys, mis2bdl from a list.
+#define BUCKET2D(name, PK, SCAN)                                                                     \
+	extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)                                    \
+	    name(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount,   \
+	         int pass, u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf) {                           \
+		Params P = {off, adj, st, nullptr, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi}; \
+		mis2b_sweep<PK, SCAN, SRC_TILES, true, true>(P, 0);                                               \
+	}
+BUCKET2D(mis2bd_p0, 0, false)
+BUCKET2D(mis2bd_p1, 1, false)
+BUCKET2D(mis2bd_p2, 2, false)
+BUCKET2D(mis2bds_p0, 0, true)
+extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)
+    mis2bdl_p1(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount, int pass,
+               u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf, int *list, int nlist) {
+	Params P = {off, adj, st, list, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi};
+	mis2b_sweep<1, false, SRC_LIST, true, true>(P, nlist);
 }
 
 // The persistent tails of both distances.

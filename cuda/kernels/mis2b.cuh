@@ -48,6 +48,9 @@ typedef List<1, TILE + FLUSHB> ListB;
 // (candidate, neighbour) pairs are spread over its lanes, so that short
 // rows keep every lane busy.
 #define BB 32
+// The entries of a warp's table of recent push targets (DEDUP); 512
+// measured no better.
+#define SEEN 256
 struct Bucket2 {
 	u64 kv[BB];      // the candidates' keys
 	int pre[BB + 1];  // prefix sums of deg+1 over the candidates (or members)
@@ -91,8 +94,8 @@ __device__ __forceinline__ void prefix_deg(const ListB &L, int *pre, int nc, Idx
 
 // mis2b_batch decides candidates L.v[b0 .. b0+nc) (nc <= BB) and pushes
 // OUT from those that join; it returns how many wait.
-template <int PK, bool SCAN>
-__device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Bucket2 &S, int b0, int nc) {
+template <int PK, bool SCAN, bool DEDUP>
+__device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Bucket2 &S, u32 *seen, int b0, int nc) {
 	const u32 lane = threadIdx.x & 31;
 	if ((int)lane < nc) {
 		const int c = b0 + (int)lane;
@@ -165,11 +168,30 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 		// of a member are OUT already.
 		const u32 hm = SCAN ? hash32(m, P.seedlo, P.seedhi) : 0;
 		if (P.kf & KF_WORDS) or_out_words(P, bu, du);  // IN wins over the OUT it ORs into m
-		else or_out_row(P, bu, du, [&](u32 x) { return x != m && (!SCAN || hash32(x, P.seedlo, P.seedhi) < hm); });
+		else if constexpr (DEDUP) {
+			// A 27-point N²[m] names each of its 125 vertices about 6
+			// times; on scattered rows each OR is a reduction of its
+			// own at L2, which bounds the heavy launches. The warp's
+			// table of recent targets drops the repeats: a vertex found
+			// there has had OUT ORed in by this warp in this launch
+			// (a collision only lets a repeat through).
+			each_row<16>(P, bu, du, [&](const u32(&u)[16], const bool(&ok)[16]) {
+#pragma unroll
+				for (int j = 0; j < 16; j++)
+					if (ok[j] && u[j] != m && (!SCAN || hash32(u[j], P.seedlo, P.seedhi) < hm) &&
+					    atomicExch(seen + (u[j] & (SEEN - 1)), u[j]) != u[j])
+						or_out(P.st, u[j]);
+				return true;
+			});
+		} else or_out_row(P, bu, du, [&](u32 x) { return x != m && (!SCAN || hash32(x, P.seedlo, P.seedhi) < hm); });
 	});
 	__syncwarp();
 	return wait;
 }
+
+// Where a bucket launch takes its candidates from.
+#define SRC_TILES 0  // every tile of the graph
+#define SRC_LIST 1   // a list of vertex ids at P.ball, 32 a warp at a time
 
 // mis2b_sweep is one bucket launch: the candidates are the undecided
 // vertices of key at least P.lohi<<32 | P.band. Launches of the last
@@ -177,11 +199,19 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 // before left nothing undecided; KF_ALWAYS runs regardless.
 #define KF_ALWAYS 64u
 // SCAN (hash keys only) reads and pushes by key (see mis2b_batch).
-// LIST: the candidates come from the nlist vertex ids at P.ball (the
+// SRC_LIST: the candidates come from the nlist vertex ids at P.ball (the
 // classes above 0 of a split run, mis/gpu_bucket.go) instead of the
 // tiles: the launches of a few spread-out vertices then cost as little
 // as those vertices, not a pass over every tile.
-template <int PK, bool SCAN, bool LIST>
+// DYN: the warps of a block take the block's tiles (or chunks of the
+// list) as they go (DynUnits in mis.cu), instead of every WARPS-th one
+// each. A warp decides the candidates it finds one batch after the
+// other, so with fixed shares a launch lasts as long as the warp with
+// the most candidates; its time follows that maximum, not the mean
+// (docs/gpu.md, eleventh round).
+// DEDUP: pushes along scattered rows skip the targets the warp pushed
+// to lately (see mis2b_batch).
+template <int PK, bool SCAN, int SRC, bool DYN, bool DEDUP>
 __device__ void mis2b_sweep(const Params &P, int nlist) {
 	__shared__ ListB lists[WARPS];
 	__shared__ Bucket2 scans[WARPS];
@@ -190,15 +220,23 @@ __device__ void mis2b_sweep(const Params &P, int nlist) {
 	ListB &L = lists[threadIdx.x >> 5];
 	Bucket2 &S = scans[threadIdx.x >> 5];
 	const u64 lo = (u64)P.lohi << 32 | P.band;
+	u32 *seen = nullptr;
+	if constexpr (DEDUP) {
+		__shared__ u32 seens[WARPS][SEEN];
+		seen = seens[threadIdx.x >> 5];
+		for (int i = (int)lane; i < SEEN; i += 32) seen[i] = 0xffffffffu;
+		__syncwarp();
+	}
 	// Candidates are decided once a warp has this many listed (kf bits
 	// 8-15, at most FLUSHB; 0: FLUSHB). Fewer decide sooner; more keep
 	// the lanes of a batch busy.
 	const int flush = (P.kf >> 8 & 0xffu) ? min((int)(P.kf >> 8 & 0xffu), FLUSHB) : FLUSHB;
 	u32 wait = 0;
 	int cnt = 0;
-	if constexpr (LIST) {
+	if constexpr (SRC == SRC_LIST) {
 		const int nc = (nlist + 31) / 32, cs = tile_stride();
-		for (int c = first_tile(); c < nc; c += cs) {
+		DynUnits d;
+		for (int c = DYN ? d.first(dyn_counter(), nc) : first_tile(); c < nc; c = DYN ? d.next() : c + cs) {
 			const int i = c * 32 + (int)lane;
 			const int v = i < nlist ? P.ball[i] : -1;
 			const u32 s = v >= 0 ? __ldcg(P.st + v) : OUT;
@@ -215,15 +253,15 @@ __device__ void mis2b_sweep(const Params &P, int nlist) {
 			}
 			__syncwarp();
 			cnt += __popc(b);
-			if (cnt < flush && c + cs < nc) continue;
-			for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, SCAN>(P, L, S, b0, min(BB, cnt - b0));
+			if (cnt < flush && (DYN ? d.more() : c + cs < nc)) continue;
+			for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, SCAN, DEDUP>(P, L, S, seen, b0, min(BB, cnt - b0));
 			cnt = 0;
 		}
 		wait = warp_sum(wait);
 		if (lane == 0 && wait) atomicAdd(P.count + P.pass % P.ncount, wait);
 		return;
 	}
-	each_tile(P, [&](int t, u32 w, bool more) {
+	auto visit = [&](int t, u32 w, bool more) {
 		u32 flags = 0;
 #pragma unroll
 		for (int j = 0; j < 4; j++) {
@@ -235,9 +273,11 @@ __device__ void mis2b_sweep(const Params &P, int nlist) {
 		}
 		cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
 		if (cnt < flush && more) return;
-		for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, SCAN>(P, L, S, b0, min(BB, cnt - b0));
+		for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, SCAN, DEDUP>(P, L, S, seen, b0, min(BB, cnt - b0));
 		cnt = 0;
-	});
+	};
+	if constexpr (DYN) each_tile_dyn(P, visit);
+	else each_tile(P, visit);
 	wait = warp_sum(wait);
 	if (lane == 0 && wait) atomicAdd(P.count + P.pass % P.ncount, wait);
 }
