@@ -25,7 +25,8 @@ const kfScanLarger = 1
 
 // bucketKernels lists the bucket kernels that mis.cu instantiates
 // (BUCKET2K, BUCKET2D): by priority kind, mis2bs for hash keys, and
-// the same with tiles handed out at run time (mis2bd).
+// the same for long rows (mis2bd: a block's tiles go to its warps as
+// they ask, and pushes skip repeated targets).
 func bucketKernels() []string {
 	return []string{"mis2b_p0", "mis2b_p1", "mis2b_p2", "mis2bs_p0",
 		"mis2bd_p0", "mis2bd_p1", "mis2bd_p2", "mis2bds_p0"}
@@ -45,8 +46,8 @@ type bucketStage struct {
 	// candidates come from (mis2bl); else every tile is visited.
 	list  *cuda.Buffer
 	nlist int
-	// dyn: the warps of a block take the block's tiles (or chunks of
-	// the list) as they go (mis2bd).
+	// dyn: the long-row kernels (mis2bd), whose blocks hand their tiles
+	// (or chunks of the list) to their warps as they ask.
 	dyn bool
 }
 
@@ -166,18 +167,20 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 	for i, s := range stages {
 		if i == 0 {
 			s.name = fmt.Sprintf("%s_p%d", s.name, r.pk)
+		}
+		if t.dyn > 0 {
+			// The long-row kernels: mis2b_p0 -> mis2bd_p0, mis2bs_p0
+			// -> mis2bds_p0, mis2bl_p1 -> mis2bdl_p1.
+			s.name = "mis2bd" + strings.TrimPrefix(s.name, "mis2b")
+			s.dyn = true
+		}
+		if i == 0 {
 			r.name = s.name
 		}
 		// A warp takes a tile of 128 vertices, or 32 of a list.
 		items := (int64(dg.n) + tile - 1) / tile
 		if s.list != nil {
 			items = (int64(s.nlist) + 31) / 32
-		}
-		if t.dyn > 0 {
-			// mis2b_p0 -> mis2bd_p0, mis2bs_p0 -> mis2bds_p0,
-			// mis2bl_p1 -> mis2bdl_p1.
-			s.name = "mis2bd" + strings.TrimPrefix(s.name, "mis2b")
-			s.dyn = true
 		}
 		if r.dg.eng.fn[s.name] == nil {
 			return fmt.Errorf("mis: no kernel %s", s.name)

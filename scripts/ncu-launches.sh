@@ -6,8 +6,11 @@
 #
 #   scripts/ncu-launches.sh "BENCH FLAGS" GRAPH...
 #
-# It profiles the launches of the second warm-up run (the first after
-# the floor and the first warm-up) and prints kernel, grid and µs.
+# It profiles the first 80 launches of the bucket kernels (the warm-up
+# runs, split at each run's mis_init) and prints, for each of the first
+# three runs, every launch as kernel:grid:µs and their sum. Nsight
+# Compute serialises the launches, so the sum leaves out the gaps
+# between them that CUDA events see.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 flags=$1
