@@ -24,7 +24,7 @@ const flushMax = 32
 const kfScanLarger = 1
 
 // bucketKernels lists the bucket kernels that mis.cu instantiates
-// (BUCKET2K, BUCKET2D): by priority kind, mis2bs for hash keys, and
+// (BUCKET2K): by priority kind, mis2bs for hash keys, and
 // the same for long rows (mis2bd: a block's tiles go to its warps as
 // they ask, and pushes skip repeated targets).
 func bucketKernels() []string {

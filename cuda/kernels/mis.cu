@@ -635,47 +635,38 @@ FIRST2(2, 1)
 
 // MIS-2 by key buckets: the threshold key is lohi<<32 | band.
 #include "mis2b.cuh"
-#define BUCKET2K(name, PK, SCAN)                                                                     \
+// LONG picks the kernels for long rows (mis/gpu_run.go): the warps take
+// their block's tiles as they go (DYN in mis2b.cuh) and pushes along
+// scattered rows skip repeated targets (DEDUP).
+#define BUCKET2K(name, PK, SCAN, LONG)                                                               \
 	extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)                                    \
 	    name(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount,   \
 	         int pass, u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf) {                           \
 		Params P = {off, adj, st, nullptr, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi}; \
-		mis2b_sweep<PK, SCAN, SRC_TILES, false, false>(P, 0);                                             \
+		mis2b_sweep<PK, SCAN, SRC_TILES, LONG, LONG>(P, 0);                                               \
 	}
-// Kernel names: mis2b, then s (hash keys: scans of larger keys and
-// pushes into smaller ones only), then the priority kind.
-BUCKET2K(mis2b_p0, 0, false)
-BUCKET2K(mis2b_p1, 1, false)
-BUCKET2K(mis2b_p2, 2, false)
-BUCKET2K(mis2bs_p0, 0, true)
-// mis2bl_p1: candidates from a list of vertex ids (SRC_LIST in mis2b.cuh).
-extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)
-    mis2bl_p1(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount, int pass,
-              u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf, int *list, int nlist) {
-	Params P = {off, adj, st, list, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi};
-	mis2b_sweep<1, false, SRC_LIST, false, false>(P, nlist);
-}
-// Bucket launches for long rows (mis/gpu_run.go): the warps take their
-// block's tiles as they go (DYN in mis2b.cuh) and pushes along scattered
-// rows skip repeated targets (DEDUP); mis2bd by priority kind, mis2bds
-// for hash keys, mis2bdl from a list.
-#define BUCKET2D(name, PK, SCAN)                                                                     \
-	extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)                                    \
-	    name(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount,   \
-	         int pass, u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf) {                           \
-		Params P = {off, adj, st, nullptr, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi}; \
-		mis2b_sweep<PK, SCAN, SRC_TILES, true, true>(P, 0);                                               \
+// Kernel names: mis2b, then d (long rows), then s (hash keys: scans of
+// larger keys and pushes into smaller ones only), then the priority
+// kind.
+BUCKET2K(mis2b_p0, 0, false, false)
+BUCKET2K(mis2b_p1, 1, false, false)
+BUCKET2K(mis2b_p2, 2, false, false)
+BUCKET2K(mis2bs_p0, 0, true, false)
+BUCKET2K(mis2bd_p0, 0, false, true)
+BUCKET2K(mis2bd_p1, 1, false, true)
+BUCKET2K(mis2bd_p2, 2, false, true)
+BUCKET2K(mis2bds_p0, 0, true, true)
+// mis2bl_p1, mis2bdl_p1: candidates from a list of vertex ids (SRC_LIST
+// in mis2b.cuh).
+#define BUCKET2L(name, LONG)                                                                               \
+	extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)                                          \
+	    name(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount, int pass, \
+	         u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf, int *list, int nlist) {                      \
+		Params P = {off, adj, st, list, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi};       \
+		mis2b_sweep<1, false, SRC_LIST, LONG, LONG>(P, nlist);                                               \
 	}
-BUCKET2D(mis2bd_p0, 0, false)
-BUCKET2D(mis2bd_p1, 1, false)
-BUCKET2D(mis2bd_p2, 2, false)
-BUCKET2D(mis2bds_p0, 0, true)
-extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)
-    mis2bdl_p1(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount, int pass,
-               u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf, int *list, int nlist) {
-	Params P = {off, adj, st, list, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi};
-	mis2b_sweep<1, false, SRC_LIST, true, true>(P, nlist);
-}
+BUCKET2L(mis2bl_p1, false)
+BUCKET2L(mis2bdl_p1, true)
 
 // The persistent tails of both distances.
 #include "mis_tail.cuh"
