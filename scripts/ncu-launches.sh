@@ -6,6 +6,9 @@
 #
 #   scripts/ncu-launches.sh "BENCH FLAGS" GRAPH...
 #
+# DIST (default 2) is the MIS distance; KERNELS (default the bucket
+# kernels) a regular expression of the kernels to time, which must
+# match mis_init, where each run starts.
 # It profiles the first 80 launches of the bucket kernels (the warm-up
 # runs, split at each run's mis_init) and prints, for each of the first
 # three runs, every launch as kernel:grid:µs and their sum. Nsight
@@ -20,8 +23,8 @@ for g in "$@"; do
 	# shellcheck disable=SC2086
 	ncu --clock-control none --cache-control none --csv --page raw \
 		--metrics gpu__time_duration.sum,launch__grid_size \
-		--kernel-name regex:'mis2b|class_list|mis_init' --launch-count 80 \
-		${MISGRID:-bin/misgrid} bench -device gpu -distance 2 -graphs "$g" -verify=false $flags 2>/dev/null |
+		--kernel-name regex:"${KERNELS:-mis2b|class_list|mis_init}" --launch-count 80 \
+		${MISGRID:-bin/misgrid} bench -device gpu -distance "${DIST:-2}" -graphs "$g" -verify=false $flags 2>/dev/null |
 		python3 -c '
 import csv, sys
 lines = sys.stdin.read().splitlines()

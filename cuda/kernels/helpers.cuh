@@ -29,13 +29,18 @@ extern "C" __global__ void class_hist(const u8 *cls, int n, u32 *hist) {
 		if (h[i]) atomicAdd(hist + i, h[i]);
 }
 
-// class_list lists the vertices of class byte above 0 in list
-// (warp-aggregated: each warp's run of 32 vertices stays in id order)
-// and counts them in *len.
+// class_list lists the vertices of class byte above 0 in list and
+// counts them in *len: 4 vertices a thread, a block's 4*blockDim.x in id
+// order with one atomic (block_append).
 extern "C" __global__ void class_list(const u8 *cls, int n, int *list, u32 *len) {
-	const int nw = (n + 31) & ~31;
-	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < nw; v += gridDim.x * blockDim.x)
-		warp_append(v < n && (cls[v] & 63u) != 0, v, list, len);
+	const int step = 4 * blockDim.x;
+	for (int v0 = blockIdx.x * step; v0 < n; v0 += gridDim.x * step) {
+		const int v = v0 + 4 * (int)threadIdx.x;
+		u32 flags = 0;
+#pragma unroll
+		for (int j = 0; j < 4; j++) flags |= (v + j < n && (cls[v + j] & 63u) != 0 ? 1u : 0u) << j;
+		block_append(flags, v, list, len);
+	}
 }
 
 // mis_members turns state bytes into 0/1 membership bytes (in place is

@@ -325,17 +325,39 @@ __device__ __forceinline__ void each_tile_dyn(const Params &P, F f) {
 	}
 }
 
-// warp_append appends v to list where keep holds and counts it in
-// *len, one atomic per warp: the kept vertices of a warp's run stay in
-// order.
-__device__ __forceinline__ void warp_append(bool keep, int v, int *list, u32 *len) {
-	const u32 lane = threadIdx.x & 31;
-	const u32 b = __ballot_sync(0xffffffffu, keep);
-	if (!b) return;
-	u32 at = 0;
-	if (lane == 0) at = atomicAdd(len, __popc(b));
-	at = __shfl_sync(0xffffffffu, at, 0);
-	if (keep) list[at + __popc(b & ((1u << lane) - 1))] = v;
+// block_append appends v+j for each bit j of flags to list and
+// counts them in *len, in id order within the block's call, with one
+// atomic per block: many warps appending to one counter queue on it
+// (docs/gpu.md, eleventh round). Every thread of the block calls it
+// together, with blockDim.x a multiple of 32 up to 1024.
+__device__ __forceinline__ void block_append(u32 flags, int v, int *list, u32 *len) {
+	__shared__ u32 warps[32];
+	__shared__ u32 base;
+	const u32 lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+	const u32 c = __popc(flags);
+	u32 x = c;  // inclusive prefix over the warp
+#pragma unroll
+	for (int o = 1; o < 32; o <<= 1) {
+		const u32 y = __shfl_up_sync(0xffffffffu, x, o);
+		if (lane >= (u32)o) x += y;
+	}
+	if (lane == 31) warps[w] = x;
+	__syncthreads();
+	if (w == 0) {
+		u32 t = lane < nw ? warps[lane] : 0, sum = t;
+#pragma unroll
+		for (int o = 1; o < 32; o <<= 1) {
+			const u32 y = __shfl_up_sync(0xffffffffu, sum, o);
+			if (lane >= (u32)o) sum += y;
+		}
+		if (lane < nw) warps[lane] = sum - t;  // exclusive
+		const u32 total = __shfl_sync(0xffffffffu, sum, 31);
+		if (lane == 0) base = total ? atomicAdd(len, total) : 0;
+	}
+	__syncthreads();
+	u32 at = base + warps[w] + x - c;
+	for (u32 f = flags; f; f &= f - 1) list[at++] = v + __ffs(f) - 1;
+	__syncthreads();  // warps[] and base are reused by the next call
 }
 
 __device__ __forceinline__ u32 warp_sum(u32 x) {

@@ -16,12 +16,24 @@
 // makes progress. A bounded number of passes guards against a grid that
 // does not fit after all; what is left then goes back to the sweeps.
 
-// mis_compact appends the undecided vertices to list (warp-aggregated, so
-// each warp's run of 32 vertices stays in order) and counts them in *len.
+// mis_compact appends the undecided vertices to list and counts them in
+// *len: a thread takes 16 vertices (16 state bytes; the states are
+// padded to whole tiles), a block 16*blockDim.x in id order with one
+// atomic (block_append).
 extern "C" __global__ void mis_compact(const u8 *st, int n, int *list, u32 *len) {
-	const int nw = (n + 31) & ~31;
-	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < nw; v += gridDim.x * blockDim.x)
-		warp_append(v < n && STATE(__ldcg(st + v)) == UND, v, list, len);
+	const int step = 16 * blockDim.x;
+	for (int v0 = blockIdx.x * step; v0 < n; v0 += gridDim.x * step) {
+		const int v = v0 + 16 * (int)threadIdx.x;
+		u32 flags = 0;
+		if (v < n) {
+			const uint4 q = __ldcg((const uint4 *)(st + v));
+			const u32 w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+			for (int j = 0; j < 16; j++)
+				flags |= (v + j < n && STATE(w[j >> 2] >> (8 * (j & 3)) & 0xffu) == UND ? 1u : 0u) << j;
+		}
+		block_append(flags, v, list, len);
+	}
 }
 
 // mis1_try visits v once with L2 loads: it returns v's state after the
@@ -135,14 +147,21 @@ __device__ void mis1_tail(const Params &P, const int *list, const u32 *len) {
 // mis_compact2 lists the vertices in play: undecided, or with a ball
 // not yet settled.
 extern "C" __global__ void mis_compact2(const u8 *st, const int *ball, int n, int *list, u32 *len) {
-	const int nw = (n + 31) & ~31;
-	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < nw; v += gridDim.x * blockDim.x) {
-		bool play = false;
+	const int step = 4 * blockDim.x;
+	for (int v0 = blockIdx.x * step; v0 < n; v0 += gridDim.x * step) {
+		const int v = v0 + 4 * (int)threadIdx.x;
+		u32 flags = 0;
 		if (v < n) {
-			const int bv = __ldcg(ball + v);
-			play = STATE(__ldcg(st + v)) == UND || !(bv == B_NONE || bv == B_COVP);
+			const u32 w = __ldcg((const u32 *)(st + v));
+			const int4 b = __ldcg((const int4 *)(ball + v));
+			const int bv[4] = {b.x, b.y, b.z, b.w};
+#pragma unroll
+			for (int j = 0; j < 4; j++) {
+				const bool play = STATE(w >> (8 * j) & 0xffu) == UND || !(bv[j] == B_NONE || bv[j] == B_COVP);
+				flags |= (v + j < n && play ? 1u : 0u) << j;
+			}
 		}
-		warp_append(play, v, list, len);
+		block_append(flags, v, list, len);
 	}
 }
 
