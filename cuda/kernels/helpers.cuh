@@ -30,17 +30,14 @@ extern "C" __global__ void class_hist(const u8 *cls, int n, u32 *hist) {
 }
 
 // class_list lists the vertices of class byte above 0 in list and
-// counts them in *len: 4 vertices a thread, a block's 4*blockDim.x in id
-// order with one atomic (block_append).
+// counts them in *len, 4 a thread.
 extern "C" __global__ void class_list(const u8 *cls, int n, int *list, u32 *len) {
-	const int step = 4 * blockDim.x;
-	for (int v0 = blockIdx.x * step; v0 < n; v0 += gridDim.x * step) {
-		const int v = v0 + 4 * (int)threadIdx.x;
+	list_where<4>(n, list, len, [&](int v) {
 		u32 flags = 0;
 #pragma unroll
 		for (int j = 0; j < 4; j++) flags |= (v + j < n && (cls[v + j] & 63u) != 0 ? 1u : 0u) << j;
-		block_append(flags, v, list, len);
-	}
+		return flags;
+	});
 }
 
 // mis_members turns state bytes into 0/1 membership bytes (in place is

@@ -360,6 +360,18 @@ __device__ __forceinline__ void block_append(u32 flags, int v, int *list, u32 *l
 	__syncthreads();  // warps[] and base are reused by the next call
 }
 
+// list_where lists with block_append the vertices that flags_of(v)
+// flags among v..v+K-1 (bit j for v+j), K a thread at a time, a block's
+// K*blockDim.x in id order with one atomic.
+template <int K, typename F>
+__device__ __forceinline__ void list_where(int n, int *list, u32 *len, F flags_of) {
+	const int step = K * blockDim.x;
+	for (int v0 = blockIdx.x * step; v0 < n; v0 += gridDim.x * step) {
+		const int v = v0 + K * (int)threadIdx.x;
+		block_append(v < n ? flags_of(v) : 0u, v, list, len);
+	}
+}
+
 __device__ __forceinline__ u32 warp_sum(u32 x) {
 #pragma unroll
 	for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(0xffffffffu, x, d);

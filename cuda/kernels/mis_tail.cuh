@@ -17,23 +17,18 @@
 // does not fit after all; what is left then goes back to the sweeps.
 
 // mis_compact appends the undecided vertices to list and counts them in
-// *len: a thread takes 16 vertices (16 state bytes; the states are
-// padded to whole tiles), a block 16*blockDim.x in id order with one
-// atomic (block_append).
+// *len, 16 a thread (16 state bytes; the states are padded to whole
+// tiles).
 extern "C" __global__ void mis_compact(const u8 *st, int n, int *list, u32 *len) {
-	const int step = 16 * blockDim.x;
-	for (int v0 = blockIdx.x * step; v0 < n; v0 += gridDim.x * step) {
-		const int v = v0 + 16 * (int)threadIdx.x;
+	list_where<16>(n, list, len, [&](int v) {
+		const uint4 q = __ldcg((const uint4 *)(st + v));
+		const u32 w[4] = {q.x, q.y, q.z, q.w};
 		u32 flags = 0;
-		if (v < n) {
-			const uint4 q = __ldcg((const uint4 *)(st + v));
-			const u32 w[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
-			for (int j = 0; j < 16; j++)
-				flags |= (v + j < n && STATE(w[j >> 2] >> (8 * (j & 3)) & 0xffu) == UND ? 1u : 0u) << j;
-		}
-		block_append(flags, v, list, len);
-	}
+		for (int j = 0; j < 16; j++)
+			flags |= (v + j < n && STATE(w[j >> 2] >> (8 * (j & 3)) & 0xffu) == UND ? 1u : 0u) << j;
+		return flags;
+	});
 }
 
 // mis1_try visits v once with L2 loads: it returns v's state after the
@@ -147,22 +142,18 @@ __device__ void mis1_tail(const Params &P, const int *list, const u32 *len) {
 // mis_compact2 lists the vertices in play: undecided, or with a ball
 // not yet settled.
 extern "C" __global__ void mis_compact2(const u8 *st, const int *ball, int n, int *list, u32 *len) {
-	const int step = 4 * blockDim.x;
-	for (int v0 = blockIdx.x * step; v0 < n; v0 += gridDim.x * step) {
-		const int v = v0 + 4 * (int)threadIdx.x;
+	list_where<4>(n, list, len, [&](int v) {
+		const u32 w = __ldcg((const u32 *)(st + v));
+		const int4 b = __ldcg((const int4 *)(ball + v));
+		const int bv[4] = {b.x, b.y, b.z, b.w};
 		u32 flags = 0;
-		if (v < n) {
-			const u32 w = __ldcg((const u32 *)(st + v));
-			const int4 b = __ldcg((const int4 *)(ball + v));
-			const int bv[4] = {b.x, b.y, b.z, b.w};
 #pragma unroll
-			for (int j = 0; j < 4; j++) {
-				const bool play = STATE(w >> (8 * j) & 0xffu) == UND || !(bv[j] == B_NONE || bv[j] == B_COVP);
-				flags |= (v + j < n && play ? 1u : 0u) << j;
-			}
+		for (int j = 0; j < 4; j++) {
+			const bool play = STATE(w >> (8 * j) & 0xffu) == UND || !(bv[j] == B_NONE || bv[j] == B_COVP);
+			flags |= (v + j < n && play ? 1u : 0u) << j;
 		}
-		block_append(flags, v, list, len);
-	}
+		return flags;
+	});
 }
 
 // mis2_try does the tile pass's test and, when w has work, its visit;
