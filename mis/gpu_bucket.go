@@ -46,9 +46,8 @@ type bucketStage struct {
 	// candidates come from (mis2bl); else every tile is visited.
 	list  *cuda.Buffer
 	nlist int
-	// dyn: the long-row kernels (mis2bd), whose blocks hand their tiles
-	// (or chunks of the list) to their warps as they ask.
-	dyn bool
+	// long: the long-row kernels (mis2bd; gpuTuning.longRows).
+	long bool
 }
 
 // key returns the key threshold of the stage's launch i as its upper
@@ -168,11 +167,11 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 		if i == 0 {
 			s.name = fmt.Sprintf("%s_p%d", s.name, r.pk)
 		}
-		if t.dyn > 0 {
+		if t.longRows {
 			// The long-row kernels: mis2b_p0 -> mis2bd_p0, mis2bs_p0
 			// -> mis2bds_p0, mis2bl_p1 -> mis2bdl_p1.
 			s.name = "mis2bd" + strings.TrimPrefix(s.name, "mis2b")
-			s.dyn = true
+			s.long = true
 		}
 		if i == 0 {
 			r.name = s.name

@@ -73,10 +73,11 @@ type gpuTuning struct {
 	// kernels (useBuckets); 2 takes the first stage's candidates from a
 	// list of its vertices.
 	split int
-	// dyn > 0 lets the warps of a bucket launch's blocks take their
-	// block's tiles as they go instead of fixed shares (DYN in
-	// mis2b.cuh).
-	dyn int
+	// longRows picks the bucket kernels for long rows (mis2bd): a
+	// block's tiles go to its warps as they ask instead of in fixed
+	// shares (DYN in mis2b.cuh), and pushes along scattered rows skip
+	// repeated targets (DEDUP).
+	longRows bool
 }
 
 // defaultTuning picks lanes per vertex from the average degree. The
@@ -139,7 +140,7 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 		// -> 1.24; Degree 1.38 -> 1.28 and 1.78 -> 1.48. On grid7 and
 		// the random graph they gain nothing or lose (3-6 %).
 		if avg >= 20 {
-			t.farBuckets, t.dyn = 8, 1
+			t.farBuckets, t.longRows = 8, true
 		}
 		// Measured (docs/gpu.md, tenth round): class keys of a mesh
 		// (Degree, Boundary) in two stages, the boundary from a list
