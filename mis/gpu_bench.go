@@ -52,9 +52,9 @@ type DeviceBench struct {
 	// vertices in two stages (gpuTuning.split), -1 in one, 0 for the
 	// default.
 	Split int
-	// LongRows is 1 for the bucket kernels for long rows
-	// (gpuTuning.longRows), -1 for the others, 0 for the default.
-	LongRows int
+	// Balanced is 1 for the balanced bucket kernels (gpuTuning.balanced),
+	// -1 for the others, 0 for the default.
+	Balanced int
 }
 
 // DeviceTimes holds device times measured with CUDA events around all
@@ -73,7 +73,7 @@ type DeviceTimes struct {
 	Flush      int     // with buckets: candidates a warp lists before deciding
 	PerClass   bool    // with buckets: per-class buckets asked for
 	Stages     int     // with buckets: kernel stages (2: class 0 by the hash kernels)
-	LongRows   bool    // with buckets: the long-row kernels
+	Balanced   bool    // with buckets: the balanced kernels
 	Result     *Result // the set of the last repetition
 	// With Profile: each sweep's device time and the vertices it found
 	// still in play (the last sweep finds none).
@@ -137,8 +137,8 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 	if b.Split != 0 {
 		t.split = max(b.Split, 0)
 	}
-	if b.LongRows != 0 {
-		t.longRows = b.LongRows > 0
+	if b.Balanced != 0 {
+		t.balanced, t.balancedHash = b.Balanced > 0, false
 	}
 	if b.BucketShape > 0 {
 		t.bucketShape = float64(b.BucketShape) / 100
@@ -171,7 +171,7 @@ func TimeDevice(dg *DeviceGraph, opts Options, b DeviceBench) (*DeviceTimes, err
 	out := &DeviceTimes{Group: t.group, Tail: t.tail, Bands: max(run.bands, 1), PerBand: run.perBand, KeyFilter: int(run.kf & 0xff), Buckets: run.buckets}
 	if run.buckets > 0 {
 		out.Flush, out.PerClass, out.Stages = int(run.kf>>8&0xff), t.classBuckets, len(run.stages)
-		out.LongRows = len(run.stages) > 0 && run.stages[0].long
+		out.Balanced = len(run.stages) > 0 && run.stages[0].balanced
 	}
 	if t.tail == 0 || run.buckets > 0 {
 		out.Tail = -1

@@ -24,9 +24,9 @@ const flushMax = 32
 const kfScanLarger = 1
 
 // bucketKernels lists the bucket kernels that mis.cu instantiates
-// (BUCKET2K): by priority kind, mis2bs for hash keys, and
-// the same for long rows (mis2bd: a block's tiles go to its warps as
-// they ask, and pushes skip repeated targets).
+// (BUCKET2K): by priority kind, mis2bs for hash keys, and the same
+// balanced (mis2bd: a block's tiles go to its warps as they ask, and
+// pushes skip repeated targets).
 func bucketKernels() []string {
 	return []string{"mis2b_p0", "mis2b_p1", "mis2b_p2", "mis2bs_p0",
 		"mis2bd_p0", "mis2bd_p1", "mis2bd_p2", "mis2bds_p0"}
@@ -46,8 +46,8 @@ type bucketStage struct {
 	// candidates come from (mis2bl); else every tile is visited.
 	list  *cuda.Buffer
 	nlist int
-	// long: the long-row kernels (mis2bd; gpuTuning.longRows).
-	long bool
+	// balanced: the balanced kernels (mis2bd; gpuTuning.balanced).
+	balanced bool
 }
 
 // key returns the key threshold of the stage's launch i as its upper
@@ -167,11 +167,11 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 		if i == 0 {
 			s.name = fmt.Sprintf("%s_p%d", s.name, r.pk)
 		}
-		if t.longRows {
-			// The long-row kernels: mis2b_p0 -> mis2bd_p0, mis2bs_p0
+		if t.balanced || t.balancedHash && r.pk == pkHash {
+			// The balanced kernels: mis2b_p0 -> mis2bd_p0, mis2bs_p0
 			// -> mis2bds_p0, mis2bl_p1 -> mis2bdl_p1.
 			s.name = "mis2bd" + strings.TrimPrefix(s.name, "mis2b")
-			s.long = true
+			s.balanced = true
 		}
 		if i == 0 {
 			r.name = s.name

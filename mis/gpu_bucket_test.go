@@ -67,14 +67,15 @@ func TestDefaultBuckets(t *testing.T) {
 		buckets   int
 		flush     int
 		perClass  bool
-		far       int // buckets for hash keys on scattered rows
-		longRows  bool
+		far       int  // buckets for hash keys on scattered rows
+		balanced  bool // the balanced kernels: all keys, hash keys
+		balHash   bool
 	}{
-		{"hex27", 4_096_000, 105_119_352, 26, 12, 1, true, 8, true},
-		{"grid7", 8_000_000, 47_760_000, 6, 8, 8, false, 0, false},
-		{"random", 4_000_000, 64_000_000, 41, 12, 8, true, 0, false},
-		{"star", 20_000, 80_000, 19_999, 0, 8, false, 0, false},
-		{"dense row", 4_000_000, 40_000_000, 3_999_999, 0, 8, true, 0, false},
+		{"hex27", 4_096_000, 105_119_352, 26, 12, 1, true, 8, true, false},
+		{"grid7", 8_000_000, 47_760_000, 6, 8, 8, false, 0, false, true},
+		{"random", 4_000_000, 64_000_000, 41, 12, 8, true, 0, false, false},
+		{"star", 20_000, 80_000, 19_999, 0, 8, false, 0, false, true},
+		{"dense row", 4_000_000, 40_000_000, 3_999_999, 0, 8, true, 0, false, false},
 	} {
 		tu := defaultTuning(&DeviceGraph{n: c.n, m: c.m, maxDeg: c.maxDeg}, 2)
 		if tu.buckets != c.buckets {
@@ -89,8 +90,8 @@ func TestDefaultBuckets(t *testing.T) {
 		if tu.farBuckets != c.far {
 			t.Errorf("%s: %d buckets on scattered rows, want %d", c.name, tu.farBuckets, c.far)
 		}
-		if tu.longRows != c.longRows {
-			t.Errorf("%s: long-row kernels %v, want %v", c.name, tu.longRows, c.longRows)
+		if tu.balanced != c.balanced || tu.balancedHash != c.balHash {
+			t.Errorf("%s: balanced kernels %v (hash keys %v), want %v (%v)", c.name, tu.balanced, tu.balancedHash, c.balanced, c.balHash)
 		}
 		if tu.flush < 1 || tu.flush > flushMax {
 			t.Errorf("%s: flush %d outside 1..%d (FLUSHB)", c.name, tu.flush, flushMax)

@@ -73,11 +73,11 @@ type gpuTuning struct {
 	// kernels (useBuckets); 2 takes the first stage's candidates from a
 	// list of its vertices.
 	split int
-	// longRows picks the bucket kernels for long rows (mis2bd): a
-	// block's tiles go to its warps as they ask instead of in fixed
-	// shares (DYN in mis2b.cuh), and pushes along scattered rows skip
-	// repeated targets (DEDUP).
-	longRows bool
+	// balanced picks the balanced bucket kernels (mis2bd): a block's
+	// tiles go to its warps as they ask instead of in fixed shares (DYN
+	// in mis2b.cuh), and pushes along scattered rows skip repeated
+	// targets (DEDUP). balancedHash picks them for hash keys only.
+	balanced, balancedHash bool
 }
 
 // defaultTuning picks lanes per vertex from the average degree. The
@@ -133,15 +133,17 @@ func defaultTuning(dg *DeviceGraph, dist int) gpuTuning {
 		// 27-point rows (where the scans read larger keys only) take 8
 		// buckets: relabelled hex27 1.70 -> 1.60 ms.
 		//
-		// Measured (docs/gpu.md, eleventh round): on 27-point rows the
-		// long-row kernels (mis2bd), whose warps take their block's
-		// tiles as they go and whose pushes along scattered rows skip
-		// repeated targets: hash hex27 1.17 -> 1.02 ms, relabelled 1.60
-		// -> 1.24; Degree 1.38 -> 1.28 and 1.78 -> 1.48. On grid7 and
-		// the random graph they gain nothing or lose (3-6 %).
+		// Measured (docs/gpu.md, eleventh round): the balanced kernels
+		// (mis2bd), whose warps take their block's tiles as they go and
+		// whose pushes along scattered rows skip repeated targets, on
+		// 27-point rows: hash hex27 1.17 -> 1.02 ms, relabelled 1.60 ->
+		// 1.24; Degree 1.38 -> 1.28 and 1.78 -> 1.48. Below average
+		// degree 10 (grid7) for hash keys only: 0.93 -> 0.89, while
+		// Degree loses 7 %; on the random graph both lose (3-7 %).
 		if avg >= 20 {
-			t.farBuckets, t.longRows = 8, true
+			t.farBuckets, t.balanced = 8, true
 		}
+		t.balancedHash = avg < 10
 		// Measured (docs/gpu.md, tenth round): class keys of a mesh
 		// (Degree, Boundary) in two stages, the boundary from a list
 		// and then the interior by the hash kernels: hex27 256³ 4.35 ->

@@ -375,13 +375,13 @@ func TestGPUTuningVariants(t *testing.T) {
 		{buckets: 1, flush: 32, kf: 48, classBuckets: true, split: 2},
 		{buckets: 8, flush: 1, kf: 32, classBuckets: true, split: 2, farBuckets: 6},
 		{buckets: 12, flush: 32, classBuckets: true, split: 2},
-		// The long-row kernels.
-		{buckets: 12, flush: 1, longRows: true},
-		{buckets: 6, kf: 1, flush: 8, longRows: true},
-		{buckets: 3, flush: 2, longRows: true},
-		{buckets: 12, flush: 1, classBuckets: true, split: 2, longRows: true},
-		{buckets: 4, flush: 8, kf: 1, classBuckets: true, split: 1, longRows: true},
-		{buckets: 8, flush: 32, kf: 32, longRows: true},
+		// The balanced kernels.
+		{buckets: 12, flush: 1, balanced: true},
+		{buckets: 6, kf: 1, flush: 8, balanced: true},
+		{buckets: 3, flush: 2, balanced: true},
+		{buckets: 12, flush: 1, classBuckets: true, split: 2, balanced: true},
+		{buckets: 4, flush: 8, kf: 1, classBuckets: true, split: 1, balanced: true},
+		{buckets: 8, flush: 32, kf: 32, balanced: true},
 	}
 	for name, g := range gpuGraphs(t) {
 		dg, err := UploadGraph(g, nil)

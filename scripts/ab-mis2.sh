@@ -22,9 +22,9 @@ try:
 except Exception:
     print(t[-800:]); sys.exit()
 for r in rep["results"]:
-    print("%-22s bk %3s sh %3s fl %3s cls %d st %d lr %d kf %3s  MIS %7.3f ms  floor %.3f  x%5.2f  set %8d sweeps %3d same %s" % (
+    print("%-22s bk %3s sh %3s fl %3s cls %d st %d bal %d kf %3s  MIS %7.3f ms  floor %.3f  x%5.2f  set %8d sweeps %3d same %s" % (
         r["graph"], r.get("buckets", 0), r.get("bucket_shape", 0), r.get("flush", 0), r.get("bucket_per_class", False),
-        r.get("bucket_stages", 0), r.get("bucket_long_rows", False), r.get("key_filter", 0) & 255, r["mis_s"] * 1e3,
+        r.get("bucket_stages", 0), r.get("bucket_balanced", False), r.get("key_filter", 0) & 255, r["mis_s"] * 1e3,
         r["floor_s"] * 1e3, r["mis_over_floor"], r["set_size"], r["sweeps"], r["identical_to_cpu"]))
 '
 done

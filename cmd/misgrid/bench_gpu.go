@@ -59,7 +59,7 @@ type gpuBenchResult struct {
 	Flush     int    `json:"flush,omitempty"`            // candidates a warp lists before deciding (buckets)
 	ClassBk   bool   `json:"bucket_per_class,omitempty"` // buckets of their own per class
 	Stages    int    `json:"bucket_stages,omitempty"`    // kernel stages (2: class 0 by the hash kernels)
-	LongRows  bool   `json:"bucket_long_rows,omitempty"` // the long-row kernels
+	Balanced  bool   `json:"bucket_balanced,omitempty"` // the balanced kernels
 
 	UploadSeconds float64 `json:"upload_s"` // host to device copy of the graph
 	UploadGBps    float64 `json:"upload_gbps"`
@@ -109,7 +109,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	classList := lists.add(fs, "bucketclass", "0", "MIS-2 by buckets: 1 gives each class buckets of its own where one class holds most vertices (Boundary, Degree on meshes), -1 runs the buckets over all keys, 0 for the default (1 from average degree 10); comma-separated", -1, 0, 1)
 	flushList := lists.add(fs, "flush", "0", "MIS-2 by buckets: a warp decides its listed candidates once it has this many, comma-separated: 1 to 32, 0 for the default (1 from average degree 20, else 8)", 0, 1, 2, 4, 8, 16, 32)
 	splitList := lists.add(fs, "split", "0", "MIS-2 by buckets, class keys whose class 0 holds most vertices (Boundary, Degree on meshes): 1 runs the classes above 0 first, then class 0 by the hash kernels, 2 the same with the first stage's candidates from a list of its vertices, -1 all classes by the class kernel, 0 for the default; comma-separated", -1, 0, 1, 2)
-	longList := lists.add(fs, "longrows", "0", "MIS-2 by buckets: 1 takes the kernels for long rows (a block's tiles go to its warps as they ask; pushes along scattered rows skip repeated targets), -1 the others, 0 for the default (1 from average degree 20); comma-separated", -1, 0, 1)
+	balList := lists.add(fs, "balanced", "0", "MIS-2 by buckets: 1 takes the balanced kernels (a block's tiles go to its warps as they ask; pushes along scattered rows skip repeated targets), -1 the others, 0 for the default (from average degree 20, and for hash keys below 10); comma-separated", -1, 0, 1)
 	tailList := lists.add(fs, "tail", "0", "full sweeps before the persistent tail launch, comma-separated: 1 to 16, -1 for none, 0 for the default", -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
 	priority := fs.String("priority", "hash", "priority: hash, boundary or degree")
 	seed := fs.Uint64("seed", 0, "hash seed")
@@ -185,7 +185,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 						return fmt.Errorf("bench: %s: %w", spec, err)
 					}
 				}
-				for _, v := range gpuVariants(d, *groupList, *tailList, *vecList, *ruList, *bandList, *perList, *kfList, *shapeList, *firstList, *bucketList, *bshapeList, *flushList, *classList, *splitList, *longList) {
+				for _, v := range gpuVariants(d, *groupList, *tailList, *vecList, *ruList, *bandList, *perList, *kfList, *shapeList, *firstList, *bucketList, *bshapeList, *flushList, *classList, *splitList, *balList) {
 					prog.Show("%s %s distance %d: GPU", spec, order, d)
 					v.Reps, v.Profile = *reps, *profile
 					r, err := benchGPUOne(g, dg, mis.Options{Distance: d, Priority: pri}, v, want)
@@ -225,12 +225,12 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 // gpuVariants is every combination of the tuning lists for distance d,
 // the earlier lists varying slowest: -vec applies to MIS-1, -runnerup,
 // -first to MIS-2, -bandshape to MIS-1.
-func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, shapes, firsts, buckets, bshapes, flushes, classes, splits, longs []int) []mis.DeviceBench {
+func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, shapes, firsts, buckets, bshapes, flushes, classes, splits, bals []int) []mis.DeviceBench {
 	variants := vecs
 	if d == 2 {
 		variants, shapes = runnerUps, []int{0}
 	} else {
-		firsts, buckets, bshapes, flushes, classes, splits, longs = []int{1}, []int{0}, []int{0}, []int{0}, []int{0}, []int{0}, []int{0}
+		firsts, buckets, bshapes, flushes, classes, splits, bals = []int{1}, []int{0}, []int{0}, []int{0}, []int{0}, []int{0}, []int{0}
 	}
 	out := []mis.DeviceBench{{}}
 	expand := func(vals []int, set func(*mis.DeviceBench, int)) {
@@ -256,7 +256,7 @@ func gpuVariants(d int, groups, tails, vecs, runnerUps, bands, perBand, kfs, sha
 	expand(flushes, func(b *mis.DeviceBench, v int) { b.Flush = v })
 	expand(classes, func(b *mis.DeviceBench, v int) { b.ClassBuckets = v })
 	expand(splits, func(b *mis.DeviceBench, v int) { b.Split = v })
-	expand(longs, func(b *mis.DeviceBench, v int) { b.LongRows = v })
+	expand(bals, func(b *mis.DeviceBench, v int) { b.Balanced = v })
 	return out
 }
 
@@ -271,7 +271,7 @@ func benchGPUOne(g *mesh.Graph, dg *mis.DeviceGraph, opts mis.Options, b mis.Dev
 	}
 	r.Group, r.Tail, r.Bands, r.PerBand, r.KeyFilter = t.Group, t.Tail, t.Bands, t.PerBand, t.KeyFilter
 	r.BandShape, r.NoFirst, r.Buckets, r.BShape, r.Flush, r.ClassBk = b.BandShape, b.NoFirst, t.Buckets, b.BucketShape, t.Flush, t.PerClass
-	r.Stages, r.LongRows = t.Stages, t.LongRows
+	r.Stages, r.Balanced = t.Stages, t.Balanced
 	r.MISSeconds = median(t.MIS).Seconds()
 	r.MISMinSeconds = slices.Min(t.MIS).Seconds()
 	r.MISMaxSeconds = slices.Max(t.MIS).Seconds()

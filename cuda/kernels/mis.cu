@@ -669,17 +669,17 @@ FIRST2(2, 1)
 
 // MIS-2 by key buckets: the threshold key is lohi<<32 | band.
 #include "mis2b.cuh"
-// LONG picks the kernels for long rows (mis/gpu_run.go): the warps take
-// their block's tiles as they go (DYN in mis2b.cuh) and pushes along
-// scattered rows skip repeated targets (DEDUP).
-#define BUCKET2K(name, PK, SCAN, LONG)                                                               \
+// BAL picks the balanced kernels (mis/gpu_run.go): the warps take their
+// block's tiles as they go (DYN in mis2b.cuh) and pushes along scattered
+// rows skip repeated targets (DEDUP).
+#define BUCKET2K(name, PK, SCAN, BAL)                                                               \
 	extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)                                    \
 	    name(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount,   \
 	         int pass, u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf) {                           \
 		Params P = {off, adj, st, nullptr, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi}; \
-		mis2b_sweep<PK, SCAN, SRC_TILES, LONG, LONG>(P, 0);                                               \
+		mis2b_sweep<PK, SCAN, SRC_TILES, BAL, BAL>(P, 0);                                               \
 	}
-// Kernel names: mis2b, then d (long rows), then s (hash keys: scans of
+// Kernel names: mis2b, then d (balanced), then s (hash keys: scans of
 // larger keys and pushes into smaller ones only), then the priority
 // kind.
 BUCKET2K(mis2b_p0, 0, false, false)
@@ -692,12 +692,12 @@ BUCKET2K(mis2bd_p2, 2, false, true)
 BUCKET2K(mis2bds_p0, 0, true, true)
 // mis2bl_p1, mis2bdl_p1: candidates from a list of vertex ids (SRC_LIST
 // in mis2b.cuh).
-#define BUCKET2L(name, LONG)                                                                               \
+#define BUCKET2L(name, BAL)                                                                               \
 	extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)                                          \
 	    name(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount, int pass, \
 	         u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf, int *list, int nlist) {                      \
 		Params P = {off, adj, st, list, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi};       \
-		mis2b_sweep<1, false, SRC_LIST, LONG, LONG>(P, nlist);                                               \
+		mis2b_sweep<1, false, SRC_LIST, BAL, BAL>(P, nlist);                                               \
 	}
 BUCKET2L(mis2bl_p1, false)
 BUCKET2L(mis2bdl_p1, true)
