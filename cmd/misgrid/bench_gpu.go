@@ -59,7 +59,7 @@ type gpuBenchResult struct {
 	Flush     int    `json:"flush,omitempty"`            // candidates a warp lists before deciding (buckets)
 	ClassBk   bool   `json:"bucket_per_class,omitempty"` // buckets of their own per class
 	Stages    int    `json:"bucket_stages,omitempty"`    // kernel stages (2: class 0 by the hash kernels)
-	Balanced  bool   `json:"bucket_balanced,omitempty"` // the balanced kernels
+	Balanced  bool   `json:"bucket_balanced,omitempty"`  // the balanced kernels
 
 	UploadSeconds float64 `json:"upload_s"` // host to device copy of the graph
 	UploadGBps    float64 `json:"upload_gbps"`
