@@ -242,24 +242,6 @@ __device__ __forceinline__ int first_tile() { return blockIdx.x * WARPS + (threa
 __device__ __forceinline__ int tile_stride() { return gridDim.x * WARPS; }
 __device__ __forceinline__ int num_tiles(const Params &P) { return (P.n + TILE - 1) / TILE; }
 
-// each_tile runs f(t, w, more) on a warp's tiles in that order: w holds
-// this lane's 4 state bytes of tile t (the state array is padded to
-// whole tiles with decided bytes), the next tile's word already in
-// flight, and more says whether tiles follow.
-template <typename F>
-__device__ __forceinline__ void each_tile(const Params &P, F f) {
-	const u32 lane = threadIdx.x & 31;
-	const int nt = num_tiles(P), ts = tile_stride();
-	int t = first_tile();
-	u32 next = t < nt ? __ldcg((const u32 *)(P.st + t * TILE + lane * 4)) : 0;
-	for (; t < nt; t += ts) {
-		const u32 w = next;
-		const bool more = t + ts < nt;
-		if (more) next = __ldcg((const u32 *)(P.st + (t + ts) * TILE + lane * 4));
-		f(t, w, more);
-	}
-}
-
 // DynUnits hands out the units (tiles, or chunks of a list) of a block
 // to its warps as they ask, instead of fixing each warp's share: the
 // block's units are those a grid-stride loop gives its warps (so the
@@ -306,18 +288,26 @@ __device__ __forceinline__ u32 *dyn_counter() {
 	return &ctr;
 }
 
-// each_tile_dyn is each_tile with the block's tiles handed out by
-// DynUnits.
-template <typename F>
-__device__ __forceinline__ void each_tile_dyn(const Params &P, F f) {
+// each_tile runs f(t, w, more) on a warp's tiles in that order: w holds
+// this lane's 4 state bytes of tile t (the state array is padded to
+// whole tiles with decided bytes), the next tile's word already in
+// flight, and more says whether tiles follow. The tiles are every
+// tile_stride()-th from first_tile(), or with DYN the block's tiles as
+// DynUnits hands them out (every thread of the block must call it then).
+template <bool DYN = false, typename F>
+__device__ __forceinline__ void each_tile(const Params &P, F f) {
 	const u32 lane = threadIdx.x & 31;
-	const int nt = num_tiles(P);
+	const int nt = num_tiles(P), ts = tile_stride();
 	DynUnits d;
-	int t = d.first(dyn_counter(), nt);
+	int t;
+	if constexpr (DYN) t = d.first(dyn_counter(), nt);
+	else t = first_tile();
 	u32 next = t < nt ? __ldcg((const u32 *)(P.st + t * TILE + lane * 4)) : 0;
 	while (t < nt) {
 		const u32 w = next;
-		const int tn = d.next();
+		int tn;
+		if constexpr (DYN) tn = d.next();
+		else tn = t + ts;
 		const bool more = tn < nt;
 		if (more) next = __ldcg((const u32 *)(P.st + tn * TILE + lane * 4));
 		f(t, w, more);

@@ -276,8 +276,7 @@ __device__ void mis2b_sweep(const Params &P, int nlist) {
 		for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, SCAN, DEDUP>(P, L, S, seen, b0, min(BB, cnt - b0));
 		cnt = 0;
 	};
-	if constexpr (DYN) each_tile_dyn(P, visit);
-	else each_tile(P, visit);
+	each_tile<DYN>(P, visit);
 	wait = warp_sum(wait);
 	if (lane == 0 && wait) atomicAdd(P.count + P.pass % P.ncount, wait);
 }
