@@ -193,10 +193,8 @@ func (r *sweepRun) useBuckets(t gpuTuning) error {
 	}
 	r.grid = r.stages[0].grid
 	r.tail, r.firstName, r.ball = 0, "", nil
-	// The first check of a stage follows its buckets, the first launch
-	// of its last range, and one more that finds nothing left most of
-	// the time.
-	r.first, r.batch = r.stages[0].launches+1, 2
+	// Checks after the first of a stage (sweeps) come every 2 launches.
+	r.batch = 2
 	return nil
 }
 

@@ -101,6 +101,9 @@ func (r *sweepRun) sweeps(start, end *cuda.Event) (int, error) {
 	for si := 0; !done && si < max(len(r.stages), 1); si++ {
 		first := r.first
 		if len(r.stages) > 0 {
+			// A stage's first check follows its buckets, the first
+			// launch of its last range, and one more that finds
+			// nothing left most of the time.
 			r.stageAt = append(r.stageAt, pass)
 			first = r.stages[si].launches + 1
 		}
