@@ -34,6 +34,7 @@ INPUT is a file or a generator spec:
 -o writes, by extension:
   .vtu       the mesh (or graph) with fields class, in_set, aggregate, coarse_level
   .egr       the coarse graph: the aggregates of the last level as vertices
+  .png       a picture of a 2D mesh: the aggregates of each level, roots by class
   .txt, -    the vertex ids of the (finest level's) set, one a line
 
 flags:
@@ -66,7 +67,7 @@ func coarsenFlags() (*flag.FlagSet, *coarsenConfig) {
 	fs.IntVar(&c.workers, "workers", 0, "CPU goroutines (0: GOMAXPROCS)")
 	fs.IntVar(&c.levels, "levels", 0, "build a hierarchy of at most this many levels (0: one MIS)")
 	fs.IntVar(&c.minVertices, "min", 64, "with -levels: stop at a level of at most this many vertices")
-	fs.StringVar(&c.out, "o", "", "output file: .vtu, .egr, .txt, or - for the set on stdout")
+	fs.StringVar(&c.out, "o", "", "output file: .vtu, .egr, .png, .txt, or - for the set on stdout")
 	fs.Float64Var(&c.featureAngle, "feature-angle", 30, "meshes: angle in degrees under which facet normals count as one direction")
 	fs.BoolVar(&c.verify, "verify", true, "check that every set is a maximal independent set")
 	return fs, c
@@ -115,10 +116,10 @@ func runCoarsen(args []string, stdout, stderr io.Writer) error {
 	case c.out == "":
 	case c.out == "-" || ext == ".txt":
 		outKind = "txt"
-	case ext == ".vtu" || ext == ".egr":
+	case ext == ".vtu" || ext == ".egr" || ext == ".png":
 		outKind = ext[1:]
 	default:
-		return fmt.Errorf("coarsen: -o %q: want a .vtu, .egr or .txt file, or -", c.out)
+		return fmt.Errorf("coarsen: -o %q: want a .vtu, .egr, .png or .txt file, or -", c.out)
 	}
 	job, err := startMPI(c, outKind)
 	if err != nil {
@@ -227,6 +228,8 @@ func runCoarsen(args []string, stdout, stderr io.Writer) error {
 			fields = append(fields, mesh.Int32Field("aggregate", levels[0].Agg.Of))
 		}
 		err = writeVTUFile(c.out, g, m, fields)
+	case "png":
+		err = drawHierarchy(c.out, m, levels, fmt.Sprintf("%s: distance-%d MIS, %s priority", filepath.Base(input), c.distance, kind))
 	}
 	if err != nil {
 		return fmt.Errorf("coarsen: %w", err)
