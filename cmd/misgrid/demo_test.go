@@ -19,8 +19,10 @@ func TestDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A 9³ cube has 8 corners; boundary priority keeps all of them in the
-	// distance-1 MIS.
-	for _, want := range []string{"729 vertices", "corner 8/8", "corners kept", "level"} {
+	// distance-1 MIS. The bracket has the six corners of its L, and its
+	// hierarchy keeps them all on the first two levels.
+	for _, want := range []string{"729 vertices", "corner 8/8", "corners kept", "level",
+		"L-bracket (for demo.png): 7 holes", "corner 6, boundary", "6/6"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
@@ -40,6 +42,10 @@ func TestDemo(t *testing.T) {
 	}
 	if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) || len(png) < 1000 {
 		t.Errorf("demo.png is not a PNG image (%d bytes)", len(png))
+	}
+	// Three panels side by side: the bracket's levels 0 to 2.
+	if b, _ := readPNG(t, filepath.Join(dir, "demo.png")); b.Dx() < 3*b.Dy()/2 {
+		t.Errorf("demo.png is %v pixels: not three panels in a row", b)
 	}
 }
 

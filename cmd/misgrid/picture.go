@@ -169,7 +169,9 @@ func drawHierarchy(path string, m *mesh.Mesh, levels []mis.Level, title string) 
 	dx, dy := p.xmax[0]-p.xmin[0], p.xmax[1]-p.xmin[1]
 	panelH := min(panelW*dy/max(dx, 1e-300), 1.5*panelW) + titleH
 	captionH := 14*float64(len(caption)) + 12
-	w, h := vg.Length(panelW*cols), vg.Length(40+panelH*float64(rows)+24+captionH)
+	// Wide enough for the legend and the table; panels centred.
+	w, h := vg.Length(max(panelW*cols, 600)), vg.Length(40+panelH*float64(rows)+24+captionH)
+	x0 := (float64(w) - panelW*float64(cols)) / 2
 	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
 	c := draw.New(img)
 
@@ -179,8 +181,8 @@ func drawHierarchy(path string, m *mesh.Mesh, levels []mis.Level, title string) 
 		row, col := k/cols, k%cols
 		top := float64(h) - 40 - panelH*float64(row)
 		box := vg.Rectangle{
-			Min: vg.Point{X: vg.Length(panelW*col) + 8, Y: vg.Length(top-panelH) + 4},
-			Max: vg.Point{X: vg.Length(panelW*(col+1)) - 8, Y: vg.Length(top - titleH)},
+			Min: vg.Point{X: vg.Length(x0+panelW*float64(col)) + 8, Y: vg.Length(top-panelH) + 4},
+			Max: vg.Point{X: vg.Length(x0+panelW*float64(col+1)) - 8, Y: vg.Length(top - titleH)},
 		}
 		l := levels[k]
 		label := fmt.Sprintf("level %d: %d vertices → %d aggregates", k, l.Graph.N(), l.Set.Size)
@@ -190,7 +192,7 @@ func drawHierarchy(path string, m *mesh.Mesh, levels []mis.Level, title string) 
 		c.FillText(textStyle("Sans", 11, draw.XCenter), vg.Point{X: (box.Min.X + box.Max.X) / 2, Y: vg.Length(top - 18)}, label)
 		p.drawLevel(c, box, levels, k)
 	}
-	drawLegend(c, vg.Point{X: 16, Y: vg.Length(captionH) + 12})
+	drawLegend(c, vg.Point{X: 16, Y: vg.Length(captionH) + 12}, levels[0].Agg != nil)
 	mono := textStyle("Mono", 10, draw.XLeft)
 	for i, line := range caption {
 		c.FillText(mono, vg.Point{X: 16, Y: vg.Length(captionH - 14*(float64(i)+0.5))}, line)
@@ -324,22 +326,30 @@ func drawRoot(c draw.Canvas, cls mesh.Class, pt vg.Point) {
 	c.DrawGlyph(sty, pt)
 }
 
-// drawLegend explains the glyphs and the colours, left-aligned at pt.
-func drawLegend(c draw.Canvas, pt vg.Point) {
+// drawLegend explains the glyphs, and the colours where there are
+// aggregates, left-aligned at pt.
+func drawLegend(c draw.Canvas, pt vg.Point, aggregates bool) {
 	sty := textStyle("Sans", 10, draw.XLeft)
 	items := []struct {
 		cls   mesh.Class
 		label string
 	}{
-		{mesh.Corner, "root on a corner"},
-		{mesh.Face, "root on the boundary"},
-		{mesh.Interior, "interior root"},
+		{mesh.Corner, "on a corner"},
+		{mesh.Face, "on the boundary"},
+		{mesh.Interior, "interior"},
 	}
-	x := pt.X
+	head := "in the set:"
+	if aggregates {
+		head = "roots:"
+	}
+	c.FillText(sty, pt, head)
+	x := pt.X + sty.Width(head) + 8
 	for _, it := range items {
 		drawRoot(c, it.cls, vg.Point{X: x + 5, Y: pt.Y})
 		c.FillText(sty, vg.Point{X: x + 14, Y: pt.Y}, it.label)
 		x += 14 + sty.Width(it.label) + 20
 	}
-	c.FillText(sty, vg.Point{X: x, Y: pt.Y}, "colours: aggregates (neighbours differ); lines: aggregate borders")
+	if aggregates {
+		c.FillText(sty, vg.Point{X: x, Y: pt.Y}, "colours: aggregates (neighbours differ); lines: aggregate borders")
+	}
 }
