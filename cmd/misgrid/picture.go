@@ -26,9 +26,8 @@ import (
 // the aggregates outlined, and the level's roots marked by boundary class;
 // the level table below as the caption.
 
-// aggPalette colours aggregates; neighbouring aggregates never share one
-// (greedy colouring of the coarse graph, which needs few colours on a
-// mesh; beyond len(aggPalette) colours repeat).
+// aggPalette colours aggregates; neighbouring aggregates share one only
+// where an aggregate has more neighbours than the palette has colours.
 var aggPalette = []color.RGBA{
 	{0x8d, 0xd3, 0xc7, 0xff}, {0xff, 0xff, 0xb3, 0xff}, {0xbe, 0xba, 0xda, 0xff},
 	{0xfb, 0x80, 0x72, 0xff}, {0x80, 0xb1, 0xd3, 0xff}, {0xfd, 0xb4, 0x62, 0xff},
@@ -115,24 +114,39 @@ func aggregatesAt(levels []mis.Level, k int) []int32 {
 	return of
 }
 
-// greedyColors colours the vertices of g so that neighbours differ,
-// each taking the smallest colour its lower-numbered neighbours left.
-func greedyColors(g *mesh.Graph) []int {
+// greedyColors colours the vertices of g with k colours or fewer so that
+// neighbours differ where k allows: each vertex in id order takes the
+// colour least used so far among those its coloured neighbours left, so
+// the colours spread evenly and a graph of at most k vertices gets k
+// different ones. Where every colour is taken by a neighbour (a vertex of
+// degree ≥ k) it takes the least used of all.
+func greedyColors(g *mesh.Graph, k int) []int {
 	col := make([]int, g.N())
-	var used []bool
+	used := make([]int, k)
+	taken := make([]bool, k)
 	for v := range col {
-		used = used[:0]
+		clear(taken)
 		for _, u := range g.Neighbors(int32(v)) {
 			if int(u) < v {
-				for len(used) <= col[u] {
-					used = append(used, false)
-				}
-				used[col[u]] = true
+				taken[col[u]] = true
 			}
 		}
-		for col[v] < len(used) && used[col[v]] {
-			col[v]++
+		best := -1
+		for c := range k {
+			if !taken[c] && (best < 0 || used[c] < used[best]) {
+				best = c
+			}
 		}
+		if best < 0 {
+			best = 0
+			for c := range k {
+				if used[c] < used[best] {
+					best = c
+				}
+			}
+		}
+		col[v] = best
+		used[best]++
 	}
 	return col
 }
@@ -233,12 +247,12 @@ func (p *picture) drawLevel(c draw.Canvas, box vg.Rectangle, levels []mis.Level,
 	fill := func(v int32) color.Color { return color.Gray{Y: 0xe4} }
 	if levels[k].Agg != nil {
 		of = aggregatesAt(levels, k)
-		colors := greedyColors(levels[k+1].Graph)
+		colors := greedyColors(levels[k+1].Graph, len(aggPalette))
 		fill = func(v int32) color.Color {
 			if of[v] < 0 {
 				return color.Gray{Y: 0xe4}
 			}
-			return aggPalette[colors[of[v]]%len(aggPalette)]
+			return aggPalette[colors[of[v]]]
 		}
 	}
 	// Median-dual cells: the part of each cell nearest each corner.

@@ -118,14 +118,25 @@ func TestAggregatesAt(t *testing.T) {
 	}
 }
 
+// TestGreedyColors: neighbours differ wherever degrees leave a colour
+// free, and a graph of at most k vertices gets all-different colours.
 func TestGreedyColors(t *testing.T) {
-	for _, g := range []*mesh.Graph{mesh.RandomGraph(500, 6, 3), mesh.Grid7Graph(6, 5, 4)} {
-		col := greedyColors(g)
+	for _, g := range []*mesh.Graph{mesh.RandomGraph(500, 6, 3), mesh.Grid7Graph(6, 5, 4), mesh.Grid7Graph(2, 2, 2)} {
+		col := greedyColors(g, 10)
 		for v := range g.N() {
 			for _, u := range g.Neighbors(int32(v)) {
-				if col[u] == col[v] {
+				if col[u] == col[v] && g.Degree(int32(max(u, int32(v)))) < 10 {
 					t.Fatalf("neighbours %d and %d share colour %d", v, u, col[v])
 				}
+			}
+		}
+		if g.N() <= 10 {
+			seen := map[int]bool{}
+			for _, c := range col {
+				seen[c] = true
+			}
+			if len(seen) != g.N() {
+				t.Errorf("%d vertices got %d colours, want all different", g.N(), len(seen))
 			}
 		}
 	}
