@@ -68,7 +68,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"coarsen", "-theta", "NaN", "gen:hex:4"}, "-theta NaN"},
 		{[]string{"coarsen", "-feature-angle", "190", "gen:hex:4"}, "-feature-angle 190"},
 		{[]string{"coarsen", "-levels", "-1", "gen:hex:4"}, "-levels -1"},
-		{[]string{"coarsen", "-o", "x.png", "gen:hex:4"}, `-o "x.png"`},
+		{[]string{"coarsen", "-o", "x.gif", "gen:hex:4"}, `-o "x.gif"`},
 		{[]string{"coarsen", "gen:cube:4"}, `unknown generator "cube"`},
 		{[]string{"coarsen", "gen:hex:1"}, "not an integer ≥ 2"},
 		{[]string{"coarsen", "gen:hex:x"}, "not an integer"},
