@@ -15,8 +15,12 @@ import (
 	"github.com/misgrid/misgrid/mis"
 )
 
+// maxN bounds -n: the example holds about 400 bytes a vertex at its peak
+// (mesh, graph, classes, sets, hierarchy), 6.7 GB at 256³.
+const maxN = 256
+
 func main() {
-	n := flag.Int("n", 16, "vertices per side of the cube")
+	n := flag.Int("n", 16, fmt.Sprintf("vertices per side of the cube, 2 to %d (N³ vertices, about 400 bytes each: 27 MB at 40, 6.7 GB at %d)", maxN, maxN))
 	flag.Parse()
 	if err := run(os.Stdout, *n); err != nil {
 		fmt.Fprintln(os.Stderr, "example:", err)
@@ -25,6 +29,9 @@ func main() {
 }
 
 func run(w io.Writer, n int) error {
+	if n < 2 || n > maxN {
+		return fmt.Errorf("-n %d: want 2 to %d vertices per side", n, maxN)
+	}
 	// A mesh as a FEM code has it: coordinates and hex8 connectivity.
 	m := mesh.StructuredHex(n, n, n)
 

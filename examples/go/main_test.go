@@ -40,3 +40,11 @@ func TestRun(t *testing.T) {
 		}
 	}
 }
+
+func TestRunRefusesSizes(t *testing.T) {
+	for _, n := range []int{1, maxN + 1, 1 << 20} {
+		if err := run(new(bytes.Buffer), n); err == nil || !strings.Contains(err.Error(), "want 2 to") {
+			t.Errorf("run(%d): error %v, want a refusal", n, err)
+		}
+	}
+}
