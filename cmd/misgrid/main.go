@@ -54,7 +54,7 @@ func flagsOf[C any](f func() (*flag.FlagSet, C)) func() *flag.FlagSet {
 
 func commands() []command {
 	return []command{
-		{"demo", "coarsen a generated 3D hex mesh and write demo.vtu and demo.png", flagsOf(demoFlags), "", runDemo},
+		{"demo", "draw the coarse grids of a 2D bracket (demo.png) and coarsen an N³ cube (demo.vtu)", flagsOf(demoFlags), "", runDemo},
 		{"coarsen", "compute an MIS or a coarse-grid hierarchy of a mesh, matrix or generated graph", flagsOf(coarsenFlags), "", runCoarsen},
 		{"solve", "solve A·x = b by CG with MIS-aggregation AMG (a Matrix Market A)", flagsOf(solveFlags), "", runSolve},
 		{"bench", "measure MIS throughput against a one-pass memory floor", flagsOf(benchFlags), "", runBench},
