@@ -59,10 +59,19 @@ func newPicture(m *mesh.Mesh) (*picture, error) {
 		mesh.Tri6:  {{0, 3, 5}, {3, 1, 4}, {5, 4, 2}, {3, 4, 5}},
 		mesh.Quad9: {{0, 4, 8, 7}, {4, 1, 5, 8}, {8, 5, 2, 6}, {7, 8, 6, 3}},
 	}
+	cells := 0
 	for _, b := range m.Blocks {
 		if b.Type.Dim() == 3 {
 			return nil, fmt.Errorf("a picture needs a 2D mesh: this one has %s elements (write .vtu for 3D meshes)", b.Type)
 		}
+		cells += b.Len() * len(split[b.Type])
+	}
+	if cells > maxPictureCells {
+		return nil, fmt.Errorf("a picture of %d cells would not show an aggregate at %d points a panel (at most %d cells): write .vtu for ParaView",
+			cells, panelW, maxPictureCells)
+	}
+	p.cells = make([][]int32, 0, cells)
+	for _, b := range m.Blocks {
 		parts, ok := split[b.Type]
 		if !ok {
 			continue // points and lines: boundary markers of Gmsh files
@@ -151,12 +160,14 @@ func greedyColors(g *mesh.Graph, k int) []int {
 	return col
 }
 
-// Picture size: panels of panelW points, at most three a row.
+// Picture size: panels of panelW points, at most three a row; meshes of
+// more cells than a panel can show are refused.
 const (
-	panelW   = 330
-	titleH   = 30
-	dpi      = 110
-	maxPanel = 3
+	maxPictureCells = 200_000
+	panelW          = 330
+	titleH          = 30
+	dpi             = 110
+	maxPanel        = 3
 )
 
 // drawHierarchy writes a PNG of the aggregates of every level of a

@@ -214,6 +214,7 @@ func TestDrawHierarchyRefuses(t *testing.T) {
 		{cube, "hex8 elements"},
 		{nil, "needs a mesh"},
 		{mesh.StructuredQuad(3, 3), "the graph has 64 vertices and the mesh 9 nodes"},
+		{mesh.StructuredQuad(500, 500), "a picture of 249001 cells would not show"},
 	} {
 		err := drawHierarchy(path, tc.m, levels, "x")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
