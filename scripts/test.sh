@@ -6,15 +6,16 @@
 #   2. go test ./...: every Go package, and cabi's TestCABI, which runs the
 #      C tests, the Go/ABI comparison, the Fortran test and the C and
 #      Fortran examples (built against an installed copy) on that library;
-#   3. the examples under valgrind memcheck (make -C cabi check-memory);
-#   4. MPI: the partitioned MIS under mpirun -n 1, 2, 4 and the C and
+#   3. MPI: the partitioned MIS under mpirun -n 1, 2, 4 and the C and
 #      Fortran distributed entry point (scripts/mpi-test.sh; the MPI
 #      library shares the compiled packages of step 1 and relinks).
 #
 # Each step says what it runs and how long it took. A part whose tools are
-# missing (gcc, gfortran, valgrind, mpirun) is skipped with a line saying
-# what to install; with MISGRID_TEST_STRICT=1 (CI) a skip is a failure.
-# Extra arguments go to go test (e.g. scripts/test.sh -count=1).
+# missing (gcc, gfortran, mpirun) is skipped with a line saying what to
+# install; with MISGRID_TEST_STRICT=1 (CI) a skip is a failure. Extra
+# arguments go to go test (e.g. scripts/test.sh -count=1). Valgrind's
+# memcheck of the library (make -C cabi check-memory, minutes more) and
+# the race detector are CI steps of their own (.ci/run).
 #
 # Cold (empty Go build cache) on 2 cores it takes about the time README.md
 # states; `go test -short ./...`, the Go packages alone without the C ABI
@@ -49,25 +50,17 @@ if [ "$cabi" = 1 ] && ! have gfortran; then
 fi
 
 if [ "$cabi" = 1 ]; then
-	step 1/4 "building libmisgrid once: make -C cabi lib (c-shared and c-archive)"
+	step 1/3 "building libmisgrid once: make -C cabi lib (c-shared and c-archive)"
 	make --no-print-directory -C cabi lib
 	done_step
 fi
 
-step 2/4 "go test ./... $* (Go packages; TestCABI: C, Go/ABI, Fortran tests and examples on that library)"
+step 2/3 "go test ./... $* (Go packages; TestCABI: C, Go/ABI, Fortran tests and examples on that library)"
 go test "$@" ./...
 done_step
 
-if [ "$cabi" = 1 ] && have valgrind; then
-	step 3/4 "the C and Fortran examples under valgrind: make -C cabi check-memory"
-	make --no-print-directory -C cabi check-memory
-	done_step
-elif [ "$cabi" = 1 ]; then
-	skip "valgrind memcheck of the examples: valgrind not found (apt-get install valgrind)"
-fi
-
 if [ "$cabi" = 1 ] && have mpirun && pkg-config --exists mpi 2>/dev/null; then
-	step 4/4 "MPI: mis/mpi and the C ABI's distributed MIS under mpirun -n 1, 2, 4 (scripts/mpi-test.sh)"
+	step 3/3 "MPI: mis/mpi and the C ABI's distributed MIS under mpirun -n 1, 2, 4 (scripts/mpi-test.sh)"
 	bash scripts/mpi-test.sh
 	done_step
 else
