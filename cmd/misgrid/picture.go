@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -222,15 +222,10 @@ func drawHierarchy(path string, m *mesh.Mesh, levels []mis.Level, title string) 
 	for i, line := range caption {
 		c.FillText(mono, vg.Point{X: 16, Y: vg.Length(captionH - 14*(float64(i)+0.5))}, line)
 	}
-	f, err := os.Create(path)
-	if err != nil {
+	return createFile(path, func(w io.Writer) error {
+		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
 		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+	})
 }
 
 func textStyle(variant string, size vg.Length, x text.XAlignment) text.Style {
