@@ -25,6 +25,7 @@ func TestCABI(t *testing.T) {
 			t.Skipf("skipped: %s not found on PATH (needed to build and test the C ABI)", tool)
 		}
 	}
+	trackInputs(t)
 	cmd := exec.Command("make", "--no-print-directory", "test")
 	cmd.Env = append(os.Environ(), "CC=gcc")
 	out, err := cmd.CombinedOutput()
@@ -48,6 +49,33 @@ func TestCABI(t *testing.T) {
 	for _, want := range wants {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+}
+
+// cabiInputs are what make test reads besides the Go sources of the
+// library, which are in this test binary already.
+var cabiInputs = []string{
+	"Makefile", "*.map", "*.pc.in", "*.h", "include/*", "fortran/*", "tests/*", "internal/goref/*",
+	"../examples/c/*", "../examples/fortran/*",
+}
+
+// trackInputs opens every file make test reads: go test caches a passing
+// result until a file the test opened changes, so a change to a C test,
+// the header or an example runs TestCABI again instead of reporting
+// (cached).
+func trackInputs(t *testing.T) {
+	for _, pat := range cabiInputs {
+		files, err := filepath.Glob(pat)
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no files match %s (err %v)", pat, err)
+		}
+		for _, name := range files {
+			f, err := os.Open(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
 		}
 	}
 }
