@@ -418,7 +418,7 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 				var ref []float64
 				var refIts int
 				for _, w := range []int{1, 2, 3, 8} {
-					o, err := ParseOptions(append([]string{fmt.Sprintf("workers=%d", w), "max_coarse=50"}, kv...))
+					o, err := ParseOptions(append([]string{fmt.Sprintf("threads=%d", w), "max_coarse=50"}, kv...))
 					if err != nil {
 						t.Fatal(err)
 					}

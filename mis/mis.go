@@ -3,7 +3,6 @@ package mis
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"time"
 
@@ -45,16 +44,6 @@ func ParseDevice(s string) (Device, error) {
 	return 0, fmt.Errorf("mis: unknown device %q (want auto, cpu or gpu)", s)
 }
 
-// Options controls Compute. The zero value asks for a distance-1 MIS with
-// hash priorities, on the GPU when that pays, using all CPUs otherwise.
-type Options struct {
-	Distance int // 1 or 2; 0 means 1
-	Priority Priority
-	Device   Device
-	Workers  int // CPU goroutines; 0 means runtime.GOMAXPROCS(0)
-	Serial   bool
-}
-
 // Result is a maximal independent set.
 type Result struct {
 	In      []bool // In[v] reports whether v is in the set
@@ -73,23 +62,6 @@ func (r *Result) Vertices() []int32 {
 		}
 	}
 	return out
-}
-
-func (o *Options) distance() (int, error) {
-	switch o.Distance {
-	case 0, 1:
-		return 1, nil
-	case 2:
-		return 2, nil
-	}
-	return 0, fmt.Errorf("mis: distance %d not supported (want 1 or 2)", o.Distance)
-}
-
-func (o *Options) workers() int {
-	if o.Workers > 0 {
-		return o.Workers
-	}
-	return runtime.GOMAXPROCS(0)
 }
 
 // ErrNoGPU wraps the reason no GPU could be used when Device is GPU.
