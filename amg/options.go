@@ -226,7 +226,7 @@ var registry = &option.Registry[Options]{
 			nil, func(o *Options) *float64 { return &o.Theta }),
 		option.Float("drop_tol", "leave entries ≤ drop_tol·sqrt(a_ii a_jj) out of the hierarchy (negative: keep all)", "number < 0.1",
 			nil, func(o *Options) *float64 { return &o.DropTol }),
-		option.Int("block_size", "degrees of freedom per node, interleaved", 1, 64,
+		option.Int("block_size", "degrees of freedom per node, interleaved", 1, math.MaxInt32,
 			func(o *Options) *int { return &o.BlockSize }),
 		option.Enum("aggregation", "aggregation method", []string{"mis2", "pairwise"},
 			func(o *Options) *Aggregation { return &o.Aggregation }),
