@@ -60,7 +60,7 @@ var priorityNames = []string{Boundary.String(), Hash.String(), Degree.String(), 
 var registry = &option.Registry[Options]{
 	Pkg: "mis",
 	Keys: []option.Key[Options]{
-		option.Int("distance", "MIS distance (Hierarchy: 0 means 2)", 0, 2,
+		option.Int("distance", "MIS distance, 1 or 2 (0: the default)", 0, 2,
 			func(o *Options) *int { return &o.Distance }),
 		option.Enum("priority", "vertex order: boundary (corners, edges, faces, interior), hash, degree (low first) or user (values set by the caller)",
 			priorityNames, func(o *Options) *PriorityKind { return &o.Priority.Kind }),

@@ -29,6 +29,12 @@ const genHelp = `generator specs (N vertices per side, all on the unit square or
 // stencil and random graphs), so their cells can be written out. Graphs
 // carry coordinates and boundary classes where the generator has them.
 func generate(spec string) (*mesh.Graph, *mesh.Mesh, error) {
+	return generateWith(spec, mesh.ElementOptions{}, mesh.ClassifyOptions{})
+}
+
+// generateWith is generate with the options of the element graph and of
+// the boundary classification of generated meshes.
+func generateWith(spec string, eo mesh.ElementOptions, co mesh.ClassifyOptions) (*mesh.Graph, *mesh.Mesh, error) {
 	parts := strings.Split(spec, ":")
 	relabel := false
 	if len(parts) > 1 && parts[len(parts)-1] == "relabel" {
@@ -84,7 +90,7 @@ func generate(spec string) (*mesh.Graph, *mesh.Mesh, error) {
 		return nil, nil, bad("unknown generator %q", parts[0])
 	}
 	if m != nil {
-		if g, err = meshGraph(m, 0); err != nil {
+		if g, err = meshGraphWith(m, eo, co); err != nil {
 			return nil, nil, fmt.Errorf("generator %q: %w", spec, err)
 		}
 	}
@@ -99,13 +105,17 @@ func generate(spec string) (*mesh.Graph, *mesh.Mesh, error) {
 }
 
 // meshGraph returns the node graph of m with boundary classes from its
-// facets (featureAngle in degrees; 0 means the default 30°).
+// facets (featureAngle in degrees; 0 means mesh.DefaultFeatureAngle).
 func meshGraph(m *mesh.Mesh, featureAngle float64) (*mesh.Graph, error) {
-	g, err := mesh.FromElements(m, mesh.ElementOptions{})
+	return meshGraphWith(m, mesh.ElementOptions{}, mesh.ClassifyOptions{FeatureAngle: featureAngle})
+}
+
+func meshGraphWith(m *mesh.Mesh, eo mesh.ElementOptions, co mesh.ClassifyOptions) (*mesh.Graph, error) {
+	g, err := mesh.FromElements(m, eo)
 	if err != nil {
 		return nil, err
 	}
-	if g.Class, err = mesh.Classify(m, mesh.ClassifyOptions{FeatureAngle: featureAngle}); err != nil {
+	if g.Class, err = mesh.Classify(m, co); err != nil {
 		return nil, err
 	}
 	return g, nil

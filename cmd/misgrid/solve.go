@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -27,53 +28,46 @@ Solves A·x = b with conjugate gradients preconditioned by smoothed-
 aggregation AMG on MIS-2 aggregates, and prints the hierarchy (levels,
 rows, nonzeros, operator and grid complexity), the convergence history
 and the setup and solve times. Without -b, b = A·x* for a fixed
-pseudo-random x*, and the error against x* is reported too.
+pseudo-random x*, and the error against x* is reported too. Flags go
+before A.mtx.
 
-AMG options are set with -o key=value (repeatable); keys:
-%s
-flags:
+AMG options are flags named by their keys, the keys of the C ABI's
+options strings and of amg.Options.Set. -json prints the report in the
+schema of docs/cli.md.
 `
 
 // solveConfig holds the flags of the solve command.
 type solveConfig struct {
-	b, coords, nullspace, plot, xOut string
-	block                            int
-	opts                             multiFlag
-	json, update                     bool
+	b, coords, plot, out string
+	opts                 amg.Options
+	json, update         bool
 }
 
-// multiFlag collects a repeatable string flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
-func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+// solveRenamed are flags of earlier versions and names of other
+// interfaces, refused with the flag to use.
+var solveRenamed = map[string]string{"x": "o", "block": "block_size", "workers": "threads"}
 
 func solveFlags() (*flag.FlagSet, *solveConfig) {
-	var keys strings.Builder
-	for _, k := range amg.OptionKeys() {
-		fmt.Fprintf(&keys, "  %-16s %s (%s; default %s)\n", k.Key, k.Doc, k.Values, k.Default)
-	}
 	c := &solveConfig{}
-	fs := newFlagSet("solve", fmt.Sprintf(solveUsage, keys.String()))
+	fs := newFlagSet("solve", solveUsage)
 	fs.StringVar(&c.b, "b", "", "right-hand side, Matrix Market array `file`")
 	fs.StringVar(&c.coords, "coords", "", "node coordinates, Matrix Market array `file` (nodes × dim), for -nullspace rbm")
-	fs.IntVar(&c.block, "block", 0, "degrees of freedom per node (same as -o block=N)")
-	fs.StringVar(&c.nullspace, "nullspace", "", "near-nullspace: constant or rbm (same as -o nullspace=...)")
-	fs.Var(&c.opts, "o", "AMG option `key=value` (repeatable)")
+	fs.StringVar(&c.out, "o", "", "write the solution to `file` (.mtx, Matrix Market array)")
 	fs.BoolVar(&c.json, "json", false, "print the results as JSON instead of text")
 	fs.BoolVar(&c.update, "update", false, "also time a numeric re-setup (values doubled, same pattern) and solve again")
 	fs.StringVar(&c.plot, "plot", "", "draw the residual history to `file` (.png, .svg, .pdf)")
-	fs.StringVar(&c.xOut, "x", "", "write the solution to `file` (Matrix Market array)")
+	addOptions(fs, solveUsage, solveRenamed, optionGroup{"AMG options", amg.OptionKeys(), c.opts.Set})
 	return fs, c
 }
 
-// solveReport is the -json output.
+// solveReport is the -json output; docs/cli.md documents its schema,
+// and its keys stay stable.
 type solveReport struct {
 	Matrix             string             `json:"matrix"`
 	Rows               int                `json:"rows"`
 	Nonzeros           int                `json:"nonzeros"`
-	Options            []string           `json:"options"`
-	Levels             []amg.LevelStats   `json:"levels"`
+	Options            map[string]string  `json:"options"`
+	Levels             []levelReport      `json:"levels"`
 	OperatorComplexity float64            `json:"operator_complexity"`
 	GridComplexity     float64            `json:"grid_complexity"`
 	ReadSeconds        float64            `json:"read_seconds"`
@@ -89,35 +83,32 @@ type solveReport struct {
 	UpdateIterations   *int               `json:"update_iterations,omitempty"`
 }
 
+// levelReport is one level of the hierarchy in the -json output.
+type levelReport struct {
+	Rows       int     `json:"rows"`
+	Nonzeros   int     `json:"nonzeros"`
+	BlockSize  int     `json:"block_size"`
+	Aggregates int     `json:"aggregates"`
+	Lambda     float64 `json:"lambda_max"`
+	Dropped    int     `json:"dropped"`
+}
+
 func runSolve(args []string, stdout, stderr io.Writer) error {
 	fs, c := solveFlags()
-	// Flags may come before or after the matrix file, as the usage shows.
-	var files []string
-	for {
-		if err := parseFlags(fs, args, stdout); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	if len(files) != 1 {
-		return fmt.Errorf("solve: want exactly one matrix file, got %d (run 'misgrid help solve')", len(files))
-	}
-	path := files[0]
-	var kv []string
-	if c.block > 0 {
-		kv = append(kv, fmt.Sprintf("block=%d", c.block))
-	}
-	if c.nullspace != "" {
-		kv = append(kv, "nullspace="+c.nullspace)
-	}
-	kv = append(kv, c.opts...)
-	opts, err := amg.ParseOptions(kv)
+	rest, err := parseArgs(fs, args, stdout, 1, "A.mtx")
 	if err != nil {
+		return err
+	}
+	path := rest[0]
+	opts := c.opts
+	if c.out != "" && strings.ToLower(filepath.Ext(c.out)) != ".mtx" {
+		return fmt.Errorf("solve: -o %q: the solution is written as Matrix Market, want a .mtx file (AMG options are flags: -theta 0.1)", c.out)
+	}
+	if err := checkWritable(c.out); err != nil {
 		return fmt.Errorf("solve: %w", err)
+	}
+	if opts.Nullspace == amg.RigidBody && c.coords == "" {
+		return errors.New("solve: -nullspace rbm needs -coords")
 	}
 
 	t0 := time.Now()
@@ -156,9 +147,6 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("solve: %s: %d nodes × block size %d ≠ %d matrix rows", c.coords, rows, bs, n)
 		}
 	}
-	if opts.Nullspace == amg.RigidBody && opts.Coords == nil {
-		return errors.New("solve: -nullspace rbm needs -coords")
-	}
 	read := time.Since(t0)
 
 	pc, err := amg.New(a, opts)
@@ -172,8 +160,8 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("solve: %w", err)
 	}
 	rep := solveReport{
-		Matrix: path, Rows: n, Nonzeros: st.Levels[0].Nonzeros, Options: kv,
-		Levels: st.Levels, OperatorComplexity: st.OperatorComplexity, GridComplexity: st.GridComplexity,
+		Matrix: path, Rows: n, Nonzeros: st.Levels[0].Nonzeros, Options: optionMap(opts),
+		OperatorComplexity: st.OperatorComplexity, GridComplexity: st.GridComplexity,
 		ReadSeconds: read.Seconds(), SetupSeconds: st.Setup.Seconds(), SetupPhases: map[string]float64{},
 		SolveSeconds: res.Elapsed.Seconds(), Iterations: res.Iterations, Converged: res.Converged,
 		Residuals: res.Residuals, FinalResidual: trueResidual(a, x, b),
@@ -181,12 +169,15 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	for k, v := range st.Phases {
 		rep.SetupPhases[k] = v.Seconds()
 	}
+	for _, l := range st.Levels {
+		rep.Levels = append(rep.Levels, levelReport{l.Rows, l.Nonzeros, l.BlockSize, l.Aggregates, l.Lambda, l.Dropped})
+	}
 	if xs != nil {
 		e := relErr(x, xs)
 		rep.Error = &e
 	}
-	if c.xOut != "" {
-		if err := createFile(c.xOut, func(w io.Writer) error { return mesh.WriteMatrixMarketArray(w, n, 1, x) }); err != nil {
+	if c.out != "" {
+		if err := createFile(c.out, func(w io.Writer) error { return mesh.WriteMatrixMarketArray(w, n, 1, x) }); err != nil {
 			return fmt.Errorf("solve: %w", err)
 		}
 	}
@@ -230,10 +221,32 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// defaultAMG is the text form of the zero amg.Options: the text report
+// lists only the options that differ from it.
+var defaultAMG = optionMap(amg.Options{})
+
+// optionMap is the text form of o, key by key, with zero fields shown as
+// the defaults they mean.
+func optionMap(o amg.Options) map[string]string {
+	m := map[string]string{}
+	for _, kv := range o.KeyValues() {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
+}
+
 func printSolve(w io.Writer, r *solveReport, st *amg.Stats) {
 	fmt.Fprintf(w, "matrix %s: %d rows, %d nonzeros (read in %.3f s)\n", r.Matrix, r.Rows, r.Nonzeros, r.ReadSeconds)
-	if len(r.Options) > 0 {
-		fmt.Fprintf(w, "options: %s\n", strings.Join(r.Options, " "))
+	var set []string
+	for k, v := range r.Options {
+		if defaultAMG[k] != v {
+			set = append(set, k+"="+v)
+		}
+	}
+	if len(set) > 0 {
+		slices.Sort(set)
+		fmt.Fprintf(w, "options: %s\n", strings.Join(set, " "))
 	}
 	fmt.Fprintf(w, "hierarchy: %d levels, operator complexity %.3f, grid complexity %.3f\n", len(r.Levels), r.OperatorComplexity, r.GridComplexity)
 	if d := r.Levels[0].Dropped; d > 0 {
