@@ -13,7 +13,7 @@ import (
 	"github.com/misgrid/misgrid/mis"
 )
 
-const demoUsage = `usage: misgrid demo [-n N] [-out DIR]
+const demoUsage = `usage: misgrid demo [flags]
 
 Generates a hex8 mesh of the unit cube with N vertices per side, classifies
 its boundary vertices (corner, edge, face) from the mesh facets, computes a

@@ -160,6 +160,8 @@ func buildInfo() string {
 // usage (see parseFlags). Every command's help has one form: its usage
 // text, then its flags (printFlags).
 func newFlagSet(name, usageText string) *flag.FlagSet {
+	// printFlags writes the heading itself.
+	usageText = strings.TrimRight(strings.TrimSuffix(usageText, "flags:\n"), "\n")
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
@@ -182,6 +184,7 @@ type optionGroup struct {
 // names that are not keys (old flags, Go field names) to the key: such a
 // flag is refused with a hint.
 func addOptions(fs *flag.FlagSet, usageText string, renamed map[string]string, groups ...optionGroup) {
+	usageText = strings.TrimRight(usageText, "\n")
 	for _, g := range groups {
 		for _, k := range g.keys {
 			if fs.Lookup(k.Key) != nil {
@@ -226,7 +229,7 @@ func printFlags(w io.Writer, fs *flag.FlagSet, groups []optionGroup) {
 			isKey[k.Key] = true
 		}
 	}
-	fmt.Fprintln(w, "\nflags:")
+	fmt.Fprint(w, "\n\nflags:\n")
 	fs.VisitAll(func(f *flag.Flag) {
 		if isKey[f.Name] || f.Usage == "" {
 			return
@@ -243,7 +246,11 @@ func printFlags(w io.Writer, fs *flag.FlagSet, groups []optionGroup) {
 		for _, k := range g.keys {
 			if !shown[k.Key] {
 				shown[k.Key] = true
-				printFlag(w, k.Key, "value", fmt.Sprintf("%s (%s; default %s)", k.Doc, k.Values, k.Default))
+				arg, _, _ := strings.Cut(k.Values, " ") // "integer", "number", or the names of an enumeration
+				if arg == "true|false" {
+					arg = ""
+				}
+				printFlag(w, k.Key, arg, fmt.Sprintf("%s (%s; default %s)", k.Doc, k.Values, k.Default))
 			}
 		}
 	}

@@ -107,3 +107,32 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+// Every command's help has one layout: "usage: misgrid NAME [flags] ...",
+// the text, one "flags:" list of -name lines; the option keys in groups;
+// refused old names nowhere.
+func TestHelpConventions(t *testing.T) {
+	for _, c := range commands() {
+		if c.flags == nil {
+			continue
+		}
+		out, _, err := runCmd(t, "help", c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(out, "usage: misgrid "+c.name+" [flags]") {
+			t.Errorf("help %s: usage line %q", c.name, strings.SplitN(out, "\n", 2)[0])
+		}
+		if strings.Count(out, "\n\nflags:\n") != 1 {
+			t.Errorf("help %s: want one flags: heading after a blank line:\n%s", c.name, out)
+		}
+		for _, old := range []string{"-block ", "-workers ", "-levels ", "-min ", "-feature-angle", "-x "} {
+			if (c.name == "coarsen" || c.name == "solve") && strings.Contains(out, "  "+old) {
+				t.Errorf("help %s lists the refused flag %s", c.name, old)
+			}
+		}
+		if o, _, err := runCmd(t, c.name, "-h"); err != nil || o != out {
+			t.Errorf("%s -h differs from help %s (%v)", c.name, c.name, err)
+		}
+	}
+}
