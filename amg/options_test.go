@@ -3,6 +3,7 @@ package amg
 import (
 	"errors"
 	"math"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -211,4 +212,24 @@ func cooCSR(a *mesh.COO[float64]) *mesh.CSR[float64] {
 		pos[r]++
 	}
 	return c
+}
+
+// docs/amg.md's option table lists every key with the registry's default.
+func TestOptionsDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/amg.md")
+	if err != nil {
+		t.Skip(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, "|")
+		if len(f) > 4 && strings.HasPrefix(strings.TrimSpace(f[1]), "`") {
+			rows[strings.Trim(strings.TrimSpace(f[1]), "`")] = strings.TrimSpace(f[3])
+		}
+	}
+	for _, k := range OptionKeys() {
+		if def, ok := rows[k.Key]; !ok || def != k.Default {
+			t.Errorf("docs/amg.md: key %s has default %q, the registry %q", k.Key, def, k.Default)
+		}
+	}
 }
