@@ -47,9 +47,9 @@
 // # Options
 //
 // Options has useful zero values; the same settings have a text form,
-// "key=value", through Options.Set and ParseOptions, the one registry that
-// the command line (misgrid solve -o) and the C ABI use. OptionKeys lists
-// the keys.
+// "key=value", through Options.Set, Options.Parse and ParseOptions, the one
+// registry that the command line (misgrid solve -theta 0.08) and the C ABI
+// use. OptionKeys lists the keys and their defaults.
 //
 // # Determinism
 //

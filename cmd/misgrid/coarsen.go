@@ -314,6 +314,20 @@ func countTrue(b []bool) int {
 	return n
 }
 
+// checkMatrix refuses, in the command's terms, what mesh.FromCOO would
+// refuse in the library's.
+func checkMatrix(a *mesh.COO[float64], o mesh.MatrixOptions) error {
+	switch b := max(o.BlockSize, 1); {
+	case a.Rows != a.Cols:
+		return fmt.Errorf("matrix is %d×%d, want square", a.Rows, a.Cols)
+	case a.Val == nil && o.Theta > 0:
+		return fmt.Errorf("-theta %g needs values, and this is a pattern matrix", o.Theta)
+	case a.Rows%b != 0:
+		return fmt.Errorf("%d rows are not a multiple of -block_size %d", a.Rows, b)
+	}
+	return nil
+}
+
 // loadInput reads a file by its extension, or generates a gen: spec.
 // Meshes come back with the graph so that .vtu output can show the cells.
 func loadInput(input string, c *coarsenConfig, prog *progress.Reporter) (*mesh.Graph, *mesh.Mesh, error) {
@@ -355,8 +369,10 @@ func loadInput(input string, c *coarsenConfig, prog *progress.Reporter) (*mesh.G
 	case ".mtx":
 		var a *mesh.COO[float64]
 		if a, err = mesh.ReadMatrixMarket(r); err == nil {
-			prog.Show("building the graph")
-			g, err = mesh.FromCOO(a, c.matrix)
+			if err = checkMatrix(a, c.matrix); err == nil {
+				prog.Show("building the graph")
+				g, err = mesh.FromCOO(a, c.matrix)
+			}
 		}
 	case ".msh":
 		if m, err = mesh.ReadGmsh(r); err == nil {

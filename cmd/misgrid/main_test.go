@@ -91,6 +91,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"solve", "-x", "x.mtx", "testdata/lap3x3.mtx"}, "flag -x: the flag is -o"},
 		{[]string{"solve", "-smoother", "sor", "testdata/lap3x3.mtx"}, `invalid value "sor" for flag -smoother: want chebyshev, jacobi, gs`},
 		{[]string{"coarsen", "testdata/bad_index.mtx"}, "line 4"},
+		{[]string{"coarsen", "-block_size", "2", "testdata/lap3x3.mtx"}, "9 rows are not a multiple of -block_size 2"},
 		{[]string{"coarsen", bad}, "bad.egr"},
 		{[]string{"bench", "-reps", "0"}, "-reps 0"},
 		{[]string{"bench", "-distance", "3"}, "-distance"},
