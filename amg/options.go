@@ -131,28 +131,24 @@ const (
 
 // fill replaces the zero fields that have a fixed default.
 func (o Options) fill() Options {
-	if o.BlockSize == 0 {
-		o.BlockSize = 1
-	}
-	for _, f := range []struct {
-		p   *float64
-		def float64
-	}{{&o.DropTol, DefaultDropTol}, {&o.Damping, DefaultDamping}, {&o.ChebyLower, DefaultChebyLower},
-		{&o.ChebyUpper, DefaultChebyUpper}, {&o.Tol, DefaultTol}} {
-		if *f.p == 0 {
-			*f.p = f.def
-		}
-	}
-	for _, f := range []struct {
-		p   *int
-		def int
-	}{{&o.EigenSteps, DefaultEigenSteps}, {&o.MaxCoarse, DefaultMaxCoarse}, {&o.MaxLevels, DefaultMaxLevels},
-		{&o.Sweeps, DefaultSweeps}, {&o.MaxIter, DefaultMaxIter}} {
-		if *f.p == 0 {
-			*f.p = f.def
-		}
-	}
+	orDefault(&o.BlockSize, 1)
+	orDefault(&o.DropTol, DefaultDropTol)
+	orDefault(&o.Damping, DefaultDamping)
+	orDefault(&o.EigenSteps, DefaultEigenSteps)
+	orDefault(&o.MaxCoarse, DefaultMaxCoarse)
+	orDefault(&o.MaxLevels, DefaultMaxLevels)
+	orDefault(&o.Sweeps, DefaultSweeps)
+	orDefault(&o.ChebyLower, DefaultChebyLower)
+	orDefault(&o.ChebyUpper, DefaultChebyUpper)
+	orDefault(&o.Tol, DefaultTol)
+	orDefault(&o.MaxIter, DefaultMaxIter)
 	return o
+}
+
+func orDefault[T int | float64](p *T, def T) {
+	if *p == 0 {
+		*p = def
+	}
 }
 
 // withDefaults fills the zero fields and checks the rest.
