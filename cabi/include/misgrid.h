@@ -244,7 +244,7 @@ misgrid_status misgrid_graph_get_dirichlet(misgrid_context ctx, misgrid_graph gr
 /* ---------------------------------------------------------------- operations */
 
 /* A maximal independent set. Options: distance (1 or 2, default 1),
- * priority (hash, boundary, degree, user; default hash), seed. The set is
+ * priority (boundary, hash, degree, user; default boundary), seed. The set is
  * the same for every device and thread count. The result has one level. */
 misgrid_status misgrid_mis(misgrid_context ctx, misgrid_graph graph, const char *options,
                            misgrid_result *result);
