@@ -21,8 +21,10 @@ type OptionInfo = option.Info
 var matrixKeys = &option.Registry[MatrixOptions]{
 	Pkg: "mesh",
 	Keys: []option.Key[MatrixOptions]{
-		option.Float("theta", "strength threshold: keep a_ij when |a_ij| > theta·sqrt(|a_ii a_jj|) (needs values)", "number ≥ 0",
-			func(x float64) bool { return x >= 0 }, func(o *MatrixOptions) *float64 { return &o.Theta }),
+		// θ ≥ 1 would drop every coupling of a positive definite matrix:
+		// the key takes what amg's theta takes.
+		option.Float("theta", "strength threshold: keep a_ij when |a_ij| > theta·sqrt(|a_ii a_jj|) (needs values)", "number in [0,1)",
+			func(x float64) bool { return x >= 0 && x < 1 }, func(o *MatrixOptions) *float64 { return &o.Theta }),
 		option.Int("block_size", "dofs per vertex: rows i·b..i·b+b−1 collapse into vertex i", 1, math.MaxInt32,
 			func(o *MatrixOptions) *int { return &o.BlockSize }),
 	},

@@ -14,7 +14,8 @@ func TestOptionsSet(t *testing.T) {
 		t.Errorf("block_size: %v, %+v", err, m)
 	}
 	for _, c := range []struct{ key, value, want string }{
-		{"theta", "-1", `option theta="-1": want a number ≥ 0`},
+		{"theta", "-1", `option theta="-1": want a number in [0,1)`},
+		{"theta", "2", `option theta="2"`},
 		{"theta", "Inf", `option theta="Inf"`},
 		{"block_size", "0", "want an integer ≥ 1"},
 		{"block", "2", `unknown option "block": the key is "block_size"`},
