@@ -151,6 +151,9 @@ func composeRegistry() []optDef {
 		if alt := defaults[defs[i].key]; len(alt) > 0 {
 			defs[i].def += " (" + strings.Join(alt, "; ") + ")"
 		}
+		if defs[i].key == "device" {
+			defs[i].help += "; gpu:N names a GPU: misgrid_mis, _color and _hierarchy drive GPU 0, solvers any"
+		}
 	}
 	return defs
 }
