@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -372,6 +373,21 @@ func relErr(x, xs []float64) float64 {
 	return math.Sqrt(ee / ss)
 }
 
+// roundLogTicks are gonum's log-scale ticks labelled with three
+// significant digits: the powers of ten come out of the scale as
+// 9.999999999999999e-05, and their labels should read 0.0001.
+type roundLogTicks struct{}
+
+func (roundLogTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 3, 64)
+		}
+	}
+	return ts
+}
+
 // plotConvergence draws the relative residual per iteration on a log axis.
 func plotConvergence(res []float64, title, path string) error {
 	p := plot.New()
@@ -379,7 +395,7 @@ func plotConvergence(res []float64, title, path string) error {
 	p.X.Label.Text = "iteration"
 	p.Y.Label.Text = "‖b − Ax‖ / ‖b‖"
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = roundLogTicks{}
 	pts := make(plotter.XYs, 0, len(res))
 	for k, r := range res {
 		if r > 0 {

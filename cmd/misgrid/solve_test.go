@@ -136,3 +136,21 @@ func TestSolveErrors(t *testing.T) {
 		}
 	}
 }
+
+// The residual plot's labels are short: 1e-08 and 0.0001, not
+// 9.999999999999999e-05.
+func TestPlotTickLabels(t *testing.T) {
+	n := 0
+	for _, tk := range (roundLogTicks{}).Ticks(3e-11, 1) {
+		if tk.Label == "" {
+			continue
+		}
+		n++
+		if len(tk.Label) > 6 {
+			t.Errorf("tick %g labelled %q", tk.Value, tk.Label)
+		}
+	}
+	if n < 3 {
+		t.Errorf("%d labelled ticks over 11 decades", n)
+	}
+}
