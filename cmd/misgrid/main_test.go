@@ -89,6 +89,8 @@ func TestErrors(t *testing.T) {
 		{[]string{"coarsen", "-theta", "0.5", "testdata/square.msh"}, "matrices (.mtx) only"},
 		{[]string{"solve", "-o", "theta=0.1", "testdata/lap3x3.mtx"}, "want a .mtx file"},
 		{[]string{"solve", "-x", "x.mtx", "testdata/lap3x3.mtx"}, "flag -x: the flag is -o"},
+		{[]string{"solve", "-plot", "conv.gif", "testdata/lap3x3.mtx"}, "want a .png, .svg or .pdf file"},
+		{[]string{"solve", "-o", filepath.Join(dir, "none", "x.mtx"), "testdata/lap3x3.mtx"}, "cannot create a file in"},
 		{[]string{"solve", "-smoother", "sor", "testdata/lap3x3.mtx"}, `invalid value "sor" for flag -smoother: want chebyshev, jacobi, gs`},
 		{[]string{"coarsen", "testdata/bad_index.mtx"}, "line 4"},
 		{[]string{"coarsen", "-block_size", "2", "testdata/lap3x3.mtx"}, "9 rows are not a multiple of -block_size 2"},

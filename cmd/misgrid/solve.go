@@ -105,49 +105,26 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if c.out != "" && strings.ToLower(filepath.Ext(c.out)) != ".mtx" {
 		return fmt.Errorf("solve: -o %q: the solution is written as Matrix Market, want a .mtx file (AMG options are flags: -theta 0.1)", c.out)
 	}
-	if err := checkWritable(c.out); err != nil {
-		return fmt.Errorf("solve: %w", err)
+	for _, out := range []string{c.out, c.plot} {
+		if err := checkWritable(out); err != nil {
+			return fmt.Errorf("solve: %w", err)
+		}
+	}
+	switch ext := strings.ToLower(filepath.Ext(c.plot)); {
+	case c.plot == "", ext == ".png", ext == ".svg", ext == ".pdf":
+	default:
+		return fmt.Errorf("solve: -plot %q: want a .png, .svg or .pdf file", c.plot)
 	}
 	if opts.Nullspace == amg.RigidBody && c.coords == "" {
 		return errors.New("solve: -nullspace rbm needs -coords")
 	}
 
 	t0 := time.Now()
-	a, err := readCSR(path)
+	a, b, xs, err := readSolveInputs(c, path, &opts)
 	if err != nil {
 		return fmt.Errorf("solve: %w", err)
 	}
 	n := a.Rows
-	if a.Rows != a.Cols {
-		return fmt.Errorf("solve: %s: matrix is %d×%d, want square", path, a.Rows, a.Cols)
-	}
-	var b, xs []float64
-	if c.b != "" {
-		rows, cols, data, err := readArray(c.b)
-		if err != nil {
-			return fmt.Errorf("solve: %w", err)
-		}
-		if rows != n || cols != 1 {
-			return fmt.Errorf("solve: %s: right-hand side is %d×%d, want %d×1", c.b, rows, cols, n)
-		}
-		b = data
-	} else {
-		xs = make([]float64, n)
-		for i := range xs {
-			xs[i] = 2*float64(mis.Hash32(int32(i), 12345))/(1<<32) - 1
-		}
-		b = mulCSR(a, xs)
-	}
-	if c.coords != "" {
-		rows, cols, data, err := readArray(c.coords)
-		if err != nil {
-			return fmt.Errorf("solve: %w", err)
-		}
-		opts.Coords, opts.Dim = data, cols
-		if bs := max(opts.BlockSize, 1); rows*bs != n {
-			return fmt.Errorf("solve: %s: %d nodes × block size %d ≠ %d matrix rows", c.coords, rows, bs, n)
-		}
-	}
 	read := time.Since(t0)
 
 	pc, err := amg.New(a, opts)
@@ -183,27 +160,11 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if c.update {
-		// New values on the same pattern, as in a Newton or time step: the
-		// matrix and right-hand side doubled, so the solution is the same.
-		a2 := *a
-		a2.Val = slices.Clone(a.Val)
-		for i := range a2.Val {
-			a2.Val[i] *= 2
-		}
-		b2 := slices.Clone(b)
-		for i := range b2 {
-			b2[i] *= 2
-		}
-		if err := pc.Update(&a2); err != nil {
-			return fmt.Errorf("solve: update: %w", err)
-		}
-		us := pc.Stats().Setup.Seconds()
-		x2 := make([]float64, n)
-		r2, err := pc.Solve(b2, x2)
+		us, it, err := timeUpdate(pc, a, b)
 		if err != nil {
-			return fmt.Errorf("solve: after update: %w", err)
+			return fmt.Errorf("solve: %w", err)
 		}
-		rep.UpdateSeconds, rep.UpdateIterations = &us, &r2.Iterations
+		rep.UpdateSeconds, rep.UpdateIterations = &us, &it
 	}
 	if c.plot != "" {
 		if err := plotConvergence(res.Residuals, path, c.plot); err != nil {
@@ -220,6 +181,69 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("solve: not converged in %d iterations (relative residual %.3g)", res.Iterations, res.Residuals[len(res.Residuals)-1])
 	}
 	return nil
+}
+
+// readSolveInputs reads the matrix, the right-hand side (or makes one from
+// a known solution xs) and the coordinates, which go into opts.
+func readSolveInputs(c *solveConfig, path string, opts *amg.Options) (a *mesh.CSR[float64], b, xs []float64, err error) {
+	if a, err = readCSR(path); err != nil {
+		return nil, nil, nil, err
+	}
+	n := a.Rows
+	if a.Rows != a.Cols {
+		return nil, nil, nil, fmt.Errorf("%s: matrix is %d×%d, want square", path, a.Rows, a.Cols)
+	}
+	if c.b != "" {
+		rows, cols, data, err := readArray(c.b)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if rows != n || cols != 1 {
+			return nil, nil, nil, fmt.Errorf("%s: right-hand side is %d×%d, want %d×1", c.b, rows, cols, n)
+		}
+		b = data
+	} else {
+		xs = make([]float64, n)
+		for i := range xs {
+			xs[i] = 2*float64(mis.Hash32(int32(i), 12345))/(1<<32) - 1
+		}
+		b = mulCSR(a, xs)
+	}
+	if c.coords != "" {
+		rows, cols, data, err := readArray(c.coords)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		opts.Coords, opts.Dim = data, cols
+		if bs := max(opts.BlockSize, 1); rows*bs != n {
+			return nil, nil, nil, fmt.Errorf("%s: %d nodes × -block_size %d ≠ %d matrix rows", c.coords, rows, bs, n)
+		}
+	}
+	return a, b, xs, nil
+}
+
+// timeUpdate gives pc new values on the same pattern, as in a Newton or
+// time step: the matrix and right-hand side doubled, so the solution is
+// the same. It returns the re-setup time and the iterations after it.
+func timeUpdate(pc *amg.Preconditioner, a *mesh.CSR[float64], b []float64) (float64, int, error) {
+	a2 := *a
+	a2.Val = slices.Clone(a.Val)
+	for i := range a2.Val {
+		a2.Val[i] *= 2
+	}
+	b2 := slices.Clone(b)
+	for i := range b2 {
+		b2[i] *= 2
+	}
+	if err := pc.Update(&a2); err != nil {
+		return 0, 0, fmt.Errorf("update: %w", err)
+	}
+	us := pc.Stats().Setup.Seconds()
+	r2, err := pc.Solve(b2, make([]float64, len(b2)))
+	if err != nil {
+		return 0, 0, fmt.Errorf("after update: %w", err)
+	}
+	return us, r2.Iterations, nil
 }
 
 // defaultAMG is the text form of the zero amg.Options: the text report
