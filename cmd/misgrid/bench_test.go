@@ -13,7 +13,7 @@ import (
 )
 
 func TestBenchJSON(t *testing.T) {
-	out, _, err := runCmd(t, "bench", "-json", "-reps", "2", "-workers", "3",
+	out, _, err := runCmd(t, "bench", "-json", "-reps", "2", "-threads", "3",
 		"-graphs", "hex27:6,grid7:5:relabel,random:500:4")
 	if err != nil {
 		t.Fatal(err)

@@ -210,12 +210,18 @@ func addOptions(fs *flag.FlagSet, usageText string, renamed map[string]string, g
 			})
 		}
 	}
-	for old, key := range renamed {
-		fs.Func(old, "", func(string) error { return fmt.Errorf("the flag is -%s", key) })
-	}
+	refuseRenamed(fs, renamed)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usageText)
 		printFlags(fs.Output(), fs, groups)
+	}
+}
+
+// refuseRenamed defines the flags of renamed, old name → flag, as flags
+// that fail with the name to use; help does not list them.
+func refuseRenamed(fs *flag.FlagSet, renamed map[string]string) {
+	for old, key := range renamed {
+		fs.Func(old, "", func(string) error { return fmt.Errorf("the flag is -%s", key) })
 	}
 }
 
