@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	misgrid demo [-n 48] [-out dir]
+//	misgrid demo [flags]
 //	misgrid coarsen [flags] INPUT
 //	misgrid solve [flags] A.mtx
 //	misgrid bench [flags]

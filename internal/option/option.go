@@ -229,7 +229,7 @@ func Bool[O any](key, doc string, field func(*O) *bool) Key[O] {
 
 // Uint64 is a key for a uint64 field, in decimal or 0x hexadecimal.
 func Uint64[O any](key, doc string, field func(*O) *uint64) Key[O] {
-	return Key[O]{Info{Key: key, Values: "unsigned 64-bit integer (0x.. accepted)", Doc: doc},
+	return Key[O]{Info{Key: key, Values: "integer in [0, 2⁶⁴) (0x.. accepted)", Doc: doc},
 		func(o *O, v string) error {
 			x, err := strconv.ParseUint(v, 0, 64)
 			if err != nil {
