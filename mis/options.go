@@ -15,7 +15,7 @@ import (
 // using all CPUs otherwise. OptionKeys lists the fields that have a text
 // form, with their defaults.
 type Options struct {
-	Distance int // 1 or 2; 0 means 1
+	Distance int // 1 or 2; 0 means DefaultDistance
 	Priority Priority
 	Device   Device
 	Workers  int // CPU goroutines; 0 means runtime.GOMAXPROCS(0)
@@ -28,10 +28,10 @@ type Options struct {
 
 func (o *Options) distance() (int, error) {
 	switch o.Distance {
-	case 0, 1:
-		return 1, nil
-	case 2:
-		return 2, nil
+	case 0:
+		return DefaultDistance, nil
+	case 1, 2:
+		return o.Distance, nil
 	}
 	return 0, fmt.Errorf("mis: distance %d not supported (want 1 or 2)", o.Distance)
 }
@@ -43,8 +43,9 @@ func (o *Options) workers() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// The values that zero fields of HierarchyOptions take.
+// The values that zero fields of Options and HierarchyOptions take.
 const (
+	DefaultDistance          = 1
 	DefaultHierarchyDistance = 2
 	DefaultMinVertices       = 64
 	DefaultMaxLevels         = 20
@@ -94,7 +95,7 @@ var hierarchyKeys = &option.Registry[HierarchyOptions]{
 }
 
 func init() {
-	registry.SetDefaults(Options{Distance: 1})
+	registry.SetDefaults(Options{Distance: DefaultDistance})
 	hierarchyKeys.SetDefaults(HierarchyOptions{MinVertices: DefaultMinVertices, MaxLevels: DefaultMaxLevels})
 }
 
@@ -110,7 +111,7 @@ func HierarchyOptionKeys() []OptionInfo {
 		case "serial":
 			continue
 		case "distance":
-			k.Default = strconv.Itoa(DefaultHierarchyDistance)
+			k.Default = strconv.Itoa(DefaultHierarchyDistance) // Hierarchy's own default
 		}
 		out = append(out, k)
 	}
