@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/misgrid/misgrid/mis"
 )
 
 // Aggregation selects how fine vertices are grouped into coarse ones.
@@ -109,10 +111,10 @@ type Options struct {
 
 	Workers int // goroutines; 0 means runtime.GOMAXPROCS(0)
 
-	// Device is where Apply and Solve run (see gpu.go); the zero value
-	// is the CPU. GPUIndex is the CUDA device ordinal for GPU and Auto.
-	Device   Device
-	GPUIndex int
+	// Device is where Apply and Solve run, and the aggregation MIS (see
+	// gpu.go): the zero value is mis.Auto, the GPU from
+	// mis.AutoMinVertices rows when one is usable.
+	Device mis.Device
 }
 
 // withDefaults fills the zero fields and checks the rest.
@@ -199,8 +201,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, bad("tol", o.Tol, "0 < tol < 1")
 	case o.MaxIter < 1:
 		return o, bad("maxit", o.MaxIter, "at least 1")
-	case o.Device < CPU || o.Device > AutoDevice || o.GPUIndex < 0:
-		return o, bad("device", o.Device, "cpu, gpu, gpu:N or auto")
+	case !validDevice(o.Device):
+		return o, bad("device", o.Device, "cpu, gpu, gpu:N, auto or auto:N")
 	}
 	return o, nil
 }
@@ -289,7 +291,7 @@ var registry = []optionEntry{
 		intSetter(func(o *Options) *int { return &o.MaxIter })},
 	{OptionInfo{"workers", "integer", "GOMAXPROCS", "goroutines for setup and solve"},
 		intSetter(func(o *Options) *int { return &o.Workers })},
-	{OptionInfo{"device", "cpu|gpu|gpu:N|auto", "cpu", "where Apply and Solve run (auto: the GPU when one is usable)"},
+	{OptionInfo{"device", "auto|cpu|gpu|gpu:N|auto:N", "auto", "where Apply and Solve run (auto: the GPU when one is usable and the matrix large enough)"},
 		setDevice},
 }
 

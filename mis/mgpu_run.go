@@ -163,7 +163,7 @@ func (m *MultiGPU) launch(q, r int, name string, n int64, args ...any) error {
 	if m.opts.inject != nil && m.opts.inject(q, r) {
 		cfg.Block.X = 1 << 20 // refused by the driver: an injected device error
 	}
-	return d.fn[name].Launch(cfg, args...)
+	return d.l.Function(name).Launch(cfg, args...)
 }
 
 // round queues one round on every part, counting its sweeps into the

@@ -43,8 +43,8 @@ func TestMultiGPUIsGreedy(t *testing.T) {
 						keys, _ := Keys(c.g, pr)
 						want := Greedy(c.g, keys, dist)
 						res, err := ComputeMultiGPU(context.Background(), c.g, MultiGPUOptions{
-							Distance: dist, Priority: pr, Devices: devs, Staged: staged,
-							Partition: mgpuPartition(c.g.N(), len(devs), hashed), Batch: 3, Sweeps: 1 + 2*btoi(staged)})
+							Distance: dist, Priority: pr, Devices: devs, staged: staged,
+							Partition: mgpuPartition(c.g.N(), len(devs), hashed), batch: 3, sweeps: 1 + 2*btoi(staged)})
 						if err != nil {
 							t.Fatalf("%s: %v", name, err)
 						}

@@ -28,10 +28,6 @@ costs. With -device gpu the GPU benchmark runs instead, with the other flags.
 flags:
 `
 
-// gpuBench runs the GPU benchmark; a GPU build sets it (bench_gpu.go).
-// It gets the bench arguments less -device.
-var gpuBench func(args []string, stdout, stderr io.Writer) error
-
 // defaultBenchGraphs are the graphs of a plain 'misgrid bench'.
 var defaultBenchGraphs = "hex27:64,hex27:64:relabel,grid7:100,random:1000000:16"
 
@@ -97,14 +93,11 @@ type benchReport struct {
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	if gpusBench != nil && wantsGPUs(args) {
-		return gpusBench(args, stdout, stderr)
+	if wantsGPUs(args) {
+		return benchGPUs(args, stdout, stderr)
 	}
 	if rest, gpu := splitDevice(args); gpu {
-		if gpuBench == nil {
-			return errors.New("bench: this build has no GPU benchmark")
-		}
-		return gpuBench(rest, stdout, stderr)
+		return benchGPU(rest, stdout, stderr)
 	}
 	fs, c := benchFlags()
 	if err := parseFlags(fs, args, stdout); err != nil {

@@ -1,4 +1,4 @@
-package mis
+package misgpu_test
 
 import (
 	"math/rand/v2"
@@ -6,9 +6,12 @@ import (
 	"testing"
 
 	"github.com/misgrid/misgrid/mesh"
+
+	"github.com/misgrid/misgrid/internal/testgraphs"
+	"github.com/misgrid/misgrid/mis"
 )
 
-// This file checks the algorithm of the GPU kernels (cuda/kernels/mis.cu)
+// This file checks the algorithm of the GPU kernels (internal/kernels/mis.cu)
 // without a GPU: a Go transcription of one vertex visit, run in sweeps
 // whose visits are grouped in chunks that all read the state as it was
 // when the chunk began and then write in random order. That is the worst
@@ -344,19 +347,19 @@ func runModelBands(g *mesh.Graph, keys []uint64, dist, chunk, bands int, rng *ra
 
 func TestGPUModelMatchesGreedy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	graphs := modelGraphs(t)
+	graphs := testgraphs.Small()
 	for name, g := range graphs {
-		for _, kind := range []PriorityKind{Hash, Boundary, Degree} {
-			keys, err := Keys(g, Priority{Kind: kind, Seed: 7})
+		for _, kind := range []mis.PriorityKind{mis.Hash, mis.Boundary, mis.Degree} {
+			keys, err := mis.Keys(g, mis.Priority{Kind: kind, Seed: 7})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for dist := 1; dist <= 2; dist++ {
-				want := Greedy(g, keys, dist).In
+				want := mis.Greedy(g, keys, dist).In
 				for _, chunk := range []int{1, 7, 64, max(g.N(), 1)} {
 					for _, bands := range []int{0, 4} {
 						got, _ := runModelBands(g, keys, dist, chunk, bands, rng)
-						if i := firstDiff(got, want); i >= 0 {
+						if i := testgraphs.FirstDiff(got, want); i >= 0 {
 							t.Fatalf("%s %v dist %d chunk %d bands %d: vertex %d: model %v, greedy %v", name, kind, dist, chunk, bands, i, got[i], want[i])
 						}
 					}
@@ -364,67 +367,4 @@ func TestGPUModelMatchesGreedy(t *testing.T) {
 			}
 		}
 	}
-}
-
-func firstDiff(a, b []bool) int {
-	for i := range a {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	if len(a) != len(b) {
-		return min(len(a), len(b))
-	}
-	return -1
-}
-
-// modelGraphs are small graphs of many shapes, shared with the GPU tests.
-func modelGraphs(t testing.TB) map[string]*mesh.Graph {
-	t.Helper()
-	gs := map[string]*mesh.Graph{
-		"empty":     {},
-		"isolated":  mustEdges(t, 5, nil),
-		"path":      pathGraph(t, 50),
-		"star":      starGraph(t, 300),
-		"hex27-6":   mesh.Hex27Graph(6, 6, 6),
-		"grid7-9":   mesh.Grid7Graph(9, 8, 7),
-		"random":    mesh.RandomGraph(500, 6, 3),
-		"random-16": mesh.RandomGraph(300, 16, 4),
-	}
-	rel, _ := mesh.Relabel(mesh.Hex27Graph(7, 5, 6), 11)
-	gs["hex27-relabelled"] = rel
-	// Two components and isolated vertices together.
-	var e []mesh.Pair
-	for i := int32(0); i < 20; i++ {
-		e = append(e, mesh.Pair{U: i, V: (i + 1) % 20}, mesh.Pair{U: 30 + i, V: 30 + (i+3)%20})
-	}
-	gs["disconnected"] = mustEdges(t, 60, e)
-	return gs
-}
-
-func mustEdges(t testing.TB, n int, e []mesh.Pair) *mesh.Graph {
-	t.Helper()
-	g, err := mesh.FromEdges(n, e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
-func pathGraph(t testing.TB, n int) *mesh.Graph {
-	var e []mesh.Pair
-	for i := int32(0); i+1 < int32(n); i++ {
-		e = append(e, mesh.Pair{U: i, V: i + 1})
-	}
-	return mustEdges(t, n, e)
-}
-
-// starGraph is a hub joined to every other vertex, plus a ring among the
-// leaves: one vertex of huge degree.
-func starGraph(t testing.TB, n int) *mesh.Graph {
-	var e []mesh.Pair
-	for i := int32(1); i < int32(n); i++ {
-		e = append(e, mesh.Pair{U: 0, V: i}, mesh.Pair{U: i, V: 1 + i%int32(n-1)})
-	}
-	return mustEdges(t, n, e)
 }

@@ -531,13 +531,13 @@ __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, in
 	});
 }
 
-template <int G, int PK>
-__device__ __forceinline__ void mis1_visit(const Params &P, int v, i64 b, int deg, u32 sv) {
-	const u32 q = threadIdx.x & (G - 1);
+// mis1_scan reads v's row, G lanes together, and returns IN when no
+// larger neighbour is IN or undecided, OUT when one is IN, UND when one
+// is undecided. CG reads the states from L2 (the persistent tail).
+template <int G, int PK, bool CG = false>
+__device__ __forceinline__ u32 mis1_scan(const Params &P, i64 b, int deg, u64 kv) {
 	const u32 gm = group_mask<G>();
 	constexpr int U = USCAN(G);
-	const u64 kv = key_of<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0);
-	u32 dec = IN;
 	for (int k0 = 0; k0 < deg; k0 += G * U) {
 		u32 u[U], s[U], p[U];
 		bool ok[U];
@@ -545,7 +545,7 @@ __device__ __forceinline__ void mis1_visit(const Params &P, int v, i64 b, int de
 #pragma unroll
 		for (int j = 0; j < U; j++) {
 			// All gathers of the step go out before any is used.
-			s[j] = ok[j] ? P.st[u[j]] : OUT;
+			s[j] = ok[j] ? ld<CG>(P.st + u[j]) : OUT;
 			p[j] = (PK == PK_PRIM && ok[j]) ? __ldg(P.prim + u[j]) : 0;
 		}
 		bool hin = false, hund = false;
@@ -556,15 +556,16 @@ __device__ __forceinline__ void mis1_visit(const Params &P, int v, i64 b, int de
 				hund |= STATE(s[j]) == UND;
 			}
 		}
-		if (group_any<G>(gm, hin)) {
-			dec = OUT;
-			break;
-		}
-		if (group_any<G>(gm, hund)) {
-			dec = UND;
-			break;
-		}
+		if (group_any<G>(gm, hin)) return OUT;
+		if (group_any<G>(gm, hund)) return UND;
 	}
+	return IN;
+}
+
+template <int G, int PK>
+__device__ __forceinline__ void mis1_visit(const Params &P, int v, i64 b, int deg, u32 sv) {
+	const u32 q = threadIdx.x & (G - 1);
+	const u32 dec = mis1_scan<G, PK>(P, b, deg, key_of<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0));
 	if (dec == UND) return;
 	if (q == 0) P.st[v] = (u8)((sv & ~3u) | dec);
 	// A member's undecided neighbours all have smaller keys and are OUT;
@@ -626,7 +627,6 @@ SWEEPS(1, 1)
 SWEEPS(1, 4)
 SWEEPS(1, 8)
 SWEEPS(1, 32)
-SWEEPS(2, 1)
 SWEEPS(2, 4)
 SWEEPS(2, 8)
 SWEEPS(2, 32)
@@ -648,14 +648,11 @@ SWEEPV(0)
 SWEEPV(1)
 SWEEPV(2)
 
-// The first MIS-2 sweep, without (r0) and with (r1) runner-ups.
-#define FIRST2(PK, R) SWEEP_KERNEL(mis2_first_r##R##_p##PK, (256), (mis2_first<PK, R>(P)))
-FIRST2(0, 0)
-FIRST2(1, 0)
-FIRST2(2, 0)
-FIRST2(0, 1)
-FIRST2(1, 1)
-FIRST2(2, 1)
+// The first MIS-2 sweep with runner-ups.
+#define FIRST2(PK) SWEEP_KERNEL(mis2_first_r1_p##PK, (256), (mis2_first<PK, 1>(P)))
+FIRST2(0)
+FIRST2(1)
+FIRST2(2)
 
 // MIS-2 by key buckets: the threshold key is lohi<<32 | band.
 #include "mis2b.cuh"
@@ -674,11 +671,9 @@ FIRST2(2, 1)
 // kind.
 BUCKET2K(mis2b_p0, 0, false, false)
 BUCKET2K(mis2b_p1, 1, false, false)
-BUCKET2K(mis2b_p2, 2, false, false)
 BUCKET2K(mis2bs_p0, 0, true, false)
 BUCKET2K(mis2bd_p0, 0, false, true)
 BUCKET2K(mis2bd_p1, 1, false, true)
-BUCKET2K(mis2bd_p2, 2, false, true)
 BUCKET2K(mis2bds_p0, 0, true, true)
 // mis2bl_p1, mis2bdl_p1: candidates from a list of vertex ids (SRC_LIST
 // in mis2b.cuh).

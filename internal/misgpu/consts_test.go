@@ -1,4 +1,4 @@
-package mis
+package misgpu_test
 
 import (
 	"os"
@@ -7,13 +7,15 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/misgrid/misgrid/internal/misgpu"
 )
 
 // TestKernelConstants checks the constants the host shares with the
 // kernel sources against their #defines: a mismatch would pass every
 // CPU test and go wrong only on a GPU.
 func TestKernelConstants(t *testing.T) {
-	files, err := filepath.Glob("../cuda/kernels/*.cu*")
+	files, err := filepath.Glob("../kernels/*.cu*")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("kernel sources: %v (%d files)", err, len(files))
 	}
@@ -33,13 +35,13 @@ func TestKernelConstants(t *testing.T) {
 		name string
 		host int64
 	}{
-		{"TILE", tile},
-		{"FLUSHB", flushMax},
-		{"KF_ALWAYS", kfAlways},
-		{"KF_WORDS", kfWords},
-		{"KF_JOIN2", kfJoin2},
-		{"KF_SCAN", kfScanLarger},
-		{"WARPS", blockSize / 32},
+		{"TILE", misgpu.Tile},
+		{"FLUSHB", misgpu.FlushMax},
+		{"KF_ALWAYS", misgpu.KFAlways},
+		{"KF_WORDS", misgpu.KFWords},
+		{"KF_JOIN2", misgpu.KFJoin2},
+		{"KF_SCAN", misgpu.KFScanLarger},
+		{"WARPS", misgpu.BlockSize / 32},
 	} {
 		got, ok := def[c.name]
 		if !ok {
@@ -53,7 +55,7 @@ func TestKernelConstants(t *testing.T) {
 // TestBucketKernelNames checks that bucketKernels names exactly the
 // kernels mis.cu instantiates with BUCKET2K.
 func TestBucketKernelNames(t *testing.T) {
-	src, err := os.ReadFile("../cuda/kernels/mis.cu")
+	src, err := os.ReadFile("../kernels/mis.cu")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func TestBucketKernelNames(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(?m)^BUCKET2K\((\w+),`).FindAllStringSubmatch(string(src), -1) {
 		got = append(got, m[1])
 	}
-	want := bucketKernels()
+	want := misgpu.BucketKernels()
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {

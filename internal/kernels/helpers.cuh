@@ -156,14 +156,3 @@ extern "C" __global__ void stream_floor(const i64 *off, const int4 *adj4, i64 m4
 	for (i64 v = t; v < n; v += stride) out[v] = (u8)(off[v + 1] - off[v]);
 	if (x == 0x9e3779b9u && t == 0) out[0] ^= 1;
 }
-
-// Test kernels for the cuda package.
-extern "C" __global__ void test_add(int *p, int n, int add) {
-	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) p[i] += add;
-}
-
-extern "C" __global__ void test_trap(int *p) {
-	if (p != 0) p[0] = 1;
-	__trap();
-}

@@ -1,10 +1,13 @@
-package mis
+package misgpu_test
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/misgrid/misgrid/mesh"
+
+	"github.com/misgrid/misgrid/internal/misgpu"
+	"github.com/misgrid/misgrid/mis"
 )
 
 // bucketWork is what a synchronous replay of the bucket launches does:
@@ -22,7 +25,7 @@ type bucketWork struct {
 func replayBuckets(g *mesh.Graph, keys []uint64, ths []uint64) bucketWork {
 	n := g.N()
 	st := make([]uint8, n)
-	order := Order(keys)
+	order := mis.Order(keys)
 	var w bucketWork
 	cand := make([]bool, n)
 	rows := func(v int32, f func(x int32)) int64 {
@@ -88,7 +91,7 @@ func TestBucketReplayWork(t *testing.T) {
 		{"grid7", mesh.Grid7Graph(60, 60, 60)},
 		{"random", mesh.RandomGraph(200_000, 16, 3)},
 	} {
-		keys, err := Keys(c.g, Priority{Kind: Hash})
+		keys, err := mis.Keys(c.g, mis.Priority{Kind: mis.Hash})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,8 +99,8 @@ func TestBucketReplayWork(t *testing.T) {
 		if 10*c.g.N() > len(c.g.Adj) {
 			b, shape = 8, 1.5
 		}
-		w := replayBuckets(c.g, keys, bucketThresholds(b, shape, nil, false))
-		if want := Greedy(c.g, keys, 2).Size; w.members != want {
+		w := replayBuckets(c.g, keys, misgpu.BucketThresholds(b, shape, nil, false))
+		if want := mis.Greedy(c.g, keys, 2).Size; w.members != want {
 			t.Fatalf("%s: replay found %d members, greedy %d", c.name, w.members, want)
 		}
 		nnz := int64(len(c.g.Adj))
@@ -119,7 +122,7 @@ func TestBucketReplayWork(t *testing.T) {
 // pass over the adjacency.
 func TestBucketReplayPerClass(t *testing.T) {
 	g := mesh.Hex27Graph(40, 40, 40)
-	keys, err := Keys(g, Priority{Kind: Degree})
+	keys, err := mis.Keys(g, mis.Priority{Kind: mis.Degree})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,15 +133,15 @@ func TestBucketReplayPerClass(t *testing.T) {
 	}
 	slices.Sort(prims)
 	prims = slices.Compact(prims)
-	counts := make([]int64, maxSmallRanks)
+	counts := make([]int64, misgpu.MaxSmallRanks)
 	ranked := make([]uint64, len(keys))
 	for v, k := range keys {
 		r, _ := slices.BinarySearch(prims, k>>32)
 		counts[r]++
 		ranked[v] = uint64(r)<<32 | k&0xffffffff
 	}
-	all := replayBuckets(g, ranked, bucketThresholds(12, 3, counts, false))
-	per := replayBuckets(g, ranked, bucketThresholds(12, 3, counts, true))
+	all := replayBuckets(g, ranked, misgpu.BucketThresholds(12, 3, counts, false))
+	per := replayBuckets(g, ranked, misgpu.BucketThresholds(12, 3, counts, true))
 	nnz := float64(len(g.Adj))
 	t.Logf("over all keys: %d candidates, scans %.2f; per class: %d candidates, scans %.2f (%d members)",
 		all.candidates, float64(all.scanned)/nnz, per.candidates, float64(per.scanned)/nnz, per.members)

@@ -1,4 +1,4 @@
-package mis
+package misgpu_test
 
 import (
 	"math/rand/v2"
@@ -6,6 +6,10 @@ import (
 	"testing"
 
 	"github.com/misgrid/misgrid/mesh"
+
+	"github.com/misgrid/misgrid/internal/misgpu"
+	"github.com/misgrid/misgrid/internal/testgraphs"
+	"github.com/misgrid/misgrid/mis"
 )
 
 // This file checks the rules of MIS-2 by key buckets (mis2b.cuh) without
@@ -202,14 +206,14 @@ func runBucketModel(g *mesh.Graph, keys []uint64, b, chunk int, retry, noWait, p
 	n := g.N()
 	m := &bucketModel{g: g, keys: keys, st: make([]uint8, n), rng: rng, noWait: noWait, larger: larger && sp == 0}
 	var counts []int64
-	if len(keys) > 0 && slices.Max(keys)>>32 < maxSmallRanks {
-		counts = make([]int64, maxSmallRanks)
+	if len(keys) > 0 && slices.Max(keys)>>32 < misgpu.MaxSmallRanks {
+		counts = make([]int64, misgpu.MaxSmallRanks)
 		for _, k := range keys {
 			counts[k>>32]++
 		}
 	}
 	if sp != 0 && counts != nil {
-		for _, lo := range aboveClass0(bucketThresholds(b, 2, counts, true)) {
+		for _, lo := range misgpu.AboveClass0(misgpu.BucketThresholds(b, 2, counts, true)) {
 			m.launch(lo, chunk, retry)
 		}
 		if sp > 0 {
@@ -218,7 +222,7 @@ func runBucketModel(g *mesh.Graph, keys []uint64, b, chunk int, retry, noWait, p
 		m.hashOnly, m.larger = true, larger
 		counts = nil
 	}
-	for _, lo := range bucketThresholds(b, 2, counts, perClass) {
+	for _, lo := range misgpu.BucketThresholds(b, 2, counts, perClass) {
 		m.launch(lo, chunk, retry)
 	}
 	m.drain(0, chunk, retry)
@@ -234,13 +238,13 @@ func runBucketModel(g *mesh.Graph, keys []uint64, b, chunk int, retry, noWait, p
 
 func TestBucketModelMatchesGreedy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for name, g := range modelGraphs(t) {
-		for _, kind := range []PriorityKind{Hash, Boundary, Degree} {
-			keys, err := Keys(g, Priority{Kind: kind, Seed: 9})
+	for name, g := range testgraphs.Small() {
+		for _, kind := range []mis.PriorityKind{mis.Hash, mis.Boundary, mis.Degree} {
+			keys, err := mis.Keys(g, mis.Priority{Kind: kind, Seed: 9})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := Greedy(g, keys, 2).In
+			want := mis.Greedy(g, keys, 2).In
 			for _, b := range []int{1, 4, 12} {
 				for _, chunk := range []int{1, 16, max(g.N(), 1)} {
 					for _, retry := range []bool{false, true} {
@@ -249,7 +253,7 @@ func TestBucketModelMatchesGreedy(t *testing.T) {
 						perClass, larger := retry, !retry && chunk > 1
 						for _, sp := range []split{0, 1} {
 							got := runBucketModel(g, keys, b, chunk, retry, false, perClass, larger, sp, rng)
-							if i := firstDiff(got, want); i >= 0 {
+							if i := testgraphs.FirstDiff(got, want); i >= 0 {
 								t.Fatalf("%s %v buckets %d chunk %d retry %v split %d: vertex %d: model %v, greedy %v", name, kind, b, chunk, retry, sp, i, got[i], want[i])
 							}
 						}
@@ -269,14 +273,14 @@ func TestBucketModelCatchesBrokenRules(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		g    *mesh.Graph
-		kind PriorityKind
+		kind mis.PriorityKind
 		// run returns the model's set, with the rule intact or broken.
 		run func(g *mesh.Graph, keys []uint64, broken bool, rng *rand.Rand) []bool
 	}{
-		{"wait rule", mesh.Hex27Graph(6, 6, 6), Hash, func(g *mesh.Graph, keys []uint64, broken bool, rng *rand.Rand) []bool {
+		{"wait rule", mesh.Hex27Graph(6, 6, 6), mis.Hash, func(g *mesh.Graph, keys []uint64, broken bool, rng *rand.Rand) []bool {
 			return runBucketModel(g, keys, 1, max(g.N(), 1), false, broken, false, false, 0, rng)
 		}},
-		{"split drain", mesh.Hex27Graph(7, 6, 5), Degree, func(g *mesh.Graph, keys []uint64, broken bool, rng *rand.Rand) []bool {
+		{"split drain", mesh.Hex27Graph(7, 6, 5), mis.Degree, func(g *mesh.Graph, keys []uint64, broken bool, rng *rand.Rand) []bool {
 			sp := split(1)
 			if broken {
 				sp = -1
@@ -285,12 +289,12 @@ func TestBucketModelCatchesBrokenRules(t *testing.T) {
 		}},
 	} {
 		rng := rand.New(rand.NewPCG(7, 8))
-		keys, err := Keys(c.g, Priority{Kind: c.kind, Seed: 9})
+		keys, err := mis.Keys(c.g, mis.Priority{Kind: c.kind, Seed: 9})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := Greedy(c.g, keys, 2).In
-		if i := firstDiff(c.run(c.g, keys, false, rng), want); i >= 0 {
+		want := mis.Greedy(c.g, keys, 2).In
+		if i := testgraphs.FirstDiff(c.run(c.g, keys, false, rng), want); i >= 0 {
 			t.Fatalf("%s: the model with the rule intact differs at vertex %d", c.name, i)
 		}
 		if !goesWrong(want, func() []bool { return c.run(c.g, keys, true, rng) }) {
@@ -308,5 +312,5 @@ func goesWrong(want []bool, run func() []bool) (wrong bool) {
 			wrong = true
 		}
 	}()
-	return firstDiff(run(), want) >= 0
+	return testgraphs.FirstDiff(run(), want) >= 0
 }

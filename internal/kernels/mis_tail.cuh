@@ -39,49 +39,10 @@ __device__ __forceinline__ u32 mis1_try(const Params &P, int v) {
 	if (STATE(sv) != UND) return STATE(sv);
 	const i64 b = __ldg(P.off + v);
 	const int deg = (int)(__ldg(P.off + v + 1) - b);
-	const u64 kv = key_of<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0);
-	constexpr int U = 8;
-	u32 dec = IN;
-	for (int k0 = 0; k0 < deg; k0 += U) {
-		u32 u[U], s[U], p[U];
-		bool ok[U];
-#pragma unroll
-		for (int j = 0; j < U; j++) {
-			ok[j] = k0 + j < deg;
-			u[j] = ok[j] ? (u32)__ldg(P.adj + b + k0 + j) : 0;
-		}
-#pragma unroll
-		for (int j = 0; j < U; j++) {
-			s[j] = ok[j] ? __ldcg(P.st + u[j]) : OUT;
-			p[j] = (PK == PK_PRIM && ok[j]) ? __ldg(P.prim + u[j]) : 0;
-		}
-		bool hin = false, hund = false;
-#pragma unroll
-		for (int j = 0; j < U; j++) {
-			if (ok[j] && key_of<PK>(P, u[j], s[j], p[j]) > kv) {
-				hin |= STATE(s[j]) == IN;
-				hund |= STATE(s[j]) == UND;
-			}
-		}
-		if (hin) {
-			dec = OUT;
-			break;
-		}
-		if (hund) return UND;
-	}
+	const u32 dec = mis1_scan<1, PK, true>(P, b, deg, key_of<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0));
+	if (dec == UND) return UND;
 	__stcg(P.st + v, (u8)((sv & ~3u) | dec));
-	if (dec == IN) {
-		for (int k0 = 0; k0 < deg; k0 += U) {
-			u32 u[U], s[U];
-#pragma unroll
-			for (int j = 0; j < U; j++) u[j] = k0 + j < deg ? (u32)__ldg(P.adj + b + k0 + j) : 0xffffffffu;
-#pragma unroll
-			for (int j = 0; j < U; j++) s[j] = u[j] != 0xffffffffu ? __ldcg(P.st + u[j]) : OUT;
-#pragma unroll
-			for (int j = 0; j < U; j++)
-				if (STATE(s[j]) == UND) __stcg(P.st + u[j], (u8)((s[j] & ~3u) | OUT));
-		}
-	}
+	if (dec == IN) push_out<1, false, true>(P, b, deg);
 	return dec;
 }
 
