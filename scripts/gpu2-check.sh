@@ -5,7 +5,6 @@
 #   go test -c -o bin/part/mis.test ./mis && go build -o bin/part/misgrid ./cmd/misgrid
 # Usage: scripts/gpu2-check.sh [test|bench|all] [bench args...]
 set -uo pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 what=${1:-all}
 shift || true
 out=${OUT:-/tmp}
