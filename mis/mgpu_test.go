@@ -107,7 +107,7 @@ func TestMultiGPUFault(t *testing.T) {
 		for d, c := range ctxs {
 			f, _, _ := c.MemInfo()
 			// The driver keeps up to 2 MiB of its own after a refused
-			// launch (seen on H200); our buffers are far larger.
+			// launch (as measured); our buffers are far larger.
 			if f < free[d]-(2<<20) {
 				t.Errorf("device %d: %d bytes less free after the failed run", d, free[d]-f)
 			}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Multi-GPU partitioned MIS on the GPU machine (nvidia-h200-x2, or any
+# Multi-GPU partitioned MIS on a host of several GPUs (or any
 # GPU host: with one GPU the tests run several parts on it).
 # Build here first (the test binary and the command, carried in bin/part):
 #   go test -c -o bin/part/mis.test ./mis && go build -o bin/part/misgrid ./cmd/misgrid

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds one kernel image per *.cu file of a directory (default: this
-# one): a fatbinary <name>.fatbin with machine code for sm_80 (A100) and
-# sm_90 (H100) and PTX for compute_80, which newer GPUs compile at load
+# one): a fatbinary <name>.fatbin with machine code for sm_80 (Ampere) and
+# sm_90 (Hopper) and PTX for compute_80, which newer GPUs compile at load
 # time. Headers (*.cuh) are shared. Run through `go generate
 # ./internal/kernels` (cuda/testdata holds the binding's test kernels:
 # `build.sh ../../cuda/testdata`).

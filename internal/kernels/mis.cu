@@ -318,7 +318,7 @@ __device__ __forceinline__ void each_tile(const Params &P, F f) {
 // block_append appends v+j for each bit j of flags to list and
 // counts them in *len, in id order within the block's call, with one
 // atomic per block: many warps appending to one counter queue on it
-// (docs/gpu.md, eleventh round). Every thread of the block calls it
+// (docs/gpu.md). Every thread of the block calls it
 // together, with blockDim.x a multiple of 32 up to 1024.
 __device__ __forceinline__ void block_append(u32 flags, int v, int *list, u32 *len) {
 	__shared__ u32 warps[32];
@@ -610,7 +610,7 @@ __device__ void mis1_sweep(const Params &P) {
 // body on them as P. Kernel parameters are flat scalars and pointers (the
 // Go launcher passes each in an 8-byte slot). Register caps that would
 // raise occupancy (__launch_bounds__ with a minimum of 5 or 6 blocks)
-// measured slower on the H100: the visits want their loads in flight
+// measured slower: the visits want their loads in flight
 // more than extra warps (but see mis2_g1r4).
 #define SWEEP_KERNEL(name, bounds, body)                                                             \
 	extern "C" __global__ void __launch_bounds__ bounds                                              \

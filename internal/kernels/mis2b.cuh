@@ -112,7 +112,7 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 		bool hit = false;
 		// The largest undecided key seen, kept as a select per entry: a
 		// bool ORed with && measured 5-12 % slower for class keys
-		// (docs/gpu.md, ninth round).
+		// (docs/gpu.md).
 		u64 best = 0;
 		// 8 row entries per step, all their loads issued before any
 		// state is used (16 measured no faster, docs/gpu.md).
@@ -208,7 +208,7 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 // each. A warp decides the candidates it finds one batch after the
 // other, so with fixed shares a launch lasts as long as the warp with
 // the most candidates; its time follows that maximum, not the mean
-// (docs/gpu.md, eleventh round).
+// (docs/gpu.md).
 // DEDUP: pushes along scattered rows skip the targets the warp pushed
 // to lately (see mis2b_batch).
 template <int PK, bool SCAN, int SRC, bool DYN, bool DEDUP>

@@ -62,6 +62,7 @@ type run struct {
 	nlist               int          // a list stage's vertices
 	seed                uint64
 	stageAt             []int // the pass at which each stage started in the current run
+	pass                int   // the next sweep to queue
 }
 
 // prepare allocates the working memory, uploads the priority, measures

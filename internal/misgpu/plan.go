@@ -335,38 +335,16 @@ func bucketPlan(p *Plan, s Shape, t Tuning, kf0 uint32) (*Plan, error) {
 	split := p.Key == KeyClass && t.Split > 0 && t.ClassBuckets && 2*c0 >= int64(s.N) && c0 < int64(s.N)
 	// The kernel reads KF_WORDS and the flush threshold.
 	kf := kf0&kfWords | uint32(min(max(t.Flush, 0), flushMax))<<8
-	hashStage := func() Stage {
-		st := Stage{Kernel: "mis2b", KF: kf}
-		b, scan := t.Buckets, kf0&kfScanLarger != 0
-		if (t.KFAuto || t.FarBuckets > 0) && s.M >= 10*int64(s.N) {
-			// Scans of larger keys only pay where rows are scattered and
-			// a scan reads enough states for the hashes to save loads;
-			// on local rows the word-wise pushes (KF_WORDS) win.
-			scan = scan || s.Scattered && t.KFAuto
-			if s.Scattered && t.FarBuckets > 0 {
-				b = t.FarBuckets
-			}
-		}
-		if scan {
-			st.Kernel, st.KF = "mis2bs", st.KF|kfScanLarger
-		}
-		hs := shape
-		if t.BucketShape <= 0 {
-			hs = hashShape
-		}
-		st.Keys = bucketThresholds(b, hs, nil, false)
-		return st
-	}
 	var stages []Stage
 	switch {
 	case p.Key == KeyHash:
-		stages = []Stage{hashStage()}
+		stages = []Stage{hashStage(s, t, kf0, kf, hashShape)}
 	case split:
 		s1 := Stage{Kernel: "mis2b", KF: kf, Keys: aboveClass0(bucketThresholds(t.Buckets, shape, counts, true)), Last: 1 << 32}
 		if t.Split > 1 {
 			s1.Kernel, s1.List = "mis2bl", true
 		}
-		s2 := hashStage()
+		s2 := hashStage(s, t, kf0, kf, hashShape)
 		s2.Kernel += "_p0"
 		stages = []Stage{s1, s2}
 	default:
@@ -391,6 +369,32 @@ func bucketPlan(p *Plan, s Shape, t Tuning, kf0 uint32) (*Plan, error) {
 	}
 	p.Stages, p.Ball, p.Batch, p.Buckets = stages, false, 2, true
 	return p, nil
+}
+
+// hashStage is the bucket stage of hash keys (all of a hash-key run, or
+// class 0 in the second stage of a split one): kf is the kernel's read
+// mode, kf0 the mode it comes from.
+func hashStage(s Shape, t Tuning, kf0, kf uint32, hashShape float64) Stage {
+	st := Stage{Kernel: "mis2b", KF: kf}
+	b, scan := t.Buckets, kf0&kfScanLarger != 0
+	if (t.KFAuto || t.FarBuckets > 0) && s.M >= 10*int64(s.N) {
+		// Scans of larger keys only pay where rows are scattered and a
+		// scan reads enough states for the hashes to save loads; on
+		// local rows the word-wise pushes (KF_WORDS) win.
+		scan = scan || s.Scattered && t.KFAuto
+		if s.Scattered && t.FarBuckets > 0 {
+			b = t.FarBuckets
+		}
+	}
+	if scan {
+		st.Kernel, st.KF = "mis2bs", st.KF|kfScanLarger
+	}
+	shape := t.BucketShape
+	if shape <= 0 {
+		shape = hashShape
+	}
+	st.Keys = bucketThresholds(b, shape, nil, false)
+	return st
 }
 
 func containsString(s []string, v string) bool {

@@ -29,33 +29,7 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 	evs := ws.evs
 	p := r.plan
 	tail := r.tailAt()
-	pass := 0
-	batch := func(slot, count int) error {
-		for i := 0; i < count; i++ {
-			if pass >= nCount {
-				// The ring slot was used nCount sweeps ago: clear it.
-				v, err := ws.count.View(4*int64(pass%nCount), 4)
-				if err != nil {
-					return err
-				}
-				if err := v.MemsetAsync32(0, e.Stream); err != nil {
-					return err
-				}
-			}
-			if tail > 0 && pass == tail {
-				if err := r.launchTail(pass); err != nil {
-					return err
-				}
-			} else if err := r.launchSweep(pass); err != nil {
-				return err
-			}
-			pass++
-		}
-		if err := ws.count.CopyToHostAsync(ws.host, int64(4*slot), 4*int64((pass-1)%nCount), 4, e.Stream); err != nil {
-			return err
-		}
-		return evs[slot].Record(e.Stream)
-	}
+	r.pass = 0
 	// Every sweep settles at least the undecided vertex of largest key
 	// (MIS-2: within two sweeps), so more sweeps than this mean a bug.
 	limit := 2*dg.n + 8
@@ -63,7 +37,7 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 	if tail > 0 {
 		// The full sweeps and the tail in one go; it settles every
 		// vertex unless its pass bound was hit, so one check suffices.
-		if err := batch(0, tail+1); err != nil {
+		if err := r.batch(0, tail+1, tail); err != nil {
 			return 0, err
 		}
 		if err := evs[0].Synchronize(); err != nil {
@@ -81,13 +55,13 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 			// A stage's first check follows its buckets, the first
 			// launch of its last range, and one more that finds
 			// nothing left most of the time.
-			r.stageAt = append(r.stageAt, pass)
+			r.stageAt = append(r.stageAt, r.pass)
 			first = p.Stages[si].Launches() + 1
 		}
-		if err := batch(0, first); err != nil {
+		if err := r.batch(0, first, tail); err != nil {
 			return 0, err
 		}
-		if err := batch(1, p.Batch); err != nil {
+		if err := r.batch(1, p.Batch, tail); err != nil {
 			return 0, err
 		}
 		for cur := 0; ; cur ^= 1 {
@@ -97,10 +71,10 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 			if host[cur] == 0 {
 				break
 			}
-			if pass > limit {
-				return 0, fmt.Errorf("GPU sweeps did not converge after %d sweeps on %d vertices (a bug)", pass, dg.n)
+			if r.pass > limit {
+				return 0, fmt.Errorf("GPU sweeps did not converge after %d sweeps on %d vertices (a bug)", r.pass, dg.n)
 			}
-			if err := batch(cur, p.Batch); err != nil {
+			if err := r.batch(cur, p.Batch, tail); err != nil {
 				return 0, err
 			}
 		}
@@ -113,26 +87,63 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 	if err := e.Stream.Synchronize(); err != nil {
 		return 0, err
 	}
+	return r.rounds(tail)
+}
+
+// batch queues count sweeps from r.pass on (the tail at sweep tail, when
+// not 0), then the copy of the last one's live count into host slot slot
+// and event slot.
+func (r *run) batch(slot, count, tail int) error {
+	e, ws := r.dg.l, &r.dg.ws
+	for i := 0; i < count; i++ {
+		pass := r.pass
+		if pass >= nCount {
+			// The ring slot was used nCount sweeps ago: clear it.
+			v, err := ws.count.View(4*int64(pass%nCount), 4)
+			if err != nil {
+				return err
+			}
+			if err := v.MemsetAsync32(0, e.Stream); err != nil {
+				return err
+			}
+		}
+		if tail > 0 && pass == tail {
+			if err := r.launchTail(pass); err != nil {
+				return err
+			}
+		} else if err := r.launchSweep(pass); err != nil {
+			return err
+		}
+		r.pass++
+	}
+	if err := ws.count.CopyToHostAsync(ws.host, int64(4*slot), 4*int64((r.pass-1)%nCount), 4, e.Stream); err != nil {
+		return err
+	}
+	return ws.evs[slot].Record(e.Stream)
+}
+
+// rounds reads the live counts of a finished run and returns the number
+// of sweeps that found work: the first with a count of 0, at or after
+// the first launch of the last stage's last range (a tail counts as the
+// passes it made).
+func (r *run) rounds(tail int) (int, error) {
 	counts := make([]uint32, nCount+1)
-	if err := cuda.CopyToHost(counts, ws.count, 0); err != nil {
+	if err := cuda.CopyToHost(counts, r.dg.ws.count, 0); err != nil {
 		return 0, err
 	}
-	// The run ended at the first launch of the last stage's last range
-	// or later.
 	from := 0
 	if k := len(r.stageAt); k > 0 {
-		from = r.stageAt[k-1] + p.Stages[k-1].Launches() - 1
+		from = r.stageAt[k-1] + r.plan.Stages[k-1].Launches() - 1
 	}
-	for q := max(0, pass-nCount); q < pass; q++ {
+	for q := max(0, r.pass-nCount); q < r.pass; q++ {
 		if counts[q%nCount] == 0 && q >= from {
 			if tail > 0 && q == tail {
-				// The tail counts as the passes it made.
 				return q + int(counts[nCount]), nil
 			}
 			return q, nil
 		}
 	}
-	return pass, nil
+	return r.pass, nil
 }
 
 // tailAt is the sweep that launches the tail, 0 for none.
