@@ -51,7 +51,7 @@ func TestComputeDeviceChecks(t *testing.T) {
 			t.Errorf("Device %v on %d vertices: %v, backend %v", d, g.N(), err, res)
 		}
 	}
-	if !GPU.WantsGPU(1) || Auto.WantsGPU(AutoMinVertices-1) || !Auto.WantsGPU(AutoMinVertices) || CPU.WantsGPU(1 << 30) {
+	if !GPU.WantsGPU(1) || Auto.WantsGPU(AutoMinVertices-1) || !Auto.WantsGPU(AutoMinVertices) || CPU.WantsGPU(1<<30) {
 		t.Error("WantsGPU")
 	}
 }
