@@ -21,16 +21,11 @@ type Result struct {
 // default tuning (tests and the developers' benchmark).
 func (dg *Graph) Run(dist int, pri Priority, tune func(*Tuning)) (*Result, error) {
 	e := dg.l
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
-	if err := e.Usable(); err != nil {
-		return nil, fmt.Errorf("%w: the GPU context failed earlier: %w", cuda.ErrUnavailable, err)
+	unlock, err := dg.lock()
+	if err != nil {
+		return nil, err
 	}
-	dg.mu.Lock()
-	defer dg.mu.Unlock()
-	if dg.done {
-		return nil, fmt.Errorf("device graph is closed")
-	}
+	defer unlock()
 	if dg.n == 0 {
 		return &Result{In: []bool{}}, nil
 	}
@@ -48,6 +43,23 @@ func (dg *Graph) Run(dist int, pri Priority, tune func(*Tuning)) (*Result, error
 	}
 	res.Rounds = rounds
 	return res, nil
+}
+
+// lock takes the loader's lock (runs in a context share its stream) and
+// the graph's, and checks that both are usable.
+func (dg *Graph) lock() (unlock func(), err error) {
+	dg.l.Mu.Lock()
+	if err := dg.l.Usable(); err != nil {
+		dg.l.Mu.Unlock()
+		return nil, fmt.Errorf("%w: the GPU context failed earlier: %w", cuda.ErrUnavailable, err)
+	}
+	dg.mu.Lock()
+	if dg.done {
+		dg.mu.Unlock()
+		dg.l.Mu.Unlock()
+		return nil, fmt.Errorf("device graph is closed")
+	}
+	return func() { dg.mu.Unlock(); dg.l.Mu.Unlock() }, nil
 }
 
 // run is a plan bound to a graph's buffers, with its grids.

@@ -2,7 +2,6 @@ package misgpu
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/misgrid/misgrid/cuda"
@@ -32,17 +31,15 @@ type Times struct {
 // sweep on its own. Each repetition starts from scratch; the set is
 // copied back once, after the last.
 func (dg *Graph) Time(dist int, pri Priority, tune func(*Tuning), reps, warmup int, profile bool) (*Times, error) {
-	e := dg.l
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
-	if err := e.Usable(); err != nil {
-		return nil, fmt.Errorf("%w: the GPU context failed earlier: %w", cuda.ErrUnavailable, err)
-	}
-	dg.mu.Lock()
-	defer dg.mu.Unlock()
 	if dg.n == 0 {
 		return nil, errors.New("empty graph")
 	}
+	unlock, err := dg.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	e := dg.l
 	out := &Times{}
 	run, err := dg.prepare(dist, pri, func(t *Tuning) {
 		if tune != nil {
