@@ -119,3 +119,20 @@ func TestBenchGPUWithoutGPU(t *testing.T) {
 		t.Errorf("bench -device gpu without a GPU: error %v, want cuda.ErrUnavailable", err)
 	}
 }
+
+// bench -device gpu -graphs takes generator specs and graph files.
+func TestLoadBenchGraph(t *testing.T) {
+	g, err := loadBenchGraph("testdata/lap3x3.mtx")
+	if err != nil || g.N() != 9 {
+		t.Fatalf("lap3x3.mtx: %v, %v", g, err)
+	}
+	if g, err := loadBenchGraph("hex27:4"); err != nil || g.N() != 64 {
+		t.Fatalf("hex27:4: %v, %v", g, err)
+	}
+	if _, err := loadBenchGraph("testdata"); err == nil || !strings.Contains(err.Error(), "unknown graph file type") {
+		t.Errorf("a directory: %v", err)
+	}
+	if _, err := loadBenchGraph("missing.egr.gz"); err == nil {
+		t.Error("a missing file loaded")
+	}
+}
