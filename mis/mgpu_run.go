@@ -21,7 +21,7 @@ import (
 // into its neighbours' ghost slots, once the neighbour's phase is done
 // (so no kernel ever reads a slot being written), and each neighbour's
 // next phase waits for those copies. The host only queues work and, every
-// Batch rounds, reads the undecided counts. The decision rules are the
+// batch of rounds, reads the undecided counts. The decision rules are the
 // monotone greedy rules, so the set is the greedy one; the round-by-round
 // exchanges make it also independent of timing.
 func (m *MultiGPU) Run(ctx context.Context) (*MultiGPUResult, error) {
