@@ -71,7 +71,7 @@ func Open(ordinal int, image []byte, names []string) (*Loader, error) {
 	k := key{dev: ordinal, image: &image[0]}
 	mu.Lock()
 	defer mu.Unlock()
-	if l := loaders[k]; l != nil && l.Usable() == nil {
+	if l := loaders[k]; l != nil && l.Usable() == nil && l.holds(names) {
 		return l, nil
 	}
 	dev, err := cuda.GetDevice(ordinal)
@@ -97,7 +97,7 @@ func For(ctx *cuda.Context, image []byte, names []string) (*Loader, error) {
 	k := key{ctx: ctx.Raw(), dev: -1, image: &image[0]}
 	mu.Lock()
 	defer mu.Unlock()
-	if l := loaders[k]; l != nil && l.Ctx == ctx && l.Usable() == nil {
+	if l := loaders[k]; l != nil && l.Ctx == ctx && l.Usable() == nil && l.holds(names) {
 		return l, nil
 	}
 	l, err := New(ctx, false, image, names)
@@ -140,6 +140,16 @@ func New(ctx *cuda.Context, owns bool, image []byte, names []string) (*Loader, e
 		}
 	}
 	return l, nil
+}
+
+// holds says whether the loader has every kernel of names.
+func (l *Loader) holds(names []string) bool {
+	for _, n := range names {
+		if l.fn[n] == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Function returns kernel name, or nil when its user did not name it,
