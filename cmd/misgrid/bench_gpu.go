@@ -15,7 +15,7 @@ import (
 	"github.com/misgrid/misgrid/mis"
 )
 
-const benchGPUUsage = `usage: misgrid bench -device gpu [flags]
+const benchGPUUsage = `usage: misgrid bench -device gpu[:N] [flags]
 
 Measures the GPU MIS on generated graphs or graph files. Each graph is
 built or read on the host, copied to the GPU once (the copy is timed
@@ -42,7 +42,7 @@ flags:
 
 const defaultGPUGraphs = "hex27:160,hex27:160:relabel,hex27:256,grid7:200,random:4000000:16"
 
-func benchGPU(args []string, stdout, stderr io.Writer) error {
+func benchGPU(args []string, ordinal int, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", benchGPUUsage)
 	graphs := fs.String("graphs", defaultGPUGraphs, "comma-separated generator specs and graph files")
 	dists := fs.String("distance", "1,2", "MIS distances, comma-separated")
@@ -76,7 +76,7 @@ func benchGPU(args []string, stdout, stderr io.Writer) error {
 	}
 	prog := newProgress(stderr, "bench")
 	rep, err := gpubench.Run(gpubench.Config{
-		Graphs: names, Load: loadBenchGraph, Orders: orderList, Distances: distList,
+		Device: ordinal, Graphs: names, Load: loadBenchGraph, Orders: orderList, Distances: distList,
 		Priority: mis.Priority{Kind: kind, Seed: *seed}, Reps: *reps, Progress: prog.Show,
 	})
 	prog.Done("")

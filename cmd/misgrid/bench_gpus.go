@@ -98,7 +98,7 @@ func benchGPUs(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
-		dg, err := gpubench.Upload(g)
+		dg, err := gpubench.Upload(g, 0)
 		if err != nil {
 			return fmt.Errorf("bench: %s: %w", spec, err)
 		}

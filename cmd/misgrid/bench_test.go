@@ -94,12 +94,14 @@ func TestSplitDevice(t *testing.T) {
 	}{
 		{[]string{"-device", "gpu", "-reps", "3"}, []string{"-reps", "3"}, true},
 		{[]string{"-json", "--device=gpu"}, []string{"-json"}, true},
+		{[]string{"-device=gpu:1", "-json"}, []string{"-json"}, true},
+		{[]string{"-device", "auto"}, []string{"-device", "auto"}, false},
 		{[]string{"-device", "cpu"}, []string{"-device", "cpu"}, false},
 		{[]string{"-json"}, []string{"-json"}, false},
 		{[]string{"-device"}, []string{"-device"}, false},
 		{[]string{"--", "-device", "gpu"}, []string{"--", "-device", "gpu"}, false},
 	} {
-		rest, gpu := splitDevice(c.args)
+		rest, _, gpu := splitDevice(c.args)
 		if gpu != c.gpu || !slices.Equal(rest, c.rest) {
 			t.Errorf("splitDevice(%q) = %q, %v; want %q, %v", c.args, rest, gpu, c.rest, c.gpu)
 		}

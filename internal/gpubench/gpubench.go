@@ -27,6 +27,7 @@ type Variant struct {
 
 // Config says what to time.
 type Config struct {
+	Device    int                                    // CUDA device index
 	Graphs    []string                               // names for Load
 	Load      func(name string) (*mesh.Graph, error) // builds or reads a graph
 	Orders    []string                               // natural, rcm, locality, random
@@ -84,7 +85,8 @@ type Report struct {
 // ErrMismatch marks a GPU set that is not the CPU greedy set (a bug).
 var ErrMismatch = errors.New("the GPU set differs from the CPU greedy set")
 
-// Run times every graph, order, distance and variant of c on GPU 0. A
+// Run times every graph, order, distance and variant of c on GPU
+// c.Device. A
 // wrong set does not stop it: the report comes back with an error
 // wrapping ErrMismatch.
 func Run(c Config) (*Report, error) {
@@ -98,7 +100,7 @@ func Run(c Config) (*Report, error) {
 		c.Variants = func(int) []Variant { return []Variant{{}} }
 	}
 	rep := &Report{Reps: c.Reps, Priority: c.Priority.Kind.String(), Seed: c.Priority.Seed}
-	if dev, err := cuda.GetDevice(0); err == nil {
+	if dev, err := cuda.GetDevice(c.Device); err == nil {
 		rep.Device, _ = dev.Name()
 	}
 	if v, err := cuda.DriverVersion(); err == nil {
@@ -108,7 +110,7 @@ func Run(c Config) (*Report, error) {
 	// image): time it apart, so that the copy column holds what each
 	// graph costs.
 	t0 := time.Now()
-	if _, err := misgpu.Open(0); err != nil {
+	if _, err := misgpu.Open(c.Device); err != nil {
 		return nil, err
 	}
 	rep.StartS = time.Since(t0).Seconds()
@@ -148,7 +150,7 @@ func Run(c Config) (*Report, error) {
 // set was wrong.
 func (c *Config) graph(g *mesh.Graph) (out []Result, bad []string, err error) {
 	t0 := time.Now()
-	dg, err := Upload(g)
+	dg, err := Upload(g, c.Device)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -207,9 +209,9 @@ func result(g *mesh.Graph, d int, t *misgpu.Times, want *mis.Result) Result {
 	return r
 }
 
-// Upload copies g, with its boundary classes, to GPU 0.
-func Upload(g *mesh.Graph) (*misgpu.Graph, error) {
-	l, err := misgpu.Open(0)
+// Upload copies g, with its boundary classes, to GPU ordinal.
+func Upload(g *mesh.Graph, ordinal int) (*misgpu.Graph, error) {
+	l, err := misgpu.Open(ordinal)
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,7 @@ func run(args []string) error {
 	priority := fs.String("priority", "hash", "hash, boundary or degree")
 	seed := fs.Uint64("seed", 0, "hash seed")
 	reps := fs.Int("reps", 10, "timed runs, at least 10")
+	device := fs.Int("device", 0, "CUDA device index")
 	profile := fs.Bool("profile", false, "also time each sweep on its own (JSON)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	for i := range knobs {
@@ -85,7 +86,7 @@ func run(args []string) error {
 		return err
 	}
 	rep, err := gpubench.Run(gpubench.Config{
-		Graphs: strings.Split(*graphs, ","), Load: load, Orders: strings.Split(*orders, ","), Distances: dl,
+		Device: *device, Graphs: strings.Split(*graphs, ","), Load: load, Orders: strings.Split(*orders, ","), Distances: dl,
 		Priority: mis.Priority{Kind: kind, Seed: *seed}, Reps: *reps, Profile: *profile,
 		Variants: func(int) []gpubench.Variant { return variants },
 		Progress: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "\r\033[K"+f, a...) },
