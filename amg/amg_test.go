@@ -2,6 +2,7 @@ package amg
 
 import (
 	"fmt"
+	"github.com/misgrid/misgrid/mis"
 	"math"
 	"testing"
 
@@ -131,7 +132,7 @@ func TestTentativeReproducesNullspace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			of, na, err := aggregateMIS2(g, 2, CPU)
+			of, na, err := aggregateMIS2(g, 2, mis.CPU)
 			if err != nil {
 				t.Fatal(err)
 			}

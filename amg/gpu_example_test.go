@@ -5,13 +5,15 @@ import (
 	"log"
 
 	"github.com/misgrid/misgrid/amg"
+	"github.com/misgrid/misgrid/mis"
 )
 
-// Run the solve phase on a GPU when one is usable, on the CPU otherwise.
+// Run the solve phase on a GPU when one is usable and the matrix large
+// enough (mis.AutoMinVertices rows), on the CPU otherwise.
 // The answer agrees to rounding either way.
 func ExampleOptions_device() {
 	a := laplacian(3, 26) // the matrix of Example
-	pc, err := amg.New(a, amg.Options{Device: amg.AutoDevice})
+	pc, err := amg.New(a, amg.Options{Device: mis.Auto})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/misgrid/misgrid/internal/option"
+	"github.com/misgrid/misgrid/mis"
 )
 
 // Aggregation selects how fine vertices are grouped into coarse ones.
@@ -109,10 +110,10 @@ type Options struct {
 
 	Workers int // goroutines; 0 means runtime.GOMAXPROCS(0)
 
-	// Device is where Apply and Solve run (see gpu.go); the zero value
-	// is the CPU. GPUIndex is the CUDA device ordinal for GPU and Auto.
-	Device   Device
-	GPUIndex int
+	// Device is where Apply and Solve run, and the aggregation MIS (see
+	// gpu.go): the zero value is mis.Auto, the GPU from
+	// mis.AutoMinVertices rows when one is usable.
+	Device mis.Device
 }
 
 // The values that zero fields of Options take.
@@ -203,8 +204,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, bad("tol", o.Tol, "0 < tol < 1")
 	case o.MaxIter < 1:
 		return o, bad("maxit", o.MaxIter, "at least 1")
-	case o.Device < CPU || o.Device > AutoDevice || o.GPUIndex < 0:
-		return o, bad("device", o.Device, "cpu, gpu, gpu:N or auto")
+	case !validDevice(o.Device):
+		return o, bad("device", o.Device, "cpu, gpu, gpu:N, auto or auto:N")
 	}
 	return o, nil
 }
@@ -256,7 +257,7 @@ var registry = &option.Registry[Options]{
 			func(o *Options) *int { return &o.MaxIter }),
 		option.Int("threads", "goroutines for setup and solve (0: GOMAXPROCS)", 0, math.MaxInt32,
 			func(o *Options) *int { return &o.Workers }),
-		{Info: option.Info{Key: "device", Values: "cpu|gpu|gpu:N|auto", Doc: "where Apply and Solve run (auto: the GPU when one is usable)"},
+		{Info: option.Info{Key: "device", Values: "auto|cpu|gpu|gpu:N|auto:N", Doc: "where Apply and Solve run (auto: the GPU when one is usable and the matrix large enough)"},
 			Set: setDevice, Get: getDevice},
 	},
 	Renamed: map[string]string{"block": "block_size", "workers": "threads"},
@@ -268,13 +269,8 @@ var registry = &option.Registry[Options]{
 
 func init() { registry.SetDefaults(Options{}.fill()) }
 
-// getDevice is the text form of Device and GPUIndex that setDevice reads.
-func getDevice(o *Options) string {
-	if o.Device == GPU && o.GPUIndex != 0 {
-		return fmt.Sprintf("gpu:%d", o.GPUIndex)
-	}
-	return o.Device.String()
-}
+// getDevice is the text form of Device that setDevice reads.
+func getDevice(o *Options) string { return o.Device.String() }
 
 // OptionKeys lists the keys that Set and ParseOptions accept, with their
 // defaults.
