@@ -10,13 +10,13 @@ import (
 // aggregateMIS2 groups the nodes of the strength graph around the roots of
 // a distance-2 MIS taken with boundary priorities, so that boundary nodes
 // become roots first and boundary aggregates are not left as slivers.
-// With a GPU solve phase the MIS runs on the GPU too when the graph is
-// large enough (mis.Auto); every backend returns the same set, so the
+// Unless the options say cpu, the MIS runs on their GPU when the graph
+// is large enough (mis.Auto); every backend returns the same set, so the
 // hierarchy does not depend on where it was built.
-func aggregateMIS2(g *mesh.Graph, workers int, dev Device) ([]int32, int, error) {
+func aggregateMIS2(g *mesh.Graph, workers int, dev mis.Device) ([]int32, int, error) {
 	misDev := mis.CPU
-	if dev != CPU {
-		misDev = mis.Auto
+	if dev.Kind() != mis.CPU {
+		misDev = mis.Auto.On(dev.Index())
 	}
 	// On one worker the serial greedy is the faster way to the same set.
 	set, err := mis.Compute(g, mis.Options{

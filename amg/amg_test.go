@@ -2,6 +2,7 @@ package amg
 
 import (
 	"fmt"
+	"github.com/misgrid/misgrid/mis"
 	"math"
 	"testing"
 
@@ -131,7 +132,7 @@ func TestTentativeReproducesNullspace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			of, na, err := aggregateMIS2(g, 2, CPU)
+			of, na, err := aggregateMIS2(g, 2, mis.CPU)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -418,7 +419,7 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 				var ref []float64
 				var refIts int
 				for _, w := range []int{1, 2, 3, 8} {
-					o, err := ParseOptions(append([]string{fmt.Sprintf("workers=%d", w), "max_coarse=50"}, kv...))
+					o, err := ParseOptions(append([]string{fmt.Sprintf("threads=%d", w), "max_coarse=50"}, kv...))
 					if err != nil {
 						t.Fatal(err)
 					}

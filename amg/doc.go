@@ -47,9 +47,9 @@
 // # Options
 //
 // Options has useful zero values; the same settings have a text form,
-// "key=value", through Options.Set and ParseOptions, the one registry that
-// the command line (misgrid solve -o) and the C ABI use. OptionKeys lists
-// the keys.
+// "key=value", through Options.Set, Options.Parse and ParseOptions, the one
+// registry that the command line (misgrid solve -theta 0.08) and the C ABI
+// use. OptionKeys lists the keys and their defaults.
 //
 // # Determinism
 //
@@ -66,9 +66,11 @@
 // through a handful of kernels (sparse matrix–vector product, residual,
 // product-and-add for prolongation, the Chebyshev/Jacobi vector updates,
 // fixed-tree dot products and the dense coarse solve). With
-// Options.Device set to GPU (key device=gpu), New and Update upload every
-// level once and Apply and Solve run entirely on the device, only b and x
-// crossing; AutoDevice falls back to the host when no GPU can be used.
+// Options.Device set to mis.GPU (key device=gpu), New and Update upload
+// every level once and Apply and Solve run entirely on the device, only b
+// and x crossing; mis.Auto, the zero value, does so from
+// mis.AutoMinVertices rows and falls back to the host when no GPU can be
+// used.
 // Multicolor Gauss–Seidel is host-only. GPU results agree with the host's
 // to rounding and are bitwise repeatable from run to run.
 package amg

@@ -1,10 +1,6 @@
 package amg
 
-import (
-	"math"
-
-	"github.com/misgrid/misgrid/mis"
-)
+import "math"
 
 // maxEigDinvA estimates the largest eigenvalue of D⁻¹A, D = diag(A), by
 // steps of Lanczos on the similar symmetric D^{-1/2}·A·D^{-1/2}. The start
@@ -20,7 +16,7 @@ func (p pool) maxEigDinvA(a *csr, dinv []float64, steps int) float64 {
 	}
 	q := make([]float64, n)
 	for i := range q {
-		q[i] = float64(mis.Hash32(int32(i), 0x5eed))/float64(1<<32) - 0.5
+		q[i] = startValue(i)
 	}
 	nq := math.Sqrt(p.dot(q, q))
 	for i := range q {

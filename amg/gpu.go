@@ -3,16 +3,14 @@ package amg
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/misgrid/misgrid/cuda"
-	"github.com/misgrid/misgrid/cuda/kernels"
+	"github.com/misgrid/misgrid/internal/gpu"
+	"github.com/misgrid/misgrid/internal/kernels"
 	"github.com/misgrid/misgrid/mis"
 )
 
@@ -24,65 +22,30 @@ import (
 // back (one per dot product). Multicolor Gauss–Seidel has no GPU kernels:
 // its sweeps stay on the host.
 
-// Device selects where Apply and Solve run.
-type Device int
-
-const (
-	// CPU runs the solve phase on the host (the zero value).
-	CPU Device = iota
-	// GPU runs it on CUDA device Options.GPUIndex; New fails, with an
-	// error wrapping mis.ErrNoGPU, when that device cannot be used, and
-	// with any error when the smoother is GaussSeidel.
-	GPU
-	// AutoDevice uses the GPU when one is usable and the smoother has
-	// GPU kernels, and the CPU otherwise (also after a GPU error).
-	AutoDevice
-)
-
-func (d Device) String() string {
-	switch d {
-	case CPU:
-		return "cpu"
-	case GPU:
-		return "gpu"
-	case AutoDevice:
-		return "auto"
-	}
-	return fmt.Sprintf("Device(%d)", int(d))
-}
-
-// setDevice parses cpu, gpu, gpu:N and auto; gpu:N (as in the C ABI's
-// context option) also sets GPUIndex.
+// setDevice parses a device as mis.ParseDevice does: cpu, gpu, gpu:N,
+// auto or auto:N.
 func setDevice(o *Options, v string) error {
-	v = strings.ToLower(v)
-	if n, ok := strings.CutPrefix(v, "gpu:"); ok {
-		i, err := strconv.Atoi(n)
-		if err != nil || i < 0 {
-			return fmt.Errorf("GPU index %q is not a non-negative integer", n)
-		}
-		o.Device, o.GPUIndex = GPU, i
-		return nil
+	d, err := mis.ParseDevice(v)
+	if err != nil {
+		return err
 	}
-	switch v {
-	case "cpu":
-		o.Device = CPU
-	case "gpu":
-		o.Device = GPU
-	case "auto":
-		o.Device = AutoDevice
-	default:
-		return fmt.Errorf("unknown value %q (want cpu, gpu, gpu:N or auto)", v)
-	}
-	o.GPUIndex = 0
+	o.Device = d
 	return nil
 }
 
-// Device reports where Apply and Solve run now: CPU or GPU.
-func (pc *Preconditioner) Device() Device {
+// validDevice says whether d is a value mis.ParseDevice gives.
+func validDevice(d mis.Device) bool {
+	p, err := mis.ParseDevice(d.String())
+	return err == nil && p == d
+}
+
+// Device reports where Apply and Solve run now: mis.CPU, or mis.GPU on
+// the device index they use.
+func (pc *Preconditioner) Device() mis.Device {
 	if pc.dev != nil {
-		return GPU
+		return mis.GPU.On(pc.opts.Device.Index())
 	}
-	return CPU
+	return mis.CPU
 }
 
 // Close releases the device copy of the hierarchy (a no-op on the CPU);
@@ -98,59 +61,18 @@ func (pc *Preconditioner) Close() error {
 	return err
 }
 
-// gpuEngine is the loaded kernels of one device's primary context.
-type gpuEngine struct {
-	ctx *cuda.Context
-	fn  map[string]*cuda.Function
-}
-
-var (
-	gpuMu      sync.Mutex
-	gpuEngines = map[int]*gpuEngine{}
-)
-
 var gpuKernels = []string{"amg_rows_g1", "amg_rows_g4", "amg_rows_g8", "amg_rows_g16", "amg_rows_g32",
 	"amg_vec", "amg_dot", "amg_cg", "amg_sum", "amg_dense_mv"}
 
-// engineOn returns the engine of device ordinal, loading the module on
-// first use. Errors wrap mis.ErrNoGPU.
-func engineOn(ordinal int) (*gpuEngine, error) {
-	if err := cuda.Available(); err != nil {
-		return nil, fmt.Errorf("amg: %w: %w", mis.ErrNoGPU, err)
-	}
-	gpuMu.Lock()
-	defer gpuMu.Unlock()
-	if e := gpuEngines[ordinal]; e != nil {
-		return e, nil
-	}
-	fail := func(err error) (*gpuEngine, error) {
-		return nil, fmt.Errorf("amg: %w: GPU %d: %w", mis.ErrNoGPU, ordinal, err)
-	}
-	dev, err := cuda.GetDevice(ordinal)
+// engineOn returns the AMG kernels in the primary context of device
+// ordinal, loaded on first use. Errors wrap cuda.ErrUnavailable
+// (mis.ErrNoGPU).
+func engineOn(ordinal int) (*gpu.Loader, error) {
+	l, err := gpu.Open(ordinal, kernels.AMG, gpuKernels)
 	if err != nil {
-		return fail(err)
+		return nil, fmt.Errorf("amg: %w", err)
 	}
-	ctx, err := dev.PrimaryContext()
-	if err != nil {
-		return fail(err)
-	}
-	mod, err := ctx.LoadModule(kernels.Image)
-	if err != nil {
-		ctx.Close()
-		return fail(err)
-	}
-	e := &gpuEngine{ctx: ctx, fn: map[string]*cuda.Function{}}
-	for _, name := range gpuKernels {
-		f, err := mod.Function(name)
-		if err != nil {
-			mod.Close()
-			ctx.Close()
-			return fail(err)
-		}
-		e.fn[name] = f
-	}
-	gpuEngines[ordinal] = e
-	return e, nil
+	return l, nil
 }
 
 // dcsr is a matrix on the device. g is the number of lanes per row of
@@ -173,7 +95,7 @@ type gpuLevel struct {
 
 // gpuSolver is the device copy of a hierarchy.
 type gpuSolver struct {
-	e      *gpuEngine
+	e      *gpu.Loader
 	stream *cuda.Stream
 	cycle  Cycle
 	op     *dcsr // the PCG operator (levels[0].a unless entries were dropped)
@@ -189,8 +111,8 @@ type gpuSolver struct {
 }
 
 // attachDevice uploads the hierarchy after New or Update when the options
-// ask for the GPU. With AutoDevice any failure leaves the solve on the
-// CPU.
+// ask for the GPU: mis.GPU always, mis.Auto from mis.AutoMinVertices rows.
+// With Auto any failure leaves the solve on the CPU.
 func (pc *Preconditioner) attachDevice() error {
 	if pc.dev != nil {
 		// Update: same patterns, so only the values travel.
@@ -202,35 +124,35 @@ func (pc *Preconditioner) attachDevice() error {
 		}
 		_ = pc.dev.free()
 		pc.dev = nil
-		if pc.opts.Device == GPU {
+		if pc.opts.Device.Kind() == mis.GPU {
 			return err
 		}
-		// AutoDevice: try a fresh upload below.
+		// Auto: try a fresh upload below.
 	}
 	o := &pc.opts
-	if o.Device == CPU {
+	if !o.Device.WantsGPU(pc.Rows()) {
 		return nil
 	}
 	if o.Smoother == GaussSeidel {
-		if o.Device == GPU {
+		if o.Device.Kind() == mis.GPU {
 			return errors.New("amg: device=gpu: multicolor Gauss–Seidel runs on the CPU only; use smoother=chebyshev or jacobi")
 		}
 		return nil
 	}
 	t0 := time.Now()
 	defer pc.phase("upload", t0)
-	e, err := engineOn(o.GPUIndex)
+	e, err := engineOn(o.Device.Index())
 	if err == nil {
 		pc.dev, err = pc.upload(e)
 	}
-	if err != nil && o.Device == AutoDevice {
+	if err != nil && o.Device.Kind() == mis.Auto {
 		return nil
 	}
 	return err
 }
 
 // upload copies the hierarchy to the device.
-func (pc *Preconditioner) upload(e *gpuEngine) (g *gpuSolver, err error) {
+func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 	g = &gpuSolver{e: e, cycle: pc.opts.Cycle}
 	defer func() {
 		if err != nil {
@@ -238,7 +160,7 @@ func (pc *Preconditioner) upload(e *gpuEngine) (g *gpuSolver, err error) {
 			g = nil
 		}
 	}()
-	if g.stream, err = e.ctx.NewStream(); err != nil {
+	if g.stream, err = e.Ctx.NewStream(); err != nil {
 		return nil, err
 	}
 	last := len(pc.levels) - 1
@@ -296,7 +218,7 @@ func (pc *Preconditioner) upload(e *gpuEngine) (g *gpuSolver, err error) {
 	if g.scal, err = g.alloc(1); err != nil {
 		return nil, err
 	}
-	if g.host, err = e.ctx.AllocHost(8); err != nil {
+	if g.host, err = e.Ctx.AllocHost(8); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -350,7 +272,7 @@ func (g *gpuSolver) refresh(pc *Preconditioner) error {
 const gpuParts = 512
 
 func (g *gpuSolver) alloc(n int) (*cuda.Buffer, error) {
-	b, err := g.e.ctx.Alloc(int64(max(n, 1)) * 8)
+	b, err := g.e.Ctx.Alloc(int64(max(n, 1)) * 8)
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +282,7 @@ func (g *gpuSolver) alloc(n int) (*cuda.Buffer, error) {
 
 func upload[T cuda.Word](g *gpuSolver, v []T) (*cuda.Buffer, error) {
 	var z T
-	b, err := g.e.ctx.Alloc(int64(max(len(v), 1)) * int64(unsafe.Sizeof(z)))
+	b, err := g.e.Ctx.Alloc(int64(max(len(v), 1)) * int64(unsafe.Sizeof(z)))
 	if err != nil {
 		return nil, err
 	}

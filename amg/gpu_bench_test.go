@@ -2,6 +2,7 @@ package amg
 
 import (
 	"fmt"
+	"github.com/misgrid/misgrid/mis"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ func BenchmarkGPUSolve(b *testing.B) {
 		b.Skipf("no usable GPU: %v", err)
 	}
 	for _, tp := range gpuBenchProblems() {
-		for _, dev := range []Device{CPU, GPU} {
+		for _, dev := range []mis.Device{mis.CPU, mis.GPU} {
 			b.Run(fmt.Sprintf("%s/%v", tp.name, dev), func(b *testing.B) {
 				o := problemOptions(tp.pr, Options{Device: dev})
 				pc, err := New(tp.pr.A, o)
@@ -67,7 +68,7 @@ func BenchmarkGPUMulVec(b *testing.B) {
 	}
 	for _, tp := range gpuBenchProblems() {
 		b.Run(tp.name, func(b *testing.B) {
-			pc, err := New(tp.pr.A, Options{Device: GPU, BlockSize: tp.pr.Block})
+			pc, err := New(tp.pr.A, Options{Device: mis.GPU, BlockSize: tp.pr.Block})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -101,7 +102,7 @@ func BenchmarkGPUMulVec(b *testing.B) {
 			b.ReportMetric(bytes/per/1e9, "GB/s")
 			b.ReportMetric(float64(m.g), "lanes")
 			// Peak bandwidth: double data rate × bus width.
-			dev := g.e.ctx.Device()
+			dev := g.e.Ctx.Device()
 			clk, err1 := dev.Attribute(cuda.AttrMemoryClockRate)
 			bus, err2 := dev.Attribute(cuda.AttrGlobalMemoryBusWidth)
 			if err1 == nil && err2 == nil && clk > 0 && bus > 0 {

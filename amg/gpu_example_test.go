@@ -5,19 +5,20 @@ import (
 	"log"
 
 	"github.com/misgrid/misgrid/amg"
-	"github.com/misgrid/misgrid/amg/internal/fem"
+	"github.com/misgrid/misgrid/mis"
 )
 
-// Run the solve phase on a GPU when one is usable, on the CPU otherwise.
+// Run the solve phase on a GPU when one is usable and the matrix large
+// enough (mis.AutoMinVertices rows), on the CPU otherwise.
 // The answer agrees to rounding either way.
 func ExampleOptions_device() {
-	pr := fem.Poisson(3, 24)
-	pc, err := amg.New(pr.A, amg.Options{Device: amg.AutoDevice})
+	a := laplacian(3, 26) // the matrix of Example
+	pc, err := amg.New(a, amg.Options{Device: mis.Auto})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer pc.Close() // frees the device copy, if any
-	b := make([]float64, pr.A.Rows)
+	b := make([]float64, a.Rows)
 	for i := range b {
 		b[i] = 1
 	}

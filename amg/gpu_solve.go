@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/gpu"
+	"github.com/misgrid/misgrid/mis"
 )
 
 // The solve phase on the device: the same cycle and PCG as cycle.go,
@@ -32,7 +34,7 @@ const (
 	vecCopy
 )
 
-const gpuThreads = 256
+const gpuThreads = gpu.BlockSize
 
 var rowKernel = map[int]string{1: "amg_rows_g1", 4: "amg_rows_g4", 8: "amg_rows_g8", 16: "amg_rows_g16", 32: "amg_rows_g32"}
 
@@ -40,7 +42,7 @@ func (g *gpuSolver) launch(name string, grid int64, args ...any) {
 	if g.err != nil {
 		return
 	}
-	g.err = g.e.fn[name].Launch(cuda.Launch{Grid: cuda.Dim3{X: uint32(max(grid, 1))}, Block: cuda.Dim3{X: gpuThreads}, Stream: g.stream}, args...)
+	g.err = g.e.Launch(g.stream, name, uint32(max(grid, 1)), args...)
 }
 
 // rows runs one row pass of m (see the modes in amg.cu); v is the vector
@@ -250,14 +252,14 @@ func (g *gpuSolver) fetch(x []float64, err error) error {
 }
 
 // applyDevice runs Apply on the device. handled is false when the
-// hierarchy is not on a device, or when an AutoDevice run failed and
+// hierarchy is not on a device, or when an Auto run failed and
 // the device copy was dropped: the caller then runs on the CPU.
 func (pc *Preconditioner) applyDevice(r, z []float64) (handled bool, err error) {
 	if pc.dev == nil {
 		return false, nil
 	}
 	err = pc.dev.apply(r, z)
-	if err != nil && pc.opts.Device == AutoDevice {
+	if err != nil && pc.opts.Device.Kind() == mis.Auto {
 		_ = pc.Close()
 		return false, nil
 	}
@@ -270,11 +272,11 @@ func (pc *Preconditioner) solveDevice(b, x []float64, bn float64, start time.Tim
 		return nil, false, nil
 	}
 	x0 := x
-	if pc.opts.Device == AutoDevice {
+	if pc.opts.Device.Kind() == mis.Auto {
 		x0 = append([]float64(nil), x...) // the CPU retry starts from the same guess
 	}
 	res, err = pc.dev.solve(pc, b, x, bn, start)
-	if err != nil && res == nil && pc.opts.Device == AutoDevice {
+	if err != nil && res == nil && pc.opts.Device.Kind() == mis.Auto {
 		_ = pc.Close()
 		copy(x, x0)
 		return nil, false, nil

@@ -13,24 +13,26 @@ import (
 
 func TestGPUDeviceOption(t *testing.T) {
 	for _, c := range []struct {
-		v     string
-		dev   Device
-		index int
-		bad   bool
+		v   string
+		dev mis.Device
+		bad bool
 	}{
-		{"cpu", CPU, 0, false}, {"gpu", GPU, 0, false}, {"GPU:2", GPU, 2, false},
-		{"auto", AutoDevice, 0, false}, {"gpu:-1", 0, 0, true}, {"tpu", 0, 0, true},
+		{"cpu", mis.CPU, false}, {"gpu", mis.GPU, false}, {"GPU:2", mis.GPU.On(2), false},
+		{"auto", mis.Auto, false}, {"auto:1", mis.Auto.On(1), false},
+		{"gpu:-1", 0, true}, {"cpu:1", 0, true}, {"tpu", 0, true},
 	} {
 		o, err := ParseOptions([]string{"device=" + c.v})
 		if (err != nil) != c.bad {
 			t.Fatalf("device=%s: err = %v, want error %v", c.v, err, c.bad)
 		}
-		if !c.bad && (o.Device != c.dev || o.GPUIndex != c.index) {
-			t.Errorf("device=%s: got %v index %d, want %v index %d", c.v, o.Device, o.GPUIndex, c.dev, c.index)
+		if !c.bad && o.Device != c.dev {
+			t.Errorf("device=%s: got %v, want %v", c.v, o.Device, c.dev)
 		}
 	}
-	if _, err := New(fem.Poisson(2, 8).A, Options{Device: Device(7)}); err == nil {
-		t.Error("Device(7) accepted")
+	for _, d := range []mis.Device{7, -4, mis.CPU.On(1)} {
+		if _, err := New(fem.Poisson(2, 8).A, Options{Device: d}); err == nil {
+			t.Errorf("Device(%d) accepted", int(d))
+		}
 	}
 }
 
@@ -38,20 +40,20 @@ func TestGPUDeviceOption(t *testing.T) {
 // device=auto solves on the CPU exactly as device=cpu does.
 func TestGPUFallback(t *testing.T) {
 	pr := fem.Poisson(3, 8)
-	if _, err := New(pr.A, Options{Device: GPU, Smoother: GaussSeidel}); err == nil {
+	if _, err := New(pr.A, Options{Device: mis.GPU, Smoother: GaussSeidel}); err == nil {
 		t.Error("device=gpu with Gauss–Seidel accepted")
 	}
 	if cuda.Available() == nil {
 		t.Skip("a GPU is present: the fallback is not reachable")
 	}
-	if _, err := New(pr.A, Options{Device: GPU}); !errors.Is(err, mis.ErrNoGPU) {
+	if _, err := New(pr.A, Options{Device: mis.GPU}); !errors.Is(err, mis.ErrNoGPU) {
 		t.Fatalf("device=gpu without a GPU: err = %v, want mis.ErrNoGPU", err)
 	}
-	auto, err := New(pr.A, Options{Device: AutoDevice})
+	auto, err := New(pr.A, Options{Device: mis.Auto})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if auto.Device() != CPU {
+	if auto.Device() != mis.CPU {
 		t.Fatalf("auto without a GPU runs on %v", auto.Device())
 	}
 	cpu, _ := New(pr.A, Options{})
@@ -100,13 +102,13 @@ func TestGPUSolveMatchesCPU(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				o.Device = GPU
+				o.Device = mis.GPU
 				gpu, err := New(tp.pr.A, o)
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer gpu.Close()
-				if gpu.Device() != GPU {
+				if gpu.Device() != mis.GPU {
 					t.Fatal("device=gpu solves on the CPU")
 				}
 				a := mustCSR(t, tp.pr.A)
@@ -169,7 +171,7 @@ func TestGPUSolveMatchesCPU(t *testing.T) {
 func TestGPUPreconditionerSymmetric(t *testing.T) {
 	needGPU(t)
 	pr := fem.Elasticity(6)
-	o := problemOptions(pr, Options{MaxCoarse: 60, Device: GPU})
+	o := problemOptions(pr, Options{MaxCoarse: 60, Device: mis.GPU})
 	pc, err := New(pr.A, o)
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +201,7 @@ func TestGPUUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gpu, err := New(pr.A, Options{MaxCoarse: 60, Device: GPU})
+	gpu, err := New(pr.A, Options{MaxCoarse: 60, Device: mis.GPU})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +231,7 @@ func TestGPUUpdate(t *testing.T) {
 	}
 	// Update only refreshes values on the device; with θ = 0 the host
 	// hierarchy is bitwise a fresh one's, so the device copy must be too.
-	fresh, err := New(&a2, Options{MaxCoarse: 60, Device: GPU})
+	fresh, err := New(&a2, Options{MaxCoarse: 60, Device: mis.GPU})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
-	"strconv"
-	"strings"
+
+	"github.com/misgrid/misgrid/internal/option"
+	"github.com/misgrid/misgrid/mis"
 )
 
 // Aggregation selects how fine vertices are grouped into coarse ones.
@@ -66,7 +66,8 @@ const (
 // Options controls setup and solve. The zero value is smoothed aggregation
 // on MIS-2 aggregates with constants as near-nullspace, Chebyshev degree 2
 // and V-cycles, PCG to a relative residual of 1e-8: the right choice for
-// scalar elliptic problems.
+// scalar elliptic problems. A zero field means the default named beside
+// it; OptionKeys lists every field with a text form and its default.
 type Options struct {
 	Theta     float64 // strength threshold: keep |a_ij| > θ·sqrt(|a_ii a_jj|); 0 keeps all couplings
 	BlockSize int     // degrees of freedom per node, interleaved; 0 means 1
@@ -76,7 +77,7 @@ type Options struct {
 	// as the ~1e-18 face couplings of the Q1 Laplacian, which cost
 	// products and widen the strength graph. Such entries change the
 	// energy xᵀAx by at most DropTol·(entries per row)·xᵀDx. 0 means
-	// 1e-15; a negative value keeps every entry.
+	// DefaultDropTol; a negative value keeps every entry.
 	DropTol float64
 
 	Aggregation Aggregation
@@ -92,69 +93,73 @@ type Options struct {
 	Vectors   [][]float64 // Vectors: near-nullspace vectors, one value per row
 
 	Prolongation Prolongation
-	Damping      float64 // prolongator smoothing ω·ρ; 0 means 4/3
-	EigenSteps   int     // Lanczos steps for ρ(D⁻¹A); 0 means 10
+	Damping      float64 // prolongator smoothing ω·ρ; 0 means DefaultDamping
+	EigenSteps   int     // Lanczos steps for ρ(D⁻¹A); 0 means DefaultEigenSteps
 
-	MaxCoarse int // stop coarsening at this many rows; 0 means 1000
-	MaxLevels int // 0 means 25
+	MaxCoarse int // stop coarsening at this many rows; 0 means DefaultMaxCoarse
+	MaxLevels int // 0 means DefaultMaxLevels
 
 	Smoother   Smoother
-	Sweeps     int     // Chebyshev degree, or Jacobi/Gauss–Seidel sweeps; 0 means 2
-	ChebyLower float64 // lower end of the Chebyshev interval as a fraction of λ; 0 means 0.1
-	ChebyUpper float64 // upper end as a multiple of λ; 0 means 1.1
+	Sweeps     int     // Chebyshev degree, or Jacobi/Gauss–Seidel sweeps; 0 means DefaultSweeps
+	ChebyLower float64 // lower end of the Chebyshev interval as a fraction of λ; 0 means DefaultChebyLower
+	ChebyUpper float64 // upper end as a multiple of λ; 0 means DefaultChebyUpper
 	Cycle      Cycle
 
-	Tol     float64 // PCG relative residual; 0 means 1e-8
-	MaxIter int     // PCG iterations; 0 means 500
+	Tol     float64 // PCG relative residual; 0 means DefaultTol
+	MaxIter int     // PCG iterations; 0 means DefaultMaxIter
 
 	Workers int // goroutines; 0 means runtime.GOMAXPROCS(0)
 
-	// Device is where Apply and Solve run (see gpu.go); the zero value
-	// is the CPU. GPUIndex is the CUDA device ordinal for GPU and Auto.
-	Device   Device
-	GPUIndex int
+	// Device is where Apply and Solve run, and the aggregation MIS (see
+	// gpu.go): the zero value is mis.Auto, the GPU from
+	// mis.AutoMinVertices rows when one is usable.
+	Device mis.Device
+}
+
+// The values that zero fields of Options take.
+const (
+	DefaultDropTol    = 1e-15
+	DefaultDamping    = 4.0 / 3
+	DefaultEigenSteps = 10
+	DefaultMaxCoarse  = 1000
+	DefaultMaxLevels  = 25
+	DefaultSweeps     = 2
+	DefaultChebyLower = 0.1
+	DefaultChebyUpper = 1.1
+	DefaultTol        = 1e-8
+	DefaultMaxIter    = 500
+)
+
+// fill replaces the zero fields that have a fixed default.
+func (o Options) fill() Options {
+	orDefault(&o.BlockSize, 1)
+	orDefault(&o.DropTol, DefaultDropTol)
+	orDefault(&o.Damping, DefaultDamping)
+	orDefault(&o.EigenSteps, DefaultEigenSteps)
+	orDefault(&o.MaxCoarse, DefaultMaxCoarse)
+	orDefault(&o.MaxLevels, DefaultMaxLevels)
+	orDefault(&o.Sweeps, DefaultSweeps)
+	orDefault(&o.ChebyLower, DefaultChebyLower)
+	orDefault(&o.ChebyUpper, DefaultChebyUpper)
+	orDefault(&o.Tol, DefaultTol)
+	orDefault(&o.MaxIter, DefaultMaxIter)
+	return o
+}
+
+func orDefault[T int | float64](p *T, def T) {
+	if *p == 0 {
+		*p = def
+	}
 }
 
 // withDefaults fills the zero fields and checks the rest.
 func (o Options) withDefaults() (Options, error) {
-	if o.BlockSize == 0 {
-		o.BlockSize = 1
-	}
+	o = o.fill()
 	if o.Prolongation == AutoProlongation {
 		o.Prolongation = Smoothed
 		if o.Aggregation == Pairwise {
 			o.Prolongation = Tentative
 		}
-	}
-	if o.Damping == 0 {
-		o.Damping = 4.0 / 3
-	}
-	if o.EigenSteps == 0 {
-		o.EigenSteps = 10
-	}
-	if o.MaxCoarse == 0 {
-		o.MaxCoarse = 1000
-	}
-	if o.MaxLevels == 0 {
-		o.MaxLevels = 25
-	}
-	if o.Sweeps == 0 {
-		o.Sweeps = 2
-	}
-	if o.ChebyLower == 0 {
-		o.ChebyLower = 0.1
-	}
-	if o.ChebyUpper == 0 {
-		o.ChebyUpper = 1.1
-	}
-	if o.DropTol == 0 {
-		o.DropTol = 1e-15
-	}
-	if o.Tol == 0 {
-		o.Tol = 1e-8
-	}
-	if o.MaxIter == 0 {
-		o.MaxIter = 500
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -168,7 +173,7 @@ func (o Options) withDefaults() (Options, error) {
 	case !(o.DropTol < 0.1):
 		return o, bad("drop_tol", o.DropTol, "less than 0.1 (negative: keep all)")
 	case o.BlockSize < 1:
-		return o, bad("block", o.BlockSize, "a positive block size")
+		return o, bad("block_size", o.BlockSize, "a positive block size")
 	case o.Aggregation < MIS2 || o.Aggregation > Pairwise:
 		return o, bad("aggregation", int(o.Aggregation), "mis2 or pairwise")
 	case o.PairwisePasses < 0 || o.PairwisePasses > 4:
@@ -199,150 +204,100 @@ func (o Options) withDefaults() (Options, error) {
 		return o, bad("tol", o.Tol, "0 < tol < 1")
 	case o.MaxIter < 1:
 		return o, bad("maxit", o.MaxIter, "at least 1")
-	case o.Device < CPU || o.Device > AutoDevice || o.GPUIndex < 0:
-		return o, bad("device", o.Device, "cpu, gpu, gpu:N or auto")
+	case !validDevice(o.Device):
+		return o, bad("device", o.Device, "cpu, gpu, gpu:N, auto or auto:N")
 	}
 	return o, nil
 }
 
 // OptionInfo documents one key of the option registry.
-type OptionInfo struct {
-	Key, Values, Default, Doc string
+type OptionInfo = option.Info
+
+// registry is the one table of option keys, shared by Set, ParseOptions,
+// the command line and the C ABI. A value is refused at once when the
+// options it leaves fail the checks of Setup.
+var registry = &option.Registry[Options]{
+	Pkg: "amg",
+	Keys: []option.Key[Options]{
+		option.Float("theta", "strength threshold: keep a_ij when |a_ij| > θ·sqrt(|a_ii a_jj|)", "number in [0,1)",
+			nil, func(o *Options) *float64 { return &o.Theta }),
+		option.Float("drop_tol", "leave entries ≤ drop_tol·sqrt(a_ii a_jj) out of the hierarchy (negative: keep all)", "number < 0.1",
+			nil, func(o *Options) *float64 { return &o.DropTol }),
+		option.Int("block_size", "degrees of freedom per node, interleaved", 1, math.MaxInt32,
+			func(o *Options) *int { return &o.BlockSize }),
+		option.Enum("aggregation", "aggregation method", []string{"mis2", "pairwise"},
+			func(o *Options) *Aggregation { return &o.Aggregation }),
+		option.Int("pairwise_passes", "matching passes of pairwise aggregation (0: 2, or 3 with rigid-body modes)", 0, 4,
+			func(o *Options) *int { return &o.PairwisePasses }),
+		option.Enum("nullspace", "near-nullspace (rbm needs coordinates)", []string{"constant", "rbm", "vectors"},
+			func(o *Options) *Nullspace { return &o.Nullspace }),
+		option.Enum("prolongation", "smooth the tentative prolongator (auto: for mis2 only)", []string{"auto", "smoothed", "tentative"},
+			func(o *Options) *Prolongation { return &o.Prolongation }),
+		option.Float("damping", "prolongator smoothing ω·ρ(D⁻¹A)", "number in (0,2)",
+			nil, func(o *Options) *float64 { return &o.Damping }),
+		option.Int("eig_steps", "Lanczos steps of the eigenvalue estimate", 1, 100,
+			func(o *Options) *int { return &o.EigenSteps }),
+		option.Int("max_coarse", "rows of the coarsest level, solved by dense Cholesky", 1, math.MaxInt32,
+			func(o *Options) *int { return &o.MaxCoarse }),
+		option.Int("max_levels", "most levels of the hierarchy", 1, math.MaxInt32,
+			func(o *Options) *int { return &o.MaxLevels }),
+		option.Enum("smoother", "smoother (jacobi is l1-Jacobi, gs multicolor Gauss–Seidel)", []string{"chebyshev", "jacobi", "gs"},
+			func(o *Options) *Smoother { return &o.Smoother }),
+		option.Int("sweeps", "Chebyshev degree or smoothing sweeps, before and after", 1, 20,
+			func(o *Options) *int { return &o.Sweeps }),
+		option.Float("cheby_lower", "Chebyshev interval lower end / λmax", "number in (0,1)",
+			nil, func(o *Options) *float64 { return &o.ChebyLower }),
+		option.Float("cheby_upper", "Chebyshev interval upper end / λmax estimate", "number in [1,10]",
+			nil, func(o *Options) *float64 { return &o.ChebyUpper }),
+		option.Enum("cycle", "multigrid cycle", []string{"v", "w"},
+			func(o *Options) *Cycle { return &o.Cycle }),
+		option.Float("tol", "PCG relative residual tolerance", "number in (0,1)",
+			nil, func(o *Options) *float64 { return &o.Tol }),
+		option.Int("maxit", "PCG iteration limit", 1, math.MaxInt32,
+			func(o *Options) *int { return &o.MaxIter }),
+		option.Int("threads", "goroutines for setup and solve (0: GOMAXPROCS)", 0, math.MaxInt32,
+			func(o *Options) *int { return &o.Workers }),
+		{Info: option.Info{Key: "device", Values: "auto|cpu|gpu|gpu:N|auto:N", Doc: "where Apply and Solve run (auto: the GPU when one is usable and the matrix large enough)"},
+			Set: setDevice, Get: getDevice},
+	},
+	Renamed: map[string]string{"block": "block_size", "workers": "threads"},
+	Check: func(o *Options) error {
+		_, err := o.withDefaults()
+		return err
+	},
 }
 
-type optionEntry struct {
-	OptionInfo
-	set func(o *Options, v string) error
-}
+func init() { registry.SetDefaults(Options{}.fill()) }
 
-func enumSetter[E ~int](names []string, field func(*Options) *E) func(*Options, string) error {
-	return func(o *Options, v string) error {
-		i := slices.Index(names, strings.ToLower(v))
-		if i < 0 {
-			return fmt.Errorf("unknown value %q (want %s)", v, strings.Join(names, ", "))
-		}
-		*field(o) = E(i)
-		return nil
-	}
-}
+// getDevice is the text form of Device that setDevice reads.
+func getDevice(o *Options) string { return o.Device.String() }
 
-func intSetter(field func(*Options) *int) func(*Options, string) error {
-	return func(o *Options, v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return fmt.Errorf("%q is not an integer", v)
-		}
-		*field(o) = n
-		return nil
-	}
-}
-
-func floatSetter(field func(*Options) *float64) func(*Options, string) error {
-	return func(o *Options, v string) error {
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("%q is not a finite number", v)
-		}
-		*field(o) = x
-		return nil
-	}
-}
-
-// registry is the one table of option keys, shared by ParseOptions, the
-// command line and the C ABI. Values are checked for range in Setup.
-var registry = []optionEntry{
-	{OptionInfo{"theta", "number in [0,1)", "0", "strength threshold"},
-		floatSetter(func(o *Options) *float64 { return &o.Theta })},
-	{OptionInfo{"drop_tol", "number < 0.1", "1e-15", "leave entries ≤ drop_tol·sqrt(a_ii a_jj) out of the hierarchy (negative: keep all)"},
-		floatSetter(func(o *Options) *float64 { return &o.DropTol })},
-	{OptionInfo{"block", "integer", "1", "degrees of freedom per node"},
-		intSetter(func(o *Options) *int { return &o.BlockSize })},
-	{OptionInfo{"aggregation", "mis2|pairwise", "mis2", "aggregation method"},
-		enumSetter([]string{"mis2", "pairwise"}, func(o *Options) *Aggregation { return &o.Aggregation })},
-	{OptionInfo{"pairwise_passes", "1..4", "2", "matching passes of pairwise aggregation (default 3 with rigid-body modes)"},
-		intSetter(func(o *Options) *int { return &o.PairwisePasses })},
-	{OptionInfo{"nullspace", "constant|rbm|vectors", "constant", "near-nullspace (rbm needs coordinates)"},
-		enumSetter([]string{"constant", "rbm", "vectors"}, func(o *Options) *Nullspace { return &o.Nullspace })},
-	{OptionInfo{"prolongation", "auto|smoothed|tentative", "auto", "smooth the tentative prolongator (auto: for mis2 only)"},
-		enumSetter([]string{"auto", "smoothed", "tentative"}, func(o *Options) *Prolongation { return &o.Prolongation })},
-	{OptionInfo{"damping", "number in (0,2)", "1.3333", "prolongator smoothing ω·ρ(D⁻¹A)"},
-		floatSetter(func(o *Options) *float64 { return &o.Damping })},
-	{OptionInfo{"eig_steps", "integer", "10", "Lanczos steps of the eigenvalue estimate"},
-		intSetter(func(o *Options) *int { return &o.EigenSteps })},
-	{OptionInfo{"max_coarse", "integer", "1000", "rows of the coarsest level, solved by dense Cholesky"},
-		intSetter(func(o *Options) *int { return &o.MaxCoarse })},
-	{OptionInfo{"max_levels", "integer", "25", "most levels"},
-		intSetter(func(o *Options) *int { return &o.MaxLevels })},
-	{OptionInfo{"smoother", "chebyshev|jacobi|gs", "chebyshev", "smoother (jacobi is l1-Jacobi, gs multicolor Gauss–Seidel)"},
-		enumSetter([]string{"chebyshev", "jacobi", "gs"}, func(o *Options) *Smoother { return &o.Smoother })},
-	{OptionInfo{"sweeps", "1..20", "2", "Chebyshev degree or smoothing sweeps, before and after"},
-		intSetter(func(o *Options) *int { return &o.Sweeps })},
-	{OptionInfo{"cheby_lower", "number in (0,1)", "0.1", "Chebyshev interval lower end / λmax"},
-		floatSetter(func(o *Options) *float64 { return &o.ChebyLower })},
-	{OptionInfo{"cheby_upper", "number ≥ 1", "1.1", "Chebyshev interval upper end / λmax estimate"},
-		floatSetter(func(o *Options) *float64 { return &o.ChebyUpper })},
-	{OptionInfo{"cycle", "v|w", "v", "multigrid cycle"},
-		enumSetter([]string{"v", "w"}, func(o *Options) *Cycle { return &o.Cycle })},
-	{OptionInfo{"tol", "number in (0,1)", "1e-8", "PCG relative residual tolerance"},
-		floatSetter(func(o *Options) *float64 { return &o.Tol })},
-	{OptionInfo{"maxit", "integer", "500", "PCG iteration limit"},
-		intSetter(func(o *Options) *int { return &o.MaxIter })},
-	{OptionInfo{"workers", "integer", "GOMAXPROCS", "goroutines for setup and solve"},
-		intSetter(func(o *Options) *int { return &o.Workers })},
-	{OptionInfo{"device", "cpu|gpu|gpu:N|auto", "cpu", "where Apply and Solve run (auto: the GPU when one is usable)"},
-		setDevice},
-}
-
-// OptionKeys lists the keys that Set and ParseOptions accept.
-func OptionKeys() []OptionInfo {
-	out := make([]OptionInfo, len(registry))
-	for i, e := range registry {
-		out[i] = e.OptionInfo
-	}
-	return out
-}
+// OptionKeys lists the keys that Set and ParseOptions accept, with their
+// defaults.
+func OptionKeys() []OptionInfo { return registry.Infos() }
 
 // Set changes the option named key from its text form, as the command
-// line and the C ABI pass it. The error names the key and the bad value.
-func (o *Options) Set(key, value string) error {
-	k := strings.ToLower(strings.TrimSpace(key))
-	for _, e := range registry {
-		if e.Key == k {
-			if err := e.set(o, strings.TrimSpace(value)); err != nil {
-				return fmt.Errorf("amg: option %q: %w", key, err)
-			}
-			return nil
-		}
-	}
-	keys := make([]string, len(registry))
-	for i, e := range registry {
-		keys[i] = e.Key
-	}
-	return fmt.Errorf("amg: unknown option %q (known: %s)", key, strings.Join(keys, ", "))
-}
+// line and the C ABI pass it. A bad value, or one out of its range, is
+// refused with an error that names the key, and o is left as it was.
+func (o *Options) Set(key, value string) error { return registry.Set(o, key, value) }
 
-// ParseOptions applies "key=value" settings in order to the zero Options,
-// and checks the result. Data options (Coords, Vectors) have no text form;
-// set those fields directly.
+// Parse applies "key=value" settings to o in order, stopping at the first
+// error.
+func (o *Options) Parse(kv ...string) error { return registry.Parse(o, kv) }
+
+// ParseOptions applies "key=value" settings in order to the zero Options.
+// Data options (Coords, Vectors) have no text form; set those fields
+// directly.
 func ParseOptions(kv []string) (Options, error) {
 	var o Options
-	err := o.Apply(kv)
+	err := o.Parse(kv...)
 	return o, err
 }
 
-// Apply applies "key=value" settings in order to o.
-func (o *Options) Apply(kv []string) error {
-	for i, s := range kv {
-		key, value, ok := strings.Cut(s, "=")
-		if !ok {
-			return fmt.Errorf("amg: option %d %q: want key=value", i, s)
-		}
-		if err := o.Set(key, value); err != nil {
-			return err
-		}
-	}
-	if _, err := o.withDefaults(); err != nil {
-		return err
-	}
-	return nil
+// KeyValues returns o as "key=value" settings, one per key of OptionKeys
+// and in its order, zero fields shown as the defaults they mean: the
+// options in force, which Parse reads back (data fields apart).
+func (o *Options) KeyValues() []string {
+	f := o.fill()
+	return registry.Strings(&f)
 }

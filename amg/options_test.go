@@ -3,6 +3,8 @@ package amg
 import (
 	"errors"
 	"math"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -11,31 +13,36 @@ import (
 )
 
 func TestParseOptions(t *testing.T) {
-	o, err := ParseOptions([]string{"smoother=jacobi", "cycle=W", "theta=0.08", "block=3", "nullspace=rbm",
-		"aggregation=pairwise", "sweeps=3", "max_coarse=200", "tol=1e-6", "maxit=50", " workers = 2 ", "prolongation=tentative"})
+	o, err := ParseOptions([]string{"smoother=jacobi", "cycle=W", "theta=0.08", "block_size=3", "nullspace=rbm",
+		"aggregation=pairwise", "sweeps=3", "max_coarse=200", "tol=1e-6", "maxit=50", " threads = 2 ", "prolongation=tentative"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Options{Smoother: L1Jacobi, Cycle: WCycle, Theta: 0.08, BlockSize: 3, Nullspace: RigidBody,
 		Aggregation: Pairwise, Sweeps: 3, MaxCoarse: 200, Tol: 1e-6, MaxIter: 50, Workers: 2, Prolongation: Tentative}
-	if o.Smoother != want.Smoother || o.Cycle != want.Cycle || o.Theta != want.Theta || o.BlockSize != want.BlockSize ||
-		o.Nullspace != want.Nullspace || o.Aggregation != want.Aggregation || o.Sweeps != want.Sweeps ||
-		o.MaxCoarse != want.MaxCoarse || o.Tol != want.Tol || o.MaxIter != want.MaxIter || o.Workers != want.Workers ||
-		o.Prolongation != want.Prolongation {
+	if !reflect.DeepEqual(o, want) {
 		t.Errorf("got %+v\nwant %+v", o, want)
 	}
+	// The text form reads back to the same options.
+	back, err := ParseOptions(o.KeyValues())
+	if err != nil || !reflect.DeepEqual(back, o.fill()) {
+		t.Errorf("KeyValues %q read back as %+v, %v", o.KeyValues(), back, err)
+	}
 	var zero Options
-	if err := zero.Apply(nil); err != nil {
+	if err := zero.Parse(); err != nil {
 		t.Errorf("zero options rejected: %v", err)
 	}
-	// Every registered key accepts its documented default.
+	// Every key accepts its documented default, which is what a zero field
+	// means: setting it changes nothing that Setup sees.
+	zd, _ := zero.withDefaults()
 	for _, k := range OptionKeys() {
-		if k.Default == "GOMAXPROCS" {
-			continue
-		}
 		var o Options
 		if err := o.Set(k.Key, k.Default); err != nil {
 			t.Errorf("key %q rejects its default %q: %v", k.Key, k.Default, err)
+		}
+		od, _ := o.withDefaults()
+		if !reflect.DeepEqual(od, zd) {
+			t.Errorf("key %q = its default %q changes the options: %+v", k.Key, k.Default, od)
 		}
 	}
 }
@@ -46,22 +53,33 @@ func TestParseOptionsErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"smooth=jacobi"}, `unknown option "smooth"`},
-		{[]string{"smoother=sor"}, `option "smoother": unknown value "sor"`},
+		{[]string{"block=2"}, `unknown option "block": the key is "block_size"`},
+		{[]string{"workers=2"}, `unknown option "workers": the key is "threads"`},
+		{[]string{"smoother=sor"}, `option smoother="sor": want chebyshev, jacobi, gs`},
 		{[]string{"theta"}, `option 0 "theta": want key=value`},
-		{[]string{"theta=x"}, `option "theta": "x" is not a finite number`},
-		{[]string{"theta=NaN"}, `option "theta"`},
+		{[]string{"theta=x"}, `option theta="x": want a number in [0,1)`},
+		{[]string{"theta=NaN"}, `option theta="NaN"`},
 		{[]string{"theta=1.5"}, "theta = 1.5"},
-		{[]string{"sweeps=two"}, `option "sweeps": "two" is not an integer`},
-		{[]string{"sweeps=0", "sweeps=50"}, "sweeps = 50"},
-		{[]string{"cycle=f"}, `option "cycle"`},
+		{[]string{"sweeps=two"}, `option sweeps="two": want an integer in [1, 20]`},
+		{[]string{"sweeps=0", "sweeps=50"}, `option sweeps="0"`},
+		{[]string{"cycle=f"}, `option cycle="f"`},
 		{[]string{"damping=2"}, "damping = 2"},
-		{[]string{"block=-1"}, "block = -1"},
+		{[]string{"block_size=-1"}, `option block_size="-1"`},
 		{[]string{"tol=0.5", "tol=2"}, "tol = 2"},
+		{[]string{"device=gpu:x"}, `option device="gpu:x"`},
 	} {
 		_, err := ParseOptions(c.kv)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one containing %q", c.kv, err, c.want)
 		}
+	}
+}
+
+// A refused value leaves the options as they were.
+func TestSetKeepsOnError(t *testing.T) {
+	o := Options{Tol: 1e-6}
+	if err := o.Set("tol", "3"); err == nil || o.Tol != 1e-6 {
+		t.Errorf("tol=3: error %v, Tol now %g", err, o.Tol)
 	}
 }
 
@@ -194,4 +212,24 @@ func cooCSR(a *mesh.COO[float64]) *mesh.CSR[float64] {
 		pos[r]++
 	}
 	return c
+}
+
+// docs/amg.md's option table lists every key with the registry's default.
+func TestOptionsDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/amg.md")
+	if err != nil {
+		t.Skip(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, "|")
+		if len(f) > 4 && strings.HasPrefix(strings.TrimSpace(f[1]), "`") {
+			rows[strings.Trim(strings.TrimSpace(f[1]), "`")] = strings.TrimSpace(f[3])
+		}
+	}
+	for _, k := range OptionKeys() {
+		if def, ok := rows[k.Key]; !ok || def != k.Default {
+			t.Errorf("docs/amg.md: key %s has default %q, the registry %q", k.Key, def, k.Default)
+		}
+	}
 }

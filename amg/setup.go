@@ -332,7 +332,8 @@ func (pc *Preconditioner) setupSmoother(l *level) error {
 			if err != nil {
 				return err
 			}
-			c, err := mis.Color(g, mis.Options{Workers: o.Workers})
+			// Any coloring serves Gauss–Seidel; hash keys need no classes.
+			c, err := mis.Color(g, mis.Options{Workers: o.Workers, Priority: mis.Priority{Kind: mis.Hash}})
 			if err != nil {
 				return err
 			}

@@ -72,7 +72,7 @@ func misgrid_context_set_option(ctx C.misgrid_context, options *C.misgrid_cchar)
 		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		c.opts = append(c.opts, kv...)
+		c.opts = mergeOptions(c.opts, kv)
 		return nil
 	})
 }
@@ -89,7 +89,7 @@ func misgrid_context_get_option(ctx C.misgrid_context, key *C.misgrid_cchar, buf
 		}
 		d := lookupOpt(k)
 		if d == nil {
-			return errorf(statusOption, "unknown option %q (known: %s)", k, knownKeys())
+			return unknownOpt(k)
 		}
 		v := d.def
 		for _, kv := range c.options() {

@@ -263,12 +263,12 @@ func misgrid_graph_from_elements(ctx C.misgrid_context, nnodes C.int64_t, etype,
 			m.Dim = max(t.Dim(), 1)
 			m.Coords = make([]float64, m.Dim*int(n))
 		}
-		g, err := mesh.FromElements(m, mesh.ElementOptions{VertexOnly: s.vertexOnly})
+		g, err := mesh.FromElements(m, s.elements)
 		if err != nil {
 			return err
 		}
 		if dim > 0 {
-			cls, err := mesh.Classify(m, mesh.ClassifyOptions{FeatureAngle: s.featureAngle})
+			cls, err := mesh.Classify(m, s.classify)
 			if err != nil {
 				return err
 			}

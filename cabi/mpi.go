@@ -82,10 +82,10 @@ func resolveDist(c *context, options *C.misgrid_cchar) (distSettings, error) {
 	if err != nil {
 		return d, err
 	}
-	if s.priority == mis.User {
+	if s.mis.Priority.Kind == mis.User {
 		return d, errorf(statusOption, "priority=user is not available distributed (the ranks of the values are global); use hash, boundary or degree")
 	}
-	d.opts = mis.PartOptions{Distance: max(s.distance, 1), Priority: mis.Priority{Kind: s.priority, Seed: s.seed}}
+	d.opts = mis.PartOptions{Distance: max(s.mis.Distance, 1), Priority: s.mis.Priority}
 	d.timeout = mis.DefaultTimeout
 	kv, _ := parseOptions(call, opDistributed) // resolve has checked it
 	for _, x := range append(c.options(), kv...) {

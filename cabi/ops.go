@@ -41,8 +41,8 @@ func lookupResult(h C.misgrid_result) (*resultObj, error) {
 // priority builds the mis priority for the settings and the graph's user
 // values.
 func priority(s settings, prio []float64) (mis.Priority, error) {
-	p := mis.Priority{Kind: s.priority, Seed: s.seed}
-	if s.priority == mis.User {
+	p := s.mis.Priority
+	if p.Kind == mis.User {
 		if prio == nil {
 			return p, errorf(statusArg, "priority=user, but the graph has no priority values (call misgrid_graph_set_priority)")
 		}
@@ -53,14 +53,16 @@ func priority(s settings, prio []float64) (mis.Priority, error) {
 
 // checkDevice refuses what the build cannot do before any work starts.
 func checkDevice(s settings) error {
-	if s.device == mis.GPU && s.gpuIndex != 0 {
+	if s.mis.Device == mis.GPU && s.gpuIndex != 0 {
 		return errorf(statusNoGPU, "device=gpu:%d: this build drives GPU 0 only", s.gpuIndex)
 	}
 	return nil
 }
 
 func misOptions(s settings, p mis.Priority) mis.Options {
-	return mis.Options{Distance: s.distance, Priority: p, Device: s.device, Workers: s.threads}
+	o := s.mis
+	o.Priority = p
+	return o
 }
 
 // computeStart resolves the graph and settings shared by the operations.
@@ -105,7 +107,7 @@ func misgrid_mis(ctx C.misgrid_context, graph C.misgrid_graph, options *C.misgri
 			return err
 		}
 		l := level{g: g, set: res}
-		if s.distance == 2 {
+		if s.mis.Distance == 2 {
 			if l.agg, err = mis.Aggregate(g, res.In); err != nil {
 				return err
 			}
@@ -141,8 +143,8 @@ func misgrid_hierarchy(ctx C.misgrid_context, graph C.misgrid_graph, options *C.
 			return err
 		}
 		lv, err := mis.Hierarchy(g, mis.HierarchyOptions{
-			Distance: s.distance, Priority: p, MinVertices: s.minVertices, MaxLevels: s.maxLevels,
-			Workers: s.threads, Device: s.device,
+			Distance: s.hier.Distance, Priority: p, MinVertices: s.hier.MinVertices, MaxLevels: s.hier.MaxLevels,
+			Workers: s.hier.Workers, Device: s.hier.Device,
 		})
 		if err != nil {
 			return err

@@ -4,20 +4,25 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/misgrid/misgrid/amg"
+	"github.com/misgrid/misgrid/internal/option"
+	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
 )
 
-// Options reach the library as "key=value" strings, from one registry: a
-// context stores defaults, and each call's string overrides them. A call
-// rejects a key that does not apply to it, so a misspelt or misplaced
-// option is an error rather than silently ignored; context defaults apply
-// wherever their key applies and are skipped elsewhere.
+// Options reach the library as "key=value" strings. The keys are those of
+// the registries of mesh, mis and amg, composed here: each registry's
+// options type is a target, set for the operations it serves, so that a
+// value goes from its string to the typed options of the call in one step.
+// A context stores defaults (one value per key, the last set), and each
+// call's string overrides them. A call rejects a key that does not apply
+// to it, so a misspelt or misplaced option is an error rather than
+// silently ignored; context defaults apply wherever their key applies and
+// are skipped elsewhere.
 
 // op is a set of operations an option applies to.
 type op uint16
@@ -52,155 +57,125 @@ func (o op) String() string {
 	return strings.Join(names, ", ")
 }
 
-// settings are the values in force for one call.
+// settings are the typed options in force for one call.
 type settings struct {
-	device       mis.Device
-	gpuIndex     int
-	threads      int
-	distance     int // 0: the operation's default
-	priority     mis.PriorityKind
-	seed         uint64
-	minVertices  int
-	maxLevels    int
-	theta        float64
-	blockSize    int
-	vertexOnly   bool
-	featureAngle float64
-	amg          []string // "key=value" for amg.Options.Set, in order
+	matrix   mesh.MatrixOptions
+	elements mesh.ElementOptions
+	classify mesh.ClassifyOptions
+	mis      mis.Options          // misgrid_mis, _color, _mis_distributed; priority for all
+	hier     mis.HierarchyOptions // misgrid_hierarchy
+	gpuIndex int                  // device=gpu:N for mis, which drives GPU 0 only
+	amg      amg.Options          // misgrid_solver_create
 }
 
+// target is one options type of a package registry: the operations it
+// serves, its keys, and how a key is set on the settings.
+type target struct {
+	ops  op
+	keys []option.Info
+	set  func(s *settings, key, value string) error
+}
+
+// misKeys are the keys of mis.Options that C callers have: serial is for
+// Go callers that time the reference.
+func misKeys(keys []option.Info) []option.Info {
+	return slices.DeleteFunc(keys, func(k option.Info) bool { return k.Key == "serial" })
+}
+
+var targets = []target{
+	{opMatrix, mesh.MatrixOptionKeys(), func(s *settings, k, v string) error { return s.matrix.Set(k, v) }},
+	{opElements, mesh.ElementOptionKeys(), func(s *settings, k, v string) error { return s.elements.Set(k, v) }},
+	{opElements, mesh.ClassifyOptionKeys(), func(s *settings, k, v string) error { return s.classify.Set(k, v) }},
+	{opCompute | opDistributed, misKeys(mis.OptionKeys()), func(s *settings, k, v string) error {
+		v = misDevice(s, k, v)
+		return s.mis.Set(k, v)
+	}},
+	{opHierarchy, mis.HierarchyOptionKeys(), func(s *settings, k, v string) error {
+		v = misDevice(s, k, v)
+		return s.hier.Set(k, v)
+	}},
+	{opSolver, amg.OptionKeys(), func(s *settings, k, v string) error { return s.amg.Set(k, v) }},
+}
+
+// misDevice takes the index of device=gpu:N (mis drives GPU 0, which
+// checkDevice tells the caller before any work) and passes gpu on.
+func misDevice(s *settings, key, v string) string {
+	if key != "device" {
+		return v
+	}
+	n, ok := strings.CutPrefix(strings.ToLower(v), "gpu:")
+	if !ok {
+		s.gpuIndex = 0
+		return v
+	}
+	i, err := strconv.Atoi(n)
+	if err != nil || i < 0 {
+		return v // refused by mis, with the value in the message
+	}
+	s.gpuIndex = i
+	return "gpu"
+}
+
+// optDef is one key as C sees it: the operations it applies to, its
+// default and help, composed from the targets that know it. Keys of the
+// C ABI's own (misgrid_mis_distributed's mode and timeout) have apply.
 type optDef struct {
 	key   string
 	ops   op
 	def   string
 	help  string
-	apply func(s *settings, v string) error // nil for solver-only keys
-	// amgKey is the amg option this key also sets for misgrid_solver_create
-	// ("" when it does not apply to solvers).
-	amgKey string
+	apply func(s *settings, v string) error
 }
 
-var registry = []optDef{
-	{"device", opCompute, "auto", "where to compute: auto (GPU when present and worth it), cpu, gpu or gpu:N; solvers created in a context that sets it run their solve phase there too (unset: CPU)", func(s *settings, v string) error {
-		if n, ok := strings.CutPrefix(v, "gpu:"); ok {
-			i, err := strconv.Atoi(n)
-			if err != nil || i < 0 {
-				return fmt.Errorf("GPU index %q is not a non-negative integer", n)
+// registry is every key, in the order of the targets.
+var registry = composeRegistry()
+
+func composeRegistry() []optDef {
+	var defs []optDef
+	defaults := map[string][]string{} // key → "default (scope)" when scopes differ
+	for _, t := range targets {
+		for _, k := range t.keys {
+			i := slices.IndexFunc(defs, func(d optDef) bool { return d.key == k.Key })
+			if i < 0 {
+				defs = append(defs, optDef{key: k.Key, def: k.Default, help: k.Doc + " (" + k.Values + ")"})
+				i = len(defs) - 1
 			}
-			s.device, s.gpuIndex = mis.GPU, i
-			return nil
+			d := &defs[i]
+			d.ops |= t.ops &^ opDistributed // misgrid_mis_distributed takes three (mpi.go)
+			if k.Default != d.def || len(defaults[k.Key]) > 0 {
+				defaults[k.Key] = append(defaults[k.Key], k.Default+" for "+(t.ops&^opDistributed).String())
+			}
 		}
-		d, err := mis.ParseDevice(v)
-		if err != nil {
-			return fmt.Errorf("want auto, cpu, gpu or gpu:N")
+	}
+	for i := range defs {
+		if alt := defaults[defs[i].key]; len(alt) > 0 {
+			defs[i].def += " (" + strings.Join(alt, "; ") + ")"
 		}
-		s.device, s.gpuIndex = d, 0
-		return nil
-	}, ""},
-	{"threads", opCompute, "0", "CPU threads (goroutines) per call; 0 uses every CPU", func(s *settings, v string) error {
-		return parseInt(v, 0, math.MaxInt32, &s.threads)
-	}, ""},
-	{"distance", opCompute, "1 (misgrid_hierarchy: 2)", "MIS distance: 1 or 2", func(s *settings, v string) error {
-		return parseInt(v, 1, 2, &s.distance)
-	}, ""},
-	{"priority", opCompute, "hash", "vertex order: hash, boundary (corners, edges, faces first), degree (low first) or user (misgrid_graph_set_priority)", func(s *settings, v string) error {
-		k, err := mis.ParsePriorityKind(v)
-		if err != nil {
-			return fmt.Errorf("want hash, boundary, degree or user")
+		if defs[i].key == "device" {
+			defs[i].help += "; gpu:N names a GPU: misgrid_mis, _color and _hierarchy drive GPU 0, solvers any"
 		}
-		s.priority = k
-		return nil
-	}, ""},
-	{"seed", opCompute, "0", "seed of the tie-breaking hash (unsigned 64-bit; 0x.. accepted)", func(s *settings, v string) error {
-		x, err := strconv.ParseUint(v, 0, 64)
-		if err != nil {
-			return fmt.Errorf("not an unsigned 64-bit integer")
-		}
-		s.seed = x
-		return nil
-	}, ""},
-	{"min_vertices", opHierarchy, "64", "stop coarsening at a level with at most this many vertices", func(s *settings, v string) error {
-		return parseInt(v, 1, math.MaxInt32, &s.minVertices)
-	}, ""},
-	{"max_levels", opHierarchy, "20", "most levels in a hierarchy, the fine level included", func(s *settings, v string) error {
-		return parseInt(v, 1, 1000, &s.maxLevels)
-	}, ""},
-	{"theta", opMatrix, "0", "strength threshold: keep a_ij when |a_ij| > theta*sqrt(|a_ii a_jj|) (needs values)", func(s *settings, v string) error {
-		return parseFloat(v, 0, 1, &s.theta)
-	}, ""},
-	{"block_size", opMatrix, "1", "dofs per vertex: rows i*b..i*b+b-1 collapse into vertex i", func(s *settings, v string) error {
-		return parseInt(v, 1, 64, &s.blockSize)
-	}, ""},
-	{"vertex_only", opElements, "false", "connect only the corner nodes of second-order elements", func(s *settings, v string) error {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("want true or false")
-		}
-		s.vertexOnly = b
-		return nil
-	}, ""},
-	{"feature_angle", opElements, "30", "degrees under which two boundary normals count as one direction (geometric classes)", func(s *settings, v string) error {
-		return parseFloat(v, math.SmallestNonzeroFloat64, 180, &s.featureAngle)
-	}, ""},
+	}
+	return defs
 }
 
-// The solver takes the amg package's option registry as it is: its keys
-// join this registry with the scope opSolver. Keys both registries know
-// (theta, max_levels) mean the same thing in both and apply to both;
-// threads and block_size are also the solver's workers and block.
-func init() {
-	alias := map[string]string{"threads": "workers", "block_size": "block"}
-	for i := range registry {
-		d := &registry[i]
-		if k, ok := alias[d.key]; ok {
-			d.amgKey = k
-			d.ops |= opSolver
-		}
-	}
-	for _, info := range amg.OptionKeys() {
-		if d := lookupOpt(info.Key); d != nil {
-			d.amgKey = info.Key
-			d.ops |= opSolver
-			continue
-		}
-		registry = append(registry, optDef{key: info.Key, ops: opSolver, def: info.Default,
-			help: info.Doc + " (" + info.Values + ")", amgKey: info.Key})
-	}
-}
+// renamed maps names that are not keys (those of Go fields and of the
+// command line's old flags) to the key, for the hint of the error.
+var renamed = map[string]string{"block": "block_size", "workers": "threads", "feature-angle": "feature_angle"}
 
 // applyOpt sets one option in s for operation o (o may be zero: a context
 // default, checked against every scope).
 func applyOpt(d *optDef, s *settings, o op, value string) error {
-	if d.apply != nil && (o == 0 || d.ops&o&^opSolver != 0) {
-		if err := d.apply(s, value); err != nil {
+	if d.apply != nil {
+		return d.apply(s, value)
+	}
+	for _, t := range targets {
+		if (o != 0 && t.ops&o == 0) || !slices.ContainsFunc(t.keys, func(k option.Info) bool { return k.Key == d.key }) {
+			continue
+		}
+		if err := t.set(s, d.key, value); err != nil {
 			return err
 		}
 	}
-	if d.amgKey != "" && (o == 0 || o&opSolver != 0) {
-		var scratch amg.Options
-		if err := scratch.Set(d.amgKey, value); err != nil {
-			return err
-		}
-		s.amg = append(s.amg, d.amgKey+"="+value)
-	}
-	return nil
-}
-
-func parseInt(v string, lo, hi int, dst *int) error {
-	x, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || x < int64(lo) || x > int64(hi) {
-		return fmt.Errorf("want an integer in [%d, %d]", lo, hi)
-	}
-	*dst = int(x)
-	return nil
-}
-
-func parseFloat(v string, lo, hi float64, dst *float64) error {
-	x, err := strconv.ParseFloat(v, 64)
-	if err != nil || !(x >= lo && x <= hi) {
-		return fmt.Errorf("want a number in [%g, %g]", lo, hi)
-	}
-	*dst = x
 	return nil
 }
 
@@ -213,12 +188,16 @@ func lookupOpt(key string) *optDef {
 	return nil
 }
 
-func knownKeys() string {
+func knownKeys() []string {
 	keys := make([]string, len(registry))
 	for i, d := range registry {
 		keys[i] = d.key
 	}
-	return strings.Join(keys, ", ")
+	return keys
+}
+
+func unknownOpt(key string) error {
+	return errorf(statusOption, "%v", option.Unknown("misgrid", key, renamed, knownKeys()))
 }
 
 type keyValue struct{ key, value string }
@@ -227,29 +206,40 @@ type keyValue struct{ key, value string }
 // the registry (and, when ops is not zero, that it applies to ops), with
 // a scratch settings so that bad values are reported at once.
 func parseOptions(s string, ops op) ([]keyValue, error) {
-	fields := strings.FieldsFunc(s, func(r rune) bool {
-		return r == ',' || r == ';' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
-	})
-	var out []keyValue
+	kvs, err := option.Split(s)
+	if err != nil {
+		return nil, errorf(statusOption, "%v", err)
+	}
+	out := make([]keyValue, 0, len(kvs))
 	var scratch settings
-	for _, f := range fields {
-		key, value, ok := strings.Cut(f, "=")
-		if !ok || key == "" {
-			return nil, errorf(statusOption, "option %q is not key=value", f)
-		}
-		d := lookupOpt(key)
+	for _, kv := range kvs {
+		d := lookupOpt(kv.Key)
 		if d == nil {
-			return nil, errorf(statusOption, "unknown option %q (known: %s)", key, knownKeys())
+			return nil, unknownOpt(kv.Key)
 		}
 		if ops != 0 && d.ops&ops == 0 {
-			return nil, errorf(statusOption, "option %q does not apply here (it applies to %s)", key, d.ops)
+			return nil, errorf(statusOption, "option %q does not apply here (it applies to %s)", kv.Key, d.ops)
 		}
-		if err := applyOpt(d, &scratch, ops, value); err != nil {
-			return nil, errorf(statusOption, "option %s=%q: %v", key, value, err)
+		if err := applyOpt(d, &scratch, ops, kv.Value); err != nil {
+			return nil, errorf(statusOption, "%v", err)
 		}
-		out = append(out, keyValue{key, value})
+		out = append(out, keyValue{kv.Key, kv.Value})
 	}
 	return out, nil
+}
+
+// mergeOptions returns the context's options with kv set: a key set again
+// replaces its value, so a context holds at most one value per key.
+func mergeOptions(old, kv []keyValue) []keyValue {
+	out := slices.Clone(old)
+	for _, x := range kv {
+		if i := slices.IndexFunc(out, func(y keyValue) bool { return y.key == x.key }); i >= 0 {
+			out[i].value = x.value
+		} else {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // resolve returns the settings for one call of operation o: defaults, then
@@ -266,7 +256,7 @@ func resolve(c *context, o op, call string) (settings, error) {
 			continue
 		}
 		if err := applyOpt(d, &s, o, kv.value); err != nil {
-			return s, errorf(statusOption, "option %s=%q: %v", kv.key, kv.value, err)
+			return s, errorf(statusOption, "%v", err)
 		}
 	}
 	return s, nil
@@ -275,8 +265,7 @@ func resolve(c *context, o op, call string) (settings, error) {
 // optionHelp describes every key, one per line.
 func optionHelp() string {
 	var b strings.Builder
-	defs := slices.Clone(registry)
-	for _, d := range defs {
+	for _, d := range registry {
 		fmt.Fprintf(&b, "%s (default %s; %s)\n    %s\n", d.key, d.def, d.ops, d.help)
 	}
 	return b.String()

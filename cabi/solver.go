@@ -70,11 +70,7 @@ func misgrid_solver_create(ctx C.misgrid_context, options *C.misgrid_cchar, out 
 		if err != nil {
 			return err
 		}
-		opts, err := amg.ParseOptions(set.amg)
-		if err != nil {
-			return errorf(statusOption, "%v", err)
-		}
-		*out = C.misgrid_solver(handles.put(kindSolver, &solverObj{opts: opts}))
+		*out = C.misgrid_solver(handles.put(kindSolver, &solverObj{opts: set.amg}))
 		return nil
 	})
 }

@@ -1,23 +1,16 @@
 package cuda_test
 
 import (
-	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"unsafe"
 
 	"github.com/misgrid/misgrid/cuda"
-	"github.com/misgrid/misgrid/cuda/kernels"
 )
 
 // gpu returns device 0's primary context, or skips the test with the
@@ -45,7 +38,7 @@ func gpu(t *testing.T) *cuda.Context {
 
 func module(t *testing.T, ctx *cuda.Context) *cuda.Module {
 	t.Helper()
-	mod, err := ctx.LoadModule(kernels.Image)
+	mod, err := ctx.LoadModule(testImage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,42 +67,11 @@ func TestUnavailableErrors(t *testing.T) {
 	}
 }
 
-// The committed fatbinary must come from the committed source, with PTX
-// old enough for drivers from 535 on.
-func TestKernelImageUpToDate(t *testing.T) {
-	var src []byte
-	files, err := filepath.Glob("kernels/*.cu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	headers, _ := filepath.Glob("kernels/*.cuh")
-	files = append(files, headers...)
-	slices.SortFunc(files, func(a, b string) int { return strings.Compare(filepath.Base(a), filepath.Base(b)) })
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src = append(src, b...)
-	}
-	sum := sha256.Sum256(src)
-	info := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(kernels.BuildInfo))
-	for sc.Scan() {
-		k, v, _ := strings.Cut(sc.Text(), " ")
-		info[k] = v
-	}
-	if got := info["source-sha256"]; got != hex.EncodeToString(sum[:]) {
-		t.Errorf("kernels/kernels.fatbin was built from other sources (sha256 %s, sources are %x): run go generate ./cuda", got, sum)
-	}
-	maj, min, _ := strings.Cut(info["ptx-isa"], ".")
-	a, err1 := strconv.Atoi(maj)
-	b, err2 := strconv.Atoi(min)
-	if err1 != nil || err2 != nil || a > 8 || (a == 8 && b > 2) {
-		t.Errorf("embedded PTX ISA %q: want 8.2 or older so that driver 535 loads it", info["ptx-isa"])
-	}
-	if len(kernels.Image) < 1000 {
-		t.Errorf("kernel image is only %d bytes", len(kernels.Image))
+// testdata/test.fatbin is built from testdata/test.cu by
+// internal/kernels/build.sh.
+func TestTestImage(t *testing.T) {
+	if len(testImage) < 1000 {
+		t.Errorf("test image is only %d bytes", len(testImage))
 	}
 }
 
@@ -503,7 +465,7 @@ func TestStickyTrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ctx.Close()
-	mod, err := ctx.LoadModule(kernels.Image)
+	mod, err := ctx.LoadModule(testImage)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func GetDevice(ordinal int) (Device, error) {
 // Ordinal returns the device's index.
 func (d Device) Ordinal() int { return d.ordinal }
 
-// Name returns the device's marketing name, e.g. "NVIDIA H100 80GB HBM3".
+// Name returns the device's product name, as nvidia-smi shows it.
 func (d Device) Name() (string, error) {
 	s, r := drvDeviceName(d.h)
 	return s, checkf("cuDeviceGetName", r, "device %d", d.ordinal)

@@ -44,9 +44,9 @@
 //
 // # Kernels and drivers
 //
-// The project's kernels live in the kernels subpackage as one embedded
-// fatbinary (machine code for sm_80 and sm_90, PTX ISA 7.8 for compute_80,
-// built with CUDA 11.8 by `go generate ./cuda`). It loads with NVIDIA
-// drivers 520 and newer (CUDA 11.8); it is tested with driver 580 on an
-// H100.
+// This package holds no kernels of its own: the project's live with the
+// code that launches them (internal/kernels, loaded through the device
+// layer internal/gpu), as embedded fatbinaries with machine code for
+// sm_80 and sm_90 and PTX ISA 7.8 for compute_80, built with CUDA 11.8.
+// They load with NVIDIA drivers 520 and newer (CUDA 11.8).
 package cuda

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/misgrid/misgrid/cuda"
-	"github.com/misgrid/misgrid/cuda/kernels"
 )
 
 // Adding a constant to a vector on the GPU, with every error checked. On a
@@ -25,7 +24,7 @@ func Example() {
 		return
 	}
 	defer ctx.Close()
-	mod, err := ctx.LoadModule(kernels.Image)
+	mod, err := ctx.LoadModule(testImage)
 	if err != nil {
 		fmt.Println(err)
 		return

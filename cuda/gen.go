@@ -1,7 +1,9 @@
 package cuda
 
-// The kernels in kernels/mis.cu are compiled ahead of time, so that
-// building this module needs no CUDA toolkit. Regenerate after editing
-// them (needs nvcc from CUDA 11.8 to 12.2; see kernels/build.sh):
+// The binding's own tests launch two small kernels (testdata/test.cu),
+// compiled ahead of time so that testing needs no CUDA toolkit. The
+// project's kernels live with the code that launches them
+// (internal/kernels). Regenerate after editing (nvcc from CUDA 11.8 to
+// 12.2):
 //
-//go:generate bash kernels/build.sh
+//go:generate bash ../internal/kernels/build.sh testdata

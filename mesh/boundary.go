@@ -10,7 +10,8 @@ import (
 // ClassifyOptions controls Classify.
 type ClassifyOptions struct {
 	// FeatureAngle, in degrees, is the angle under which two facet normals
-	// count as one direction, as in VTK's feature edges. Zero means 30°.
+	// count as one direction, as in VTK's feature edges. Zero means
+	// DefaultFeatureAngle.
 	FeatureAngle float64
 }
 
@@ -42,7 +43,7 @@ func Classify(m *Mesh, opt ClassifyOptions) ([]Class, error) {
 	}
 	angle := opt.FeatureAngle
 	if angle == 0 {
-		angle = 30
+		angle = DefaultFeatureAngle
 	}
 	if !(angle > 0 && angle <= 180) {
 		return nil, fmt.Errorf("mesh: Classify: feature angle %v° outside (0°, 180°]", opt.FeatureAngle)

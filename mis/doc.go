@@ -19,4 +19,14 @@
 // rounds degrade into a long chain (the pathology ECL-MIS shows on such
 // meshes). The hash spreads equal-rank vertices randomly, so the number of
 // rounds stays logarithmic.
+//
+// Options.Device says where Compute runs: Auto (the zero value) takes a
+// GPU for graphs of AutoMinVertices vertices and more when one is usable
+// and the CPU otherwise, CPU never touches the GPU, GPU fails with an
+// error wrapping ErrNoGPU when it cannot run there. GPU.On(1), or "gpu:1"
+// through ParseDevice, names the CUDA device. Graphs already in GPU memory
+// go through UploadGraph or NewDeviceGraph and ComputeDevice; several
+// GPUs of one host through ComputeMultiGPU; ranks of an MPI job or parts
+// in one process through the partitioned drivers (ComputePartitioned,
+// RunPart). docs/gpu.md describes the GPU engine.
 package mis

@@ -3,31 +3,32 @@ package mis
 import (
 	"errors"
 	"fmt"
-	"sync"
+	"slices"
 
 	"github.com/misgrid/misgrid/cuda"
-	"github.com/misgrid/misgrid/cuda/kernels"
+	"github.com/misgrid/misgrid/internal/gpu"
+	"github.com/misgrid/misgrid/internal/misgpu"
 	"github.com/misgrid/misgrid/mesh"
 )
 
-// The GPU backend. Compute reaches it through the gpuCompute hook; the
-// driver is opened only when a GPU run is first asked for, never at
-// package initialisation.
-func init() { gpuCompute = computeGPU }
+// The GPU backend of Compute, and graphs kept in GPU memory. The engine
+// (internal/misgpu) knows nothing of this package: priorities reach it
+// resolved, and it returns flags, a size and a round count.
 
-// computeGPU uploads g, runs the sweeps and returns the set. prim is the
-// primary rank per vertex (nil for Hash), exactly as Keys would use it.
+// computeGPU uploads g to the GPU of o.Device, runs the MIS and returns
+// the set. prim is the primary rank per vertex (nil for Hash), exactly
+// as Keys would use it.
 func computeGPU(g *mesh.Graph, prim []uint32, dist int, o *Options) (*Result, error) {
-	eng, err := defaultEngine()
+	l, err := misgpu.Open(o.Device.Index())
 	if err != nil {
 		return nil, err
 	}
-	dg, err := uploadGraph(eng, g, nil)
+	dg, err := misgpu.Upload(l, g.Offsets, g.Adj, int64(g.MaxDegree()), nil)
 	if err != nil {
 		return nil, err
 	}
 	defer dg.Close()
-	var pri devicePriority
+	pri := misgpu.Priority{Seed: o.Priority.Seed}
 	switch {
 	case prim == nil:
 	case o.Priority.Kind == Boundary:
@@ -35,215 +36,193 @@ func computeGPU(g *mesh.Graph, prim []uint32, dist int, o *Options) (*Result, er
 		for v, p := range prim {
 			cls[v] = uint8(p)
 		}
-		pri.class = cls
+		pri.Class = cls
 	default:
-		pri.prim = prim
+		pri.Prim = prim
 	}
-	pri.seed = o.Priority.Seed
-	return dg.compute(dist, pri, defaultTuning(dg, dist))
+	return result(dg.Run(dist, pri, nil))
 }
 
-// engine is the loaded kernels of one context, with the stream all MIS
-// work of that context runs on. Runs in a context are serialised.
-type engine struct {
-	ctx     *cuda.Context
-	ownsCtx bool
-	mod     *cuda.Module
-	stream  *cuda.Stream
-	sms     int
-	fn      map[string]*cuda.Function
-	occ     map[string]int // resident blocks of 256 threads per SM
-
-	mu sync.Mutex // serialises runs on the stream
-
-	bmu    sync.Mutex
-	broken error // a sticky error: the context is unusable
+func result(r *misgpu.Result, err error) (*Result, error) {
+	if err != nil {
+		return nil, fmt.Errorf("mis: %w", err)
+	}
+	return &Result{In: r.In, Size: r.Size, Rounds: r.Rounds, Backend: "gpu"}, nil
 }
 
-var (
-	enginesMu sync.Mutex
-	engines   = map[uintptr]*engine{}
-	defEngine *engine
-)
-
-// defaultEngine returns the engine of device 0's primary context,
-// creating it on first use. Errors wrap ErrNoGPU.
-func defaultEngine() (*engine, error) {
-	if err := cuda.Available(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
-	}
-	enginesMu.Lock()
-	defer enginesMu.Unlock()
-	if defEngine != nil && defEngine.usable() == nil {
-		return defEngine, nil
-	}
-	dev, err := cuda.GetDevice(0)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
-	}
-	ctx, err := dev.PrimaryContext()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
-	}
-	e, err := newEngine(ctx, true)
-	if err != nil {
-		ctx.Close()
-		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
-	}
-	defEngine = e
-	return e, nil
+// DeviceGraph is a graph in GPU memory, in the CSR form of mesh.Graph:
+// N()+1 int64 row offsets and int32 neighbour ids. It comes either from
+// UploadGraph (a copy of a host graph) or from NewDeviceGraph (memory the
+// caller already holds on the device, used in place). ComputeDevice runs
+// the MIS on it; the working memory of a run stays allocated with the
+// graph for the next run, until Close.
+type DeviceGraph struct {
+	g *misgpu.Graph
 }
 
-// engineFor returns the engine of a caller's context.
-func engineFor(ctx *cuda.Context) (*engine, error) {
+// UploadGraph copies g to the GPU of ctx, or of device 0's primary
+// context when ctx is nil. Boundary classes go along: g's, or those
+// mesh.ClassifyByDegree gives when g has none.
+// When the device lacks the memory, the error says how much was needed.
+func UploadGraph(g *mesh.Graph, ctx *cuda.Context) (*DeviceGraph, error) {
+	if g == nil {
+		return nil, errors.New("mis: UploadGraph: nil graph")
+	}
+	l, err := loader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	classes := g.Class
+	if classes == nil {
+		// The same classes Primaries derives on the host, so that the
+		// zero Options (boundary priority) give the same set here.
+		classes = mesh.ClassifyByDegree(g)
+	}
+	if len(classes) != g.N() {
+		return nil, fmt.Errorf("mis: UploadGraph: %d classes for %d vertices", len(classes), g.N())
+	}
+	cls := make([]uint8, len(classes))
+	for v, c := range classes {
+		cls[v] = uint8(c)
+	}
+	dg, err := misgpu.Upload(l, g.Offsets, g.Adj, int64(g.MaxDegree()), cls)
+	if err != nil {
+		return nil, fmt.Errorf("mis: UploadGraph: %w", err)
+	}
+	return &DeviceGraph{dg}, nil
+}
+
+func loader(ctx *cuda.Context) (*gpu.Loader, error) {
 	if ctx == nil {
-		return defaultEngine()
+		return misgpu.Open(0)
 	}
-	enginesMu.Lock()
-	defer enginesMu.Unlock()
-	if e := engines[ctx.Raw()]; e != nil && e.ctx == ctx && e.usable() == nil {
-		return e, nil
-	}
-	e, err := newEngine(ctx, false)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
-	}
-	engines[ctx.Raw()] = e
-	return e, nil
+	return misgpu.OpenContext(ctx)
 }
 
-func newEngine(ctx *cuda.Context, owns bool) (*engine, error) {
-	sms, err := ctx.Device().Attribute(cuda.AttrMultiprocessorCount)
+// NewDeviceGraph uses a graph that is already in GPU memory: offsets
+// holds n+1 int64 row offsets and adj the int32 neighbour ids, both in
+// the context the buffers belong to (see cuda.Context.WrapDevicePtr for
+// memory allocated outside this module). Nothing is copied; the buffers
+// must stay valid until Close, which does not free them.
+//
+// The rows must be symmetric and free of duplicates, as for mesh.Graph;
+// NewDeviceGraph checks on the device that every offset and neighbour id
+// is in range (so that no kernel reads outside the buffers) and names the
+// first bad row, but it cannot afford to check symmetry.
+func NewDeviceGraph(n int, offsets, adj *cuda.Buffer) (*DeviceGraph, error) {
+	if n < 0 || int64(n) > 1<<31-1 {
+		return nil, fmt.Errorf("mis: NewDeviceGraph: vertex count %d out of range [0, 2³¹)", n)
+	}
+	if offsets == nil || adj == nil {
+		return nil, errors.New("mis: NewDeviceGraph: nil buffer")
+	}
+	if offsets.Context() != adj.Context() {
+		return nil, errors.New("mis: NewDeviceGraph: offsets and adjacency are in different contexts")
+	}
+	if offsets.Size() < 8*int64(n+1) {
+		return nil, fmt.Errorf("mis: NewDeviceGraph: offsets buffer has %d bytes, %d vertices need %d", offsets.Size(), n, 8*int64(n+1))
+	}
+	l, err := misgpu.OpenContext(offsets.Context())
 	if err != nil {
 		return nil, err
 	}
-	mod, err := ctx.LoadModule(kernels.Image)
+	dg, err := misgpu.Wrap(l, n, offsets, adj)
 	if err != nil {
-		return nil, err
-	}
-	stream, err := ctx.NewStream()
-	if err != nil {
-		mod.Close()
-		return nil, err
-	}
-	e := &engine{ctx: ctx, ownsCtx: owns, mod: mod, stream: stream, sms: sms,
-		fn: map[string]*cuda.Function{}, occ: map[string]int{}}
-	names := []string{"mis_init", "mis_members", "csr_check", "near_sample", "degree_prim", "prim_bitmap", "prim_classes", "stream_floor", "mis_compact", "mis_compact2", "class_hist", "class_list", "mis2bl_p1", "mis2bdl_p1"}
-	names = append(names, bucketKernels()...)
-	for pk := 0; pk < 3; pk++ {
-		names = append(names, tailName(1, pk), tailName(2, pk), vecSweepName(pk), runnerUpName(pk, false), runnerUpName(pk, true),
-			firstName(pk, false), firstName(pk, true), fmt.Sprintf("mis2_g1r4_p%d", pk))
-	}
-	for _, d := range []int{1, 2} {
-		for _, g := range groupSizes {
-			for pk := 0; pk < 3; pk++ {
-				names = append(names, sweepName(d, g, pk))
-			}
-		}
-	}
-	for _, name := range names {
-		f, err := mod.Function(name)
-		if err != nil {
-			e.close()
+		var ve *mesh.ValidationError
+		if errors.As(err, &ve) {
 			return nil, err
 		}
-		occ, err := f.MaxActiveBlocksPerSM(blockSize, 0)
-		if err != nil {
-			e.close()
-			return nil, err
+		return nil, fmt.Errorf("mis: NewDeviceGraph: %w", err)
+	}
+	return &DeviceGraph{dg}, nil
+}
+
+// N returns the number of vertices.
+func (dg *DeviceGraph) N() int { return dg.g.N() }
+
+// NumEdges returns the number of directed edges.
+func (dg *DeviceGraph) NumEdges() int64 { return dg.g.NumEdges() }
+
+// SetClasses uploads boundary classes for the Boundary priority (a graph
+// from UploadGraph takes them from mesh.Graph.Class).
+func (dg *DeviceGraph) SetClasses(cls []mesh.Class) error {
+	b := make([]uint8, len(cls))
+	for v, c := range cls {
+		if c >= mesh.NumClasses {
+			return fmt.Errorf("mis: SetClasses: vertex %d has class %d, out of range", v, c)
 		}
-		e.fn[name] = f
-		e.occ[name] = max(occ, 1)
+		b[v] = uint8(c)
 	}
-	return e, nil
+	if err := dg.g.SetClasses(b); err != nil {
+		return fmt.Errorf("mis: SetClasses: %w", err)
+	}
+	return nil
 }
 
-// groupSizes are the lanes per vertex the kernels are built for.
-var groupSizes = []int{1, 4, 8, 32}
-
-const blockSize = 256
-
-func sweepName(dist, group, pk int) string {
-	return fmt.Sprintf("mis%d_g%d_p%d", dist, group, pk)
+// Close frees the device memory this graph allocated (not the caller's
+// buffers of NewDeviceGraph). It is idempotent.
+func (dg *DeviceGraph) Close() error {
+	if dg == nil {
+		return nil
+	}
+	return dg.g.Close()
 }
 
-// vecSweepName is the MIS-1 sweep for one lane per vertex that reads
-// rows with 16-byte loads (DeviceGraph.vec).
-func vecSweepName(pk int) string { return fmt.Sprintf("mis1_g1v_p%d", pk) }
-
-// firstName is the first MIS-2 sweep for one lane per vertex with
-// 16-byte row loads, with or without runner-ups.
-func firstName(pk int, runnerUp bool) string {
-	r := 0
-	if runnerUp {
-		r = 1
+// ComputeDevice runs the MIS on a graph in GPU memory and returns the
+// same set as Compute on the host graph with the same options (Device
+// and Workers are ignored). Boundary priorities need classes from
+// UploadGraph or SetClasses; Degree ranks are computed on the device;
+// User values are ranked on the host and copied.
+func ComputeDevice(dg *DeviceGraph, opts Options) (*Result, error) {
+	if dg == nil {
+		return nil, errors.New("mis: ComputeDevice: nil graph")
 	}
-	return fmt.Sprintf("mis2_first_r%d_p%d", r, pk)
+	dist, err := opts.distance()
+	if err != nil {
+		return nil, err
+	}
+	pri, err := devicePriority(dg.g, opts.Priority)
+	if err != nil {
+		return nil, fmt.Errorf("mis: ComputeDevice: %w", err)
+	}
+	return result(dg.g.Run(dist, pri, nil))
 }
 
-func tailName(dist, pk int) string { return fmt.Sprintf("mis%d_tail_p%d", dist, pk) }
-
-// runnerUpName is the MIS-2 sweep (or tail) for one lane per vertex that
-// keeps a runner-up beside each ball's champion.
-func runnerUpName(pk int, tail bool) string {
-	if tail {
-		return fmt.Sprintf("mis2_tailr_p%d", pk)
+// devicePriority turns p into what the kernels read: nothing for Hash
+// (the hash is computed on the fly), the uploaded classes for Boundary,
+// ranks computed on the device for Degree, host-ranked values for User.
+func devicePriority(dg *misgpu.Graph, p Priority) (misgpu.Priority, error) {
+	pri := misgpu.Priority{Seed: p.Seed}
+	switch p.Kind {
+	case Hash:
+	case Boundary:
+		if !dg.HasClasses() {
+			return pri, errors.New("Boundary priority needs the graph's classes (mesh.Graph.Class before UploadGraph, or SetClasses)")
+		}
+		pri.GraphClass = true
+	case Degree:
+		pri.Degree = true
+	case User:
+		prim, err := userRanks(p.Values, dg.N())
+		if err != nil {
+			return pri, err
+		}
+		pri.Prim = prim
+	default:
+		return pri, fmt.Errorf("unknown priority kind %d", int(p.Kind))
 	}
-	return fmt.Sprintf("mis2_g1r_p%d", pk)
+	return pri, nil
 }
 
-func (e *engine) usable() error {
-	e.bmu.Lock()
-	defer e.bmu.Unlock()
-	return e.broken
-}
-
-// fail records a sticky error: the context cannot run anything more, so
-// later calls get a fresh engine (and, with Auto, the CPU).
-func (e *engine) fail(err error) error {
-	var ce *cuda.Error
-	if errors.As(err, &ce) && ce.Code.Sticky() {
-		e.bmu.Lock()
-		e.broken = err
-		e.bmu.Unlock()
+// userRanks ranks User values exactly as Primaries does.
+func userRanks(vals []float64, n int) ([]uint32, error) {
+	g := &mesh.Graph{Offsets: make([]int64, n+1)}
+	if n == 0 {
+		g.Offsets = nil
 	}
-	return err
-}
-
-func (e *engine) close() {
-	e.stream.Close()
-	e.mod.Close()
-	if e.ownsCtx {
-		e.ctx.Close()
+	prim, err := Primaries(g, Priority{Kind: User, Values: vals})
+	if err != nil {
+		return nil, err
 	}
-}
-
-// grid returns the number of blocks for a kernel over n items handled
-// per blocks of perBlock, capped at what fits on the device at once.
-func (e *engine) grid(name string, n int64, perBlock int64) uint32 {
-	b := (n + perBlock - 1) / perBlock
-	if lim := int64(e.sms * e.occ[name]); b > lim {
-		b = lim
-	}
-	return uint32(max(b, 1))
-}
-
-// countWords runs a helper kernel that adds into a few words: it zeroes
-// words, queues name over n items with args and words as the last
-// argument, waits, and copies the first len(out) words back.
-func (e *engine) countWords(words *cuda.Buffer, out []uint32, name string, n int64, args ...any) error {
-	if err := words.MemsetAsync32(0, e.stream); err != nil {
-		return err
-	}
-	if err := e.launch(name, e.grid(name, n, blockSize), append(args, words)...); err != nil {
-		return err
-	}
-	if err := e.stream.Synchronize(); err != nil {
-		return err
-	}
-	return cuda.CopyToHost(out, words, 0)
-}
-
-func (e *engine) launch(name string, grid uint32, args ...any) error {
-	return e.fn[name].Launch(cuda.Launch{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: blockSize}, Stream: e.stream}, args...)
+	return slices.Clip(prim), nil
 }

@@ -2,13 +2,13 @@ package mis
 
 import (
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/misgpu"
+	"github.com/misgrid/misgrid/internal/testgraphs"
 	"github.com/misgrid/misgrid/mesh"
 )
 
@@ -33,7 +33,7 @@ func TestGPUUnavailable(t *testing.T) {
 	t.Log(err)
 	keys, _ := Keys(g, Priority{})
 	res, err := Compute(g, Options{Device: Auto})
-	if err != nil || res.Backend == "gpu" || firstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
+	if err != nil || res.Backend == "gpu" || testgraphs.FirstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
 		t.Fatalf("Auto without a GPU: %v %v", res, err)
 	}
 	if _, err := UploadGraph(g, nil); !errors.Is(err, ErrNoGPU) {
@@ -41,28 +41,9 @@ func TestGPUUnavailable(t *testing.T) {
 	}
 }
 
-// gpuGraphs are the shapes the GPU must agree with Greedy on: small ones
-// from the model test plus mid-size meshes and random graphs.
-func gpuGraphs(t *testing.T) map[string]*mesh.Graph {
-	gs := modelGraphs(t)
-	gs["hex27-24"] = mesh.Hex27Graph(24, 20, 22)
-	rel, _ := mesh.Relabel(mesh.Hex27Graph(24, 20, 22), 5)
-	gs["hex27-24-relabelled"] = rel
-	gs["grid7-40"] = mesh.Grid7Graph(40, 40, 40)
-	gs["random-100k"] = mesh.RandomGraph(100_000, 16, 9)
-	gs["random-sparse"] = mesh.RandomGraph(50_000, 2.5, 10)
-	gs["star-20k"] = starGraph(t, 20_000)
-	rng := rand.New(rand.NewPCG(3, 4))
-	for i := 0; i < 4; i++ {
-		n := 1 + rng.IntN(3000)
-		gs[fmt.Sprintf("random-%d-%d", i, n)] = mesh.RandomGraph(n, 1+rng.Float64()*30, rng.Uint64())
-	}
-	return gs
-}
-
 func TestGPUMatchesGreedy(t *testing.T) {
 	needGPU(t)
-	for name, g := range gpuGraphs(t) {
+	for name, g := range testgraphs.GPU() {
 		// User values: 7 of them go into the state bytes like the
 		// classes, 1000 into a rank array of their own (smallRanks).
 		for _, kind := range []PriorityKind{Hash, Boundary, Degree, User, User + 1} {
@@ -92,51 +73,11 @@ func TestGPUMatchesGreedy(t *testing.T) {
 				if got.Backend != "gpu" {
 					t.Fatalf("%s: backend %q", name, got.Backend)
 				}
-				if i := firstDiff(got.In, want.In); i >= 0 || got.Size != want.Size {
+				if i := testgraphs.FirstDiff(got.In, want.In); i >= 0 || got.Size != want.Size {
 					t.Fatalf("%s %s dist %d: differs from Greedy at vertex %d (sizes %d, %d)", name, label, dist, i, got.Size, want.Size)
 				}
 			}
 		}
-	}
-}
-
-// Every lane count must give the same set.
-func TestGPUGroupSizes(t *testing.T) {
-	needGPU(t)
-	all := gpuGraphs(t)
-	for _, name := range []string{"hex27-24", "random-100k", "star-20k", "random-sparse"} {
-		g := all[name]
-		dg, err := UploadGraph(g, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for dist := 1; dist <= 2; dist++ {
-			keys, _ := Keys(g, Priority{Seed: 3})
-			want := Greedy(g, keys, dist)
-			for _, gs := range groupSizes {
-				// Also with the persistent tail after 0 (none), 1 and 3
-				// full sweeps.
-				// MIS-2 with one lane per vertex with and without
-				// runner-ups.
-				singles := []bool{false}
-				if gs == 1 && dist == 2 {
-					singles = append(singles, true)
-				}
-				for _, tail := range []int{0, 1, 3} {
-					for _, single := range singles {
-						got, err := dg.compute(dist, devicePriority{seed: 3}, gpuTuning{group: gs, first: 1 + gs%5, batch: 1 + gs%3, tail: tail, scalar: tail == 1, single: single})
-						if err != nil {
-							t.Fatal(err)
-						}
-						if i := firstDiff(got.In, want.In); i >= 0 {
-							t.Fatalf("%s dist %d group %d tail %d single %v: differs at vertex %d", name, dist, gs, tail, single, i)
-						}
-						t.Logf("%s dist %d group %d tail %d single %v: %d members, %d sweeps", name, dist, gs, tail, single, got.Size, got.Rounds)
-					}
-				}
-			}
-		}
-		dg.Close()
 	}
 }
 
@@ -185,7 +126,7 @@ func TestComputeDeviceWrapped(t *testing.T) {
 				t.Fatal(err)
 			}
 			want, _ := Compute(g, Options{Distance: dist, Priority: opts.Priority, Device: CPU, Serial: true})
-			if i := firstDiff(got.In, want.In); i >= 0 {
+			if i := testgraphs.FirstDiff(got.In, want.In); i >= 0 {
 				t.Fatalf("%v dist %d: differs at vertex %d", kind, dist, i)
 			}
 			if err := Verify(g, got.In, dist); err != nil {
@@ -242,8 +183,8 @@ func TestNewDeviceGraphRejectsBadGraphs(t *testing.T) {
 func TestGPUTooLarge(t *testing.T) {
 	needGPU(t)
 	g := mesh.Hex27Graph(10, 10, 10)
-	testFreeMemory = 1 << 10
-	defer func() { testFreeMemory = 0 }()
+	misgpu.TestFreeMemory = 1 << 10
+	defer func() { misgpu.TestFreeMemory = 0 }()
 	_, err := Compute(g, Options{Device: GPU})
 	if !errors.Is(err, ErrNoGPU) || !errors.Is(err, cuda.ErrorOutOfMemory) || !strings.Contains(err.Error(), "needs") {
 		t.Fatalf("too large: %v", err)
@@ -251,7 +192,7 @@ func TestGPUTooLarge(t *testing.T) {
 	t.Log(err)
 	keys, _ := Keys(g, Priority{})
 	res, err := Compute(g, Options{Device: Auto})
-	if err != nil || firstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
+	if err != nil || testgraphs.FirstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
 		t.Fatalf("Auto fallback: %v", err)
 	}
 }
@@ -265,21 +206,29 @@ func TestGPUStickyErrorFallback(t *testing.T) {
 		t.Skip("poisons the process's GPU state; set MISGRID_TEST_STICKY=1 and run it alone")
 	}
 	needGPU(t)
-	e, err := defaultEngine()
+	e, err := misgpu.Open(0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	trap, err := e.mod.Function("test_trap")
+	img, err := os.ReadFile("../cuda/testdata/test.fatbin")
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = trap.Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 32}, Stream: e.stream}, uintptr(0))
+	mod, err := e.Ctx.LoadModule(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trap, err := mod.Function("test_trap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = trap.Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 32}, Stream: e.Stream}, uintptr(0))
 	if err == nil {
-		err = e.stream.Synchronize()
+		err = e.Stream.Synchronize()
 	}
 	t.Logf("trap: %v", err)
-	e.fail(err)
-	g := mesh.Hex27Graph(52, 52, 52) // above gpuMinVertices, so Auto tries the GPU
+	e.Fail(err)
+	g := mesh.Hex27Graph(52, 52, 52) // above AutoMinVertices, so Auto tries the GPU
 	_, err = Compute(g, Options{Device: GPU})
 	if !errors.Is(err, ErrNoGPU) {
 		t.Fatalf("GPU after a sticky error: %v", err)
@@ -288,165 +237,33 @@ func TestGPUStickyErrorFallback(t *testing.T) {
 	keys, _ := Keys(g, Priority{})
 	for i := 0; i < 2; i++ {
 		res, err := Compute(g, Options{Device: Auto})
-		if err != nil || res.Backend == "gpu" || firstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
+		if err != nil || res.Backend == "gpu" || testgraphs.FirstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
 			t.Fatalf("Auto after a sticky error: %v", err)
 		}
 	}
 }
 
-// TestGPUMidSize is the run scripts/gpu-check.sh puts under
-// compute-sanitizer (memcheck and racecheck): mid-size meshes in natural
-// and random order and a random graph, every lane count, both distances.
-func TestGPUMidSize(t *testing.T) {
+// Compute honours the device index: an index past the last device is an
+// error naming it with Device GPU, and Auto falls back to the CPU.
+func TestGPUDeviceIndex(t *testing.T) {
 	needGPU(t)
-	rel, _ := mesh.Relabel(mesh.Hex27Graph(32, 32, 32), 2)
-	for name, g := range map[string]*mesh.Graph{
-		"hex27-40":            mesh.Hex27Graph(40, 40, 40),
-		"hex27-40-relabelled": rel,
-		"random-200k":         mesh.RandomGraph(200_000, 16, 5),
-	} {
-		dg, err := UploadGraph(g, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys, _ := Keys(g, Priority{})
-		for dist := 1; dist <= 2; dist++ {
-			want := Parallel(g, keys, dist, 0)
-			// Every lane count, and the defaults (bands, read modes,
-			// two-hop pushes), which compute-sanitizer runs check too.
-			tunings := []gpuTuning{defaultTuning(dg, dist)}
-			for _, gs := range groupSizes {
-				tunings = append(tunings, gpuTuning{group: gs, first: 3, batch: 2, tail: gs % 3})
-			}
-			for _, tu := range tunings {
-				got, err := dg.compute(dist, devicePriority{}, tu)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if i := firstDiff(got.In, want.In); i >= 0 {
-					t.Fatalf("%s dist %d %+v: differs at vertex %d", name, dist, tu, i)
-				}
-			}
-		}
-		// Class keys by default: on the meshes MIS-2 runs in two stages
-		// (a list of the boundary, then the interior by hash kernels).
-		dkeys, pri := testKeys(t, g, dg, Priority{Kind: Degree})
-		got, err := dg.compute(2, pri, defaultTuning(dg, 2))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i := firstDiff(got.In, Greedy(g, dkeys, 2).In); i >= 0 {
-			t.Fatalf("%s Degree dist 2: differs at vertex %d", name, i)
-		}
-		dg.Close()
-	}
-}
-
-// The launch choices that do not change the result (bands and their
-// shape, read modes, the first MIS-2 kernel, the tail) give the greedy
-// set on every graph and priority.
-func TestGPUTuningVariants(t *testing.T) {
-	needGPU(t)
-	variants := []gpuTuning{
-		{bands: 4, bandShape: 2, kf: 3, tail: 1},
-		{bands: 3, kf: 6, tail: 0},
-		{bands: 8, kf: 7},
-		{bands: 5, bandShape: 0.5, kf: 1, tail: 2},
-		{bands: 4, kf: 2, tail: 3},
-		{noFirst: true, bands: 4},
-		{single: true, tail: 10},
-		{kf: 16, tail: 10},
-		{kf: 16, tail: 0, bands: 4},
-		{kf: 16, tail: 8, noCap: true},
-		{kf: 48, tail: 8},
-		{kf: 48, tail: 0},
-		// MIS-2 by key buckets (MIS-1 ignores them).
-		{buckets: 1},
-		{buckets: 4, kf: 16},
-		{buckets: 16, kf: 48, flush: 1},
-		{buckets: 8, bucketShape: 1, kf: 16},
-		{buckets: 12, flush: 32, kf: 32, classBuckets: true},
-		{buckets: 6, kf: 1, flush: 8},
-		{buckets: 12, kf: 1, flush: 1},
-		{buckets: 3, flush: 2, classBuckets: true},
-		// Class keys in two stages (the hash kernels for class 0).
-		{buckets: 12, flush: 1, classBuckets: true, split: 1},
-		{buckets: 4, flush: 8, kf: 1, classBuckets: true, split: 2},
-		{buckets: 1, flush: 32, kf: 48, classBuckets: true, split: 2},
-		{buckets: 8, flush: 1, kf: 32, classBuckets: true, split: 2, farBuckets: 6},
-		{buckets: 12, flush: 32, classBuckets: true, split: 2},
-		// The balanced kernels.
-		{buckets: 12, flush: 1, balanced: true},
-		{buckets: 6, kf: 1, flush: 8, balanced: true},
-		{buckets: 3, flush: 2, balanced: true},
-		{buckets: 12, flush: 1, classBuckets: true, split: 2, balanced: true},
-		{buckets: 4, flush: 8, kf: 1, classBuckets: true, split: 1, balanced: true},
-		{buckets: 8, flush: 32, kf: 32, balanced: true},
-	}
-	for name, g := range gpuGraphs(t) {
-		dg, err := UploadGraph(g, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kinds := []PriorityKind{Hash, Degree}
-		if g.Class != nil {
-			kinds = append(kinds, Boundary)
-		}
-		for _, kind := range kinds {
-			keys, pri := testKeys(t, g, dg, Priority{Kind: kind, Seed: 11})
-			for dist := 1; dist <= 2; dist++ {
-				want := Greedy(g, keys, dist)
-				for i, v := range variants {
-					v.group, v.first, v.batch, v.perBand = 1, 3, 2, 1
-					got, err := dg.compute(dist, pri, v)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if j := firstDiff(got.In, want.In); j >= 0 {
-						t.Fatalf("%s %v dist %d variant %d %+v: differs at vertex %d", name, kind, dist, i, v, j)
-					}
-				}
-			}
-		}
-		dg.Close()
-	}
-}
-
-// Ranks below maxSmallRanks go into the state byte; one more value, or
-// no vertices, keeps the rank array.
-func TestSmallRanks(t *testing.T) {
-	for _, c := range []struct {
-		prim []uint32
-		ok   bool
-	}{
-		{nil, false},
-		{[]uint32{0}, true},
-		{[]uint32{3, 0, 63, 7}, true},
-		{[]uint32{3, 0, 64, 7}, false},
-		{[]uint32{1 << 31}, false},
-	} {
-		cls := smallRanks(c.prim)
-		if (cls != nil) != c.ok {
-			t.Fatalf("smallRanks(%v) = %v, want ok %v", c.prim, cls, c.ok)
-		}
-		for v := range cls {
-			if uint32(cls[v]) != c.prim[v] {
-				t.Fatalf("smallRanks(%v)[%d] = %d", c.prim, v, cls[v])
-			}
-		}
-	}
-}
-
-// testKeys returns p's keys on g and its form on the device.
-func testKeys(t *testing.T, g *mesh.Graph, dg *DeviceGraph, p Priority) ([]uint64, devicePriority) {
-	t.Helper()
-	keys, err := Keys(g, p)
+	n, err := cuda.DeviceCount()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pri, err := dg.priority(p, "test")
-	if err != nil {
-		t.Fatal(err)
+	g := mesh.Hex27Graph(10, 10, 10)
+	keys, _ := Keys(g, Priority{})
+	want := Greedy(g, keys, 1).In
+	last := GPU.On(n - 1)
+	if res, err := Compute(g, Options{Device: last}); err != nil || testgraphs.FirstDiff(res.In, want) >= 0 || res.Backend != "gpu" {
+		t.Fatalf("%v: %v", last, err)
 	}
-	return keys, pri
+	_, err = Compute(g, Options{Device: GPU.On(n)})
+	if !errors.Is(err, ErrNoGPU) {
+		t.Fatalf("%v of %d devices: %v, want ErrNoGPU", GPU.On(n), n, err)
+	}
+	t.Log(err)
+	if res, err := Compute(mesh.Hex27Graph(52, 52, 52), Options{Device: Auto.On(n)}); err != nil || res.Backend == "gpu" {
+		t.Fatalf("%v: %v", Auto.On(n), err)
+	}
 }

@@ -9,13 +9,16 @@ import (
 )
 
 // HierarchyOptions controls Hierarchy. The zero value coarsens with
-// distance-2 MIS and boundary priorities down to 64 vertices or 20 levels.
+// distance-2 MIS and boundary priorities (Priority's zero value) down to
+// DefaultMinVertices vertices or DefaultMaxLevels levels: the hierarchy
+// that misgrid coarsen and misgrid_hierarchy build with no options.
+// HierarchyOptionKeys lists the fields that have a text form.
 type HierarchyOptions struct {
-	Distance    int      // MIS distance per level; 0 means 2
-	Priority    Priority // zero value: hash; Boundary is the usual choice
-	MinVertices int      // stop when a level has at most this many; 0 means 64
-	MaxLevels   int      // 0 means 20
-	Workers     int
+	Distance    int      // MIS distance per level; 0 means DefaultHierarchyDistance
+	Priority    Priority // the zero value is Boundary
+	MinVertices int      // stop when a level has at most this many; 0 means DefaultMinVertices
+	MaxLevels   int      // the fine level included; 0 means DefaultMaxLevels
+	Workers     int      // CPU goroutines; 0 means runtime.GOMAXPROCS(0)
 	Device      Device
 	// Progress, when set, is called after each level is built.
 	Progress func(level int, l *Level)
@@ -41,15 +44,15 @@ func Hierarchy(g *mesh.Graph, opts HierarchyOptions) ([]Level, error) {
 	}
 	dist := opts.Distance
 	if dist == 0 {
-		dist = 2
+		dist = DefaultHierarchyDistance
 	}
 	minV := opts.MinVertices
 	if minV <= 0 {
-		minV = 64
+		minV = DefaultMinVertices
 	}
 	maxL := opts.MaxLevels
 	if maxL <= 0 {
-		maxL = 20
+		maxL = DefaultMaxLevels
 	}
 	var levels []Level
 	cur := g

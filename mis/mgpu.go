@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/misgrid/misgrid/cuda"
-	"github.com/misgrid/misgrid/cuda/kernels"
+	"github.com/misgrid/misgrid/internal/gpu"
+	"github.com/misgrid/misgrid/internal/kernels"
 	"github.com/misgrid/misgrid/mesh"
 )
 
@@ -26,21 +27,18 @@ type MultiGPUOptions struct {
 	// Partition gives the part of each vertex; nil means contiguous
 	// ranges (the MG-MIS split).
 	Partition []int32
-	// Staged forces the exchange through pinned host memory even where
-	// the devices reach each other (tests the fallback path).
-	Staged bool
-	// Batch is the number of rounds queued between checks of the
-	// undecided counts; 0 picks 4 (distance 1) or 8 (distance 2).
-	Batch int
-	// Sweeps is the number of in-place sweeps each part makes between
-	// two exchanges at distance 1 (decisions are monotone, so a part may
-	// sweep on while it is blocked only on stale ghosts); 0 picks 2.
-	// Used only where the states travel through the host (Staged, or
-	// devices without peer access): elsewhere there are no exchanges.
-	Sweeps int
-
-	// inject, for tests: when it returns true for (part, round), that
-	// part's kernel launch is made to fail in the driver.
+	// For tests. staged forces the exchange through pinned host memory
+	// even where the devices reach each other (the fallback path). batch
+	// is the number of rounds queued between checks of the undecided
+	// counts (0: 4 at distance 1, 8 at distance 2). sweeps is the number
+	// of in-place sweeps each part makes between two exchanges at
+	// distance 1 where the states travel through the host (0: 2;
+	// decisions are monotone, so a part may sweep on while it is blocked
+	// only on stale ghosts). inject, when it returns true for (part,
+	// round), makes that part's kernel launch fail in the driver.
+	staged bool
+	batch  int
+	sweeps int
 	inject func(part, round int) bool
 }
 
@@ -116,19 +114,19 @@ func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 		return nil, err
 	}
 	if err := cuda.Available(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
+		return nil, fmt.Errorf("mis: multi-GPU: %w", err)
 	}
 	if opts.Devices == nil {
 		nd, err := cuda.DeviceCount()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
+			return nil, fmt.Errorf("mis: multi-GPU: %w", gpu.Unavailable(err))
 		}
 		for d := range nd {
 			opts.Devices = append(opts.Devices, d)
 		}
 	}
 	if len(opts.Devices) == 0 {
-		return nil, fmt.Errorf("%w: no device to run on", ErrNoGPU)
+		return nil, fmt.Errorf("mis: multi-GPU: %w: no device to run on", ErrNoGPU)
 	}
 	keys, err := Keys(g, opts.Priority)
 	if err != nil {
@@ -138,9 +136,9 @@ func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &MultiGPU{opts: opts, dist: dist, n: g.N(), parts: parts, batch: opts.Batch, sweeps: 1, seed: opts.Priority.Seed}
+	m := &MultiGPU{opts: opts, dist: dist, n: g.N(), parts: parts, batch: opts.batch, sweeps: 1, seed: opts.Priority.Seed}
 	if dist == 1 {
-		m.sweeps = opts.Sweeps
+		m.sweeps = opts.sweeps
 		if m.sweeps <= 0 {
 			m.sweeps = 2
 		}
@@ -164,9 +162,8 @@ func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 // devPart is what one part holds on its device.
 type devPart struct {
 	ctx    *cuda.Context
+	l      *gpu.Loader // the part kernels, with the part's stream
 	stream *cuda.Stream
-	mod    *cuda.Module
-	fn     map[string]*cuda.Function
 	done   *cuda.Event // this part's phase kernels and gathers are queued before it
 	pushed *cuda.Event // this part's copies to its neighbours
 	batch  [2]*cuda.Event
@@ -238,13 +235,13 @@ func (m *MultiGPU) setup() error {
 	for q, p := range m.parts {
 		dev, err := cuda.GetDevice(m.opts.Devices[q])
 		if err != nil {
-			return fmt.Errorf("%w: part %d: %w", ErrNoGPU, q, err)
+			return fmt.Errorf("mis: multi-GPU part %d: %w", q, gpu.Unavailable(err))
 		}
 		c, err := dev.PrimaryContext()
 		if err != nil {
-			return fmt.Errorf("%w: part %d: %w", ErrNoGPU, q, err)
+			return fmt.Errorf("mis: multi-GPU part %d: %w", q, gpu.Unavailable(err))
 		}
-		d := &devPart{ctx: c, fn: map[string]*cuda.Function{}}
+		d := &devPart{ctx: c}
 		m.devs[q] = d
 		if err := d.init(p, m.dist); err != nil {
 			return fmt.Errorf("mis: multi-GPU part %d on device %d: %w", q, m.opts.Devices[q], err)
@@ -262,7 +259,7 @@ func (m *MultiGPU) setup() error {
 			m.links = append(m.links, l)
 		}
 	}
-	if m.dist == 1 && !m.opts.Staged {
+	if m.dist == 1 && !m.opts.staged {
 		m.direct = true
 		for _, l := range m.links {
 			m.direct = m.direct && l.kind != "staged"
@@ -272,7 +269,7 @@ func (m *MultiGPU) setup() error {
 		return nil
 	}
 	m.sweeps = 1
-	if m.opts.Batch <= 0 {
+	if m.opts.batch <= 0 {
 		m.batch = 8
 	}
 	for from, d := range m.devs {
@@ -321,19 +318,12 @@ func (m *MultiGPU) remoteSlots(from int, d *devPart) error {
 
 func (d *devPart) init(p *gpuPart, dist int) error {
 	var err error
-	if d.stream, err = d.ctx.NewStream(); err != nil {
+	if d.l, err = gpu.New(d.ctx, false, kernels.Part, partKernels); err != nil {
 		return err
 	}
+	d.stream = d.l.Stream
 	for _, e := range []**cuda.Event{&d.done, &d.pushed, &d.batch[0], &d.batch[1]} {
 		if *e, err = d.ctx.NewEvent(); err != nil {
-			return err
-		}
-	}
-	if d.mod, err = d.ctx.LoadModule(kernels.Image); err != nil {
-		return err
-	}
-	for _, name := range partKernels {
-		if d.fn[name], err = d.mod.Function(name); err != nil {
 			return err
 		}
 	}
@@ -416,7 +406,7 @@ func (m *MultiGPU) link(from, to int, list []int32) (*gpuLink, error) {
 	}
 	sd, dd := src.ctx.Device(), dst.ctx.Device()
 	peer := false
-	if sd.Ordinal() != dd.Ordinal() && !m.opts.Staged {
+	if sd.Ordinal() != dd.Ordinal() && !m.opts.staged {
 		a, err := sd.CanAccessPeer(dd)
 		if err != nil {
 			return nil, err
@@ -436,7 +426,7 @@ func (m *MultiGPU) link(from, to int, list []int32) (*gpuLink, error) {
 		}
 	}
 	switch {
-	case m.opts.Staged || (sd.Ordinal() != dd.Ordinal() && !peer):
+	case m.opts.staged || (sd.Ordinal() != dd.Ordinal() && !peer):
 		l.kind = "staged"
 		if l.stage, err = src.ctx.AllocHost(max(10*n, 8)); err != nil {
 			return nil, err
@@ -481,10 +471,9 @@ func (m *MultiGPU) Close() error {
 		for _, e := range []*cuda.Event{d.done, d.pushed, d.batch[0], d.batch[1]} {
 			keep(e.Close())
 		}
-		if d.mod != nil {
-			keep(d.mod.Close())
+		if d.l != nil {
+			keep(d.l.Close())
 		}
-		keep(d.stream.Close())
 		keep(d.ctx.Close())
 		d.ctx = nil
 	}

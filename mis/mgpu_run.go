@@ -21,7 +21,7 @@ import (
 // into its neighbours' ghost slots, once the neighbour's phase is done
 // (so no kernel ever reads a slot being written), and each neighbour's
 // next phase waits for those copies. The host only queues work and, every
-// Batch rounds, reads the undecided counts. The decision rules are the
+// batch of rounds, reads the undecided counts. The decision rules are the
 // monotone greedy rules, so the set is the greedy one; the round-by-round
 // exchanges make it also independent of timing.
 func (m *MultiGPU) Run(ctx context.Context) (*MultiGPUResult, error) {
@@ -163,7 +163,7 @@ func (m *MultiGPU) launch(q, r int, name string, n int64, args ...any) error {
 	if m.opts.inject != nil && m.opts.inject(q, r) {
 		cfg.Block.X = 1 << 20 // refused by the driver: an injected device error
 	}
-	return d.fn[name].Launch(cfg, args...)
+	return d.l.Function(name).Launch(cfg, args...)
 }
 
 // round queues one round on every part, counting its sweeps into the

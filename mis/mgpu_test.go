@@ -43,8 +43,8 @@ func TestMultiGPUIsGreedy(t *testing.T) {
 						keys, _ := Keys(c.g, pr)
 						want := Greedy(c.g, keys, dist)
 						res, err := ComputeMultiGPU(context.Background(), c.g, MultiGPUOptions{
-							Distance: dist, Priority: pr, Devices: devs, Staged: staged,
-							Partition: mgpuPartition(c.g.N(), len(devs), hashed), Batch: 3, Sweeps: 1 + 2*btoi(staged)})
+							Distance: dist, Priority: pr, Devices: devs, staged: staged,
+							Partition: mgpuPartition(c.g.N(), len(devs), hashed), batch: 3, sweeps: 1 + 2*btoi(staged)})
 						if err != nil {
 							t.Fatalf("%s: %v", name, err)
 						}
@@ -107,7 +107,7 @@ func TestMultiGPUFault(t *testing.T) {
 		for d, c := range ctxs {
 			f, _, _ := c.MemInfo()
 			// The driver keeps up to 2 MiB of its own after a refused
-			// launch (seen on H200); our buffers are far larger.
+			// launch (as measured); our buffers are far larger.
 			if f < free[d]-(2<<20) {
 				t.Errorf("device %d: %d bytes less free after the failed run", d, free[d]-f)
 			}

@@ -2,58 +2,11 @@ package mis
 
 import (
 	"errors"
-	"fmt"
-	"runtime"
 	"slices"
 	"time"
 
 	"github.com/misgrid/misgrid/mesh"
 )
-
-// Device selects where Compute runs.
-type Device int
-
-const (
-	// Auto uses a GPU when one is available and the graph is large enough
-	// to gain from it, and the CPU otherwise.
-	Auto Device = iota
-	// CPU always runs on the host.
-	CPU
-	// GPU requires a GPU and fails when there is none.
-	GPU
-)
-
-func (d Device) String() string {
-	switch d {
-	case Auto:
-		return "auto"
-	case CPU:
-		return "cpu"
-	case GPU:
-		return "gpu"
-	}
-	return fmt.Sprintf("Device(%d)", int(d))
-}
-
-// ParseDevice converts "auto", "cpu" or "gpu".
-func ParseDevice(s string) (Device, error) {
-	for d := Auto; d <= GPU; d++ {
-		if d.String() == s {
-			return d, nil
-		}
-	}
-	return 0, fmt.Errorf("mis: unknown device %q (want auto, cpu or gpu)", s)
-}
-
-// Options controls Compute. The zero value asks for a distance-1 MIS with
-// hash priorities, on the GPU when that pays, using all CPUs otherwise.
-type Options struct {
-	Distance int // 1 or 2; 0 means 1
-	Priority Priority
-	Device   Device
-	Workers  int // CPU goroutines; 0 means runtime.GOMAXPROCS(0)
-	Serial   bool
-}
 
 // Result is a maximal independent set.
 type Result struct {
@@ -75,34 +28,6 @@ func (r *Result) Vertices() []int32 {
 	return out
 }
 
-func (o *Options) distance() (int, error) {
-	switch o.Distance {
-	case 0, 1:
-		return 1, nil
-	case 2:
-		return 2, nil
-	}
-	return 0, fmt.Errorf("mis: distance %d not supported (want 1 or 2)", o.Distance)
-}
-
-func (o *Options) workers() int {
-	if o.Workers > 0 {
-		return o.Workers
-	}
-	return runtime.GOMAXPROCS(0)
-}
-
-// ErrNoGPU wraps the reason no GPU could be used when Device is GPU.
-var ErrNoGPU = errors.New("mis: no GPU")
-
-// gpuCompute is installed by the GPU backend (gpu.go); it returns
-// ErrNoGPU-wrapped errors when no device can be used.
-var gpuCompute func(g *mesh.Graph, keysPrim []uint32, dist int, o *Options) (*Result, error)
-
-// gpuMinVertices is the size from which Auto prefers the GPU: below it the
-// copy to the device and launch latency cost more than the CPU run.
-const gpuMinVertices = 1 << 17
-
 // Compute returns the greedy maximal independent set of g in the order of
 // opts.Priority: vertices are visited from the highest key down, and a
 // vertex joins when no vertex within opts.Distance has joined before it.
@@ -115,22 +40,21 @@ func Compute(g *mesh.Graph, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := opts.Device.check(); err != nil {
+		return nil, err
+	}
 	start := time.Now()
-	useGPU := opts.Device == GPU || (opts.Device == Auto && !opts.Serial && g.N() >= gpuMinVertices && gpuCompute != nil)
-	if useGPU {
-		if gpuCompute == nil {
-			return nil, fmt.Errorf("%w: this build has no GPU backend", ErrNoGPU)
-		}
+	if opts.Device.WantsGPU(g.N()) && !(opts.Serial && opts.Device.Kind() == Auto) {
 		prim, err := Primaries(g, opts.Priority)
 		if err != nil {
 			return nil, err
 		}
-		res, err := gpuCompute(g, prim, dist, &opts)
+		res, err := computeGPU(g, prim, dist, &opts)
 		if err == nil {
 			res.Elapsed = time.Since(start)
 			return res, nil
 		}
-		if opts.Device == GPU {
+		if opts.Device.Kind() == GPU {
 			return nil, err
 		}
 		// Auto: the CPU result is the same set, so falling back is safe.

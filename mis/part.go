@@ -51,7 +51,8 @@ func ParsePartMode(s string) (PartMode, error) {
 }
 
 // PartOptions controls the partitioned drivers. The zero value asks for
-// an exact distance-1 MIS with hash priorities over runtime.GOMAXPROCS(0)
+// an exact distance-1 MIS with boundary priorities (Priority's zero value)
+// over runtime.GOMAXPROCS(0)
 // contiguous parts.
 type PartOptions struct {
 	Distance int // 1 or 2; 0 means 1

@@ -23,8 +23,8 @@ func ExampleComputePartitioned() {
 			parts, slices.Equal(r.In, whole.In), r.Rounds, r.Messages)
 	}
 	// Output:
-	// 1 parts: same set true, 4 rounds, 0 messages
-	// 4 parts: same set true, 4 rounds, 54 messages
+	// 1 parts: same set true, 6 rounds, 0 messages
+	// 4 parts: same set true, 6 rounds, 58 messages
 }
 
 // Each part of a distributed run holds only its rows, with global column

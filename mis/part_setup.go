@@ -460,13 +460,17 @@ func (s *partState) boundary(v int32) bool { return s.cOff[v+1] > s.cOff[v] }
 // owners. Hash priorities need no communication at all.
 func (s *partState) buildKeys(ctx context.Context, l *Local, p Priority) error {
 	prim := make([]uint32, len(s.gid))
+	useClass := l.Class != nil
 	if p.Kind == Boundary && l.Primary == nil {
 		// Classes must come from everywhere or from nowhere: a mix would
-		// rank vertices by two different rules.
+		// rank vertices by two different rules. A part without rows has
+		// no classes to give and follows the others.
 		has := []int64{0, 0}
-		if l.Class != nil {
+		switch {
+		case s.nOwn == 0:
+		case l.Class != nil:
 			has[0] = 1
-		} else {
+		default:
 			has[1] = 1
 		}
 		if err := s.ex.Allreduce(ctx, Max, has); err != nil {
@@ -475,11 +479,12 @@ func (s *partState) buildKeys(ctx context.Context, l *Local, p Priority) error {
 		if has[0] == 1 && has[1] == 1 {
 			return agreedError{fmt.Errorf("mis: part %d: some parts have Local.Class and some do not", s.me)}
 		}
+		useClass = has[0] == 1
 	}
 	switch {
 	case l.Primary != nil:
 		copy(prim, l.Primary)
-	case p.Kind == Boundary && l.Class != nil:
+	case p.Kind == Boundary && useClass:
 		for i, c := range l.Class {
 			prim[i] = uint32(c)
 		}

@@ -12,12 +12,15 @@ import (
 type PriorityKind int
 
 const (
-	// Hash orders vertices by a seeded hash of their id alone.
-	Hash PriorityKind = iota
 	// Boundary ranks corner > edge > face > interior (from Graph.Class),
 	// then by hash. Graphs without classes are classified by degree
-	// deficit first (mesh.ClassifyByDegree).
-	Boundary
+	// deficit first (mesh.ClassifyByDegree). It is the zero value: coarse
+	// grids that keep the corners and edges of the domain are what misgrid
+	// is for, and it works on any graph.
+	Boundary PriorityKind = iota
+	// Hash orders vertices by a seeded hash of their id alone: no
+	// geometry, the cheapest keys.
+	Hash
 	// Degree puts low-degree vertices first (as ECL-MIS does), then hash.
 	Degree
 	// User takes Priority.Values: higher values first, then hash.
@@ -40,7 +43,7 @@ func (k PriorityKind) String() string {
 
 // ParsePriorityKind converts "hash", "boundary", "degree" or "user".
 func ParsePriorityKind(s string) (PriorityKind, error) {
-	for k := Hash; k <= User; k++ {
+	for k := Boundary; k <= User; k++ {
 		if k.String() == s {
 			return k, nil
 		}
@@ -48,8 +51,8 @@ func ParsePriorityKind(s string) (PriorityKind, error) {
 	return 0, fmt.Errorf("mis: unknown priority %q (want hash, boundary, degree or user)", s)
 }
 
-// Priority is the policy that orders vertices. The zero value is Hash with
-// seed 0.
+// Priority is the policy that orders vertices. The zero value is Boundary
+// with seed 0.
 type Priority struct {
 	Kind PriorityKind
 	Seed uint64

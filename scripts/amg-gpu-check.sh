@@ -11,7 +11,7 @@
 # iterations on the CPU and the GPU for Q1 Poisson 63³ unknowns,
 # elasticity 32³ elements and, unless SHORT=1, Poisson 100³) and
 # BenchmarkGPUMulVec (the fine-level product against its bandwidth
-# floor), and `misgrid solve -o device=gpu` on a small matrix to check
+# floor), and `misgrid solve -device gpu` on a small matrix to check
 # the command-line path. Logs go to $OUT (default /tmp/amg-gpu-check-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -38,7 +38,7 @@ step tests 60 bin/amg/amg.test -test.run 'GPU|ExampleOptions_device' -test.v -te
 step bench 200 bin/amg/amg.test -test.run '^$' -test.bench GPU -test.benchtime 3x "${short[@]}"
 if [[ -x bin/amg/misgrid ]]; then
 	for dev in cpu gpu; do
-		step cli 30 bin/amg/misgrid solve cmd/misgrid/testdata/lap3x3.mtx -o device=$dev -o max_coarse=2
+		step cli 30 bin/amg/misgrid solve -device $dev -max_coarse 2 cmd/misgrid/testdata/lap3x3.mtx
 	done
 fi
 exit $status

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# Multi-GPU partitioned MIS on the GPU machine (nvidia-h200-x2, or any
+# Multi-GPU partitioned MIS on a host of several GPUs (or any
 # GPU host: with one GPU the tests run several parts on it).
 # Build here first (the test binary and the command, carried in bin/part):
 #   go test -c -o bin/part/mis.test ./mis && go build -o bin/part/misgrid ./cmd/misgrid
 # Usage: scripts/gpu2-check.sh [test|bench|all] [bench args...]
 set -uo pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 what=${1:-all}
 shift || true
 out=${OUT:-/tmp}

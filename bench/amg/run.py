@@ -244,11 +244,12 @@ def petsc_complexity(ksp):
 
 
 def misgrid_solve(exe, paths, bs, label, extra):
-    cmd = [exe, "solve", paths["A"], "-b", paths["b"], "-json", "-update"]
+    cmd = [exe, "solve", "-b", paths["b"], "-json", "-update"]
     if bs == 3:
-        cmd += ["-block", "3", "-coords", paths["coords"], "-nullspace", "rbm"]
+        cmd += ["-block_size", "3", "-coords", paths["coords"], "-nullspace", "rbm"]
     for kv in extra:
-        cmd += ["-o", kv]
+        cmd += ["-" + kv.split("=", 1)[0], kv.split("=", 1)[1]]
+    cmd.append(paths["A"])  # flags go before the matrix
     env = dict(os.environ, GOMAXPROCS="1")
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if out.returncode != 0:

@@ -244,7 +244,7 @@ misgrid_status misgrid_graph_get_dirichlet(misgrid_context ctx, misgrid_graph gr
 /* ---------------------------------------------------------------- operations */
 
 /* A maximal independent set. Options: distance (1 or 2, default 1),
- * priority (hash, boundary, degree, user; default hash), seed. The set is
+ * priority (boundary, hash, degree, user; default boundary), seed. The set is
  * the same for every device and thread count. The result has one level. */
 misgrid_status misgrid_mis(misgrid_context ctx, misgrid_graph graph, const char *options,
                            misgrid_result *result);
@@ -391,7 +391,7 @@ misgrid_status misgrid_result_level_graph(misgrid_context ctx, misgrid_result re
  *   misgrid_solver_update_values(ctx, s, nnz, ..., values);   (new values, same
  *                                   pattern: keeps the aggregates, redoes the numbers)
  *   misgrid_solver_destroy(ctx, s);
- * The options are the solver keys of misgrid_option_help (theta, block,
+ * The options are the solver keys of misgrid_option_help (theta, block_size,
  * aggregation, nullspace, smoother, sweeps, cycle, tol, maxit, ...), also
  * as context defaults. Calls on one solver are serialised (it holds work
  * vectors); separate solvers run in parallel.

@@ -28,10 +28,6 @@ costs. With -device gpu the GPU benchmark runs instead, with the other flags.
 flags:
 `
 
-// gpuBench runs the GPU benchmark; a GPU build sets it (bench_gpu.go).
-// It gets the bench arguments less -device.
-var gpuBench func(args []string, stdout, stderr io.Writer) error
-
 // defaultBenchGraphs are the graphs of a plain 'misgrid bench'.
 var defaultBenchGraphs = "hex27:64,hex27:64:relabel,grid7:100,random:1000000:16"
 
@@ -53,10 +49,11 @@ func benchFlags() (*flag.FlagSet, *benchConfig) {
 	fs.StringVar(&c.distances, "distance", "1,2", "MIS distances to measure, comma-separated")
 	fs.StringVar(&c.priority, "priority", "hash", "priority: hash, boundary or degree")
 	fs.Uint64Var(&c.seed, "seed", 0, "hash seed")
-	fs.IntVar(&c.workers, "workers", 0, "goroutines of the parallel MIS and the floor (0: GOMAXPROCS)")
+	fs.IntVar(&c.workers, "threads", 0, "goroutines of the parallel MIS and the floor (0: GOMAXPROCS)")
+	refuseRenamed(fs, map[string]string{"workers": "threads"})
 	fs.IntVar(&c.reps, "reps", 5, "timed runs per measurement (median reported)")
 	fs.BoolVar(&c.json, "json", false, "print JSON instead of a table")
-	fs.StringVar(&c.device, "device", "cpu", "cpu, or gpu to run the GPU benchmark")
+	fs.StringVar(&c.device, "device", "cpu", "cpu, or gpu (gpu:N) to run the GPU benchmark")
 	return fs, c
 }
 
@@ -97,14 +94,11 @@ type benchReport struct {
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	if gpusBench != nil && wantsGPUs(args) {
-		return gpusBench(args, stdout, stderr)
+	if wantsGPUs(args) {
+		return benchGPUs(args, stdout, stderr)
 	}
-	if rest, gpu := splitDevice(args); gpu {
-		if gpuBench == nil {
-			return errors.New("bench: this build has no GPU benchmark")
-		}
-		return gpuBench(rest, stdout, stderr)
+	if rest, dev, gpu := splitDevice(args); gpu {
+		return benchGPU(rest, dev.Index(), stdout, stderr)
 	}
 	fs, c := benchFlags()
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -176,8 +170,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 }
 
 // splitDevice finds -device gpu (or --device=gpu) in args and returns the
-// other arguments, so that the GPU benchmark can parse them itself.
-func splitDevice(args []string) (rest []string, gpu bool) {
+// other arguments, so that the GPU benchmark can parse them itself; dev
+// is the device, gpu or gpu:N.
+func splitDevice(args []string) (rest []string, dev mis.Device, gpu bool) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
@@ -189,20 +184,21 @@ func splitDevice(args []string) (rest []string, gpu bool) {
 		}
 		if !hasVal {
 			if i+1 >= len(args) {
-				return args, false
+				return args, 0, false
 			}
 			val = args[i+1]
 		}
-		if val != "gpu" {
-			return args, false
+		d, err := mis.ParseDevice(val)
+		if err != nil || d.Kind() != mis.GPU {
+			return args, 0, false
 		}
 		rest = append(slices.Clone(args[:i]), args[i+1:]...)
 		if !hasVal {
 			rest = append(slices.Clone(args[:i]), args[i+2:]...)
 		}
-		return rest, true
+		return rest, d, true
 	}
-	return args, false
+	return args, 0, false
 }
 
 // benchOne times the serial greedy, the parallel MIS and the floor on one

@@ -8,14 +8,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/gpu"
+	"github.com/misgrid/misgrid/internal/gpubench"
+	"github.com/misgrid/misgrid/internal/misgpu"
 	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
 )
-
-// gpusBench runs the multi-GPU benchmark (bench -gpus N,...); runBench
-// hands off to it when wantsGPUs finds the flag.
-var gpusBench func(args []string, stdout, stderr io.Writer) error = benchGPUs
 
 // wantsGPUs reports whether args hold -gpus (or --gpus=...).
 func wantsGPUs(args []string) bool {
@@ -31,7 +29,7 @@ func wantsGPUs(args []string) bool {
 	return false
 }
 
-const benchGPUsUsage = `usage: misgrid bench -gpus N[,N...] [-graphs SPEC,...] [-distance 1,2] [-reps 10] [-sweeps S] [-json]
+const benchGPUsUsage = `usage: misgrid bench -gpus N[,N...] [-graphs SPEC,...] [-distance 1,2] [-reps 10] [-json]
 
 Measures the partitioned MIS over several GPUs of this host (one part per
 GPU, contiguous vertex ranges, boundary states copied peer to peer where
@@ -68,8 +66,6 @@ func benchGPUs(args []string, stdout, stderr io.Writer) error {
 	dists := fs.String("distance", "1,2", "MIS distances, comma-separated")
 	reps := fs.Int("reps", 10, "timed runs per measurement, at least 10 (median reported)")
 	seed := fs.Uint64("seed", 0, "hash seed")
-	staged := fs.Bool("staged", false, "copy through pinned host memory even between peers")
-	sweeps := fs.Int("sweeps", 0, "distance-1 sweeps per part between exchanges (0: the default)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	if err := parseDeviceBenchFlags(fs, args, stdout, reps); err != nil {
 		return err
@@ -82,10 +78,7 @@ func benchGPUs(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := cuda.Available(); err != nil {
-		return fmt.Errorf("bench: %w: %w", mis.ErrNoGPU, err)
-	}
-	nd, err := cuda.DeviceCount()
+	nd, err := gpu.Count()
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
@@ -105,7 +98,7 @@ func benchGPUs(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
-		dg, err := mis.UploadGraph(g, nil)
+		dg, err := gpubench.Upload(g, 0)
 		if err != nil {
 			return fmt.Errorf("bench: %s: %w", spec, err)
 		}
@@ -116,7 +109,7 @@ func benchGPUs(args []string, stdout, stderr io.Writer) error {
 				dg.Close()
 				return fmt.Errorf("bench: %s: %w", spec, err)
 			}
-			ft, err := mis.TimeDevice(dg, mis.Options{Distance: d, Priority: pri}, mis.DeviceBench{Reps: *reps})
+			ft, err := dg.Time(d, misgpu.Priority{Seed: *seed}, nil, *reps, 2, false)
 			if err != nil {
 				dg.Close()
 				return fmt.Errorf("bench: %s floor: %w", spec, err)
@@ -124,13 +117,13 @@ func benchGPUs(args []string, stdout, stderr io.Writer) error {
 			var one float64
 			for _, n := range gpuList {
 				prog.Show("%s distance %d: %d GPUs", spec, d, n)
-				r, err := benchGPUsOne(g.N(), mis.MultiGPUOptions{Distance: d, Priority: pri, Devices: seq(n), Staged: *staged, Sweeps: *sweeps}, g, *reps, want)
+				r, err := benchGPUsOne(g.N(), mis.MultiGPUOptions{Distance: d, Priority: pri, Devices: seq(n)}, g, *reps, want)
 				if err != nil {
 					dg.Close()
 					return fmt.Errorf("bench: %s, %d GPUs: %w", spec, n, err)
 				}
 				r.Graph, r.Edges, r.Distance = spec, g.NumEdges(), d
-				r.FloorMS, r.SingleMISMS = durMS(median(ft.Floor)), durMS(median(ft.MIS))
+				r.FloorMS, r.SingleMISMS = durMS(gpubench.Median(ft.Floor)), durMS(gpubench.Median(ft.MIS))
 				if n == 1 {
 					one = r.MS
 				}

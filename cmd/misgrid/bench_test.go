@@ -3,17 +3,17 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/misgrid/misgrid/cuda"
 	"github.com/misgrid/misgrid/mesh"
 )
 
 func TestBenchJSON(t *testing.T) {
-	out, _, err := runCmd(t, "bench", "-json", "-reps", "2", "-workers", "3",
+	out, _, err := runCmd(t, "bench", "-json", "-reps", "2", "-threads", "3",
 		"-graphs", "hex27:6,grid7:5:relabel,random:500:4")
 	if err != nil {
 		t.Fatal(err)
@@ -94,34 +94,47 @@ func TestSplitDevice(t *testing.T) {
 	}{
 		{[]string{"-device", "gpu", "-reps", "3"}, []string{"-reps", "3"}, true},
 		{[]string{"-json", "--device=gpu"}, []string{"-json"}, true},
+		{[]string{"-device=gpu:1", "-json"}, []string{"-json"}, true},
+		{[]string{"-device", "auto"}, []string{"-device", "auto"}, false},
 		{[]string{"-device", "cpu"}, []string{"-device", "cpu"}, false},
 		{[]string{"-json"}, []string{"-json"}, false},
 		{[]string{"-device"}, []string{"-device"}, false},
 		{[]string{"--", "-device", "gpu"}, []string{"--", "-device", "gpu"}, false},
 	} {
-		rest, gpu := splitDevice(c.args)
+		rest, _, gpu := splitDevice(c.args)
 		if gpu != c.gpu || !slices.Equal(rest, c.rest) {
 			t.Errorf("splitDevice(%q) = %q, %v; want %q, %v", c.args, rest, gpu, c.rest, c.gpu)
 		}
 	}
 }
 
-func TestBenchGPUDelegates(t *testing.T) {
-	saved := gpuBench
-	defer func() { gpuBench = saved }()
-	gpuBench = nil
-	if _, _, err := runCmd(t, "bench", "-device", "gpu"); err == nil || !strings.Contains(err.Error(), "this build has no GPU benchmark") {
-		t.Errorf("bench -device gpu without a GPU build: error %v", err)
+// Without a GPU, bench -device gpu says why; its flags are the user's
+// only (the tuning experiments live in tools/gpubench).
+func TestBenchGPUWithoutGPU(t *testing.T) {
+	if _, _, err := runCmd(t, "bench", "-device", "gpu", "-tail", "1"); err == nil || !strings.Contains(err.Error(), "tail") {
+		t.Errorf("bench -device gpu -tail 1: error %v, want an unknown flag", err)
 	}
-	var got []string
-	sentinel := errors.New("fake gpu bench")
-	gpuBench = func(args []string, stdout, _ io.Writer) error {
-		got = args
-		io.WriteString(stdout, "gpu ran\n")
-		return sentinel
+	if cuda.Available() == nil {
+		t.Skip("a GPU is present")
 	}
-	out, _, err := runCmd(t, "bench", "-json", "-device", "gpu", "-graphs", "hex27:4")
-	if !errors.Is(err, sentinel) || out != "gpu ran\n" || !slices.Equal(got, []string{"-json", "-graphs", "hex27:4"}) {
-		t.Errorf("GPU delegation: err %v, out %q, args %q", err, out, got)
+	if _, _, err := runCmd(t, "bench", "-device", "gpu", "-graphs", "hex27:4"); !errors.Is(err, cuda.ErrUnavailable) {
+		t.Errorf("bench -device gpu without a GPU: error %v, want cuda.ErrUnavailable", err)
+	}
+}
+
+// bench -device gpu -graphs takes generator specs and graph files.
+func TestLoadBenchGraph(t *testing.T) {
+	g, err := loadBenchGraph("testdata/lap3x3.mtx")
+	if err != nil || g.N() != 9 {
+		t.Fatalf("lap3x3.mtx: %v, %v", g, err)
+	}
+	if g, err := loadBenchGraph("hex27:4"); err != nil || g.N() != 64 {
+		t.Fatalf("hex27:4: %v, %v", g, err)
+	}
+	if _, err := loadBenchGraph("testdata"); err == nil || !strings.Contains(err.Error(), "unknown graph file type") {
+		t.Errorf("a directory: %v", err)
+	}
+	if _, err := loadBenchGraph("missing.egr.gz"); err == nil {
+		t.Error("a missing file loaded")
 	}
 }

@@ -19,12 +19,13 @@ import (
 
 const coarsenUsage = `usage: misgrid coarsen [flags] INPUT
 
-Computes a maximal independent set of INPUT's graph, or with -levels a
-coarse-grid hierarchy (MIS, aggregates, coarse graph, repeated), prints a
-summary and writes -o.
+Builds the coarse-grid hierarchy of INPUT's graph (MIS, aggregates,
+coarse graph, repeated: the hierarchy of misgrid_hierarchy and of Go's
+mis.Hierarchy with the same options), prints a summary and writes -o.
+-max_levels 1 computes one MIS. Flags go before INPUT.
 
 INPUT is a file or a generator spec:
-  FILE.mtx   Matrix Market matrix: its pattern, with -theta and -block
+  FILE.mtx   Matrix Market matrix: its pattern, with -theta and -block_size
   FILE.msh   Gmsh 4.1 ASCII mesh: its node graph, boundary classified from facets
   FILE.egr   ECL binary graph
              (any of them may be gzipped: FILE.mtx.gz)
@@ -35,93 +36,134 @@ INPUT is a file or a generator spec:
   .vtu       the mesh (or graph) with fields class, in_set, aggregate, coarse_level
   .egr       the coarse graph: the aggregates of the last level as vertices
   .png       a picture of a 2D mesh: the aggregates of each level, roots by class
-  .txt, -    the vertex ids of the (finest level's) set, one a line
+  .txt, -    the vertex ids of the finest level's set, one a line
 
-flags:
+Options are flags named by their keys, the keys of the C ABI's options
+strings and of the Go packages' Set methods.
 `
 
 type coarsenConfig struct {
-	distance     int
-	priority     string
-	seed         uint64
-	theta        float64
-	block        int
-	device       string
-	workers      int
-	levels       int
-	minVertices  int
-	out          string
-	featureAngle float64
-	verify       bool
+	matrix   mesh.MatrixOptions
+	elements mesh.ElementOptions
+	classify mesh.ClassifyOptions
+	hier     mis.HierarchyOptions
+	out      string
+	verify   bool
 }
+
+// coarsenRenamed are flags of earlier versions and names of other
+// interfaces, refused with the flag to use.
+var coarsenRenamed = map[string]string{"block": "block_size", "workers": "threads", "levels": "max_levels",
+	"min": "min_vertices", "feature-angle": "feature_angle"}
 
 func coarsenFlags() (*flag.FlagSet, *coarsenConfig) {
 	c := &coarsenConfig{}
 	fs := newFlagSet("coarsen", coarsenUsage)
-	fs.IntVar(&c.distance, "distance", 2, "MIS distance, 1 or 2")
-	fs.StringVar(&c.priority, "priority", "boundary", "vertex priority: hash, boundary or degree")
-	fs.Uint64Var(&c.seed, "seed", 0, "seed of the hash that breaks ties")
-	fs.Float64Var(&c.theta, "theta", 0, "strength threshold for matrices: keep a_ij when |a_ij| > θ·sqrt(|a_ii·a_jj|)")
-	fs.IntVar(&c.block, "block", 1, "block size of matrices: collapse b×b blocks (b dofs per node) to one vertex")
-	fs.StringVar(&c.device, "device", "auto", "where the MIS runs: auto, cpu or gpu")
-	fs.IntVar(&c.workers, "workers", 0, "CPU goroutines (0: GOMAXPROCS)")
-	fs.IntVar(&c.levels, "levels", 0, "build a hierarchy of at most this many levels (0: one MIS)")
-	fs.IntVar(&c.minVertices, "min", 64, "with -levels: stop at a level of at most this many vertices")
-	fs.StringVar(&c.out, "o", "", "output file: .vtu, .egr, .png, .txt, or - for the set on stdout")
-	fs.Float64Var(&c.featureAngle, "feature-angle", 30, "meshes: angle in degrees under which facet normals count as one direction")
+	fs.StringVar(&c.out, "o", "", "output `file`: .vtu, .egr, .png, .txt, or - for the set on stdout")
 	fs.BoolVar(&c.verify, "verify", true, "check that every set is a maximal independent set")
+	addOptions(fs, coarsenUsage, coarsenRenamed,
+		optionGroup{"matrix options (.mtx input)", mesh.MatrixOptionKeys(), c.matrix.Set},
+		optionGroup{"mesh options (.msh and generated meshes)", append(mesh.ElementOptionKeys(), mesh.ClassifyOptionKeys()...),
+			func(k, v string) error {
+				if k == "vertex_only" {
+					return c.elements.Set(k, v)
+				}
+				return c.classify.Set(k, v)
+			}},
+		optionGroup{"hierarchy options", mis.HierarchyOptionKeys(), c.hier.Set})
 	return fs, c
+}
+
+// outputKind is what -o writes, from its name, or an error that says what
+// the name should be.
+func outputKind(out string) (string, error) {
+	switch ext := strings.ToLower(filepath.Ext(out)); {
+	case out == "":
+		return "", nil
+	case out == "-" || ext == ".txt":
+		return "txt", nil
+	case ext == ".vtu" || ext == ".egr" || ext == ".png":
+		return ext[1:], nil
+	default:
+		return "", fmt.Errorf("-o %q: want a .vtu, .egr, .png or .txt file, or -", out)
+	}
+}
+
+// checkCoarsen refuses, before any work, what would fail only at the end:
+// options that do not apply to the input, outputs the input cannot give,
+// and an output that cannot be created.
+func checkCoarsen(fs *flag.FlagSet, c *coarsenConfig, input, outKind string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	kind := inputKind(input)
+	if kind != "matrix" && (given["theta"] || given["block_size"]) {
+		return fmt.Errorf("%s: -theta and -block_size apply to matrices (.mtx) only", input)
+	}
+	if kind != "mesh" && (given["feature_angle"] || given["vertex_only"]) {
+		return fmt.Errorf("%s: -feature_angle and -vertex_only apply to meshes (.msh, gen:hex, tet, quad, tri) only", input)
+	}
+	if c.hier.Priority.Kind == mis.User {
+		return errors.New("-priority user needs values per vertex, which the command line cannot pass: use boundary, hash or degree")
+	}
+	switch {
+	case outKind == "vtu" && (kind == "matrix" || kind == "graph"):
+		return fmt.Errorf("-o %s: %s has no coordinates to draw (a matrix, an .egr file or a random graph): write .egr or .txt instead", c.out, input)
+	case outKind == "png" && (kind != "mesh" || strings.HasPrefix(input, "gen:hex") || strings.HasPrefix(input, "gen:tet")):
+		return fmt.Errorf("-o %s: a picture needs a 2D mesh (a .msh of triangles or quadrilaterals, gen:quad, gen:tri): write .vtu for %s", c.out, input)
+	case outKind == "egr" && c.hier.MaxLevels == 1:
+		return fmt.Errorf("-o %s: the coarse graph needs a second level, and -max_levels is 1", c.out)
+	}
+	if c.out == "-" {
+		return nil
+	}
+	return checkWritable(c.out)
+}
+
+// inputKind is "matrix", "mesh" (with cells and coordinates), "stencil"
+// (coordinates, no cells) or "graph" (neither), or "" for an input
+// loadInput refuses.
+func inputKind(input string) string {
+	if spec, ok := strings.CutPrefix(input, "gen:"); ok {
+		name, _, _ := strings.Cut(spec, ":")
+		switch name {
+		case "hex", "tet", "quad", "tri":
+			return "mesh"
+		case "hex27", "grid7":
+			return "stencil"
+		}
+		return "graph"
+	}
+	name, _ := strings.CutSuffix(strings.ToLower(input), ".gz")
+	switch filepath.Ext(name) {
+	case ".mtx":
+		return "matrix"
+	case ".msh":
+		return "mesh"
+	case ".egr":
+		return "graph"
+	}
+	return ""
 }
 
 func runCoarsen(args []string, stdout, stderr io.Writer) error {
 	fs, c := coarsenFlags()
-	if err := parseFlags(fs, args, stdout); err != nil {
+	rest, err := parseArgs(fs, args, stdout, 1, "INPUT")
+	if err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() == 0:
-		return errors.New("coarsen: no INPUT given (a .mtx, .msh or .egr file, or gen:hex:32)")
-	case fs.NArg() > 1:
-		return fmt.Errorf("coarsen: unexpected argument %q after INPUT (flags go before it)", fs.Arg(1))
+	input := rest[0]
+	outKind, err := outputKind(c.out)
+	if err == nil {
+		err = checkCoarsen(fs, c, input, outKind)
 	}
-	if c.distance != 1 && c.distance != 2 {
-		return fmt.Errorf("coarsen: -distance %d: want 1 or 2", c.distance)
-	}
-	kind, err := mis.ParsePriorityKind(c.priority)
-	if err != nil || kind == mis.User {
-		return fmt.Errorf("coarsen: -priority %q: want hash, boundary or degree", c.priority)
-	}
-	dev, err := mis.ParseDevice(c.device)
 	if err != nil {
 		return fmt.Errorf("coarsen: %w", err)
 	}
-	for _, chk := range []struct {
-		bad        bool
-		flag, want string
-		val        any
-	}{
-		{c.levels < 0, "levels", "0 or more", c.levels},
-		{c.workers < 0, "workers", "0 (all) or more", c.workers},
-		{c.block < 1, "block", "1 or more", c.block},
-		{c.minVertices < 1, "min", "1 or more", c.minVertices},
-		{!(c.theta >= 0), "theta", "0 or more", c.theta},
-		{!(c.featureAngle > 0 && c.featureAngle <= 180), "feature-angle", "in (0, 180] degrees", c.featureAngle},
-	} {
-		if chk.bad {
-			return fmt.Errorf("coarsen: -%s %v: want %s", chk.flag, chk.val, chk.want)
-		}
+	dist := c.hier.Distance
+	if dist == 0 {
+		dist = mis.DefaultHierarchyDistance
 	}
-	outKind := ""
-	switch ext := strings.ToLower(filepath.Ext(c.out)); {
-	case c.out == "":
-	case c.out == "-" || ext == ".txt":
-		outKind = "txt"
-	case ext == ".vtu" || ext == ".egr" || ext == ".png":
-		outKind = ext[1:]
-	default:
-		return fmt.Errorf("coarsen: -o %q: want a .vtu, .egr, .png or .txt file, or -", c.out)
-	}
-	job, err := startMPI(c, outKind)
+	job, err := startMPI(fs, outKind)
 	if err != nil {
 		return fmt.Errorf("coarsen: %w", err)
 	}
@@ -140,7 +182,6 @@ func runCoarsen(args []string, stdout, stderr io.Writer) error {
 		summary = prog.Wrap(stderr)
 	}
 
-	input := fs.Arg(0)
 	t := time.Now()
 	g, m, err := loadInput(input, c, prog)
 	if err != nil {
@@ -151,35 +192,20 @@ func runCoarsen(args []string, stdout, stderr io.Writer) error {
 	if ndir := countTrue(g.Dirichlet); ndir > 0 {
 		fmt.Fprintf(summary, "%d Dirichlet rows (diagonal only) kept as isolated vertices\n", ndir)
 	}
+	kind := c.hier.Priority.Kind
 	if g.Class != nil {
 		fmt.Fprintf(summary, "boundary classes: %s\n", classCounts(g.Class, nil))
 	} else if kind == mis.Boundary {
 		fmt.Fprintln(summary, "no geometry: boundary priority classifies by degree deficit")
 	}
 
-	// One MIS is a one-level hierarchy; an .egr output needs the coarse
-	// graph of its aggregates, one level more.
-	maxLevels := c.levels
-	if maxLevels == 0 {
-		maxLevels = 1
-		if outKind == "egr" {
-			maxLevels = 2
-		}
-	}
-	minV := c.minVertices
-	if c.levels == 0 {
-		minV = 1
-	}
-	prio := mis.Priority{Kind: kind, Seed: c.seed}
 	var levels []mis.Level
 	if job != nil {
-		levels, err = mpiMIS(job, g, c.distance, prio)
+		levels, err = mpiMIS(job, g, dist, c.hier.Priority)
 	} else {
-		levels, err = mis.Hierarchy(g, mis.HierarchyOptions{
-			Distance: c.distance, Priority: prio,
-			MinVertices: minV, MaxLevels: maxLevels, Workers: c.workers, Device: dev,
-			Progress: func(l int, lv *mis.Level) { prog.Show("level %d: %d vertices", l, lv.Graph.N()) },
-		})
+		opts := c.hier
+		opts.Progress = func(l int, lv *mis.Level) { prog.Show("level %d: %d vertices", l, lv.Graph.N()) }
+		levels, err = mis.Hierarchy(g, opts)
 	}
 	if err != nil {
 		return fmt.Errorf("coarsen: %w", err)
@@ -187,38 +213,50 @@ func runCoarsen(args []string, stdout, stderr io.Writer) error {
 	prog.Done("")
 	if c.verify {
 		for i, l := range levels {
-			if err := mis.Verify(l.Graph, l.Set.In, c.distance); err != nil {
+			if err := mis.Verify(l.Graph, l.Set.In, dist); err != nil {
 				return fmt.Errorf("coarsen: level %d: %w", i, err)
 			}
 		}
 	}
 	set := levels[0].Set
 	fmt.Fprintf(summary, "distance-%d MIS, %s priority, %s backend: %d vertices (%.1f%%), %d rounds, %.1f ms",
-		c.distance, kind, set.Backend, set.Size, 100*float64(set.Size)/float64(max(g.N(), 1)), set.Rounds, ms(set.Elapsed))
+		dist, kind, set.Backend, set.Size, 100*float64(set.Size)/float64(max(g.N(), 1)), set.Rounds, ms(set.Elapsed))
 	if g.Class != nil {
 		k, n := cornersKept(g, set.In)
 		fmt.Fprintf(summary, ", corners kept %d/%d", k, n)
 	}
 	fmt.Fprintln(summary)
-	if c.levels > 0 {
+	if len(levels) > 1 {
 		printLevels(summary, levels)
 	}
+	title := fmt.Sprintf("%s: distance-%d MIS, %s priority", filepath.Base(input), dist, kind)
+	if err := writeCoarsenOutput(c.out, outKind, g, m, levels, title, stdout, summary); err != nil {
+		return fmt.Errorf("coarsen: %w", err)
+	}
+	return nil
+}
 
+// writeCoarsenOutput writes -o, of the kind outputKind found; a picture
+// gets title.
+func writeCoarsenOutput(out, outKind string, g *mesh.Graph, m *mesh.Mesh, levels []mis.Level, title string, stdout, summary io.Writer) error {
+	set := levels[0].Set
+	var err error
 	switch outKind {
+	case "":
+		return nil
 	case "txt":
-		if c.out == "-" {
-			err = writeList(stdout, set.In)
-		} else {
-			err = createFile(c.out, func(w io.Writer) error { return writeList(w, set.In) })
+		if out == "-" {
+			return writeList(stdout, set.In)
 		}
+		err = createFile(out, func(w io.Writer) error { return writeList(w, set.In) })
 	case "egr":
 		coarse := levels[len(levels)-1]
-		if len(levels) == 1 && maxLevels > 1 {
+		if len(levels) == 1 {
 			// Hierarchy stopped at once (no edges, or one vertex): the
 			// coarse graph is the input, and the file says no more.
 			fmt.Fprintln(summary, "the graph did not coarsen further")
 		}
-		err = createFile(c.out, func(w io.Writer) error { return mesh.WriteEGR(w, coarse.Graph) })
+		err = createFile(out, func(w io.Writer) error { return mesh.WriteEGR(w, coarse.Graph) })
 	case "vtu":
 		fields := []mesh.Field{mesh.BoolField("in_set", set.In), mesh.Int32Field("coarse_level", coarseLevel(levels))}
 		if g.Class != nil {
@@ -227,32 +265,32 @@ func runCoarsen(args []string, stdout, stderr io.Writer) error {
 		if levels[0].Agg != nil {
 			fields = append(fields, mesh.Int32Field("aggregate", levels[0].Agg.Of))
 		}
-		err = writeVTUFile(c.out, g, m, fields)
+		err = writeVTUFile(out, g, m, fields)
 	case "png":
-		err = drawHierarchy(c.out, m, levels, fmt.Sprintf("%s: distance-%d MIS, %s priority", filepath.Base(input), c.distance, kind))
+		err = drawHierarchy(out, m, levels, title)
 	}
 	if err != nil {
-		return fmt.Errorf("coarsen: %w", err)
+		return err
 	}
-	if outKind != "" && c.out != "-" {
-		fmt.Fprintf(summary, "wrote %s\n", c.out)
-	}
+	fmt.Fprintf(summary, "wrote %s\n", out)
 	return nil
 }
 
 // startMPI joins the MPI job when an MPI launcher started this process,
 // and returns nil otherwise. Under MPI every rank reads the input and the
 // ranks compute one MIS together; hierarchies and coarse graphs stay
-// single-process for now.
-func startMPI(c *coarsenConfig, outKind string) (mpiJob, error) {
+// single-process for now, so the level-0 set is all it gives.
+func startMPI(fs *flag.FlagSet, outKind string) (mpiJob, error) {
 	if !mpiLaunched() {
 		return nil, nil
 	}
+	levels := false
+	fs.Visit(func(f *flag.Flag) { levels = levels || f.Name == "max_levels" || f.Name == "min_vertices" })
 	switch {
 	case mpiStart == nil:
 		return nil, errors.New("started by an MPI launcher, but this build has no MPI support (build with -tags mpi)")
-	case c.levels > 0 || outKind == "egr":
-		return nil, errors.New("under MPI, coarsen computes one MIS: -levels and .egr output need a single process")
+	case levels || outKind == "egr":
+		return nil, errors.New("under MPI, coarsen computes the level-0 MIS only: -max_levels, -min_vertices and .egr output need a single process")
 	}
 	return mpiStart()
 }
@@ -281,12 +319,26 @@ func countTrue(b []bool) int {
 	return n
 }
 
+// checkMatrix refuses, in the command's terms, what mesh.FromCOO would
+// refuse in the library's.
+func checkMatrix(a *mesh.COO[float64], o mesh.MatrixOptions) error {
+	switch b := max(o.BlockSize, 1); {
+	case a.Rows != a.Cols:
+		return fmt.Errorf("matrix is %d×%d, want square", a.Rows, a.Cols)
+	case a.Val == nil && o.Theta > 0:
+		return fmt.Errorf("-theta %g needs values, and this is a pattern matrix", o.Theta)
+	case a.Rows%b != 0:
+		return fmt.Errorf("%d rows are not a multiple of -block_size %d", a.Rows, b)
+	}
+	return nil
+}
+
 // loadInput reads a file by its extension, or generates a gen: spec.
 // Meshes come back with the graph so that .vtu output can show the cells.
 func loadInput(input string, c *coarsenConfig, prog *progress.Reporter) (*mesh.Graph, *mesh.Mesh, error) {
 	if spec, ok := strings.CutPrefix(input, "gen:"); ok {
 		prog.Show("generating %s", spec)
-		return generate(spec)
+		return generateWith(spec, c.elements, c.classify)
 	}
 	name, gz := strings.CutSuffix(strings.ToLower(input), ".gz")
 	ext := filepath.Ext(name)
@@ -294,9 +346,6 @@ func loadInput(input string, c *coarsenConfig, prog *progress.Reporter) (*mesh.G
 	case ".mtx", ".msh", ".egr":
 	default:
 		return nil, nil, fmt.Errorf("%s: unknown input type %q (want .mtx, .msh, .egr, any of them .gz, or gen:SPEC)", input, ext)
-	}
-	if ext != ".mtx" && (c.theta != 0 || c.block != 1) {
-		return nil, nil, fmt.Errorf("%s: -theta and -block apply to matrices (.mtx) only", input)
 	}
 	f, err := os.Open(input)
 	if err != nil {
@@ -325,13 +374,15 @@ func loadInput(input string, c *coarsenConfig, prog *progress.Reporter) (*mesh.G
 	case ".mtx":
 		var a *mesh.COO[float64]
 		if a, err = mesh.ReadMatrixMarket(r); err == nil {
-			prog.Show("building the graph")
-			g, err = mesh.FromCOO(a, mesh.MatrixOptions{Theta: c.theta, BlockSize: c.block})
+			if err = checkMatrix(a, c.matrix); err == nil {
+				prog.Show("building the graph")
+				g, err = mesh.FromCOO(a, c.matrix)
+			}
 		}
 	case ".msh":
 		if m, err = mesh.ReadGmsh(r); err == nil {
 			prog.Show("building the graph")
-			g, err = meshGraph(m, c.featureAngle)
+			g, err = meshGraphWith(m, c.elements, c.classify)
 		}
 	case ".egr":
 		g, err = mesh.ReadEGR(r)

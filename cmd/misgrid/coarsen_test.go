@@ -98,7 +98,7 @@ func TestCoarsenVTU(t *testing.T) {
 	dir := t.TempDir()
 	for _, in := range []string{"gen:hex:5", "gen:hex27:5", "testdata/square.msh"} {
 		path := filepath.Join(dir, "out.vtu")
-		out, _, err := runCmd(t, "coarsen", "-levels", "3", "-min", "2", "-o", path, in)
+		out, _, err := runCmd(t, "coarsen", "-max_levels", "3", "-min_vertices", "2", "-o", path, in)
 		if err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
@@ -126,9 +126,9 @@ func TestCoarsenEGR(t *testing.T) {
 		levels int
 		graph  func() *mesh.Graph
 	}{
-		{"gen:hex27:9", 0, func() *mesh.Graph { return mesh.Hex27Graph(9, 9, 9) }},
+		{"gen:hex27:9", 2, func() *mesh.Graph { return mesh.Hex27Graph(9, 9, 9) }},
 		{"gen:hex27:9", 3, func() *mesh.Graph { return mesh.Hex27Graph(9, 9, 9) }},
-		{"testdata/lap3x3.mtx", 0, func() *mesh.Graph {
+		{"testdata/lap3x3.mtx", 2, func() *mesh.Graph {
 			// The 3×3 grid's 5-point pattern, written out.
 			var e []mesh.Pair
 			for j := int32(0); j < 3; j++ {
@@ -150,9 +150,7 @@ func TestCoarsenEGR(t *testing.T) {
 	} {
 		path := filepath.Join(dir, "coarse.egr")
 		args := []string{"coarsen", "-distance", "1", "-o", path}
-		if c.levels > 0 {
-			args = append(args, "-levels", strconv.Itoa(c.levels), "-min", "1")
-		}
+		args = append(args, "-max_levels", strconv.Itoa(c.levels), "-min_vertices", "1")
 		if _, _, err := runCmd(t, append(args, c.input)...); err != nil {
 			t.Fatalf("%s: %v", c.input, err)
 		}
@@ -165,14 +163,13 @@ func TestCoarsenEGR(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		maxL := max(c.levels, 2)
-		levels, err := mis.Hierarchy(c.graph(), mis.HierarchyOptions{Distance: 1, Priority: mis.Priority{Kind: mis.Boundary}, MinVertices: 1, MaxLevels: maxL})
+		levels, err := mis.Hierarchy(c.graph(), mis.HierarchyOptions{Distance: 1, MinVertices: 1, MaxLevels: c.levels})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := levels[len(levels)-1].Graph
 		if got.N() >= c.graph().N() || !slices.Equal(got.Offsets, want.Offsets) || !slices.Equal(got.Adj, want.Adj) {
-			t.Errorf("%s -levels %d: .egr has %d vertices, %d edges; the hierarchy's coarsest graph has %d, %d",
+			t.Errorf("%s -max_levels %d: .egr has %d vertices, %d edges; the hierarchy's coarsest graph has %d, %d",
 				c.input, c.levels, got.N(), got.NumEdges(), want.N(), want.NumEdges())
 		}
 	}
@@ -246,5 +243,39 @@ func TestCoarsenUnderLauncherWithoutMPI(t *testing.T) {
 	_, _, err := runCmd(t, "coarsen", "gen:hex:4")
 	if err == nil || !strings.Contains(err.Error(), "-tags mpi") {
 		t.Errorf("under a launcher without MPI support: error %v", err)
+	}
+}
+
+// TestDefaultSetEverywhere: with no options, coarsen writes the level-0
+// set of the Go zero HierarchyOptions (boundary priority, distance 2),
+// which is also what misgrid_hierarchy gives with no options (the C
+// ABI's goref cases check that side).
+func TestDefaultSetEverywhere(t *testing.T) {
+	for _, in := range []string{"gen:quad:17", "gen:hex27:7:relabel", "gen:random:500:6", "testdata/lap3x3.mtx", "testdata/square.msh"} {
+		out, _, err := runCmd(t, "coarsen", "-o", "-", in)
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		var c coarsenConfig
+		g, _, err := loadInput(in, &c, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		levels, err := mis.Hierarchy(g, mis.HierarchyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want strings.Builder
+		if err := writeList(&want, levels[0].Set.In); err != nil {
+			t.Fatal(err)
+		}
+		if out != want.String() {
+			t.Errorf("%s: coarsen's set differs from mis.Hierarchy's with zero options", in)
+		}
+		// And the zero options are boundary priority at distance 2.
+		explicit, _, err := runCmd(t, "coarsen", "-priority", "boundary", "-distance", "2", "-o", "-", in)
+		if err != nil || explicit != out {
+			t.Errorf("%s: -priority boundary -distance 2 gives another set (%v)", in, err)
+		}
 	}
 }

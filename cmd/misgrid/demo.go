@@ -14,7 +14,7 @@ import (
 	"github.com/misgrid/misgrid/mis"
 )
 
-const demoUsage = `usage: misgrid demo [-n N] [-out DIR]
+const demoUsage = `usage: misgrid demo [flags]
 
 Shows what misgrid does, in two parts.
 

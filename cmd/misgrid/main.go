@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	misgrid demo [-n 48] [-out dir]
+//	misgrid demo [flags]
 //	misgrid coarsen [flags] INPUT
 //	misgrid solve [flags] A.mtx
 //	misgrid bench [flags]
@@ -19,11 +19,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/misgrid/misgrid/internal/progress"
+	"github.com/misgrid/misgrid/mesh"
 )
 
 // version is the release of this command; the build's module version and
@@ -154,15 +157,116 @@ func buildInfo() string {
 
 // newFlagSet returns a flag set that reports errors instead of exiting or
 // printing: run prints them once, as "misgrid: ...", and -h prints the
-// usage (see parseFlags).
+// usage (see parseFlags). Every command's help has one form: its usage
+// text, then its flags (printFlags).
 func newFlagSet(name, usageText string) *flag.FlagSet {
+	// printFlags writes the heading itself.
+	usageText = strings.TrimRight(strings.TrimSuffix(usageText, "flags:\n"), "\n")
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usageText)
-		fs.PrintDefaults()
+		printFlags(fs.Output(), fs, nil)
 	}
 	return fs
+}
+
+// optionGroup is a package registry whose keys a command takes as flags,
+// one flag per key and named by it, as the C ABI names them.
+type optionGroup struct {
+	title string
+	keys  []mesh.OptionInfo
+	set   func(key, value string) error
+}
+
+// addOptions registers the keys of groups as flags of fs, and makes the
+// usage list them apart from the command's own flags. renamed maps flag
+// names that are not keys (old flags, Go field names) to the key: such a
+// flag is refused with a hint.
+func addOptions(fs *flag.FlagSet, usageText string, renamed map[string]string, groups ...optionGroup) {
+	usageText = strings.TrimRight(usageText, "\n")
+	for _, g := range groups {
+		for _, k := range g.keys {
+			if fs.Lookup(k.Key) != nil {
+				continue // a key two groups share: the first group's flag sets both
+			}
+			define := fs.Func
+			if k.Values == "true|false" {
+				define = fs.BoolFunc // -vertex_only alone means true, as for any bool flag
+			}
+			define(k.Key, k.Doc, func(v string) error {
+				for _, g := range groups {
+					if !slices.ContainsFunc(g.keys, func(x mesh.OptionInfo) bool { return x.Key == k.Key }) {
+						continue
+					}
+					if err := g.set(k.Key, v); err != nil {
+						if inner := errors.Unwrap(err); inner != nil {
+							err = inner // the flag package names the flag and the value
+						}
+						return err
+					}
+				}
+				return nil
+			})
+		}
+	}
+	refuseRenamed(fs, renamed)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usageText)
+		printFlags(fs.Output(), fs, groups)
+	}
+}
+
+// refuseRenamed defines the flags of renamed, old name → flag, as flags
+// that fail with the name to use; help does not list them.
+func refuseRenamed(fs *flag.FlagSet, renamed map[string]string) {
+	for old, key := range renamed {
+		fs.Func(old, "", func(string) error { return fmt.Errorf("the flag is -%s", key) })
+	}
+}
+
+// printFlags lists the command's own flags, then each option group under
+// its title, every flag as "-name value" over its description and default;
+// refused old names are not listed.
+func printFlags(w io.Writer, fs *flag.FlagSet, groups []optionGroup) {
+	isKey := map[string]bool{}
+	for _, g := range groups {
+		for _, k := range g.keys {
+			isKey[k.Key] = true
+		}
+	}
+	fmt.Fprint(w, "\n\nflags:\n")
+	fs.VisitAll(func(f *flag.Flag) {
+		if isKey[f.Name] || f.Usage == "" {
+			return
+		}
+		name, usage := flag.UnquoteUsage(f)
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+			usage += " (default " + f.DefValue + ")"
+		}
+		printFlag(w, f.Name, name, usage)
+	})
+	shown := map[string]bool{}
+	for _, g := range groups {
+		fmt.Fprintf(w, "\n%s:\n", g.title)
+		for _, k := range g.keys {
+			if !shown[k.Key] {
+				shown[k.Key] = true
+				arg, _, _ := strings.Cut(k.Values, " ") // "integer", "number", or the names of an enumeration
+				if arg == "true|false" {
+					arg = ""
+				}
+				printFlag(w, k.Key, arg, fmt.Sprintf("%s (%s; default %s)", k.Doc, k.Values, k.Default))
+			}
+		}
+	}
+}
+
+func printFlag(w io.Writer, name, arg, usage string) {
+	if arg != "" {
+		name += " " + arg
+	}
+	fmt.Fprintf(w, "  -%s\n    \t%s\n", name, usage)
 }
 
 // errHelpShown reports that -h printed the usage: the command ends there,
@@ -181,6 +285,46 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%s: %w (run 'misgrid help %s')", fs.Name(), err, fs.Name())
 	}
 	return nil
+}
+
+// parseArgs parses the flags, which go before the arguments as in the go
+// command, and returns the arguments, of which there must be n; a flag
+// after them is refused rather than taken for an argument.
+func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer, n int, what string) ([]string, error) {
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return nil, err
+	}
+	rest := fs.Args()
+	for _, a := range rest {
+		if len(a) > 1 && a[0] == '-' {
+			return nil, fmt.Errorf("%s: flag %s after %s: flags go before it (run 'misgrid help %s')", fs.Name(), a, what, fs.Name())
+		}
+	}
+	switch {
+	case len(rest) < n:
+		return nil, fmt.Errorf("%s: no %s given (run 'misgrid help %s')", fs.Name(), what, fs.Name())
+	case len(rest) > n:
+		return nil, fmt.Errorf("%s: unexpected argument %q after %s (run 'misgrid help %s')", fs.Name(), rest[n], what, fs.Name())
+	}
+	return rest, nil
+}
+
+// checkWritable reports whether a file can be created at path (none to
+// check when path is ""), before any work that would be lost otherwise.
+func checkWritable(path string) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("-o %s: is a directory", path)
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".misgrid-check-*")
+	if err != nil {
+		return fmt.Errorf("-o %s: cannot create a file in %s: %w", path, dir, errors.Unwrap(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // oneOf checks a string flag against its allowed values.

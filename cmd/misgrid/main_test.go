@@ -61,14 +61,23 @@ func TestErrors(t *testing.T) {
 		{[]string{"demo", "extra"}, "unexpected argument"},
 		{[]string{"coarsen"}, "no INPUT"},
 		{[]string{"coarsen", "gen:hex:4", "more"}, "unexpected argument"},
-		{[]string{"coarsen", "-distance", "3", "gen:hex:4"}, "-distance 3"},
-		{[]string{"coarsen", "-priority", "user", "gen:hex:4"}, "-priority"},
-		{[]string{"coarsen", "-device", "tpu", "gen:hex:4"}, "unknown device"},
-		{[]string{"coarsen", "-block", "0", "gen:hex:4"}, "-block 0: want 1 or more"},
-		{[]string{"coarsen", "-theta", "NaN", "gen:hex:4"}, "-theta NaN"},
-		{[]string{"coarsen", "-feature-angle", "190", "gen:hex:4"}, "-feature-angle 190"},
-		{[]string{"coarsen", "-levels", "-1", "gen:hex:4"}, "-levels -1"},
+		{[]string{"coarsen", "gen:hex:4", "-o", "x.txt"}, "flag -o after INPUT: flags go before it"},
+		{[]string{"solve", "A.mtx", "-json"}, "flag -json after A.mtx: flags go before it"},
+		{[]string{"coarsen", "-distance", "3", "gen:hex:4"}, `invalid value "3" for flag -distance: want an integer in [0, 2]`},
+		{[]string{"coarsen", "-priority", "user", "gen:hex:4"}, "-priority user needs values"},
+		{[]string{"coarsen", "-device", "tpu", "gen:hex:4"}, `invalid value "tpu" for flag -device: want auto, cpu or gpu`},
+		{[]string{"coarsen", "-block", "2", "gen:hex:4"}, "flag -block: the flag is -block_size"},
+		{[]string{"coarsen", "-workers", "2", "gen:hex:4"}, "flag -workers: the flag is -threads"},
+		{[]string{"coarsen", "-block_size", "0", "testdata/lap3x3.mtx"}, `invalid value "0" for flag -block_size: want an integer ≥ 1`},
+		{[]string{"coarsen", "-theta", "NaN", "gen:hex:4"}, `invalid value "NaN" for flag -theta`},
+		{[]string{"coarsen", "-feature_angle", "190", "gen:hex:4"}, `invalid value "190" for flag -feature_angle`},
+		{[]string{"coarsen", "-feature_angle", "20", "testdata/lap3x3.mtx"}, "apply to meshes"},
+		{[]string{"coarsen", "-max_levels", "0", "gen:hex:4"}, `invalid value "0" for flag -max_levels`},
+		{[]string{"coarsen", "-o", "x.egr", "-max_levels", "1", "gen:hex:4"}, "needs a second level"},
+		{[]string{"coarsen", "-o", filepath.Join(dir, "none", "x.txt"), "gen:hex:4"}, "cannot create a file in"},
 		{[]string{"coarsen", "-o", "x.gif", "gen:hex:4"}, `-o "x.gif"`},
+		{[]string{"coarsen", "-o", "x.png", "gen:hex:4"}, "a picture needs a 2D mesh"},
+		{[]string{"coarsen", "-o", "x.png", "testdata/lap3x3.mtx"}, "a picture needs a 2D mesh"},
 		{[]string{"coarsen", "gen:cube:4"}, `unknown generator "cube"`},
 		{[]string{"coarsen", "gen:hex:1"}, "not an integer ≥ 2"},
 		{[]string{"coarsen", "gen:hex:x"}, "not an integer"},
@@ -76,10 +85,17 @@ func TestErrors(t *testing.T) {
 		{[]string{"coarsen", "gen:random:100"}, "want 3 fields"},
 		{[]string{"coarsen", "gen:random:100:0"}, "degree"},
 		{[]string{"coarsen", "-o", filepath.Join(dir, "r.vtu"), "gen:random:100:4"}, "no coordinates"},
+		{[]string{"coarsen", "-o", filepath.Join(dir, "m.vtu"), "testdata/missing.mtx"}, "no coordinates"},
 		{[]string{"coarsen", filepath.Join(dir, "missing.mtx")}, "no such file"},
 		{[]string{"coarsen", "graph.xyz"}, "unknown input type"},
 		{[]string{"coarsen", "-theta", "0.5", "testdata/square.msh"}, "matrices (.mtx) only"},
+		{[]string{"solve", "-o", "theta=0.1", "testdata/lap3x3.mtx"}, "want a .mtx file"},
+		{[]string{"solve", "-x", "x.mtx", "testdata/lap3x3.mtx"}, "flag -x: the flag is -o"},
+		{[]string{"solve", "-plot", "conv.gif", "testdata/lap3x3.mtx"}, "want a .png, .svg or .pdf file"},
+		{[]string{"solve", "-o", filepath.Join(dir, "none", "x.mtx"), "testdata/lap3x3.mtx"}, "cannot create a file in"},
+		{[]string{"solve", "-smoother", "sor", "testdata/lap3x3.mtx"}, `invalid value "sor" for flag -smoother: want chebyshev, jacobi, gs`},
 		{[]string{"coarsen", "testdata/bad_index.mtx"}, "line 4"},
+		{[]string{"coarsen", "-block_size", "2", "testdata/lap3x3.mtx"}, "9 rows are not a multiple of -block_size 2"},
 		{[]string{"coarsen", bad}, "bad.egr"},
 		{[]string{"bench", "-reps", "0"}, "-reps 0"},
 		{[]string{"bench", "-distance", "3"}, "-distance"},
@@ -93,6 +109,35 @@ func TestErrors(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), c.want) {
 			t.Errorf("misgrid %s: error %q does not contain %q", strings.Join(c.args, " "), err, c.want)
+		}
+	}
+}
+
+// Every command's help has one layout: "usage: misgrid NAME [flags] ...",
+// the text, one "flags:" list of -name lines; the option keys in groups;
+// refused old names nowhere.
+func TestHelpConventions(t *testing.T) {
+	for _, c := range commands() {
+		if c.flags == nil {
+			continue
+		}
+		out, _, err := runCmd(t, "help", c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(out, "usage: misgrid "+c.name+" [flags]") {
+			t.Errorf("help %s: usage line %q", c.name, strings.SplitN(out, "\n", 2)[0])
+		}
+		if strings.Count(out, "\n\nflags:\n") != 1 {
+			t.Errorf("help %s: want one flags: heading after a blank line:\n%s", c.name, out)
+		}
+		for _, old := range []string{"-block ", "-workers ", "-levels ", "-min ", "-feature-angle", "-x "} {
+			if (c.name == "coarsen" || c.name == "solve") && strings.Contains(out, "  "+old) {
+				t.Errorf("help %s lists the refused flag %s", c.name, old)
+			}
+		}
+		if o, _, err := runCmd(t, c.name, "-h"); err != nil || o != out {
+			t.Errorf("%s -h differs from help %s (%v)", c.name, c.name, err)
 		}
 	}
 }

@@ -227,12 +227,12 @@ func TestDrawHierarchyRefuses(t *testing.T) {
 }
 
 // TestCoarsenPNG: coarsen draws a Gmsh mesh (triangles, curved holes),
-// and with no -levels a lone MIS; it refuses a 3D mesh.
+// and with -max_levels 1 a lone MIS; it refuses a 3D mesh.
 func TestCoarsenPNG(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
-		{"coarsen", "-levels", "4", "-min", "8", "-o", filepath.Join(dir, "plate.png"), "../../examples/meshes/plate.msh"},
-		{"coarsen", "-o", filepath.Join(dir, "mis.png"), "gen:tri:12"},
+		{"coarsen", "-max_levels", "4", "-min_vertices", "8", "-o", filepath.Join(dir, "plate.png"), "../../examples/meshes/plate.msh"},
+		{"coarsen", "-max_levels", "1", "-o", filepath.Join(dir, "mis.png"), "gen:tri:12"},
 	} {
 		out, _, err := runCmd(t, args...)
 		if err != nil {
@@ -246,7 +246,7 @@ func TestCoarsenPNG(t *testing.T) {
 			t.Errorf("%s: %v pixels", png, b)
 		}
 	}
-	_, _, err := runCmd(t, "coarsen", "-levels", "2", "-o", filepath.Join(dir, "cube.png"), "gen:hex:4")
+	_, _, err := runCmd(t, "coarsen", "-o", filepath.Join(dir, "cube.png"), "gen:hex:4")
 	if err == nil || !strings.Contains(err.Error(), "2D mesh") {
 		t.Errorf("coarsen -o cube.png on a hex mesh: error %v, want one asking for a 2D mesh", err)
 	}

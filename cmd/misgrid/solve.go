@@ -8,7 +8,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,53 +29,46 @@ Solves A·x = b with conjugate gradients preconditioned by smoothed-
 aggregation AMG on MIS-2 aggregates, and prints the hierarchy (levels,
 rows, nonzeros, operator and grid complexity), the convergence history
 and the setup and solve times. Without -b, b = A·x* for a fixed
-pseudo-random x*, and the error against x* is reported too.
+pseudo-random x*, and the error against x* is reported too. Flags go
+before A.mtx.
 
-AMG options are set with -o key=value (repeatable); keys:
-%s
-flags:
+AMG options are flags named by their keys, the keys of the C ABI's
+options strings and of amg.Options.Set. -json prints the report in the
+schema of docs/cli.md.
 `
 
 // solveConfig holds the flags of the solve command.
 type solveConfig struct {
-	b, coords, nullspace, plot, xOut string
-	block                            int
-	opts                             multiFlag
-	json, update                     bool
+	b, coords, plot, out string
+	opts                 amg.Options
+	json, update         bool
 }
 
-// multiFlag collects a repeatable string flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
-func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+// solveRenamed are flags of earlier versions and names of other
+// interfaces, refused with the flag to use.
+var solveRenamed = map[string]string{"x": "o", "block": "block_size", "workers": "threads"}
 
 func solveFlags() (*flag.FlagSet, *solveConfig) {
-	var keys strings.Builder
-	for _, k := range amg.OptionKeys() {
-		fmt.Fprintf(&keys, "  %-16s %s (%s; default %s)\n", k.Key, k.Doc, k.Values, k.Default)
-	}
 	c := &solveConfig{}
-	fs := newFlagSet("solve", fmt.Sprintf(solveUsage, keys.String()))
+	fs := newFlagSet("solve", solveUsage)
 	fs.StringVar(&c.b, "b", "", "right-hand side, Matrix Market array `file`")
 	fs.StringVar(&c.coords, "coords", "", "node coordinates, Matrix Market array `file` (nodes × dim), for -nullspace rbm")
-	fs.IntVar(&c.block, "block", 0, "degrees of freedom per node (same as -o block=N)")
-	fs.StringVar(&c.nullspace, "nullspace", "", "near-nullspace: constant or rbm (same as -o nullspace=...)")
-	fs.Var(&c.opts, "o", "AMG option `key=value` (repeatable)")
+	fs.StringVar(&c.out, "o", "", "write the solution to `file` (.mtx, Matrix Market array)")
 	fs.BoolVar(&c.json, "json", false, "print the results as JSON instead of text")
 	fs.BoolVar(&c.update, "update", false, "also time a numeric re-setup (values doubled, same pattern) and solve again")
 	fs.StringVar(&c.plot, "plot", "", "draw the residual history to `file` (.png, .svg, .pdf)")
-	fs.StringVar(&c.xOut, "x", "", "write the solution to `file` (Matrix Market array)")
+	addOptions(fs, solveUsage, solveRenamed, optionGroup{"AMG options", amg.OptionKeys(), c.opts.Set})
 	return fs, c
 }
 
-// solveReport is the -json output.
+// solveReport is the -json output; docs/cli.md documents its schema,
+// and its keys stay stable.
 type solveReport struct {
 	Matrix             string             `json:"matrix"`
 	Rows               int                `json:"rows"`
 	Nonzeros           int                `json:"nonzeros"`
-	Options            []string           `json:"options"`
-	Levels             []amg.LevelStats   `json:"levels"`
+	Options            map[string]string  `json:"options"`
+	Levels             []levelReport      `json:"levels"`
 	OperatorComplexity float64            `json:"operator_complexity"`
 	GridComplexity     float64            `json:"grid_complexity"`
 	ReadSeconds        float64            `json:"read_seconds"`
@@ -89,76 +84,47 @@ type solveReport struct {
 	UpdateIterations   *int               `json:"update_iterations,omitempty"`
 }
 
+// levelReport is one level of the hierarchy in the -json output.
+type levelReport struct {
+	Rows       int     `json:"rows"`
+	Nonzeros   int     `json:"nonzeros"`
+	BlockSize  int     `json:"block_size"`
+	Aggregates int     `json:"aggregates"`
+	Lambda     float64 `json:"lambda_max"`
+	Dropped    int     `json:"dropped"`
+}
+
 func runSolve(args []string, stdout, stderr io.Writer) error {
 	fs, c := solveFlags()
-	// Flags may come before or after the matrix file, as the usage shows.
-	var files []string
-	for {
-		if err := parseFlags(fs, args, stdout); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	if len(files) != 1 {
-		return fmt.Errorf("solve: want exactly one matrix file, got %d (run 'misgrid help solve')", len(files))
-	}
-	path := files[0]
-	var kv []string
-	if c.block > 0 {
-		kv = append(kv, fmt.Sprintf("block=%d", c.block))
-	}
-	if c.nullspace != "" {
-		kv = append(kv, "nullspace="+c.nullspace)
-	}
-	kv = append(kv, c.opts...)
-	opts, err := amg.ParseOptions(kv)
+	rest, err := parseArgs(fs, args, stdout, 1, "A.mtx")
 	if err != nil {
-		return fmt.Errorf("solve: %w", err)
+		return err
+	}
+	path := rest[0]
+	opts := c.opts
+	if c.out != "" && strings.ToLower(filepath.Ext(c.out)) != ".mtx" {
+		return fmt.Errorf("solve: -o %q: the solution is written as Matrix Market, want a .mtx file (AMG options are flags: -theta 0.1)", c.out)
+	}
+	for _, out := range []string{c.out, c.plot} {
+		if err := checkWritable(out); err != nil {
+			return fmt.Errorf("solve: %w", err)
+		}
+	}
+	switch ext := strings.ToLower(filepath.Ext(c.plot)); {
+	case c.plot == "", ext == ".png", ext == ".svg", ext == ".pdf":
+	default:
+		return fmt.Errorf("solve: -plot %q: want a .png, .svg or .pdf file", c.plot)
+	}
+	if opts.Nullspace == amg.RigidBody && c.coords == "" {
+		return errors.New("solve: -nullspace rbm needs -coords")
 	}
 
 	t0 := time.Now()
-	a, err := readCSR(path)
+	a, b, xs, err := readSolveInputs(c, path, &opts)
 	if err != nil {
 		return fmt.Errorf("solve: %w", err)
 	}
 	n := a.Rows
-	if a.Rows != a.Cols {
-		return fmt.Errorf("solve: %s: matrix is %d×%d, want square", path, a.Rows, a.Cols)
-	}
-	var b, xs []float64
-	if c.b != "" {
-		rows, cols, data, err := readArray(c.b)
-		if err != nil {
-			return fmt.Errorf("solve: %w", err)
-		}
-		if rows != n || cols != 1 {
-			return fmt.Errorf("solve: %s: right-hand side is %d×%d, want %d×1", c.b, rows, cols, n)
-		}
-		b = data
-	} else {
-		xs = make([]float64, n)
-		for i := range xs {
-			xs[i] = 2*float64(mis.Hash32(int32(i), 12345))/(1<<32) - 1
-		}
-		b = mulCSR(a, xs)
-	}
-	if c.coords != "" {
-		rows, cols, data, err := readArray(c.coords)
-		if err != nil {
-			return fmt.Errorf("solve: %w", err)
-		}
-		opts.Coords, opts.Dim = data, cols
-		if bs := max(opts.BlockSize, 1); rows*bs != n {
-			return fmt.Errorf("solve: %s: %d nodes × block size %d ≠ %d matrix rows", c.coords, rows, bs, n)
-		}
-	}
-	if opts.Nullspace == amg.RigidBody && opts.Coords == nil {
-		return errors.New("solve: -nullspace rbm needs -coords")
-	}
 	read := time.Since(t0)
 
 	pc, err := amg.New(a, opts)
@@ -172,8 +138,8 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("solve: %w", err)
 	}
 	rep := solveReport{
-		Matrix: path, Rows: n, Nonzeros: st.Levels[0].Nonzeros, Options: kv,
-		Levels: st.Levels, OperatorComplexity: st.OperatorComplexity, GridComplexity: st.GridComplexity,
+		Matrix: path, Rows: n, Nonzeros: st.Levels[0].Nonzeros, Options: optionMap(opts),
+		OperatorComplexity: st.OperatorComplexity, GridComplexity: st.GridComplexity,
 		ReadSeconds: read.Seconds(), SetupSeconds: st.Setup.Seconds(), SetupPhases: map[string]float64{},
 		SolveSeconds: res.Elapsed.Seconds(), Iterations: res.Iterations, Converged: res.Converged,
 		Residuals: res.Residuals, FinalResidual: trueResidual(a, x, b),
@@ -181,37 +147,24 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	for k, v := range st.Phases {
 		rep.SetupPhases[k] = v.Seconds()
 	}
+	for _, l := range st.Levels {
+		rep.Levels = append(rep.Levels, levelReport{l.Rows, l.Nonzeros, l.BlockSize, l.Aggregates, l.Lambda, l.Dropped})
+	}
 	if xs != nil {
 		e := relErr(x, xs)
 		rep.Error = &e
 	}
-	if c.xOut != "" {
-		if err := createFile(c.xOut, func(w io.Writer) error { return mesh.WriteMatrixMarketArray(w, n, 1, x) }); err != nil {
+	if c.out != "" {
+		if err := createFile(c.out, func(w io.Writer) error { return mesh.WriteMatrixMarketArray(w, n, 1, x) }); err != nil {
 			return fmt.Errorf("solve: %w", err)
 		}
 	}
 	if c.update {
-		// New values on the same pattern, as in a Newton or time step: the
-		// matrix and right-hand side doubled, so the solution is the same.
-		a2 := *a
-		a2.Val = slices.Clone(a.Val)
-		for i := range a2.Val {
-			a2.Val[i] *= 2
-		}
-		b2 := slices.Clone(b)
-		for i := range b2 {
-			b2[i] *= 2
-		}
-		if err := pc.Update(&a2); err != nil {
-			return fmt.Errorf("solve: update: %w", err)
-		}
-		us := pc.Stats().Setup.Seconds()
-		x2 := make([]float64, n)
-		r2, err := pc.Solve(b2, x2)
+		us, it, err := timeUpdate(pc, a, b)
 		if err != nil {
-			return fmt.Errorf("solve: after update: %w", err)
+			return fmt.Errorf("solve: %w", err)
 		}
-		rep.UpdateSeconds, rep.UpdateIterations = &us, &r2.Iterations
+		rep.UpdateSeconds, rep.UpdateIterations = &us, &it
 	}
 	if c.plot != "" {
 		if err := plotConvergence(res.Residuals, path, c.plot); err != nil {
@@ -230,10 +183,95 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// readSolveInputs reads the matrix, the right-hand side (or makes one from
+// a known solution xs) and the coordinates, which go into opts.
+func readSolveInputs(c *solveConfig, path string, opts *amg.Options) (a *mesh.CSR[float64], b, xs []float64, err error) {
+	if a, err = readCSR(path); err != nil {
+		return nil, nil, nil, err
+	}
+	n := a.Rows
+	if a.Rows != a.Cols {
+		return nil, nil, nil, fmt.Errorf("%s: matrix is %d×%d, want square", path, a.Rows, a.Cols)
+	}
+	if c.b != "" {
+		rows, cols, data, err := readArray(c.b)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if rows != n || cols != 1 {
+			return nil, nil, nil, fmt.Errorf("%s: right-hand side is %d×%d, want %d×1", c.b, rows, cols, n)
+		}
+		b = data
+	} else {
+		xs = make([]float64, n)
+		for i := range xs {
+			xs[i] = 2*float64(mis.Hash32(int32(i), 12345))/(1<<32) - 1
+		}
+		b = mulCSR(a, xs)
+	}
+	if c.coords != "" {
+		rows, cols, data, err := readArray(c.coords)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		opts.Coords, opts.Dim = data, cols
+		if bs := max(opts.BlockSize, 1); rows*bs != n {
+			return nil, nil, nil, fmt.Errorf("%s: %d nodes × -block_size %d ≠ %d matrix rows", c.coords, rows, bs, n)
+		}
+	}
+	return a, b, xs, nil
+}
+
+// timeUpdate gives pc new values on the same pattern, as in a Newton or
+// time step: the matrix and right-hand side doubled, so the solution is
+// the same. It returns the re-setup time and the iterations after it.
+func timeUpdate(pc *amg.Preconditioner, a *mesh.CSR[float64], b []float64) (float64, int, error) {
+	a2 := *a
+	a2.Val = slices.Clone(a.Val)
+	for i := range a2.Val {
+		a2.Val[i] *= 2
+	}
+	b2 := slices.Clone(b)
+	for i := range b2 {
+		b2[i] *= 2
+	}
+	if err := pc.Update(&a2); err != nil {
+		return 0, 0, fmt.Errorf("update: %w", err)
+	}
+	us := pc.Stats().Setup.Seconds()
+	r2, err := pc.Solve(b2, make([]float64, len(b2)))
+	if err != nil {
+		return 0, 0, fmt.Errorf("after update: %w", err)
+	}
+	return us, r2.Iterations, nil
+}
+
+// defaultAMG is the text form of the zero amg.Options: the text report
+// lists only the options that differ from it.
+var defaultAMG = optionMap(amg.Options{})
+
+// optionMap is the text form of o, key by key, with zero fields shown as
+// the defaults they mean.
+func optionMap(o amg.Options) map[string]string {
+	m := map[string]string{}
+	for _, kv := range o.KeyValues() {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
+}
+
 func printSolve(w io.Writer, r *solveReport, st *amg.Stats) {
 	fmt.Fprintf(w, "matrix %s: %d rows, %d nonzeros (read in %.3f s)\n", r.Matrix, r.Rows, r.Nonzeros, r.ReadSeconds)
-	if len(r.Options) > 0 {
-		fmt.Fprintf(w, "options: %s\n", strings.Join(r.Options, " "))
+	var set []string
+	for k, v := range r.Options {
+		if defaultAMG[k] != v {
+			set = append(set, k+"="+v)
+		}
+	}
+	if len(set) > 0 {
+		slices.Sort(set)
+		fmt.Fprintf(w, "options: %s\n", strings.Join(set, " "))
 	}
 	fmt.Fprintf(w, "hierarchy: %d levels, operator complexity %.3f, grid complexity %.3f\n", len(r.Levels), r.OperatorComplexity, r.GridComplexity)
 	if d := r.Levels[0].Dropped; d > 0 {
@@ -359,6 +397,21 @@ func relErr(x, xs []float64) float64 {
 	return math.Sqrt(ee / ss)
 }
 
+// roundLogTicks are gonum's log-scale ticks labelled with three
+// significant digits: the powers of ten come out of the scale as
+// 9.999999999999999e-05, and their labels should read 0.0001.
+type roundLogTicks struct{}
+
+func (roundLogTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 3, 64)
+		}
+	}
+	return ts
+}
+
 // plotConvergence draws the relative residual per iteration on a log axis.
 func plotConvergence(res []float64, title, path string) error {
 	p := plot.New()
@@ -366,7 +419,7 @@ func plotConvergence(res []float64, title, path string) error {
 	p.X.Label.Text = "iteration"
 	p.Y.Label.Text = "‖b − Ax‖ / ‖b‖"
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = roundLogTicks{}
 	pts := make(plotter.XYs, 0, len(res))
 	for k, r := range res {
 		if r > 0 {

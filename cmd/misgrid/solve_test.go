@@ -46,7 +46,7 @@ func TestSolveJSON(t *testing.T) {
 	dir := t.TempDir()
 	ap, _ := laplace2D(t, dir, 40)
 	var out, errb bytes.Buffer
-	if err := runSolve([]string{"-json", "-update", "-o", "max_coarse=50", ap}, &out, &errb); err != nil {
+	if err := runSolve([]string{"-json", "-update", "-max_coarse", "50", ap}, &out, &errb); err != nil {
 		t.Fatal(err)
 	}
 	var rep solveReport
@@ -62,6 +62,31 @@ func TestSolveJSON(t *testing.T) {
 	if rep.FinalResidual > 1e-7 || rep.Error == nil || *rep.Error > 1e-5 {
 		t.Errorf("final residual %g, error %v", rep.FinalResidual, rep.Error)
 	}
+	if rep.Options["max_coarse"] != "50" || rep.Options["smoother"] != "chebyshev" || len(rep.Options) != len(defaultAMG) {
+		t.Errorf("options %v, want every key with max_coarse=50", rep.Options)
+	}
+	// Every key of the report, at any depth, is snake_case.
+	var raw any
+	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if k != strings.ToLower(k) || strings.ContainsAny(k, " -") {
+					t.Errorf("JSON key %q is not snake_case", k)
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(raw)
 	if rep.UpdateIterations == nil || *rep.UpdateIterations != rep.Iterations {
 		t.Errorf("after update %v iterations, want %d (same operator up to scale)", rep.UpdateIterations, rep.Iterations)
 	}
@@ -73,7 +98,7 @@ func TestSolveText(t *testing.T) {
 	png := filepath.Join(dir, "conv.png")
 	xo := filepath.Join(dir, "x.mtx")
 	var out bytes.Buffer
-	err := runSolve([]string{"-coords", cp, "-plot", png, "-x", xo, "-o", "max_coarse=40", "-o", "smoother=jacobi", ap}, &out, io.Discard)
+	err := runSolve([]string{"-coords", cp, "-plot", png, "-o", xo, "-max_coarse", "40", "-smoother", "jacobi", ap}, &out, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,17 +122,35 @@ func TestSolveErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-o", "smoothr=jacobi", ap}, `unknown option "smoothr"`},
-		{[]string{"-o", "theta=abc", ap}, `option "theta"`},
-		{[]string{"-o", "noequals", ap}, "want key=value"},
+		{[]string{"-smoothr", "jacobi", ap}, "flag provided but not defined: -smoothr"},
+		{[]string{"-theta", "abc", ap}, `invalid value "abc" for flag -theta`},
+		{[]string{"-theta", "0.99", "-tol", "3", ap}, "tol = 3"},
 		{[]string{"-nullspace", "rbm", ap}, "needs -coords"},
 		{[]string{filepath.Join(dir, "missing.mtx")}, "missing.mtx"},
-		{[]string{}, "exactly one matrix"},
+		{[]string{}, "no A.mtx given"},
 		{[]string{"-b", ap, ap}, "sparse coordinate file"},
 	} {
 		err := runSolve(c.args, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want one containing %q", c.args, err, c.want)
 		}
+	}
+}
+
+// The residual plot's labels are short: 1e-08 and 0.0001, not
+// 9.999999999999999e-05.
+func TestPlotTickLabels(t *testing.T) {
+	n := 0
+	for _, tk := range (roundLogTicks{}).Ticks(3e-11, 1) {
+		if tk.Label == "" {
+			continue
+		}
+		n++
+		if len(tk.Label) > 6 {
+			t.Errorf("tick %g labelled %q", tk.Value, tk.Label)
+		}
+	}
+	if n < 3 {
+		t.Errorf("%d labelled ticks over 11 decades", n)
 	}
 }

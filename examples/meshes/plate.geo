@@ -3,7 +3,7 @@
 // two convex and two re-entrant, the coarse grids must keep.
 //
 //   gmsh -2 plate.geo -format msh41 -o plate.msh
-//   go run ./cmd/misgrid coarsen -levels 4 -min 8 -o plate.png examples/meshes/plate.msh
+//   go run ./cmd/misgrid coarsen -min_vertices 8 -o plate.png examples/meshes/plate.msh
 SetFactory("OpenCASCADE");
 Rectangle(1) = {0, 0, 0, 120, 80, 12};  // 120 x 80, corner radius 12
 Disk(2) = {25, 40, 0, 12};

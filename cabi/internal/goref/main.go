@@ -373,6 +373,9 @@ func main() {
 			{kind: "mis", abi: "distance=1,priority=degree,seed=11", dist: 1, prio: mis.Priority{Kind: mis.Degree, Seed: 11}},
 			{kind: "color", abi: "", dist: 1},
 			{kind: "hierarchy", abi: "priority=boundary,min_vertices=8", dist: 2, prio: boundary(0), minV: 8},
+			// No options: the zero Go options, the set misgrid coarsen gives.
+			{kind: "mis", abi: ""},
+			{kind: "hierarchy", abi: ""},
 		})
 	}
 	// 2. Anisotropic operator in float32 with a strength threshold,
@@ -390,7 +393,7 @@ func main() {
 		}
 		w.ops(g, nil, []op{
 			{kind: "mis", abi: "distance=2,priority=boundary,seed=4", dist: 2, prio: boundary(4)},
-			{kind: "hierarchy", abi: "priority=hash,max_levels=3", dist: 2, maxL: 3},
+			{kind: "hierarchy", abi: "priority=hash,max_levels=3", dist: 2, prio: mis.Priority{Kind: mis.Hash}, maxL: 3},
 			{kind: "solver", abi: "theta=0.08,smoother=jacobi,max_coarse=40,tol=1e-10", a: a64,
 				amg: []string{"theta=0.08", "smoother=jacobi", "max_coarse=40", "tol=1e-10"}},
 			{kind: "solver", abi: "aggregation=pairwise,cycle=w,max_coarse=40", a: a64,
