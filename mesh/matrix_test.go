@@ -515,3 +515,53 @@ func FuzzFromCSR(f *testing.F) {
 		}
 	})
 }
+
+// TestFromCSRBlockExtremeScales: the strength test is scale-invariant, but
+// with blocks the squares of entries near 1e160 overflow and those near
+// 1e-170 vanish unless the norms scale first (issue 21, item 11).
+// Power-of-two factors keep the scaled matrix exact.
+func TestFromCSRBlockExtremeScales(t *testing.T) {
+	g := Grid7Graph(5, 4, 3)
+	for _, b := range []int{1, 2, 3} {
+		for _, theta := range []float64{0.05, 0.09} {
+			a := stencilMatrix(g, b)
+			want, err := FromCSR(a, MatrixOptions{Theta: theta, BlockSize: b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Adj) == 0 {
+				t.Fatalf("b %d θ %g: no strong edges at scale 1, the test would prove nothing", b, theta)
+			}
+			for _, e := range []int{531, -565} { // 1.1e160, 1.5e-170
+				s := *a
+				s.Val = slices.Clone(a.Val)
+				for k := range s.Val {
+					s.Val[k] = math.Ldexp(s.Val[k], e)
+				}
+				got, err := FromCSR(&s, MatrixOptions{Theta: theta, BlockSize: b})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Offsets, want.Offsets) || !slices.Equal(got.Adj, want.Adj) {
+					t.Errorf("b %d θ %g scale 2^%d: %d strong edges, want %d", b, theta, e, len(got.Adj), len(want.Adj))
+				}
+			}
+		}
+	}
+}
+
+func TestNorm2(t *testing.T) {
+	for _, s := range []float64{1, 1e160, 1e-170, 1e300} {
+		var n Norm2
+		for _, x := range []float64{3 * s, 0, -4 * s} {
+			n.Add(x)
+		}
+		if got := n.Value(); math.Abs(got-5*s) > 1e-15*5*s {
+			t.Errorf("norm of (3,0,-4)·%g = %g", s, got)
+		}
+	}
+	var z Norm2
+	if z.Value() != 0 {
+		t.Errorf("empty norm %g", z.Value())
+	}
+}
