@@ -15,8 +15,11 @@ import (
 // skew-symmetric). Indices are 1-based in the file and 0-based in the
 // result. Entries are kept in file order, repeats included (COO sums them).
 //
-// A symmetric file stores one triangle; every off-diagonal entry (i,j) is
-// mirrored to (j,i), whichever triangle it is in, as most readers do. A
+// A symmetric file stores one triangle, the lower by the format, the upper
+// as some writers do; every off-diagonal entry (i,j) is mirrored to (j,i).
+// A symmetric file with entries on both sides of the diagonal is refused,
+// with the lines of one of each: it is most likely a general matrix
+// labelled symmetric, whose off-diagonal entries would count twice. A
 // skew-symmetric file is mirrored with the sign flipped and may not hold
 // diagonal entries. A pattern matrix has Val == nil. Complex and Hermitian
 // matrices are refused, and so are NaN and infinite values.
@@ -54,6 +57,7 @@ func ReadMatrixMarket(r io.Reader) (*COO[float64], error) {
 		want = 2
 	}
 	var f [4][]byte
+	var tri triangles
 	for k := int64(0); k < h.nnz; {
 		line, no, ok := s.readLine()
 		if !ok {
@@ -80,6 +84,11 @@ func ReadMatrixMarket(r io.Reader) (*COO[float64], error) {
 				return nil, s.errorf(no, "value %q: %v", f[2], err)
 			}
 		}
+		if mirror {
+			if err := tri.see(s, i, j, no); err != nil {
+				return nil, err
+			}
+		}
 		a.Row = append(a.Row, i)
 		a.Col = append(a.Col, j)
 		if !pattern {
@@ -103,6 +112,29 @@ func ReadMatrixMarket(r io.Reader) (*COO[float64], error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// triangles remembers the first entry of a symmetric file below and above
+// the diagonal.
+type triangles struct {
+	lower, upper [3]int // row, column (1-based), line; line 0 when none yet
+}
+
+func (t *triangles) see(s *textScanner, i, j int32, line int) error {
+	switch {
+	case i > j && t.lower[2] == 0:
+		t.lower = [3]int{int(i) + 1, int(j) + 1, line}
+	case i < j && t.upper[2] == 0:
+		t.upper = [3]int{int(i) + 1, int(j) + 1, line}
+	default:
+		return nil
+	}
+	if t.lower[2] == 0 || t.upper[2] == 0 {
+		return nil
+	}
+	return s.errorf(line, "a symmetric file stores one triangle, but this one has (%d,%d) below the diagonal on line %d and (%d,%d) above it on line %d: "+
+		"a general matrix labelled symmetric? Its off-diagonal entries would count twice",
+		t.lower[0], t.lower[1], t.lower[2], t.upper[0], t.upper[1], t.upper[2])
 }
 
 // ReadMatrixMarketArray reads a dense Matrix Market array (right-hand
@@ -269,7 +301,7 @@ func readMMHeader(s *textScanner) (mmHeader, error) {
 	var h mmHeader
 	line, no, ok := s.readLine()
 	if !ok {
-		return h, s.eofError(no, "empty file, want a %%MatrixMarket header")
+		return h, s.eofError(no, "file ends where the %%MatrixMarket header should be")
 	}
 	var f [6][]byte
 	nf := splitFields(line, f[:])
