@@ -29,6 +29,34 @@ func gridSize(dims ...int) (int, bool) {
 	return n, true
 }
 
+// StructuredBytes estimates the memory of the mesh that StructuredQuad
+// (t = Quad4), StructuredTri (Tri3), StructuredHex (Hex8) or StructuredTet
+// (Tet4) makes with the given vertices per side, together with the peak of
+// FromElements on it: what a program that generates a mesh and builds its
+// graph needs, for callers that take sizes from users (see CheckMemory).
+// It returns −1 for another type, a wrong number of sides, or sizes the
+// generators refuse.
+func StructuredBytes(t ElementType, dims ...int) int64 {
+	// Nodes per element and vertex degree inside the mesh.
+	shape := map[ElementType]struct{ dim, nodes, deg int }{
+		Quad4: {2, 4, 8}, Tri3: {2, 6, 6}, Hex8: {3, 8, 26}, Tet4: {3, 24, 14},
+	}
+	s, ok := shape[t]
+	n, fits := gridSize(dims...)
+	if !ok || len(dims) != s.dim || !fits {
+		return -1
+	}
+	cells := int64(1)
+	for _, d := range dims {
+		cells *= int64(d - 1)
+	}
+	// Mesh: coordinates and connectivity (tet4 has six elements per cell,
+	// tri3 two, so nodes above counts the cell's connectivity). Graph:
+	// incidence lists as long as the connectivity, offsets, incidence
+	// offsets and cursor, adjacency, copied coordinates.
+	return bytesOf(int64(n), 2*8*int64(s.dim)+24+4*int64(s.deg), cells, 2*4*int64(s.nodes))
+}
+
 // gridCoords returns the coordinates of an nx×ny(×nz) lattice on the unit
 // square or cube, x fastest.
 func gridCoords(dims ...int) []float64 {

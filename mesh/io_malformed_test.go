@@ -161,7 +161,8 @@ func TestReadEGRMalformed(t *testing.T) {
 		{"negative edges", le32(1, -5, 0, 0), false, []string{"byte offset 4", "negative edge count"}},
 		{"size lie", le32(2, 2, 0, 1, 2, 1), false, []string{"byte offset 8", "20 bytes of arrays, but 16"}},
 		{"size lie stream", le32(2, 2, 0, 1, 2, 1), true, []string{"byte offset 24", "1 of 2 values"}},
-		{"huge header stream", le32(2_000_000_000, 2_000_000_000, 0), true, []string{"byte offset 12", "1 of 2000000001 values"}},
+		// Below the size at which the memory guard looks at the machine.
+		{"large header stream", le32(2_000_000, 2_000_000, 0), true, []string{"byte offset 12", "1 of 2000001 values"}},
 		{"trailing data", append(le32(1, 0, 0, 0), 7), false, []string{"byte offset 8", "but 9 bytes follow"}},
 		{"trailing data stream", append(le32(1, 0, 0, 0), 7), true, []string{"byte offset 16", "after the end"}},
 		{"nindex start", le32(1, 1, 1, 1, 0), false, []string{"byte offset 8", "nindex[0] = 1"}},

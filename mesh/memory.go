@@ -38,7 +38,7 @@ type MemoryError struct {
 }
 
 func (e *MemoryError) Error() string {
-	return fmt.Sprintf("mesh: %s: %s needs about %s, more than the %s %s allows",
+	return fmt.Sprintf("mesh: %s: %s needs about %s of memory, more than the %s allowed by %s",
 		e.Op, e.What, FormatBytes(e.Need), FormatBytes(e.Limit), e.Of)
 }
 
@@ -68,7 +68,7 @@ func CheckMemory(op, what string, need, maxBytes int64) error {
 	if maxBytes < 0 || (maxBytes == 0 && need < memoryCheckFloor) {
 		return nil
 	}
-	limit, of := maxBytes, "MaxBytes option"
+	limit, of := maxBytes, "the MaxBytes option"
 	if maxBytes == 0 {
 		limit, of = AvailableMemory()
 		if limit < 0 {
@@ -82,7 +82,7 @@ func CheckMemory(op, what string, need, maxBytes int64) error {
 }
 
 // AvailableMemory returns how many more bytes this process may take, and
-// what bounds it ("MemAvailable", "cgroup memory.max", "GOMEMLIMIT"), or
+// what bounds it (MemAvailable, the cgroup's memory.max, GOMEMLIMIT), or
 // -1 when nothing is known (not Linux, no /proc).
 func AvailableMemory() (int64, string) {
 	best, of := int64(-1), ""
@@ -91,10 +91,10 @@ func AvailableMemory() (int64, string) {
 			best, of = v, what
 		}
 	}
-	take(memAvailable(), "machine's available memory (MemAvailable)")
-	take(cgroupHeadroom(), "cgroup's memory.max")
+	take(memAvailable(), "the machine's available memory (MemAvailable)")
+	take(cgroupHeadroom(), "the cgroup's memory.max")
 	if lim := debug.SetMemoryLimit(-1); lim < math.MaxInt64 {
-		take(max(lim-goMemoryInUse(), 0), "Go memory limit (GOMEMLIMIT)")
+		take(max(lim-goMemoryInUse(), 0), "the Go memory limit (GOMEMLIMIT)")
 	}
 	return best, of
 }
