@@ -525,6 +525,7 @@ func packRows(off, length []int64, adj []int32, spans []workSpan) ([]int64, []in
 // Relabel returns g with its vertices in a random order that depends only
 // on seed and N, and the permutation perm[old] = new that it applied.
 // Coordinates, classes and Dirichlet flags move with their vertices.
+// A nil g is the empty graph.
 func Relabel(g *Graph, seed uint64) (*Graph, []int32) {
 	n := g.N()
 	perm := make([]int32, n)

@@ -2,6 +2,7 @@ package mesh
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"slices"
@@ -292,5 +293,32 @@ func BenchmarkHugeRandomGraph16M(b *testing.B) {
 	for b.Loop() {
 		g := RandomGraph(1<<24, 16, 1)
 		b.ReportMetric(float64(g.NumEdges())/1e6, "Medges")
+	}
+}
+
+// A nil graph is the empty graph for every function that takes one
+// (issue 21, item 12: Relabel(nil) panicked).
+func TestNilGraphIsEmpty(t *testing.T) {
+	var g *Graph
+	if h, perm := Relabel(g, 1); h.N() != 0 || len(perm) != 0 || h.Validate() != nil {
+		t.Errorf("Relabel(nil) = %v, %v", h, perm)
+	}
+	if h, err := g.Permute(nil); err != nil || h.N() != 0 {
+		t.Errorf("Permute on nil: %v, %v", h, err)
+	}
+	if o := RCM(g); len(o) != 0 {
+		t.Errorf("RCM(nil) = %v", o)
+	}
+	if o := LocalityOrder(g); len(o) != 0 {
+		t.Errorf("LocalityOrder(nil) = %v", o)
+	}
+	if c := ClassifyByDegree(g); len(c) != 0 {
+		t.Errorf("ClassifyByDegree(nil) = %v", c)
+	}
+	if b := Bandwidth(g); b != 0 || g.MaxDegree() != 0 || g.NumEdges() != 0 {
+		t.Errorf("Bandwidth(nil) = %d", b)
+	}
+	if g.Validate() == nil || WriteEGR(io.Discard, g) == nil || WriteVTU(io.Discard, g) == nil {
+		t.Error("Validate or a writer accepted a nil graph")
 	}
 }

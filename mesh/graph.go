@@ -43,6 +43,10 @@ func (c Class) String() string {
 // vertex ids are int32, which bounds a graph to 2³¹−1 vertices.
 //
 // Coords, Class and Dirichlet are optional per-vertex data: nil when unknown.
+//
+// Functions that take a *Graph read a nil one as the empty graph, and
+// assume that a graph holds these invariants: those of this package build
+// only such graphs, and Validate checks one built by hand.
 type Graph struct {
 	Offsets []int64 // len N()+1, Offsets[0] == 0
 	Adj     []int32 // len Offsets[N()]
@@ -306,6 +310,9 @@ func (g *Graph) Permute(perm []int32) (*Graph, error) {
 
 // permute is Permute for a perm the caller knows to be a permutation.
 func (g *Graph) permute(perm []int32) *Graph {
+	if g == nil {
+		return &Graph{Offsets: []int64{0}}
+	}
 	n := g.N()
 	inv := make([]int32, n)
 	for old, p := range perm {

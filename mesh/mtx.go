@@ -43,6 +43,22 @@ func ReadMatrixMarket(r io.Reader) (*COO[float64], error) {
 	if mirror {
 		est *= 2
 	}
+	// The entries the header declares, as far as the input could hold
+	// them, at 16 bytes each (8 for a pattern), must fit in memory.
+	entries := h.nnz
+	if hint >= 0 {
+		entries = min(entries, hint/4+1)
+	}
+	if mirror {
+		entries = bytesOf(entries, 2)
+	}
+	per := int64(16)
+	if h.field == "pattern" {
+		per = 8
+	}
+	if err := CheckMemory("ReadMatrixMarket", fmt.Sprintf("the %d entries line %d declares", h.nnz, h.sizeLine), bytesOf(entries, per), 0); err != nil {
+		return nil, err
+	}
 	a := &COO[float64]{
 		Rows: h.rows, Cols: h.cols,
 		Row: make([]int32, 0, est),
@@ -191,6 +207,9 @@ func ReadMatrixMarketArray(r io.Reader) (rows, cols int, data []float64, err err
 	rows, cols = h.rows, h.cols
 	if h.symmetry == "general" && (rows == 1 || cols == 1) {
 		return rows, cols, vals, nil
+	}
+	if err := CheckMemory("ReadMatrixMarketArray", fmt.Sprintf("a dense %d×%d matrix", rows, cols), bytesOf(int64(rows)*int64(cols), 8), 0); err != nil {
+		return 0, 0, nil, err
 	}
 	data = make([]float64, int(rows)*int(cols))
 	k := 0
