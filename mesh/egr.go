@@ -3,7 +3,6 @@ package mesh
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -164,7 +163,7 @@ func joinChunks(chunks [][]int32, n int) []int32 {
 // more than 2³¹−1 directed edges, which the format's int32 offsets cannot
 // address.
 func WriteEGR(w io.Writer, g *Graph) error {
-	if err := checkCSR(g); err != nil {
+	if err := g.ValidateStructure(); err != nil {
 		return fmt.Errorf("mesh: WriteEGR: %w", err)
 	}
 	n, m := g.N(), g.NumEdges()
@@ -185,45 +184,6 @@ func WriteEGR(w io.Writer, g *Graph) error {
 	}
 	c.flush()
 	return bw.Flush()
-}
-
-// checkCSR checks the part of the Graph invariants that writers rely on
-// to index safely: offsets monotone and within Adj, ids in range, and
-// coordinates of the right length. It is linear, unlike Validate.
-func checkCSR(g *Graph) error {
-	if g == nil {
-		return errors.New("nil graph")
-	}
-	n := g.N()
-	if n > math.MaxInt32 {
-		return fmt.Errorf("%d vertices exceed the int32 id range", n)
-	}
-	if n == 0 {
-		if len(g.Adj) != 0 {
-			return errors.New("Adj is not empty but there are no vertices")
-		}
-		return nil
-	}
-	if g.Offsets[0] != 0 {
-		return fmt.Errorf("Offsets[0] = %d, want 0", g.Offsets[0])
-	}
-	for v := 0; v < n; v++ {
-		if g.Offsets[v+1] < g.Offsets[v] {
-			return fmt.Errorf("Offsets[%d] = %d < Offsets[%d] = %d", v+1, g.Offsets[v+1], v, g.Offsets[v])
-		}
-	}
-	if g.Offsets[n] != int64(len(g.Adj)) {
-		return fmt.Errorf("Offsets[%d] = %d, but len(Adj) = %d", n, g.Offsets[n], len(g.Adj))
-	}
-	for k, u := range g.Adj {
-		if u < 0 || int(u) >= n {
-			return fmt.Errorf("Adj[%d] = %d out of range [0,%d)", k, u, n)
-		}
-	}
-	if g.Coords != nil && (g.Dim < 1 || g.Dim > 3 || len(g.Coords) != g.Dim*n) {
-		return fmt.Errorf("len(Coords) = %d with Dim = %d, want Dim in 1..3 and Dim*N = %d", len(g.Coords), g.Dim, g.Dim*n)
-	}
-	return nil
 }
 
 func egrError(off int64, msg string, err error) error {

@@ -174,30 +174,74 @@ func (g *Graph) Validate() error {
 	return g.validateVertexData(n)
 }
 
-func (g *Graph) validateVertexData(n int) error {
-	if g.Coords != nil {
-		if g.Dim < 1 || g.Dim > 3 {
-			return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("Dim = %d with coordinates, want 1, 2 or 3", g.Dim)}
+// ValidateStructure checks, in one linear pass, the invariants that code
+// indexing by g relies on: offsets rising from 0 to len(Adj), neighbour ids
+// in range, per-vertex data of the right lengths. It leaves out what
+// Validate adds (sorted rows without repeats or self loops, symmetry, finite
+// coordinates), so it costs less than one traversal of the graph: functions
+// that take a graph they did not build call it to return an error where
+// they would otherwise index out of range.
+func (g *Graph) ValidateStructure() error {
+	if g == nil {
+		return &ValidationError{Row: -1, Index: -1, Msg: "nil graph"}
+	}
+	n := g.N()
+	if n > math.MaxInt32 {
+		return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("%d vertices exceed the int32 id range", n)}
+	}
+	if n == 0 {
+		if len(g.Adj) != 0 {
+			return &ValidationError{Row: -1, Index: -1, Msg: "Adj is not empty but there are no vertices"}
 		}
-		if len(g.Coords) != g.Dim*n {
-			return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("len(Coords) = %d, want Dim*N = %d", len(g.Coords), g.Dim*n)}
-		}
-		for i, x := range g.Coords {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return &ValidationError{Row: i / g.Dim, Index: -1, Msg: fmt.Sprintf("coordinate %d is %v", i%g.Dim, x)}
-			}
+		return g.vertexDataLengths(0)
+	}
+	if g.Offsets[0] != 0 {
+		return &ValidationError{Row: 0, Index: -1, Msg: fmt.Sprintf("Offsets[0] = %d, want 0", g.Offsets[0])}
+	}
+	for v := 0; v < n; v++ {
+		if g.Offsets[v+1] < g.Offsets[v] {
+			return &ValidationError{Row: v, Index: -1, Msg: fmt.Sprintf("Offsets[%d] = %d < Offsets[%d] = %d", v+1, g.Offsets[v+1], v, g.Offsets[v])}
 		}
 	}
-	if g.Class != nil && len(g.Class) != n {
+	if g.Offsets[n] != int64(len(g.Adj)) {
+		return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("Offsets[%d] = %d, but len(Adj) = %d", n, g.Offsets[n], len(g.Adj))}
+	}
+	for k, u := range g.Adj {
+		if u < 0 || int(u) >= n {
+			return &ValidationError{Row: -1, Index: int64(k), Msg: fmt.Sprintf("Adj[%d] = %d out of range [0,%d)", k, u, n)}
+		}
+	}
+	return g.vertexDataLengths(n)
+}
+
+// vertexDataLengths checks the lengths of the optional per-vertex data.
+func (g *Graph) vertexDataLengths(n int) error {
+	switch {
+	case g.Coords != nil && (g.Dim < 1 || g.Dim > 3):
+		return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("Dim = %d with coordinates, want 1, 2 or 3", g.Dim)}
+	case g.Coords != nil && len(g.Coords) != g.Dim*n:
+		return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("len(Coords) = %d, want Dim*N = %d", len(g.Coords), g.Dim*n)}
+	case g.Class != nil && len(g.Class) != n:
 		return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("len(Class) = %d, want N = %d", len(g.Class), n)}
+	case g.Dirichlet != nil && len(g.Dirichlet) != n:
+		return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("len(Dirichlet) = %d, want N = %d", len(g.Dirichlet), n)}
+	}
+	return nil
+}
+
+func (g *Graph) validateVertexData(n int) error {
+	if err := g.vertexDataLengths(n); err != nil {
+		return err
+	}
+	for i, x := range g.Coords {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return &ValidationError{Row: i / g.Dim, Index: -1, Msg: fmt.Sprintf("coordinate %d is %v", i%g.Dim, x)}
+		}
 	}
 	for v, c := range g.Class {
 		if c >= NumClasses {
 			return &ValidationError{Row: v, Index: -1, Msg: fmt.Sprintf("boundary class %d out of range", c)}
 		}
-	}
-	if g.Dirichlet != nil && len(g.Dirichlet) != n {
-		return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("len(Dirichlet) = %d, want N = %d", len(g.Dirichlet), n)}
 	}
 	return nil
 }

@@ -105,7 +105,7 @@ var vtkCells = map[ElementType]struct {
 // A graph without coordinates (one built from a bare matrix) cannot be
 // drawn, and WriteVTU refuses it rather than invent positions.
 func WriteVTU(w io.Writer, g *Graph, fields ...Field) error {
-	if err := checkCSR(g); err != nil {
+	if err := g.ValidateStructure(); err != nil {
 		return fmt.Errorf("mesh: WriteVTU: %w", err)
 	}
 	if g.Coords == nil {
