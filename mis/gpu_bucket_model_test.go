@@ -240,7 +240,7 @@ func TestBucketModelMatchesGreedy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := Greedy(g, keys, 2).In
+			want := greedy(g, keys, 2).In
 			for _, b := range []int{1, 4, 12} {
 				for _, chunk := range []int{1, 16, max(g.N(), 1)} {
 					for _, retry := range []bool{false, true} {
@@ -289,7 +289,7 @@ func TestBucketModelCatchesBrokenRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := Greedy(c.g, keys, 2).In
+		want := greedy(c.g, keys, 2).In
 		if i := firstDiff(c.run(c.g, keys, false, rng), want); i >= 0 {
 			t.Fatalf("%s: the model with the rule intact differs at vertex %d", c.name, i)
 		}

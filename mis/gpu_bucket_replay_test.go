@@ -97,7 +97,7 @@ func TestBucketReplayWork(t *testing.T) {
 			b, shape = 8, 1.5
 		}
 		w := replayBuckets(c.g, keys, bucketThresholds(b, shape, nil, false))
-		if want := Greedy(c.g, keys, 2).Size; w.members != want {
+		if want := greedy(c.g, keys, 2).Size; w.members != want {
 			t.Fatalf("%s: replay found %d members, greedy %d", c.name, w.members, want)
 		}
 		nnz := int64(len(c.g.Adj))

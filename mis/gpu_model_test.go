@@ -352,7 +352,7 @@ func TestGPUModelMatchesGreedy(t *testing.T) {
 				t.Fatal(err)
 			}
 			for dist := 1; dist <= 2; dist++ {
-				want := Greedy(g, keys, dist).In
+				want := greedy(g, keys, dist).In
 				for _, chunk := range []int{1, 7, 64, max(g.N(), 1)} {
 					for _, bands := range []int{0, 4} {
 						got, _ := runModelBands(g, keys, dist, chunk, bands, rng)

@@ -33,7 +33,7 @@ func TestGPUUnavailable(t *testing.T) {
 	t.Log(err)
 	keys, _ := Keys(g, Priority{})
 	res, err := Compute(g, Options{Device: Auto})
-	if err != nil || res.Backend == "gpu" || firstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
+	if err != nil || res.Backend == "gpu" || firstDiff(res.In, greedy(g, keys, 1).In) >= 0 {
 		t.Fatalf("Auto without a GPU: %v %v", res, err)
 	}
 	if _, err := UploadGraph(g, nil); !errors.Is(err, ErrNoGPU) {
@@ -84,7 +84,7 @@ func TestGPUMatchesGreedy(t *testing.T) {
 				t.Fatal(err)
 			}
 			for dist := 1; dist <= 2; dist++ {
-				want := Greedy(g, keys, dist)
+				want := greedy(g, keys, dist)
 				got, err := Compute(g, Options{Distance: dist, Priority: pri, Device: GPU})
 				if err != nil {
 					t.Fatalf("%s %s dist %d: %v", name, label, dist, err)
@@ -112,7 +112,7 @@ func TestGPUGroupSizes(t *testing.T) {
 		}
 		for dist := 1; dist <= 2; dist++ {
 			keys, _ := Keys(g, Priority{Seed: 3})
-			want := Greedy(g, keys, dist)
+			want := greedy(g, keys, dist)
 			for _, gs := range groupSizes {
 				// Also with the persistent tail after 0 (none), 1 and 3
 				// full sweeps.
@@ -251,7 +251,7 @@ func TestGPUTooLarge(t *testing.T) {
 	t.Log(err)
 	keys, _ := Keys(g, Priority{})
 	res, err := Compute(g, Options{Device: Auto})
-	if err != nil || firstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
+	if err != nil || firstDiff(res.In, greedy(g, keys, 1).In) >= 0 {
 		t.Fatalf("Auto fallback: %v", err)
 	}
 }
@@ -288,7 +288,7 @@ func TestGPUStickyErrorFallback(t *testing.T) {
 	keys, _ := Keys(g, Priority{})
 	for i := 0; i < 2; i++ {
 		res, err := Compute(g, Options{Device: Auto})
-		if err != nil || res.Backend == "gpu" || firstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
+		if err != nil || res.Backend == "gpu" || firstDiff(res.In, greedy(g, keys, 1).In) >= 0 {
 			t.Fatalf("Auto after a sticky error: %v", err)
 		}
 	}
@@ -311,7 +311,7 @@ func TestGPUMidSize(t *testing.T) {
 		}
 		keys, _ := Keys(g, Priority{})
 		for dist := 1; dist <= 2; dist++ {
-			want := Parallel(g, keys, dist, 0)
+			want := parallelMasked(g, keys, dist, 0, nil)
 			// Every lane count, and the defaults (bands, read modes,
 			// two-hop pushes), which compute-sanitizer runs check too.
 			tunings := []gpuTuning{defaultTuning(dg, dist)}
@@ -335,7 +335,7 @@ func TestGPUMidSize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i := firstDiff(got.In, Greedy(g, dkeys, 2).In); i >= 0 {
+		if i := firstDiff(got.In, greedy(g, dkeys, 2).In); i >= 0 {
 			t.Fatalf("%s Degree dist 2: differs at vertex %d", name, i)
 		}
 		dg.Close()
@@ -395,7 +395,7 @@ func TestGPUTuningVariants(t *testing.T) {
 		for _, kind := range kinds {
 			keys, pri := testKeys(t, g, dg, Priority{Kind: kind, Seed: 11})
 			for dist := 1; dist <= 2; dist++ {
-				want := Greedy(g, keys, dist)
+				want := greedy(g, keys, dist)
 				for i, v := range variants {
 					v.group, v.first, v.batch, v.perBand = 1, 3, 2, 1
 					got, err := dg.compute(dist, pri, v)
