@@ -506,7 +506,7 @@ func FuzzFromCSR(f *testing.F) {
 				a.Val = append(a.Val, float32(int8(v))/8)
 			}
 		}
-		g, err := FromCSR(a, MatrixOptions{Theta: theta, BlockSize: b})
+		g, err := FromCSR(a, MatrixOptions{Theta: theta, BlockSize: b, MaxBytes: fuzzMaxBytes})
 		if err != nil {
 			return
 		}
