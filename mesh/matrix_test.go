@@ -565,3 +565,40 @@ func TestNorm2(t *testing.T) {
 		t.Errorf("empty norm %g", z.Value())
 	}
 }
+
+// COOToCSR groups triplets by row in input order, repeats kept, and
+// checks what it indexes by.
+func TestCOOToCSR(t *testing.T) {
+	a := cooOf(3, []triplet{{2, 0, 1}, {0, 2, 2}, {2, 1, 3}, {0, 2, 4}, {1, 1, 5}})
+	c, err := COOToCSR(a, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.RowPtr, []int64{0, 2, 3, 5}) || !slices.Equal(c.Col, []int32{2, 2, 1, 0, 1}) || !slices.Equal(c.Val, []float64{2, 4, 5, 1, 3}) {
+		t.Errorf("got %+v", c)
+	}
+	p := &COO[float32]{Rows: 2, Cols: 3, Row: []int32{1, 0}, Col: []int32{2, 0}}
+	if c, err := COOToCSR(p, 0); err != nil || c.Val != nil || !slices.Equal(c.Col, []int32{0, 2}) {
+		t.Errorf("pattern: %+v, %v", c, err)
+	}
+	for name, bad := range map[string]*COO[float64]{
+		"nil":         nil,
+		"row range":   {Rows: 2, Cols: 2, Row: []int32{2}, Col: []int32{0}, Val: []float64{1}},
+		"col range":   {Rows: 2, Cols: 2, Row: []int32{0}, Col: []int32{-1}, Val: []float64{1}},
+		"lengths":     {Rows: 2, Cols: 2, Row: []int32{0, 1}, Col: []int32{0}},
+		"values":      {Rows: 2, Cols: 2, Row: []int32{0}, Col: []int32{0}, Val: []float64{1, 2}},
+		"NaN":         {Rows: 2, Cols: 2, Row: []int32{0}, Col: []int32{0}, Val: []float64{math.NaN()}},
+		"negative":    {Rows: -1, Cols: 2},
+		"over memory": {Rows: 1 << 30, Cols: 1 << 30},
+	} {
+		if name == "over memory" {
+			if _, err := COOToCSR(bad, 1<<20); !isMemoryError(err) {
+				t.Errorf("%s: %v", name, err)
+			}
+			continue
+		}
+		if _, err := COOToCSR(bad, 0); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}

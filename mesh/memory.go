@@ -10,23 +10,6 @@ import (
 	"strconv"
 )
 
-// The builders and readers estimate the memory a size implies (a header's
-// counts, a matrix's rows and entries, a generator's sides) before they
-// allocate for it, and refuse with a *MemoryError when the estimate passes
-// the limit. Options that carry a MaxBytes field read it as:
-//
-//	> 0  a limit in bytes
-//	  0  the memory this process may still take: the least of the
-//	     machine's MemAvailable, the cgroup's memory.max headroom and the
-//	     headroom under the Go memory limit (GOMEMLIMIT or
-//	     debug.SetMemoryLimit), whichever are known
-//	< 0  no check
-//
-// Functions without options (ReadEGR, ReadGmsh, ReadMatrixMarket) use 0,
-// so a process-wide limit is set with GOMEMLIMIT or debug.SetMemoryLimit.
-// Estimates count the result and the transient arrays of the build, not
-// what the caller already holds.
-
 // MemoryError reports that an operation would need more memory than it
 // may use.
 type MemoryError struct {
@@ -61,9 +44,19 @@ func FormatBytes(b int64) string {
 const memoryCheckFloor = 64 << 20
 
 // CheckMemory returns a *MemoryError when need bytes exceed the limit that
-// maxBytes sets (see the rules above); op and what name the operation and
-// the thing it would build in the message. Callers outside this package
-// (the CLI, the C ABI) use it for sizes they are given.
+// maxBytes sets, as the MaxBytes fields of this package's options read it:
+//
+//	> 0  a limit in bytes
+//	  0  what the process may still take (AvailableMemory); estimates
+//	     under 64 MiB are not checked, so small builds read no /proc
+//	< 0  no check
+//
+// Functions without options (ReadEGR, ReadMatrixMarket and its array form) use 0,
+// so a process-wide limit is set with GOMEMLIMIT or debug.SetMemoryLimit.
+// op and what name the operation and the thing it would build in the
+// message. Callers outside this package (the CLI, the C ABI) use it for
+// sizes they are given. Estimates count the result and the transient
+// arrays of a build, not what the caller already holds.
 func CheckMemory(op, what string, need, maxBytes int64) error {
 	if maxBytes < 0 || (maxBytes == 0 && need < memoryCheckFloor) {
 		return nil
