@@ -2,7 +2,6 @@ package mesh
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"io"
 	"os"
@@ -83,16 +82,9 @@ func TestMemoryGuardEGRGzip(t *testing.T) {
 	const nodes = 1 << 28
 	// Gzip members concatenate into one stream: one member of 1 MiB of
 	// zeros, repeated, makes the file quickly.
-	member := func(data []byte) []byte {
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		zw.Write(data)
-		zw.Close()
-		return b.Bytes()
-	}
 	var zb bytes.Buffer
-	zb.Write(member(le32(nodes, 0, 0)))
-	zeros := member(make([]byte, 1<<20))
+	zb.Write(gzipBytes(le32(nodes, 0, 0)))
+	zeros := gzipBytes(make([]byte, 1<<20))
 	for range 4 * nodes >> 20 {
 		zb.Write(zeros)
 	}
