@@ -16,6 +16,7 @@
 // an option's MaxBytes where there is one, and otherwise what the process
 // may still take: the least of MemAvailable, the cgroup's memory.max
 // headroom and the headroom under GOMEMLIMIT (see CheckMemory).
-// StructuredBytes estimates a generated mesh for callers that take sizes
+// StructuredBytes, Hex27GraphBytes, Grid7GraphBytes and RandomGraphBytes
+// estimate what the generators make, for callers that take sizes
 // from users.
 package mesh

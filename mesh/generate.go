@@ -10,7 +10,9 @@ import (
 // Generators take sizes in vertices per side, so StructuredHex(64, 64, 64)
 // has 64³ vertices and 63³ elements. A size below 2, or a vertex count
 // beyond the int32 id range, yields an empty mesh or graph: check sizes
-// that come from users before calling.
+// that come from users before calling, and their memory with
+// StructuredBytes, Hex27GraphBytes, Grid7GraphBytes or RandomGraphBytes
+// and CheckMemory.
 
 // gridSize returns the product of dims and whether every dim is at least 2
 // and the product fits a vertex id.
@@ -55,6 +57,44 @@ func StructuredBytes(t ElementType, dims ...int) int64 {
 	// incidence lists as long as the connectivity, offsets, incidence
 	// offsets and cursor, adjacency, copied coordinates.
 	return bytesOf(int64(n), 2*8*int64(s.dim)+24+4*int64(s.deg), cells, 2*4*int64(s.nodes))
+}
+
+// Hex27GraphBytes returns the memory of Hex27Graph(nx, ny, nz): offsets,
+// adjacency, coordinates and classes, with nothing transient; −1 for
+// sizes it refuses.
+func Hex27GraphBytes(nx, ny, nz int) int64 {
+	n, ok := gridSize(nx, ny, nz)
+	if !ok {
+		return -1
+	}
+	// Per axis the lattice positions within one step sum to 3m−2.
+	edges := int64(3*nx-2)*int64(3*ny-2)*int64(3*nz-2) - int64(n)
+	return bytesOf(int64(n)+1, 8, int64(n), 24+1, edges, 4)
+}
+
+// Grid7GraphBytes is Hex27GraphBytes for Grid7Graph.
+func Grid7GraphBytes(nx, ny, nz int) int64 {
+	n, ok := gridSize(nx, ny, nz)
+	if !ok {
+		return -1
+	}
+	edges := 2 * (int64(n)/int64(nx)*int64(nx-1) + int64(n)/int64(ny)*int64(ny-1) + int64(n)/int64(nz)*int64(nz-1))
+	return bytesOf(int64(n)+1, 8, int64(n), 24+1, edges, 4)
+}
+
+// RandomGraphBytes returns the peak memory of RandomGraph(n, avgDegree, ·):
+// per draw (n·avgDegree/2 of them) the pair that routes it and both
+// directions of its edge, per vertex the offsets, draw counts, row
+// lengths and the workers' cursors; −1 for sizes it refuses.
+func RandomGraphBytes(n int, avgDegree float64) int64 {
+	if n <= 0 || n > math.MaxInt32 {
+		return -1
+	}
+	if !(avgDegree > 0) {
+		avgDegree = 0
+	}
+	draws := int64(float64(n) * min(avgDegree, float64(n-1)) / 2)
+	return bytesOf(draws, 16, int64(n), 40)
 }
 
 // gridCoords returns the coordinates of an nx×ny(×nz) lattice on the unit

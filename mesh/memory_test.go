@@ -186,3 +186,32 @@ func TestFromElementsMaxBytes(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The graph generators' estimates track what they allocate.
+func TestGraphGeneratorBytes(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		est  int64
+		make func()
+	}{
+		{"hex27", Hex27GraphBytes(30, 20, 10), func() { Hex27Graph(30, 20, 10) }},
+		{"grid7", Grid7GraphBytes(30, 20, 10), func() { Grid7Graph(30, 20, 10) }},
+		{"random", RandomGraphBytes(200_000, 10), func() { RandomGraph(200_000, 10, 3) }},
+	} {
+		got := allocated(c.make)
+		if r := float64(c.est) / float64(got); r < 0.95 || r > 1.3 {
+			t.Errorf("%s: estimate %d bytes, allocated %d (ratio %.2f)", c.name, c.est, got, r)
+		}
+	}
+	if Hex27GraphBytes(1, 5, 5) != -1 || Grid7GraphBytes(5, 5, 1<<30) != -1 || RandomGraphBytes(0, 4) != -1 {
+		t.Error("a size the generators refuse has an estimate")
+	}
+	g := Hex27Graph(7, 6, 5)
+	if want := int64(g.NumEdges())*4 + int64(g.N())*33 + 8; Hex27GraphBytes(7, 6, 5) != want {
+		t.Errorf("Hex27GraphBytes(7, 6, 5) = %d, want %d", Hex27GraphBytes(7, 6, 5), want)
+	}
+	h := Grid7Graph(7, 6, 5)
+	if want := int64(h.NumEdges())*4 + int64(h.N())*33 + 8; Grid7GraphBytes(7, 6, 5) != want {
+		t.Errorf("Grid7GraphBytes(7, 6, 5) = %d, want %d", Grid7GraphBytes(7, 6, 5), want)
+	}
+}
