@@ -9,14 +9,13 @@
 // Graph is compressed sparse row (CSR) adjacency with int64 offsets and
 // int32 vertex ids, sorted, symmetric, and free of self loops.
 //
-// Nothing here lets a size exhaust memory: readers and builders estimate
-// what a header's counts, a matrix's rows and entries or a generator's
-// sides imply before they allocate for it, and refuse with a *MemoryError
-// that says how much it would need and what limit it passes. The limit is
-// an option's MaxBytes where there is one, and otherwise what the process
-// may still take: the least of MemAvailable, the cgroup's memory.max
-// headroom and the headroom under GOMEMLIMIT (see CheckMemory).
+// Readers and builders do not let a size exhaust memory: they estimate
+// what a header's counts or a matrix's rows and entries imply before they
+// allocate for it, and refuse with a *MemoryError that says how much it
+// would need and what limit it passes. The limit is an option's MaxBytes
+// where there is one, and otherwise what the process may still take: the
+// least of MemAvailable, the cgroup's memory.max headroom and the headroom
+// under GOMEMLIMIT (see CheckMemory). Generators take sizes on trust;
 // StructuredBytes, Hex27GraphBytes, Grid7GraphBytes and RandomGraphBytes
-// estimate what the generators make, for callers that take sizes
-// from users.
+// estimate what they make, for callers that take sizes from users.
 package mesh
