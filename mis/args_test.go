@@ -37,6 +37,8 @@ func TestBadArgumentsAreErrors(t *testing.T) {
 		{"Color broken graph", func() error { _, err := mis.Color(broken, mis.Options{}); return err }, "out of range"},
 		{"Verify broken graph", func() error { return mis.Verify(broken, []bool{true, false}, 1) }, "out of range"},
 		{"Aggregate broken graph", func() error { _, err := mis.Aggregate(broken, []bool{true, false}); return err }, "out of range"},
+		{"Keys nil graph", func() error { _, err := mis.Keys(nil, mis.Priority{Kind: mis.Boundary}); return err }, "nil graph"},
+		{"Primaries nil graph", func() error { _, err := mis.Primaries(nil, mis.Priority{Kind: mis.Degree}); return err }, "nil graph"},
 		{"CoarseGraph nil aggregates", func() error { _, err := mis.CoarseGraph(g, nil); return err }, "nil aggregates"},
 		{"CoarseGraph nil graph", func() error { _, err := mis.CoarseGraph(nil, agg); return err }, "nil graph"},
 		{"CoarseGraph short", func() error {
