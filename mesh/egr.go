@@ -17,6 +17,9 @@ import (
 // well formed is repaired rather than refused: self loops and repeated
 // entries are dropped, rows are sorted, and every edge gets its reverse.
 func ReadEGR(r io.Reader) (*Graph, error) {
+	if r == nil {
+		return nil, errNilIO("ReadEGR", "reader")
+	}
 	hint := remainingBytes(r)
 	br := bufio.NewReaderSize(r, 64<<10)
 	var hdr [8]byte
@@ -163,6 +166,9 @@ func joinChunks(chunks [][]int32, n int) []int32 {
 // more than 2³¹−1 directed edges, which the format's int32 offsets cannot
 // address.
 func WriteEGR(w io.Writer, g *Graph) error {
+	if w == nil {
+		return errNilIO("WriteEGR", "writer")
+	}
 	if err := g.ValidateStructure(); err != nil {
 		return fmt.Errorf("mesh: WriteEGR: %w", err)
 	}

@@ -118,6 +118,11 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
+// errNilIO reports a nil reader or writer passed to op.
+func errNilIO(op, what string) error {
+	return fmt.Errorf("mesh: %s: nil %s", op, what)
+}
+
 func parseFloat(b []byte) (float64, error) {
 	v, err := strconv.ParseFloat(string(b), 64)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -320,5 +321,31 @@ func TestNilGraphIsEmpty(t *testing.T) {
 	}
 	if g.Validate() == nil || WriteEGR(io.Discard, g) == nil || WriteVTU(io.Discard, g) == nil {
 		t.Error("Validate or a writer accepted a nil graph")
+	}
+}
+
+// Nil readers, writers and meshes are errors or empty, never panics.
+func TestNilArguments(t *testing.T) {
+	g := Grid7Graph(3, 3, 3)
+	errs := map[string]error{
+		"ReadEGR":                func() error { _, err := ReadEGR(nil); return err }(),
+		"ReadGmsh":               func() error { _, err := ReadGmsh(nil); return err }(),
+		"ReadMatrixMarket":       func() error { _, err := ReadMatrixMarket(nil); return err }(),
+		"ReadMatrixMarketArray":  func() error { _, _, _, err := ReadMatrixMarketArray(nil); return err }(),
+		"WriteEGR":               WriteEGR(nil, g),
+		"WriteVTU":               WriteVTU(nil, g),
+		"WriteMeshVTU":           WriteMeshVTU(nil, StructuredQuad(3, 3)),
+		"WriteMatrixMarket":      WriteMatrixMarket(nil, &COO[float64]{}),
+		"WriteMatrixMarketArray": WriteMatrixMarketArray(nil, 0, 0, nil),
+	}
+	for name, err := range errs {
+		if err == nil || !strings.Contains(err.Error(), "nil") {
+			t.Errorf("%s(nil): %v", name, err)
+		}
+	}
+	var m *Mesh
+	var b *ElementBlock
+	if m.NumNodes() != 0 || b.Len() != 0 || NewBuilder(-1).Graph().N() != 0 {
+		t.Error("nil mesh, nil block or negative builder size is not empty")
 	}
 }

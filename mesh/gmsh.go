@@ -32,6 +32,9 @@ var gmshTypes = map[int64]ElementType{
 // Dim coordinates of each node are kept, so a 2D mesh is taken to lie in
 // the xy-plane.
 func ReadGmsh(r io.Reader) (*Mesh, error) {
+	if r == nil {
+		return nil, errNilIO("ReadGmsh", "reader")
+	}
 	p := &gmshParser{s: newTextScanner(r, "msh"), hint: remainingBytes(r)}
 	return p.parse()
 }

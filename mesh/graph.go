@@ -278,7 +278,8 @@ type Builder struct {
 }
 
 // NewBuilder returns a Builder for a graph on n vertices.
-func NewBuilder(n int) *Builder { return &Builder{n: n} }
+// A negative n is taken as 0.
+func NewBuilder(n int) *Builder { return &Builder{n: max(n, 0)} }
 
 // Add records the undirected edge u–v. Self loops are ignored. The caller
 // guarantees 0 ≤ u, v < n; Add does not check, for speed in inner loops.

@@ -24,6 +24,9 @@ import (
 // diagonal entries. A pattern matrix has Val == nil. Complex and Hermitian
 // matrices are refused, and so are NaN and infinite values.
 func ReadMatrixMarket(r io.Reader) (*COO[float64], error) {
+	if r == nil {
+		return nil, errNilIO("ReadMatrixMarket", "reader")
+	}
 	hint := remainingBytes(r)
 	s := newTextScanner(r, "mtx")
 	h, err := readMMHeader(s)
@@ -158,6 +161,9 @@ func (t *triangles) see(s *textScanner, i, j int32, line int) error {
 // or skew-symmetric. The file stores values column by column; data is
 // returned row-major, data[i*cols+j], the layout of Graph.Coords.
 func ReadMatrixMarketArray(r io.Reader) (rows, cols int, data []float64, err error) {
+	if r == nil {
+		return 0, 0, nil, errNilIO("ReadMatrixMarketArray", "reader")
+	}
 	hint := remainingBytes(r)
 	s := newTextScanner(r, "mtx")
 	h, err := readMMHeader(s)
@@ -239,6 +245,9 @@ func ReadMatrixMarketArray(r io.Reader) (rows, cols int, data []float64, err err
 // symmetry, field real (pattern when a.Val is nil), entries in a's order.
 // Values are written in the shortest form that reads back exactly.
 func WriteMatrixMarket(w io.Writer, a *COO[float64]) error {
+	if w == nil {
+		return errNilIO("WriteMatrixMarket", "writer")
+	}
 	if a == nil {
 		return errors.New("mesh: WriteMatrixMarket: nil matrix")
 	}
@@ -282,6 +291,9 @@ func WriteMatrixMarket(w io.Writer, a *COO[float64]) error {
 // WriteMatrixMarketArray writes a dense rows×cols matrix, given row-major
 // as ReadMatrixMarketArray returns it, in Matrix Market array format.
 func WriteMatrixMarketArray(w io.Writer, rows, cols int, data []float64) error {
+	if w == nil {
+		return errNilIO("WriteMatrixMarketArray", "writer")
+	}
 	if rows < 0 || cols < 0 || rows > math.MaxInt32 || cols > math.MaxInt32 {
 		return fmt.Errorf("mesh: WriteMatrixMarketArray: size %d×%d out of range", rows, cols)
 	}
