@@ -373,7 +373,7 @@ func (s *textScanner) errorf(line int, format string, args ...any) error {
 func (s *textScanner) eofError(line int, msg string) error {
 	if s.err != nil {
 		return &ParseError{Format: s.format, Line: max(line, 1),
-			Msg: fmt.Sprintf("input is truncated or corrupt: reading failed after line %d (%s)", max(s.last, 0), msg), Err: s.err}
+			Msg: fmt.Sprintf("input is truncated or corrupt: reading failed here (%s)", msg), Err: s.err}
 	}
 	return &ParseError{Format: s.format, Line: max(line, 1), Msg: msg, Err: io.ErrUnexpectedEOF}
 }

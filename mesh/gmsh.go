@@ -95,7 +95,7 @@ func (p *gmshParser) parse() (*Mesh, error) {
 		}
 	}
 	if p.s.err != nil {
-		return nil, p.s.eofError(p.s.last, "read error")
+		return nil, p.s.eofError(p.s.last, "after the last section")
 	}
 	for _, sec := range []string{"$MeshFormat", "$Nodes", "$Elements"} {
 		if !p.seen[sec] {

@@ -404,7 +404,7 @@ func (s *textScanner) expectOnlyComments(declared int64) error {
 		line, no, ok := s.readLine()
 		if !ok {
 			if s.err != nil {
-				return s.eofError(no, "read error")
+				return s.eofError(no, "after the declared entries")
 			}
 			return nil
 		}
