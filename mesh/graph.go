@@ -261,6 +261,11 @@ func FromEdges(n int, edges []Pair) (*Graph, error) {
 			return nil, fmt.Errorf("mesh: FromEdges: edge %d (%d,%d) has a vertex out of range [0,%d)", i, e.U, e.V, n)
 		}
 	}
+	// Both directions of every edge, then offsets, cursors and the rows.
+	need := bytesOf(int64(n)+1, 24, int64(len(edges)), 32)
+	if err := CheckMemory("FromEdges", fmt.Sprintf("a graph of %d vertices and %d edges", n, len(edges)), need, 0); err != nil {
+		return nil, err
+	}
 	b := NewBuilder(n)
 	for _, e := range edges {
 		b.Add(e.U, e.V)

@@ -215,3 +215,11 @@ func TestGraphGeneratorBytes(t *testing.T) {
 		t.Errorf("Grid7GraphBytes(7, 6, 5) = %d, want %d", Grid7GraphBytes(7, 6, 5), want)
 	}
 }
+
+// FromEdges takes its vertex count from the caller: 2³¹−1 vertices would
+// need 48 GiB of offsets, refused under a smaller limit.
+func TestFromEdgesMemory(t *testing.T) {
+	withGoMemoryLimit(t, 1<<30)
+	_, err := FromEdges(1<<31-1, []Pair{{0, 1}})
+	wantMemoryError(t, err, "FromEdges", "2147483647 vertices")
+}
