@@ -2,10 +2,13 @@ package mesh
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -253,6 +256,42 @@ func FuzzFromCOO(f *testing.F) {
 		}
 		if !slices.Equal(h.Offsets, g.Offsets) || !slices.Equal(h.Adj, g.Adj) {
 			t.Fatal("FromCSR and FromCOO differ")
+		}
+	})
+}
+
+// FuzzReadGzipCut compresses the input, cuts the stream short and reads it
+// as each format, as ReadFile does a .gz: a cut stream never reads as a
+// graph, and its error says the input is truncated or corrupt unless a
+// format error came first.
+func FuzzReadGzipCut(f *testing.F) {
+	for _, ext := range []string{".mtx", ".msh", ".egr"} {
+		files, _ := filepath.Glob(filepath.Join("testdata", "*"+ext))
+		for _, name := range files {
+			data, err := os.ReadFile(name)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data, uint16(len(data)/3))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
+		z := gzipBytes(data)
+		z = z[:int(cut)%len(z)]
+		for _, ext := range []string{".mtx", ".msh", ".egr"} {
+			zr, err := gzip.NewReader(bytes.NewReader(z))
+			if err != nil {
+				continue // the cut falls in the gzip header
+			}
+			g, _, err := readGraph(gzipErrors{zr}, ext)
+			if err == nil {
+				t.Fatalf("%s: a stream cut at %d of %d bytes read as a graph of %d vertices", ext, len(z), len(gzipBytes(data)), g.N())
+			}
+			var pe *ParseError
+			if errors.As(err, &pe) && pe.Err != nil && errors.Is(pe.Err, io.ErrUnexpectedEOF) && ext != ".egr" &&
+				!strings.Contains(err.Error(), "truncated or corrupt") && !strings.Contains(err.Error(), "gzip") {
+				t.Fatalf("%s: %v", ext, err)
+			}
 		}
 	})
 }
