@@ -24,22 +24,22 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 		return nil, fmt.Errorf("amg: %d rows are not a multiple of the block size %d", a.rows, bs)
 	}
 	nodes := a.rows / bs
-	dn := make([]float64, nodes) // ‖A_vv‖²
+	dn := make([]float64, nodes) // ‖A_vv‖, scaled so that no square overflows
 	dir := make([]bool, nodes)
 	anyDir := false
 	p.forRange(nodes, a.nnz(), func(lo, hi int) {
 		for v := lo; v < hi; v++ {
-			s := 0.0
+			var s mesh.Norm2
 			off := false
 			for i := v * bs; i < (v+1)*bs; i++ {
 				for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
 					if int(a.col[k])/bs == v {
-						s += a.val[k] * a.val[k]
+						s.Add(a.val[k])
 					}
 					off = off || (int(a.col[k]) != i && a.val[k] != 0)
 				}
 			}
-			dn[v] = s
+			dn[v] = s.Value()
 			dir[v] = !off
 		}
 	})
@@ -67,14 +67,14 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 		for t := tlo; t < thi; t++ {
 			pt := &parts[t]
 			var mark []int32
-			var sum []float64
+			var sum []mesh.Norm2
 			var list []int32
 			if bs > 1 {
 				mark = make([]int32, nodes)
 				for i := range mark {
 					mark[i] = -1
 				}
-				sum = make([]float64, nodes)
+				sum = make([]mesh.Norm2, nodes)
 			}
 			for v := pt.lo; v < pt.hi; v++ {
 				start := len(pt.adj)
@@ -84,7 +84,7 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 					for k := a.ptr[v]; k < a.ptr[v+1]; k++ {
 						u := a.col[k]
 						x := a.val[k]
-						if int(u) != v && !dir[u] && (theta == 0 || x*x > theta*theta*math.Sqrt(dn[v]*dn[u])) {
+						if int(u) != v && !dir[u] && (theta == 0 || math.Abs(x) > theta*math.Sqrt(dn[v])*math.Sqrt(dn[u])) {
 							pt.adj = append(pt.adj, u)
 						}
 					}
@@ -98,15 +98,15 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 							}
 							if mark[u] != int32(v) {
 								mark[u] = int32(v)
-								sum[u] = 0
+								sum[u] = mesh.Norm2{}
 								list = append(list, u)
 							}
-							sum[u] += a.val[k] * a.val[k]
+							sum[u].Add(a.val[k])
 						}
 					}
 					slices.Sort(list)
 					for _, u := range list {
-						if x := sum[u]; !dir[u] && (theta == 0 || x > theta*theta*math.Sqrt(dn[v]*dn[u])) {
+						if x := sum[u].Value(); !dir[u] && (theta == 0 || x > theta*math.Sqrt(dn[v])*math.Sqrt(dn[u])) {
 							pt.adj = append(pt.adj, u)
 						}
 					}

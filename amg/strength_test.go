@@ -2,6 +2,7 @@ package amg
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -90,6 +91,45 @@ func TestDirichletRows(t *testing.T) {
 		res, err := pc.Solve(b, make([]float64, a.Rows))
 		if err != nil || !res.Converged || res.Iterations > 20 {
 			t.Errorf("block %d: %v after %d iterations (%v)", pr.Block, res.Converged, res.Iterations, err)
+		}
+	}
+}
+
+// The strength test is scale-invariant; at entries near 1e160 or 1e-170
+// the squares of a block norm overflow or vanish unless the norm scales
+// first. Power-of-two factors make the scaled matrix exact.
+func TestStrengthGraphExtremeScales(t *testing.T) {
+	for _, pr := range []*fem.Problem{fem.Poisson(2, 8), fem.Elasticity(3)} {
+		for _, theta := range []float64{0.02, 0.1} {
+			a := mustCSR(t, pr.A)
+			want, err := strengthGraph(newPool(1), a, theta, pr.Block)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Adj) == 0 {
+				t.Fatal("no strong couplings at scale 1: the test would prove nothing")
+			}
+			for _, e := range []int{531, -565} { // 1.1e160, 1.5e-170
+				m := *pr.A
+				m.Val = slices.Clone(pr.A.Val)
+				for k := range m.Val {
+					m.Val[k] = math.Ldexp(m.Val[k], e)
+				}
+				got, err := strengthGraph(newPool(1), mustCSR(t, &m), theta, pr.Block)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Offsets, want.Offsets) || !slices.Equal(got.Adj, want.Adj) {
+					t.Errorf("bs %d θ %g scale 2^%d: %d strong edges, want %d", pr.Block, theta, e, len(got.Adj), len(want.Adj))
+				}
+				fromCSR, err := mesh.FromCSR(&m, mesh.MatrixOptions{Theta: theta, BlockSize: pr.Block})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(fromCSR.Adj, want.Adj) {
+					t.Errorf("mesh.FromCSR bs %d θ %g scale 2^%d: %d strong edges, want %d", pr.Block, theta, e, len(fromCSR.Adj), len(want.Adj))
+				}
+			}
 		}
 	}
 }

@@ -8,4 +8,14 @@
 //
 // Graph is compressed sparse row (CSR) adjacency with int64 offsets and
 // int32 vertex ids, sorted, symmetric, and free of self loops.
+//
+// Readers and builders do not let a size exhaust memory: they estimate
+// what a header's counts or a matrix's rows and entries imply before they
+// allocate for it, and refuse with a *MemoryError that says how much it
+// would need and what limit it passes. The limit is an option's MaxBytes
+// where there is one, and otherwise what the process may still take: the
+// least of MemAvailable, the cgroup's memory.max headroom and the headroom
+// under GOMEMLIMIT (see CheckMemory). Generators take sizes on trust;
+// StructuredBytes, Hex27GraphBytes, Grid7GraphBytes and RandomGraphBytes
+// estimate what they make, for callers that take sizes from users.
 package mesh

@@ -3,7 +3,6 @@ package mesh
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -18,6 +17,9 @@ import (
 // well formed is repaired rather than refused: self loops and repeated
 // entries are dropped, rows are sorted, and every edge gets its reverse.
 func ReadEGR(r io.Reader) (*Graph, error) {
+	if r == nil {
+		return nil, errNilIO("ReadEGR", "reader")
+	}
 	hint := remainingBytes(r)
 	br := bufio.NewReaderSize(r, 64<<10)
 	var hdr [8]byte
@@ -36,27 +38,39 @@ func ReadEGR(r io.Reader) (*Graph, error) {
 	if hint >= 0 && hint-8 != need {
 		return nil, egrError(8, fmt.Sprintf("header declares %d nodes and %d edges, %d bytes of arrays, but %d bytes follow", nodes, edges, need, hint-8), nil)
 	}
+	// Reading takes the int32 arrays, int64 offsets and, for an nlist
+	// that comes in pieces, one copy of it.
+	what := fmt.Sprintf("a graph of %d vertices and %d directed edges", nodes, edges)
+	if err := CheckMemory("ReadEGR", what, bytesOf(int64(nodes)+1, 12, int64(edges), 8), 0); err != nil {
+		return nil, err
+	}
 	nindex, err := readInt32s(br, int(nodes)+1, 8, hint >= 0)
 	if err != nil {
 		return nil, err
 	}
-	base := int64(8 + 4*len(nindex)) // offset of nlist
-	if nindex[0] != 0 {
-		return nil, egrError(8, fmt.Sprintf("nindex[0] = %d, want 0", nindex[0]), nil)
-	}
-	for v := 0; v < int(nodes); v++ {
-		if nindex[v+1] < nindex[v] {
-			return nil, egrError(8+4*int64(v+1), fmt.Sprintf("nindex[%d] = %d < nindex[%d] = %d", v+1, nindex[v+1], v, nindex[v]), nil)
+	base := int64(8 + 4*(int64(nodes)+1)) // offset of nlist
+	g := &Graph{Offsets: make([]int64, nodes+1)}
+	prev := int32(0)
+	for v, o := range chunked(nindex) {
+		switch {
+		case v == 0 && o != 0:
+			return nil, egrError(8, fmt.Sprintf("nindex[0] = %d, want 0", o), nil)
+		case o < prev:
+			return nil, egrError(8+4*int64(v), fmt.Sprintf("nindex[%d] = %d < nindex[%d] = %d", v, o, v-1, prev), nil)
 		}
+		g.Offsets[v] = int64(o)
+		prev = o
 	}
-	if nindex[nodes] != edges {
-		return nil, egrError(8+4*int64(nodes), fmt.Sprintf("nindex[%d] = %d, but the header declares %d edges", nodes, nindex[nodes], edges), nil)
+	nindex = nil
+	if prev != edges {
+		return nil, egrError(8+4*int64(nodes), fmt.Sprintf("nindex[%d] = %d, but the header declares %d edges", nodes, prev, edges), nil)
 	}
 	nlist, err := readInt32s(br, int(edges), base, hint >= 0)
 	if err != nil {
 		return nil, err
 	}
-	for k, u := range nlist {
+	g.Adj = joinChunks(nlist, int(edges))
+	for k, u := range g.Adj {
 		if u < 0 || u >= nodes {
 			return nil, egrError(base+4*int64(k), fmt.Sprintf("nlist[%d] = %d out of range [0,%d)", k, u, nodes), nil)
 		}
@@ -66,17 +80,16 @@ func ReadEGR(r io.Reader) (*Graph, error) {
 	} else if err != io.EOF {
 		return nil, egrError(base+4*int64(edges), "read error", err)
 	}
-	g := &Graph{Offsets: make([]int64, nodes+1), Adj: nlist}
-	for v, o := range nindex {
-		g.Offsets[v] = int64(o)
-	}
 	if g.Validate() == nil {
 		return g, nil
 	}
 	// Repair: add every entry both ways and let the builder sort, drop
 	// self loops and deduplicate.
-	src := make([]int32, 0, 2*len(nlist))
-	dst := make([]int32, 0, 2*len(nlist))
+	if err := CheckMemory("ReadEGR", "repairing "+what, bytesOf(int64(edges), 32, int64(nodes)+1, 24), 0); err != nil {
+		return nil, err
+	}
+	src := make([]int32, 0, 2*len(g.Adj))
+	dst := make([]int32, 0, 2*len(g.Adj))
 	for v := int32(0); v < nodes; v++ {
 		for _, u := range g.Neighbors(v) {
 			if u != v {
@@ -89,35 +102,74 @@ func ReadEGR(r io.Reader) (*Graph, error) {
 }
 
 // readInt32s reads n little-endian int32 values starting at byte offset
-// off. Unless the input size has been checked (sized), it grows the
-// result as data arrives, so a lying count cannot force a huge allocation.
-func readInt32s(br *bufio.Reader, n int, off int64, sized bool) ([]int32, error) {
-	const chunk = 1 << 14
-	c := n
+// off, in chunks. Unless the input size has been checked (sized), chunks
+// start small and double, each only as large as what was read before it,
+// so a lying count cannot force a large allocation, and the values are
+// never copied to grow a slice.
+func readInt32s(br *bufio.Reader, n int, off int64, sized bool) ([][]int32, error) {
+	const step = 1 << 14
+	var out [][]int32
+	size, got := n, 0
 	if !sized {
-		c = min(n, chunk)
+		size = step
 	}
-	out := make([]int32, 0, c)
-	var buf [4 * chunk]byte
-	for len(out) < n {
-		m := min(n-len(out), chunk)
-		got, err := io.ReadFull(br, buf[:4*m])
-		if err != nil {
-			at := off + 4*int64(len(out)) + int64(got)
-			return nil, egrError(at, fmt.Sprintf("file ends after %d of %d values", len(out)+got/4, n), eofErr(err))
+	var buf [4 * step]byte
+	for got < n {
+		c := make([]int32, 0, min(n-got, size))
+		for len(c) < cap(c) {
+			m := min(cap(c)-len(c), step)
+			k, err := io.ReadFull(br, buf[:4*m])
+			if err != nil {
+				at := off + 4*int64(got+len(c)) + int64(k)
+				return nil, egrError(at, fmt.Sprintf("file ends after %d of %d values", got+len(c)+k/4, n), eofErr(err))
+			}
+			for i := 0; i < m; i++ {
+				c = append(c, int32(binary.LittleEndian.Uint32(buf[4*i:])))
+			}
 		}
-		for i := 0; i < m; i++ {
-			out = append(out, int32(binary.LittleEndian.Uint32(buf[4*i:])))
-		}
+		out = append(out, c)
+		got += len(c)
+		size = max(size, got)
 	}
 	return out, nil
+}
+
+// chunked ranges over the values of chunks with their overall index.
+func chunked(chunks [][]int32) func(yield func(int, int32) bool) {
+	return func(yield func(int, int32) bool) {
+		i := 0
+		for _, c := range chunks {
+			for _, x := range c {
+				if !yield(i, x) {
+					return
+				}
+				i++
+			}
+		}
+	}
+}
+
+// joinChunks returns the n values of chunks as one slice.
+func joinChunks(chunks [][]int32, n int) []int32 {
+	if len(chunks) == 1 {
+		return chunks[0]
+	}
+	out := make([]int32, 0, n)
+	for i, c := range chunks {
+		out = append(out, c...)
+		chunks[i] = nil
+	}
+	return out
 }
 
 // WriteEGR writes g in the binary ECL graph format. It fails when g has
 // more than 2³¹−1 directed edges, which the format's int32 offsets cannot
 // address.
 func WriteEGR(w io.Writer, g *Graph) error {
-	if err := checkCSR(g); err != nil {
+	if w == nil {
+		return errNilIO("WriteEGR", "writer")
+	}
+	if err := g.ValidateStructure(); err != nil {
 		return fmt.Errorf("mesh: WriteEGR: %w", err)
 	}
 	n, m := g.N(), g.NumEdges()
@@ -138,45 +190,6 @@ func WriteEGR(w io.Writer, g *Graph) error {
 	}
 	c.flush()
 	return bw.Flush()
-}
-
-// checkCSR checks the part of the Graph invariants that writers rely on
-// to index safely: offsets monotone and within Adj, ids in range, and
-// coordinates of the right length. It is linear, unlike Validate.
-func checkCSR(g *Graph) error {
-	if g == nil {
-		return errors.New("nil graph")
-	}
-	n := g.N()
-	if n > math.MaxInt32 {
-		return fmt.Errorf("%d vertices exceed the int32 id range", n)
-	}
-	if n == 0 {
-		if len(g.Adj) != 0 {
-			return errors.New("Adj is not empty but there are no vertices")
-		}
-		return nil
-	}
-	if g.Offsets[0] != 0 {
-		return fmt.Errorf("Offsets[0] = %d, want 0", g.Offsets[0])
-	}
-	for v := 0; v < n; v++ {
-		if g.Offsets[v+1] < g.Offsets[v] {
-			return fmt.Errorf("Offsets[%d] = %d < Offsets[%d] = %d", v+1, g.Offsets[v+1], v, g.Offsets[v])
-		}
-	}
-	if g.Offsets[n] != int64(len(g.Adj)) {
-		return fmt.Errorf("Offsets[%d] = %d, but len(Adj) = %d", n, g.Offsets[n], len(g.Adj))
-	}
-	for k, u := range g.Adj {
-		if u < 0 || int(u) >= n {
-			return fmt.Errorf("Adj[%d] = %d out of range [0,%d)", k, u, n)
-		}
-	}
-	if g.Coords != nil && (g.Dim < 1 || g.Dim > 3 || len(g.Coords) != g.Dim*n) {
-		return fmt.Errorf("len(Coords) = %d with Dim = %d, want Dim in 1..3 and Dim*N = %d", len(g.Coords), g.Dim, g.Dim*n)
-	}
-	return nil
 }
 
 func egrError(off int64, msg string, err error) error {

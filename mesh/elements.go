@@ -17,6 +17,10 @@ type ElementOptions struct {
 	// is the matrix pattern of the finite-element space the mesh carries
 	// (quadratic for tri6, quad9, tet10, hex27).
 	VertexOnly bool
+
+	// MaxBytes bounds the memory of the build as MatrixOptions.MaxBytes
+	// does: zero means what the process may still take on this machine.
+	MaxBytes int64
 }
 
 // FromElements returns the node graph of a mesh: two nodes are adjacent
@@ -51,6 +55,12 @@ func FromElements(m *Mesh, opt ElementOptions) (*Graph, error) {
 	}
 	for v := range n {
 		inc[v+1] += inc[v]
+	}
+	// Incidence lists and their cursor, offsets, coordinates; the
+	// adjacency is checked once its size is known.
+	need := bytesOf(int64(n)+1, 24, inc[n], 4, int64(len(m.Coords)), 8)
+	if err := CheckMemory("FromElements", fmt.Sprintf("the graph of a mesh of %d nodes", n), need, opt.MaxBytes); err != nil {
+		return nil, err
 	}
 	elems := make([]int32, inc[n])
 	pos := slices.Clone(inc[:n])
@@ -100,6 +110,10 @@ func FromElements(m *Mesh, opt ElementOptions) (*Graph, error) {
 	})
 	for v := range n {
 		off[v+1] += off[v]
+	}
+	need = bytesOf(int64(n)+1, 16, inc[n], 4, int64(len(m.Coords)), 8, off[n], 4)
+	if err := CheckMemory("FromElements", fmt.Sprintf("the graph of %d nodes and %d directed edges", n, off[n]), need, opt.MaxBytes); err != nil {
+		return nil, err
 	}
 	adj := make([]int32, off[n])
 	runSpans(spans, func(_ int, s workSpan) {

@@ -45,16 +45,28 @@ func ReadFile(path string) (*Graph, *Mesh, error) {
 	if gz {
 		zr, err := gzip.NewReader(f)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
+			return nil, nil, fmt.Errorf("%s: gzip: %w", path, err)
 		}
 		defer zr.Close()
-		r = zr
+		r = gzipErrors{zr}
 	}
 	g, m, err := readGraph(r, ext)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return g, m, nil
+}
+
+// gzipErrors names gzip as the source of its read errors, so that a
+// truncated or corrupt .gz says so rather than looking like a short file.
+type gzipErrors struct{ r io.Reader }
+
+func (g gzipErrors) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("gzip: %w", err)
+	}
+	return n, err
 }
 
 func readGraph(r io.Reader, ext string) (*Graph, *Mesh, error) {
@@ -105,6 +117,11 @@ func (e *ParseError) Error() string {
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// errNilIO reports a nil reader or writer passed to op.
+func errNilIO(op, what string) error {
+	return fmt.Errorf("mesh: %s: nil %s", op, what)
+}
 
 func parseFloat(b []byte) (float64, error) {
 	v, err := strconv.ParseFloat(string(b), 64)
@@ -223,6 +240,10 @@ type textScanner struct {
 	last   int   // line number of the last line or token returned
 	eof    bool  // r has no more data
 	err    error // read error other than io.EOF
+	// cut is set when the last line or token returned ended at the end
+	// of input rather than at a blank or line end: in a file that turns
+	// out malformed there, the likely cause is truncation.
+	cut bool
 }
 
 func newTextScanner(r io.Reader, format string) *textScanner {
@@ -276,9 +297,15 @@ func (s *textScanner) readLine() (line []byte, no int, ok bool) {
 		}
 		k = s.end - s.pos
 		if !s.fill() {
+			if s.err != nil {
+				// A line cut by a read error is not data.
+				s.pos = s.end
+				return nil, s.line, false
+			}
 			line = s.buf[s.pos:s.end]
 			s.pos = s.end
 			s.last = s.line
+			s.cut = true
 			return bytes.TrimSuffix(line, []byte{'\r'}), s.line, true
 		}
 	}
@@ -320,20 +347,33 @@ func (s *textScanner) rest() []byte {
 		if !s.fill() {
 			tok := s.buf[s.pos:s.end]
 			s.pos = s.end
+			if s.err != nil {
+				return nil // a token cut by a read error is not data
+			}
+			s.cut = true
 			return tok
 		}
 	}
 }
 
+// errorf reports malformed input on a line. When that line is the last
+// and has no line end, the message says the file is probably truncated
+// there, which explains errors such as a repeated tag that is the prefix
+// of a longer one.
 func (s *textScanner) errorf(line int, format string, args ...any) error {
-	return &ParseError{Format: s.format, Line: line, Msg: fmt.Sprintf(format, args...)}
+	msg := fmt.Sprintf(format, args...)
+	if s.cut && line == s.last && s.pos >= s.end {
+		msg = fmt.Sprintf("file is probably truncated at line %d, which it ends without a line end: %s", line, msg)
+	}
+	return &ParseError{Format: s.format, Line: max(line, 1), Msg: msg}
 }
 
-// eofError reports that input ended (or failed) where msg says.
+// eofError reports that input ended where msg says, or failed: a read
+// error (a truncated or corrupt gzip stream, an I/O error) is named as such.
 func (s *textScanner) eofError(line int, msg string) error {
-	err := s.err
-	if err == nil {
-		err = io.ErrUnexpectedEOF
+	if s.err != nil {
+		return &ParseError{Format: s.format, Line: max(line, 1),
+			Msg: fmt.Sprintf("input is truncated or corrupt: reading failed here (%s)", msg), Err: s.err}
 	}
-	return &ParseError{Format: s.format, Line: line, Msg: msg, Err: err}
+	return &ParseError{Format: s.format, Line: max(line, 1), Msg: msg, Err: io.ErrUnexpectedEOF}
 }

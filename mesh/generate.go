@@ -4,16 +4,15 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 )
 
 // Generators take sizes in vertices per side, so StructuredHex(64, 64, 64)
 // has 64³ vertices and 63³ elements. A size below 2, or a vertex count
 // beyond the int32 id range, yields an empty mesh or graph: check sizes
-// that come from users before calling.
+// that come from users before calling, and their memory with
+// StructuredBytes, Hex27GraphBytes, Grid7GraphBytes or RandomGraphBytes
+// and CheckMemory.
 
 // gridSize returns the product of dims and whether every dim is at least 2
 // and the product fits a vertex id.
@@ -30,6 +29,72 @@ func gridSize(dims ...int) (int, bool) {
 		n = int(lo)
 	}
 	return n, true
+}
+
+// StructuredBytes estimates the memory of the mesh that StructuredQuad
+// (t = Quad4), StructuredTri (Tri3), StructuredHex (Hex8) or StructuredTet
+// (Tet4) makes with the given vertices per side, together with the peak of
+// FromElements on it: what a program that generates a mesh and builds its
+// graph needs, for callers that take sizes from users (see CheckMemory).
+// It returns −1 for another type, a wrong number of sides, or sizes the
+// generators refuse.
+func StructuredBytes(t ElementType, dims ...int) int64 {
+	// Nodes per element and vertex degree inside the mesh.
+	shape := map[ElementType]struct{ dim, nodes, deg int }{
+		Quad4: {2, 4, 8}, Tri3: {2, 6, 6}, Hex8: {3, 8, 26}, Tet4: {3, 24, 14},
+	}
+	s, ok := shape[t]
+	n, fits := gridSize(dims...)
+	if !ok || len(dims) != s.dim || !fits {
+		return -1
+	}
+	cells := int64(1)
+	for _, d := range dims {
+		cells *= int64(d - 1)
+	}
+	// Mesh: coordinates and connectivity (tet4 has six elements per cell,
+	// tri3 two, so nodes above counts the cell's connectivity). Graph:
+	// incidence lists as long as the connectivity, offsets, incidence
+	// offsets and cursor, adjacency, copied coordinates.
+	return bytesOf(int64(n), 2*8*int64(s.dim)+24+4*int64(s.deg), cells, 2*4*int64(s.nodes))
+}
+
+// Hex27GraphBytes returns the memory of Hex27Graph(nx, ny, nz): offsets,
+// adjacency, coordinates and classes, with nothing transient; −1 for
+// sizes it refuses.
+func Hex27GraphBytes(nx, ny, nz int) int64 {
+	n, ok := gridSize(nx, ny, nz)
+	if !ok {
+		return -1
+	}
+	// Per axis the lattice positions within one step sum to 3m−2.
+	edges := int64(3*nx-2)*int64(3*ny-2)*int64(3*nz-2) - int64(n)
+	return bytesOf(int64(n)+1, 8, int64(n), 24+1, edges, 4)
+}
+
+// Grid7GraphBytes is Hex27GraphBytes for Grid7Graph.
+func Grid7GraphBytes(nx, ny, nz int) int64 {
+	n, ok := gridSize(nx, ny, nz)
+	if !ok {
+		return -1
+	}
+	edges := 2 * (int64(n)/int64(nx)*int64(nx-1) + int64(n)/int64(ny)*int64(ny-1) + int64(n)/int64(nz)*int64(nz-1))
+	return bytesOf(int64(n)+1, 8, int64(n), 24+1, edges, 4)
+}
+
+// RandomGraphBytes returns the peak memory of RandomGraph(n, avgDegree, ·):
+// per draw (n·avgDegree/2 of them) the pair that routes it and both
+// directions of its edge, per vertex the offsets, draw counts, row
+// lengths and the workers' cursors; −1 for sizes it refuses.
+func RandomGraphBytes(n int, avgDegree float64) int64 {
+	if n <= 0 || n > math.MaxInt32 {
+		return -1
+	}
+	if !(avgDegree > 0) {
+		avgDegree = 0
+	}
+	draws := int64(float64(n) * min(avgDegree, float64(n-1)) / 2)
+	return bytesOf(draws, 16, int64(n), 40)
 }
 
 // gridCoords returns the coordinates of an nx×ny(×nz) lattice on the unit
@@ -500,6 +565,7 @@ func packRows(off, length []int64, adj []int32, spans []workSpan) ([]int64, []in
 // Relabel returns g with its vertices in a random order that depends only
 // on seed and N, and the permutation perm[old] = new that it applied.
 // Coordinates, classes and Dirichlet flags move with their vertices.
+// A nil g is the empty graph.
 func Relabel(g *Graph, seed uint64) (*Graph, []int32) {
 	n := g.N()
 	perm := make([]int32, n)
@@ -512,48 +578,4 @@ func Relabel(g *Graph, seed uint64) (*Graph, []int32) {
 		perm[i], perm[j] = perm[j], perm[i]
 	}
 	return g.permute(perm), perm // a permutation by construction
-}
-
-// workSpan is a half-open index range [lo, hi).
-type workSpan struct{ lo, hi int }
-
-// splitRange cuts [0,n) into about four spans per available CPU, each of
-// at least minSize indices, for load balance. Callers' results never
-// depend on where the cuts fall.
-func splitRange(n, minSize int) []workSpan {
-	if n <= 0 {
-		return nil
-	}
-	k := 4 * runtime.GOMAXPROCS(0)
-	if minSize < 1 {
-		minSize = 1
-	}
-	k = max(1, min(k, n/minSize))
-	out := make([]workSpan, k)
-	for i := range out {
-		out[i] = workSpan{lo: int(int64(n) * int64(i) / int64(k)), hi: int(int64(n) * int64(i+1) / int64(k))}
-	}
-	return out
-}
-
-// runSpans calls fn for every span, on up to GOMAXPROCS goroutines.
-func runSpans(spans []workSpan, fn func(i int, s workSpan)) {
-	if len(spans) == 1 {
-		fn(0, spans[0])
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(spans)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(spans) {
-					return
-				}
-				fn(i, spans[i])
-			}
-		})
-	}
-	wg.Wait()
 }

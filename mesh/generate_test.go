@@ -2,9 +2,11 @@ package mesh
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -292,5 +294,58 @@ func BenchmarkHugeRandomGraph16M(b *testing.B) {
 	for b.Loop() {
 		g := RandomGraph(1<<24, 16, 1)
 		b.ReportMetric(float64(g.NumEdges())/1e6, "Medges")
+	}
+}
+
+// A nil graph is the empty graph for every function that takes one
+// (issue 21, item 12: Relabel(nil) panicked).
+func TestNilGraphIsEmpty(t *testing.T) {
+	var g *Graph
+	if h, perm := Relabel(g, 1); h.N() != 0 || len(perm) != 0 || h.Validate() != nil {
+		t.Errorf("Relabel(nil) = %v, %v", h, perm)
+	}
+	if h, err := g.Permute(nil); err != nil || h.N() != 0 {
+		t.Errorf("Permute on nil: %v, %v", h, err)
+	}
+	if o := RCM(g); len(o) != 0 {
+		t.Errorf("RCM(nil) = %v", o)
+	}
+	if o := LocalityOrder(g); len(o) != 0 {
+		t.Errorf("LocalityOrder(nil) = %v", o)
+	}
+	if c := ClassifyByDegree(g); len(c) != 0 {
+		t.Errorf("ClassifyByDegree(nil) = %v", c)
+	}
+	if b := Bandwidth(g); b != 0 || g.MaxDegree() != 0 || g.NumEdges() != 0 {
+		t.Errorf("Bandwidth(nil) = %d", b)
+	}
+	if g.Validate() == nil || WriteEGR(io.Discard, g) == nil || WriteVTU(io.Discard, g) == nil {
+		t.Error("Validate or a writer accepted a nil graph")
+	}
+}
+
+// Nil readers, writers and meshes are errors or empty, never panics.
+func TestNilArguments(t *testing.T) {
+	g := Grid7Graph(3, 3, 3)
+	errs := map[string]error{
+		"ReadEGR":                func() error { _, err := ReadEGR(nil); return err }(),
+		"ReadGmsh":               func() error { _, err := ReadGmsh(nil); return err }(),
+		"ReadMatrixMarket":       func() error { _, err := ReadMatrixMarket(nil); return err }(),
+		"ReadMatrixMarketArray":  func() error { _, _, _, err := ReadMatrixMarketArray(nil); return err }(),
+		"WriteEGR":               WriteEGR(nil, g),
+		"WriteVTU":               WriteVTU(nil, g),
+		"WriteMeshVTU":           WriteMeshVTU(nil, StructuredQuad(3, 3)),
+		"WriteMatrixMarket":      WriteMatrixMarket(nil, &COO[float64]{}),
+		"WriteMatrixMarketArray": WriteMatrixMarketArray(nil, 0, 0, nil),
+	}
+	for name, err := range errs {
+		if err == nil || !strings.Contains(err.Error(), "nil") {
+			t.Errorf("%s(nil): %v", name, err)
+		}
+	}
+	var m *Mesh
+	var b *ElementBlock
+	if m.NumNodes() != 0 || b.Len() != 0 || NewBuilder(-1).Graph().N() != 0 {
+		t.Error("nil mesh, nil block or negative builder size is not empty")
 	}
 }

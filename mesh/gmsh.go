@@ -32,6 +32,9 @@ var gmshTypes = map[int64]ElementType{
 // Dim coordinates of each node are kept, so a 2D mesh is taken to lie in
 // the xy-plane.
 func ReadGmsh(r io.Reader) (*Mesh, error) {
+	if r == nil {
+		return nil, errNilIO("ReadGmsh", "reader")
+	}
 	p := &gmshParser{s: newTextScanner(r, "msh"), hint: remainingBytes(r)}
 	return p.parse()
 }
@@ -92,7 +95,7 @@ func (p *gmshParser) parse() (*Mesh, error) {
 		}
 	}
 	if p.s.err != nil {
-		return nil, p.s.eofError(p.s.last, "read error")
+		return nil, p.s.eofError(p.s.last, "after the last section")
 	}
 	for _, sec := range []string{"$MeshFormat", "$Nodes", "$Elements"} {
 		if !p.seen[sec] {

@@ -43,6 +43,10 @@ func (c Class) String() string {
 // vertex ids are int32, which bounds a graph to 2³¹−1 vertices.
 //
 // Coords, Class and Dirichlet are optional per-vertex data: nil when unknown.
+//
+// Functions that take a *Graph read a nil one as the empty graph, and
+// assume that a graph holds these invariants: those of this package build
+// only such graphs, and Validate checks one built by hand.
 type Graph struct {
 	Offsets []int64 // len N()+1, Offsets[0] == 0
 	Adj     []int32 // len Offsets[N()]
@@ -170,30 +174,74 @@ func (g *Graph) Validate() error {
 	return g.validateVertexData(n)
 }
 
-func (g *Graph) validateVertexData(n int) error {
-	if g.Coords != nil {
-		if g.Dim < 1 || g.Dim > 3 {
-			return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("Dim = %d with coordinates, want 1, 2 or 3", g.Dim)}
+// ValidateStructure checks, in one linear pass, the invariants that code
+// indexing by g relies on: offsets rising from 0 to len(Adj), neighbour ids
+// in range, per-vertex data of the right lengths. It leaves out what
+// Validate adds (sorted rows without repeats or self loops, symmetry, finite
+// coordinates), so it costs less than one traversal of the graph: functions
+// that take a graph they did not build call it to return an error where
+// they would otherwise index out of range.
+func (g *Graph) ValidateStructure() error {
+	if g == nil {
+		return &ValidationError{Row: -1, Index: -1, Msg: "nil graph"}
+	}
+	n := g.N()
+	if n > math.MaxInt32 {
+		return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("%d vertices exceed the int32 id range", n)}
+	}
+	if n == 0 {
+		if len(g.Adj) != 0 {
+			return &ValidationError{Row: -1, Index: -1, Msg: "Adj is not empty but there are no vertices"}
 		}
-		if len(g.Coords) != g.Dim*n {
-			return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("len(Coords) = %d, want Dim*N = %d", len(g.Coords), g.Dim*n)}
-		}
-		for i, x := range g.Coords {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return &ValidationError{Row: i / g.Dim, Index: -1, Msg: fmt.Sprintf("coordinate %d is %v", i%g.Dim, x)}
-			}
+		return g.vertexDataLengths(0)
+	}
+	if g.Offsets[0] != 0 {
+		return &ValidationError{Row: 0, Index: -1, Msg: fmt.Sprintf("Offsets[0] = %d, want 0", g.Offsets[0])}
+	}
+	for v := 0; v < n; v++ {
+		if g.Offsets[v+1] < g.Offsets[v] {
+			return &ValidationError{Row: v, Index: -1, Msg: fmt.Sprintf("Offsets[%d] = %d < Offsets[%d] = %d", v+1, g.Offsets[v+1], v, g.Offsets[v])}
 		}
 	}
-	if g.Class != nil && len(g.Class) != n {
+	if g.Offsets[n] != int64(len(g.Adj)) {
+		return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("Offsets[%d] = %d, but len(Adj) = %d", n, g.Offsets[n], len(g.Adj))}
+	}
+	for k, u := range g.Adj {
+		if u < 0 || int(u) >= n {
+			return &ValidationError{Row: -1, Index: int64(k), Msg: fmt.Sprintf("Adj[%d] = %d out of range [0,%d)", k, u, n)}
+		}
+	}
+	return g.vertexDataLengths(n)
+}
+
+// vertexDataLengths checks the lengths of the optional per-vertex data.
+func (g *Graph) vertexDataLengths(n int) error {
+	switch {
+	case g.Coords != nil && (g.Dim < 1 || g.Dim > 3):
+		return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("Dim = %d with coordinates, want 1, 2 or 3", g.Dim)}
+	case g.Coords != nil && len(g.Coords) != g.Dim*n:
+		return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("len(Coords) = %d, want Dim*N = %d", len(g.Coords), g.Dim*n)}
+	case g.Class != nil && len(g.Class) != n:
 		return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("len(Class) = %d, want N = %d", len(g.Class), n)}
+	case g.Dirichlet != nil && len(g.Dirichlet) != n:
+		return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("len(Dirichlet) = %d, want N = %d", len(g.Dirichlet), n)}
+	}
+	return nil
+}
+
+func (g *Graph) validateVertexData(n int) error {
+	if err := g.vertexDataLengths(n); err != nil {
+		return err
+	}
+	for i, x := range g.Coords {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return &ValidationError{Row: i / g.Dim, Index: -1, Msg: fmt.Sprintf("coordinate %d is %v", i%g.Dim, x)}
+		}
 	}
 	for v, c := range g.Class {
 		if c >= NumClasses {
 			return &ValidationError{Row: v, Index: -1, Msg: fmt.Sprintf("boundary class %d out of range", c)}
 		}
-	}
-	if g.Dirichlet != nil && len(g.Dirichlet) != n {
-		return &ValidationError{Row: -1, Index: -1, Msg: fmt.Sprintf("len(Dirichlet) = %d, want N = %d", len(g.Dirichlet), n)}
 	}
 	return nil
 }
@@ -213,6 +261,11 @@ func FromEdges(n int, edges []Pair) (*Graph, error) {
 			return nil, fmt.Errorf("mesh: FromEdges: edge %d (%d,%d) has a vertex out of range [0,%d)", i, e.U, e.V, n)
 		}
 	}
+	// Both directions of every edge, then offsets, cursors and the rows.
+	need := bytesOf(int64(n)+1, 24, int64(len(edges)), 32)
+	if err := CheckMemory("FromEdges", fmt.Sprintf("a graph of %d vertices and %d edges", n, len(edges)), need, 0); err != nil {
+		return nil, err
+	}
 	b := NewBuilder(n)
 	for _, e := range edges {
 		b.Add(e.U, e.V)
@@ -230,7 +283,8 @@ type Builder struct {
 }
 
 // NewBuilder returns a Builder for a graph on n vertices.
-func NewBuilder(n int) *Builder { return &Builder{n: n} }
+// A negative n is taken as 0.
+func NewBuilder(n int) *Builder { return &Builder{n: max(n, 0)} }
 
 // Add records the undirected edge u–v. Self loops are ignored. The caller
 // guarantees 0 ≤ u, v < n; Add does not check, for speed in inner loops.
@@ -306,6 +360,9 @@ func (g *Graph) Permute(perm []int32) (*Graph, error) {
 
 // permute is Permute for a perm the caller knows to be a permutation.
 func (g *Graph) permute(perm []int32) *Graph {
+	if g == nil {
+		return &Graph{Offsets: []int64{0}}
+	}
 	n := g.N()
 	inv := make([]int32, n)
 	for old, p := range perm {

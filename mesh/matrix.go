@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync/atomic"
+	"unsafe"
 )
 
 // MatrixOptions controls FromCSR and FromCOO. The zero value keeps every
@@ -25,6 +26,12 @@ type MatrixOptions struct {
 	// the test above against the Frobenius norms of the diagonal blocks
 	// (θ > 0), as GAMG and ML do. Zero and one both mean scalar.
 	BlockSize int
+
+	// MaxBytes bounds the memory the build may take: positive is a limit
+	// in bytes, zero what the process may still take on this machine,
+	// negative no check (see CheckMemory). A matrix whose size implies
+	// more is refused with a *MemoryError before anything is allocated.
+	MaxBytes int64
 }
 
 // FromCSR returns the graph of a square sparse matrix: one vertex per row
@@ -57,11 +64,15 @@ func FromCSR[T Float](a *CSR[T], opt MatrixOptions) (*Graph, error) {
 	if err := validateCSR(a); err != nil {
 		return nil, err
 	}
+	if err := CheckMemory(who, matrixWhat(a.Rows, int64(len(a.Col))), matrixGraphBytes(a.Rows/b, int64(len(a.Col))), opt.MaxBytes); err != nil {
+		return nil, err
+	}
 	return matrixGraph(a, b, opt.Theta), nil
 }
 
 // FromCOO is FromCSR for a matrix given as (row, column, value) triplets,
-// in any order and with repeats (summed). It builds a CSR copy first.
+// in any order and with repeats (summed). It builds a CSR copy first
+// (COOToCSR).
 func FromCOO[T Float](a *COO[T], opt MatrixOptions) (*Graph, error) {
 	const who = "FromCOO"
 	if a == nil {
@@ -71,23 +82,56 @@ func FromCOO[T Float](a *COO[T], opt MatrixOptions) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	nnz := int64(len(a.Row))
+	need := bytesOf(1, csrBytes[T](a.Rows, nnz, a.Val != nil), 1, matrixGraphBytes(a.Rows/b, nnz))
+	if err := CheckMemory(who, matrixWhat(a.Rows, nnz), need, opt.MaxBytes); err != nil {
+		return nil, err
+	}
+	c, err := cooToCSR(who, a)
+	if err != nil {
+		return nil, err
+	}
+	return matrixGraph(c, b, opt.Theta), nil
+}
+
+// COOToCSR returns a as a CSR matrix with the triplets grouped by row in
+// their input order (a stable counting sort), repeats kept. Indices must
+// be in range and values finite. maxBytes bounds the memory of the copy
+// as MatrixOptions.MaxBytes does: 0 means what the process may still take.
+func COOToCSR[T Float](a *COO[T], maxBytes int64) (*CSR[T], error) {
+	const who = "COOToCSR"
+	if a == nil {
+		return nil, errors.New("mesh: COOToCSR: nil matrix")
+	}
+	if a.Rows < 0 || a.Cols < 0 || a.Rows > math.MaxInt32 || a.Cols > math.MaxInt32 {
+		return nil, fmt.Errorf("mesh: COOToCSR: size %d×%d out of range [0, 2³¹)", a.Rows, a.Cols)
+	}
+	nnz := int64(len(a.Row))
+	if err := CheckMemory(who, matrixWhat(a.Rows, nnz), csrBytes[T](a.Rows, nnz, a.Val != nil), maxBytes); err != nil {
+		return nil, err
+	}
+	return cooToCSR(who, a)
+}
+
+// cooToCSR validates the triplets of a and groups them by row.
+func cooToCSR[T Float](who string, a *COO[T]) (*CSR[T], error) {
 	if len(a.Col) != len(a.Row) {
-		return nil, fmt.Errorf("mesh: FromCOO: len(Col) = %d, but len(Row) = %d", len(a.Col), len(a.Row))
+		return nil, fmt.Errorf("mesh: %s: len(Col) = %d, but len(Row) = %d", who, len(a.Col), len(a.Row))
 	}
 	if a.Val != nil && len(a.Val) != len(a.Row) {
-		return nil, fmt.Errorf("mesh: FromCOO: len(Val) = %d, but len(Row) = %d", len(a.Val), len(a.Row))
+		return nil, fmt.Errorf("mesh: %s: len(Val) = %d, but len(Row) = %d", who, len(a.Val), len(a.Row))
 	}
 	if err := firstEntryError(len(a.Row), func(lo, hi int) error {
 		for k := lo; k < hi; k++ {
 			if r := a.Row[k]; r < 0 || int(r) >= a.Rows {
-				return fmt.Errorf("mesh: FromCOO: Row[%d] = %d out of range [0,%d)", k, r, a.Rows)
+				return fmt.Errorf("mesh: %s: Row[%d] = %d out of range [0,%d)", who, k, r, a.Rows)
 			}
 			if c := a.Col[k]; c < 0 || int(c) >= a.Cols {
-				return fmt.Errorf("mesh: FromCOO: Col[%d] = %d out of range [0,%d) (row %d)", k, c, a.Cols, a.Row[k])
+				return fmt.Errorf("mesh: %s: Col[%d] = %d out of range [0,%d) (row %d)", who, k, c, a.Cols, a.Row[k])
 			}
 			if a.Val != nil {
 				if x := float64(a.Val[k]); math.IsNaN(x) || math.IsInf(x, 0) {
-					return fmt.Errorf("mesh: FromCOO: Val[%d] = %v (row %d, column %d)", k, x, a.Row[k], a.Col[k])
+					return fmt.Errorf("mesh: %s: Val[%d] = %v (row %d, column %d)", who, k, x, a.Row[k], a.Col[k])
 				}
 			}
 		}
@@ -116,7 +160,30 @@ func FromCOO[T Float](a *COO[T], opt MatrixOptions) (*Graph, error) {
 			c.Val[p] = a.Val[k]
 		}
 	}
-	return matrixGraph(c, b, opt.Theta), nil
+	return c, nil
+}
+
+// csrBytes estimates COOToCSR's memory: the CSR arrays and the row cursor.
+func csrBytes[T Float](rows int, nnz int64, values bool) int64 {
+	var zero T
+	vb := int64(0)
+	if values {
+		vb = int64(unsafe.Sizeof(zero))
+	}
+	return bytesOf(int64(rows)+1, 8, int64(rows), 8, nnz, 4+vb)
+}
+
+// matrixGraphBytes estimates matrixGraph's peak for n nodes and nnz
+// stored entries: per node the diagonal norm, Dirichlet flag, offsets,
+// row lengths and symmetrize's counts, offsets and cursors (45 bytes);
+// per entry the strong adjacency and, when the pattern is not symmetric,
+// its symmetrized copy, which can double it (12 bytes).
+func matrixGraphBytes(n int, nnz int64) int64 {
+	return bytesOf(int64(n), 45, nnz, 12)
+}
+
+func matrixWhat(rows int, nnz int64) string {
+	return fmt.Sprintf("a matrix of %d rows and %d entries", rows, nnz)
 }
 
 // checkMatrixShape validates what does not depend on the entries and
@@ -304,11 +371,12 @@ func matrixGraph[T Float](a *CSR[T], b int, theta float64) *Graph {
 			buf := ga.node(I)
 			clear(hasDiag)
 			offDiag := false
-			sq, blocks, lastJ := 0.0, int64(0), int32(-1)
+			var dn Norm2
+			blocks, lastJ := int64(0), int32(-1)
 			for _, e := range buf {
 				J := e.col / int32(b)
 				if int(J) == I {
-					sq += e.v * e.v
+					dn.Add(e.v)
 					if int(e.col) == I*b+int(e.r) {
 						hasDiag[e.r] = hasDiag[e.r] || e.v != 0
 						continue
@@ -319,7 +387,7 @@ func matrixGraph[T Float](a *CSR[T], b int, theta float64) *Graph {
 				}
 				offDiag = offDiag || e.v != 0
 			}
-			diag[I] = math.Sqrt(sq)
+			diag[I] = dn.Value()
 			if b == 1 {
 				diag[I] = 0
 				for _, e := range buf {
@@ -347,11 +415,11 @@ func matrixGraph[T Float](a *CSR[T], b int, theta float64) *Graph {
 			w := off[I]
 			for i := 0; i < len(buf); {
 				J := buf[i].col / int32(b)
-				j, sq := i, 0.0
+				j, bn := i, Norm2{}
 				for ; j < len(buf) && buf[j].col/int32(b) == J; j++ {
-					sq += buf[j].v * buf[j].v
+					bn.Add(buf[j].v)
 				}
-				strength := math.Sqrt(sq)
+				strength := bn.Value()
 				if b == 1 {
 					strength = math.Abs(buf[i].v)
 				}
@@ -425,3 +493,28 @@ func symmetrize(off []int64, adj []int32, spans []workSpan) ([]int64, []int32) {
 	})
 	return newOff, newAdj
 }
+
+// Norm2 accumulates a Euclidean (Frobenius) norm with scaling, as LAPACK's
+// dnrm2 does, so that entries near the ends of the float64 range (1e160,
+// 1e-170) neither overflow nor vanish when squared. The zero value is the
+// norm of nothing.
+type Norm2 struct{ scale, ssq float64 }
+
+// Add includes x in the norm.
+func (n *Norm2) Add(x float64) {
+	if x == 0 {
+		return
+	}
+	a := math.Abs(x)
+	if a > n.scale {
+		r := n.scale / a
+		n.ssq = 1 + n.ssq*r*r
+		n.scale = a
+		return
+	}
+	r := a / n.scale
+	n.ssq += r * r
+}
+
+// Value returns the norm of the values added so far.
+func (n *Norm2) Value() float64 { return n.scale * math.Sqrt(n.ssq) }

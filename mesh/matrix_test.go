@@ -506,7 +506,7 @@ func FuzzFromCSR(f *testing.F) {
 				a.Val = append(a.Val, float32(int8(v))/8)
 			}
 		}
-		g, err := FromCSR(a, MatrixOptions{Theta: theta, BlockSize: b})
+		g, err := FromCSR(a, MatrixOptions{Theta: theta, BlockSize: b, MaxBytes: fuzzMaxBytes})
 		if err != nil {
 			return
 		}
@@ -514,4 +514,91 @@ func FuzzFromCSR(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestFromCSRBlockExtremeScales: the strength test is scale-invariant, but
+// with blocks the squares of entries near 1e160 overflow and those near
+// 1e-170 vanish unless the norms scale first (issue 21, item 11).
+// Power-of-two factors keep the scaled matrix exact.
+func TestFromCSRBlockExtremeScales(t *testing.T) {
+	g := Grid7Graph(5, 4, 3)
+	for _, b := range []int{1, 2, 3} {
+		for _, theta := range []float64{0.05, 0.09} {
+			a := stencilMatrix(g, b)
+			want, err := FromCSR(a, MatrixOptions{Theta: theta, BlockSize: b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Adj) == 0 {
+				t.Fatalf("b %d θ %g: no strong edges at scale 1, the test would prove nothing", b, theta)
+			}
+			for _, e := range []int{531, -565} { // 1.1e160, 1.5e-170
+				s := *a
+				s.Val = slices.Clone(a.Val)
+				for k := range s.Val {
+					s.Val[k] = math.Ldexp(s.Val[k], e)
+				}
+				got, err := FromCSR(&s, MatrixOptions{Theta: theta, BlockSize: b})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Offsets, want.Offsets) || !slices.Equal(got.Adj, want.Adj) {
+					t.Errorf("b %d θ %g scale 2^%d: %d strong edges, want %d", b, theta, e, len(got.Adj), len(want.Adj))
+				}
+			}
+		}
+	}
+}
+
+func TestNorm2(t *testing.T) {
+	for _, s := range []float64{1, 1e160, 1e-170, 1e300} {
+		var n Norm2
+		for _, x := range []float64{3 * s, 0, -4 * s} {
+			n.Add(x)
+		}
+		if got := n.Value(); math.Abs(got-5*s) > 1e-15*5*s {
+			t.Errorf("norm of (3,0,-4)·%g = %g", s, got)
+		}
+	}
+	var z Norm2
+	if z.Value() != 0 {
+		t.Errorf("empty norm %g", z.Value())
+	}
+}
+
+// COOToCSR groups triplets by row in input order, repeats kept, and
+// checks what it indexes by.
+func TestCOOToCSR(t *testing.T) {
+	a := cooOf(3, []triplet{{2, 0, 1}, {0, 2, 2}, {2, 1, 3}, {0, 2, 4}, {1, 1, 5}})
+	c, err := COOToCSR(a, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.RowPtr, []int64{0, 2, 3, 5}) || !slices.Equal(c.Col, []int32{2, 2, 1, 0, 1}) || !slices.Equal(c.Val, []float64{2, 4, 5, 1, 3}) {
+		t.Errorf("got %+v", c)
+	}
+	p := &COO[float32]{Rows: 2, Cols: 3, Row: []int32{1, 0}, Col: []int32{2, 0}}
+	if c, err := COOToCSR(p, 0); err != nil || c.Val != nil || !slices.Equal(c.Col, []int32{0, 2}) {
+		t.Errorf("pattern: %+v, %v", c, err)
+	}
+	for name, bad := range map[string]*COO[float64]{
+		"nil":         nil,
+		"row range":   {Rows: 2, Cols: 2, Row: []int32{2}, Col: []int32{0}, Val: []float64{1}},
+		"col range":   {Rows: 2, Cols: 2, Row: []int32{0}, Col: []int32{-1}, Val: []float64{1}},
+		"lengths":     {Rows: 2, Cols: 2, Row: []int32{0, 1}, Col: []int32{0}},
+		"values":      {Rows: 2, Cols: 2, Row: []int32{0}, Col: []int32{0}, Val: []float64{1, 2}},
+		"NaN":         {Rows: 2, Cols: 2, Row: []int32{0}, Col: []int32{0}, Val: []float64{math.NaN()}},
+		"negative":    {Rows: -1, Cols: 2},
+		"over memory": {Rows: 1 << 30, Cols: 1 << 30},
+	} {
+		if name == "over memory" {
+			if _, err := COOToCSR(bad, 1<<20); !isMemoryError(err) {
+				t.Errorf("%s: %v", name, err)
+			}
+			continue
+		}
+		if _, err := COOToCSR(bad, 0); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
 }

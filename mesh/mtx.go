@@ -15,12 +15,18 @@ import (
 // skew-symmetric). Indices are 1-based in the file and 0-based in the
 // result. Entries are kept in file order, repeats included (COO sums them).
 //
-// A symmetric file stores one triangle; every off-diagonal entry (i,j) is
-// mirrored to (j,i), whichever triangle it is in, as most readers do. A
+// A symmetric file stores one triangle, the lower by the format, the upper
+// as some writers do; every off-diagonal entry (i,j) is mirrored to (j,i).
+// A symmetric file with entries on both sides of the diagonal is refused,
+// with the lines of one of each: it is most likely a general matrix
+// labelled symmetric, whose off-diagonal entries would count twice. A
 // skew-symmetric file is mirrored with the sign flipped and may not hold
 // diagonal entries. A pattern matrix has Val == nil. Complex and Hermitian
 // matrices are refused, and so are NaN and infinite values.
 func ReadMatrixMarket(r io.Reader) (*COO[float64], error) {
+	if r == nil {
+		return nil, errNilIO("ReadMatrixMarket", "reader")
+	}
 	hint := remainingBytes(r)
 	s := newTextScanner(r, "mtx")
 	h, err := readMMHeader(s)
@@ -40,6 +46,22 @@ func ReadMatrixMarket(r io.Reader) (*COO[float64], error) {
 	if mirror {
 		est *= 2
 	}
+	// The entries the header declares, as far as the input could hold
+	// them, at 16 bytes each (8 for a pattern), must fit in memory.
+	entries := h.nnz
+	if hint >= 0 {
+		entries = min(entries, hint/4+1)
+	}
+	if mirror {
+		entries = bytesOf(entries, 2)
+	}
+	per := int64(16)
+	if h.field == "pattern" {
+		per = 8
+	}
+	if err := CheckMemory("ReadMatrixMarket", fmt.Sprintf("the %d entries line %d declares", h.nnz, h.sizeLine), bytesOf(entries, per), 0); err != nil {
+		return nil, err
+	}
 	a := &COO[float64]{
 		Rows: h.rows, Cols: h.cols,
 		Row: make([]int32, 0, est),
@@ -54,6 +76,7 @@ func ReadMatrixMarket(r io.Reader) (*COO[float64], error) {
 		want = 2
 	}
 	var f [4][]byte
+	var tri triangles
 	for k := int64(0); k < h.nnz; {
 		line, no, ok := s.readLine()
 		if !ok {
@@ -78,6 +101,11 @@ func ReadMatrixMarket(r io.Reader) (*COO[float64], error) {
 		if !pattern {
 			if v, err = parseValue(f[2], h.field == "integer"); err != nil {
 				return nil, s.errorf(no, "value %q: %v", f[2], err)
+			}
+		}
+		if mirror {
+			if err := tri.see(s, i, j, no); err != nil {
+				return nil, err
 			}
 		}
 		a.Row = append(a.Row, i)
@@ -105,11 +133,37 @@ func ReadMatrixMarket(r io.Reader) (*COO[float64], error) {
 	return a, nil
 }
 
+// triangles remembers the first entry of a symmetric file below and above
+// the diagonal.
+type triangles struct {
+	lower, upper [3]int // row, column (1-based), line; line 0 when none yet
+}
+
+func (t *triangles) see(s *textScanner, i, j int32, line int) error {
+	switch {
+	case i > j && t.lower[2] == 0:
+		t.lower = [3]int{int(i) + 1, int(j) + 1, line}
+	case i < j && t.upper[2] == 0:
+		t.upper = [3]int{int(i) + 1, int(j) + 1, line}
+	default:
+		return nil
+	}
+	if t.lower[2] == 0 || t.upper[2] == 0 {
+		return nil
+	}
+	return s.errorf(line, "a symmetric file stores one triangle, but this one has (%d,%d) below the diagonal on line %d and (%d,%d) above it on line %d: "+
+		"a general matrix labelled symmetric? Its off-diagonal entries would count twice",
+		t.lower[0], t.lower[1], t.lower[2], t.upper[0], t.upper[1], t.upper[2])
+}
+
 // ReadMatrixMarketArray reads a dense Matrix Market array (right-hand
 // sides, coordinates), field real or integer, symmetry general, symmetric
 // or skew-symmetric. The file stores values column by column; data is
 // returned row-major, data[i*cols+j], the layout of Graph.Coords.
 func ReadMatrixMarketArray(r io.Reader) (rows, cols int, data []float64, err error) {
+	if r == nil {
+		return 0, 0, nil, errNilIO("ReadMatrixMarketArray", "reader")
+	}
 	hint := remainingBytes(r)
 	s := newTextScanner(r, "mtx")
 	h, err := readMMHeader(s)
@@ -160,6 +214,9 @@ func ReadMatrixMarketArray(r io.Reader) (rows, cols int, data []float64, err err
 	if h.symmetry == "general" && (rows == 1 || cols == 1) {
 		return rows, cols, vals, nil
 	}
+	if err := CheckMemory("ReadMatrixMarketArray", fmt.Sprintf("a dense %d×%d matrix", rows, cols), bytesOf(int64(rows)*int64(cols), 8), 0); err != nil {
+		return 0, 0, nil, err
+	}
 	data = make([]float64, int(rows)*int(cols))
 	k := 0
 	for j := 0; j < cols; j++ {
@@ -188,6 +245,9 @@ func ReadMatrixMarketArray(r io.Reader) (rows, cols int, data []float64, err err
 // symmetry, field real (pattern when a.Val is nil), entries in a's order.
 // Values are written in the shortest form that reads back exactly.
 func WriteMatrixMarket(w io.Writer, a *COO[float64]) error {
+	if w == nil {
+		return errNilIO("WriteMatrixMarket", "writer")
+	}
 	if a == nil {
 		return errors.New("mesh: WriteMatrixMarket: nil matrix")
 	}
@@ -231,6 +291,9 @@ func WriteMatrixMarket(w io.Writer, a *COO[float64]) error {
 // WriteMatrixMarketArray writes a dense rows×cols matrix, given row-major
 // as ReadMatrixMarketArray returns it, in Matrix Market array format.
 func WriteMatrixMarketArray(w io.Writer, rows, cols int, data []float64) error {
+	if w == nil {
+		return errNilIO("WriteMatrixMarketArray", "writer")
+	}
 	if rows < 0 || cols < 0 || rows > math.MaxInt32 || cols > math.MaxInt32 {
 		return fmt.Errorf("mesh: WriteMatrixMarketArray: size %d×%d out of range", rows, cols)
 	}
@@ -269,7 +332,7 @@ func readMMHeader(s *textScanner) (mmHeader, error) {
 	var h mmHeader
 	line, no, ok := s.readLine()
 	if !ok {
-		return h, s.eofError(no, "empty file, want a %%MatrixMarket header")
+		return h, s.eofError(no, "file ends where the %%MatrixMarket header should be")
 	}
 	var f [6][]byte
 	nf := splitFields(line, f[:])
@@ -341,7 +404,7 @@ func (s *textScanner) expectOnlyComments(declared int64) error {
 		line, no, ok := s.readLine()
 		if !ok {
 			if s.err != nil {
-				return s.eofError(no, "read error")
+				return s.eofError(no, "after the declared entries")
 			}
 			return nil
 		}

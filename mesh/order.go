@@ -156,6 +156,9 @@ func (b *bfs) peripheralIn(g *Graph, s int32, in func(int32) bool) int32 {
 // vertices, which end up as contiguous id ranges. This is a coarse,
 // geometry-free stand-in for the space-filling curve.
 func LocalityOrder(g *Graph) []int32 {
+	if g == nil {
+		return []int32{}
+	}
 	if g.Dim >= 1 && g.Dim <= 3 && len(g.Coords) == g.Dim*g.N() && g.N() > 0 {
 		return hilbertOrder(g.Coords, g.Dim)
 	}

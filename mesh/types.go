@@ -104,6 +104,9 @@ type ElementBlock struct {
 
 // Len returns the number of elements in the block.
 func (b *ElementBlock) Len() int {
+	if b == nil {
+		return 0
+	}
 	k := b.Type.Nodes()
 	if k == 0 {
 		return 0
@@ -126,7 +129,7 @@ type Mesh struct {
 
 // NumNodes returns the number of nodes.
 func (m *Mesh) NumNodes() int {
-	if m.Dim == 0 {
+	if m == nil || m.Dim == 0 {
 		return 0
 	}
 	return len(m.Coords) / m.Dim

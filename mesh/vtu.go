@@ -105,7 +105,10 @@ var vtkCells = map[ElementType]struct {
 // A graph without coordinates (one built from a bare matrix) cannot be
 // drawn, and WriteVTU refuses it rather than invent positions.
 func WriteVTU(w io.Writer, g *Graph, fields ...Field) error {
-	if err := checkCSR(g); err != nil {
+	if w == nil {
+		return errNilIO("WriteVTU", "writer")
+	}
+	if err := g.ValidateStructure(); err != nil {
 		return fmt.Errorf("mesh: WriteVTU: %w", err)
 	}
 	if g.Coords == nil {
@@ -166,6 +169,9 @@ func WriteVTU(w io.Writer, g *Graph, fields ...Field) error {
 // per node; the physical group of each element is written as the cell
 // data array "group".
 func WriteMeshVTU(w io.Writer, m *Mesh, fields ...Field) error {
+	if w == nil {
+		return errNilIO("WriteMeshVTU", "writer")
+	}
 	if err := checkMesh(m); err != nil {
 		return fmt.Errorf("mesh: WriteMeshVTU: %w", err)
 	}

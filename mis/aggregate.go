@@ -1,6 +1,7 @@
 package mis
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -26,6 +27,9 @@ type Aggregates struct {
 // (phase two). Phase two looks only at phase-one assignments, so the result
 // does not depend on visiting order.
 func Aggregate(g *mesh.Graph, set []bool) (*Aggregates, error) {
+	if err := g.ValidateStructure(); err != nil {
+		return nil, fmt.Errorf("mis: aggregate: %w", err)
+	}
 	n := g.N()
 	if len(set) != n {
 		return nil, fmt.Errorf("mis: aggregate: set has %d flags for %d vertices", len(set), n)
@@ -103,8 +107,46 @@ func (a *Aggregates) Members() (ptr []int64, verts []int32) {
 
 // CoarseGraph returns the graph whose vertices are the aggregates and whose
 // edges join aggregates that hold adjacent vertices. Coordinates, classes
-// and Dirichlet flags are those of each aggregate's root.
-func CoarseGraph(g *mesh.Graph, agg *Aggregates) *mesh.Graph {
+// and Dirichlet flags are those of each aggregate's root. It fails when
+// agg does not describe aggregates of g's vertices.
+func CoarseGraph(g *mesh.Graph, agg *Aggregates) (*mesh.Graph, error) {
+	if err := checkAggregates(g, agg); err != nil {
+		return nil, err
+	}
+	return coarseGraph(g, agg), nil
+}
+
+// checkAggregates checks what CoarseGraph indexes by: one aggregate id in
+// range per vertex of a graph with a sound structure, and one root per
+// aggregate.
+func checkAggregates(g *mesh.Graph, agg *Aggregates) error {
+	if g == nil {
+		return errors.New("mis: CoarseGraph: nil graph")
+	}
+	if agg == nil {
+		return errNilAggregates
+	}
+	if err := g.ValidateStructure(); err != nil {
+		return fmt.Errorf("mis: CoarseGraph: %w", err)
+	}
+	if len(agg.Of) != g.N() || len(agg.Roots) != agg.N {
+		return fmt.Errorf("mis: CoarseGraph: %d aggregate ids for %d vertices, %d roots for %d aggregates", len(agg.Of), g.N(), len(agg.Roots), agg.N)
+	}
+	for v, a := range agg.Of {
+		if a < 0 || int(a) >= agg.N {
+			return fmt.Errorf("mis: CoarseGraph: vertex %d is in aggregate %d, out of range [0,%d)", v, a, agg.N)
+		}
+	}
+	for a, r := range agg.Roots {
+		if r < 0 || int(r) >= g.N() {
+			return fmt.Errorf("mis: CoarseGraph: root %d of aggregate %d out of range [0,%d)", r, a, g.N())
+		}
+	}
+	return nil
+}
+
+// coarseGraph is CoarseGraph on checked arguments.
+func coarseGraph(g *mesh.Graph, agg *Aggregates) *mesh.Graph {
 	ptr, verts := agg.Members()
 	nc := agg.N
 	off := make([]int64, nc+1)

@@ -65,7 +65,10 @@ func TestAggregateProperties(t *testing.T) {
 			rt.Fatal(err)
 		}
 		checkAggregates(rt, g, res.In, agg)
-		c := mis.CoarseGraph(g, agg)
+		c, err := mis.CoarseGraph(g, agg)
+		if err != nil {
+			rt.Fatal(err)
+		}
 		if err := c.Validate(); err != nil {
 			rt.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package mis
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/misgrid/misgrid/mesh"
 )
@@ -31,6 +32,9 @@ func (c *Coloring) Classes() [][]int32 {
 func Color(g *mesh.Graph, opts Options) (*Coloring, error) {
 	if g == nil {
 		return nil, errors.New("mis: nil graph")
+	}
+	if err := g.ValidateStructure(); err != nil {
+		return nil, fmt.Errorf("mis: color: %w", err)
 	}
 	dist, err := opts.distance()
 	if err != nil {

@@ -8,3 +8,12 @@ func SetParallelGrain(n int) func() {
 	parallelGrain = n
 	return func() { parallelGrain = old }
 }
+
+// SetSlowRounds changes when Parallel's rounds count as slow (less than
+// 1/fraction of the undecided vertices decided, at least minActive left)
+// and it finishes serially; it returns a restore function.
+func SetSlowRounds(fraction, minActive int) func() {
+	of, om := slowFraction, slowMinActive
+	slowFraction, slowMinActive = fraction, minActive
+	return func() { slowFraction, slowMinActive = of, om }
+}

@@ -33,7 +33,7 @@ func TestGPUUnavailable(t *testing.T) {
 	t.Log(err)
 	keys, _ := Keys(g, Priority{})
 	res, err := Compute(g, Options{Device: Auto})
-	if err != nil || res.Backend == "gpu" || testgraphs.FirstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
+	if err != nil || res.Backend == "gpu" || testgraphs.FirstDiff(res.In, greedy(g, keys, 1).In) >= 0 {
 		t.Fatalf("Auto without a GPU: %v %v", res, err)
 	}
 	if _, err := UploadGraph(g, nil); !errors.Is(err, ErrNoGPU) {
@@ -65,7 +65,7 @@ func TestGPUMatchesGreedy(t *testing.T) {
 				t.Fatal(err)
 			}
 			for dist := 1; dist <= 2; dist++ {
-				want := Greedy(g, keys, dist)
+				want := greedy(g, keys, dist)
 				got, err := Compute(g, Options{Distance: dist, Priority: pri, Device: GPU})
 				if err != nil {
 					t.Fatalf("%s %s dist %d: %v", name, label, dist, err)
@@ -192,7 +192,7 @@ func TestGPUTooLarge(t *testing.T) {
 	t.Log(err)
 	keys, _ := Keys(g, Priority{})
 	res, err := Compute(g, Options{Device: Auto})
-	if err != nil || testgraphs.FirstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
+	if err != nil || testgraphs.FirstDiff(res.In, greedy(g, keys, 1).In) >= 0 {
 		t.Fatalf("Auto fallback: %v", err)
 	}
 }
@@ -237,7 +237,7 @@ func TestGPUStickyErrorFallback(t *testing.T) {
 	keys, _ := Keys(g, Priority{})
 	for i := 0; i < 2; i++ {
 		res, err := Compute(g, Options{Device: Auto})
-		if err != nil || res.Backend == "gpu" || testgraphs.FirstDiff(res.In, Greedy(g, keys, 1).In) >= 0 {
+		if err != nil || res.Backend == "gpu" || testgraphs.FirstDiff(res.In, greedy(g, keys, 1).In) >= 0 {
 			t.Fatalf("Auto after a sticky error: %v", err)
 		}
 	}
@@ -253,7 +253,7 @@ func TestGPUDeviceIndex(t *testing.T) {
 	}
 	g := mesh.Hex27Graph(10, 10, 10)
 	keys, _ := Keys(g, Priority{})
-	want := Greedy(g, keys, 1).In
+	want := greedy(g, keys, 1).In
 	last := GPU.On(n - 1)
 	if res, err := Compute(g, Options{Device: last}); err != nil || testgraphs.FirstDiff(res.In, want) >= 0 || res.Backend != "gpu" {
 		t.Fatalf("%v: %v", last, err)

@@ -87,7 +87,7 @@ func Hierarchy(g *mesh.Graph, opts HierarchyOptions) ([]Level, error) {
 		if last {
 			return levels, nil
 		}
-		cur = CoarseGraph(cur, l.Agg)
+		cur = coarseGraph(cur, l.Agg)
 	}
 }
 

@@ -227,7 +227,7 @@ func TestEmulatedMultiGPUIsGreedy(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := Greedy(c.g, keys, dist)
+				want := greedy(c.g, keys, dist)
 				for _, k := range []int{1, 2, 3, 5} {
 					for _, hashed := range []bool{false, true} {
 						name := fmt.Sprintf("%s/d%d/%v/k%d/hashed=%v", c.name, dist, pr.Kind, k, hashed)

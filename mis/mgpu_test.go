@@ -41,7 +41,7 @@ func TestMultiGPUIsGreedy(t *testing.T) {
 						}
 						name := fmt.Sprintf("%v/%s/d%d/staged=%v/hashed=%v", devs, c.name, dist, staged, hashed)
 						keys, _ := Keys(c.g, pr)
-						want := Greedy(c.g, keys, dist)
+						want := greedy(c.g, keys, dist)
 						res, err := ComputeMultiGPU(context.Background(), c.g, MultiGPUOptions{
 							Distance: dist, Priority: pr, Devices: devs, staged: staged,
 							Partition: mgpuPartition(c.g.N(), len(devs), hashed), batch: 3, sweeps: 1 + 2*btoi(staged)})

@@ -2,6 +2,7 @@ package mis
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -36,6 +37,9 @@ func Compute(g *mesh.Graph, opts Options) (*Result, error) {
 	if g == nil {
 		return nil, errors.New("mis: nil graph")
 	}
+	if err := g.ValidateStructure(); err != nil {
+		return nil, fmt.Errorf("mis: %w", err)
+	}
 	dist, err := opts.distance()
 	if err != nil {
 		return nil, err
@@ -65,22 +69,28 @@ func Compute(g *mesh.Graph, opts Options) (*Result, error) {
 	}
 	var res *Result
 	if opts.Serial {
-		res = Greedy(g, keys, dist)
+		res = greedy(g, keys, dist)
 	} else {
-		res = Parallel(g, keys, dist, opts.workers())
+		res = parallelMasked(g, keys, dist, opts.workers(), nil)
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
 }
 
-// Order returns the vertices sorted by decreasing key: the greedy visiting
-// order.
+// Order returns the vertices sorted by decreasing key, ties by increasing
+// id: the greedy visiting order.
 func Order(keys []uint64) []int32 {
 	order := make([]int32, len(keys))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortFunc(order, func(a, b int32) int {
+	sortByKey(order, keys)
+	return order
+}
+
+// sortByKey sorts vertices into the greedy order of keys.
+func sortByKey(vs []int32, keys []uint64) {
+	slices.SortFunc(vs, func(a, b int32) int {
 		switch {
 		case keys[a] > keys[b]:
 			return -1
@@ -89,18 +99,34 @@ func Order(keys []uint64) []int32 {
 		}
 		return int(a - b)
 	})
-	return order
 }
 
 // Greedy is the serial reference: visit vertices by decreasing key and take
-// every vertex with no taken vertex within distance dist. It defines the
-// set that every other backend must return.
-func Greedy(g *mesh.Graph, keys []uint64, dist int) *Result {
+// every vertex with no taken vertex within distance dist (1 or 2). It
+// defines the set that every other backend must return. It fails when
+// keys does not hold one key per vertex or g's structure is broken
+// (mesh.Graph.ValidateStructure).
+func Greedy(g *mesh.Graph, keys []uint64, dist int) (*Result, error) {
+	if err := checkRun("Greedy", g, keys, dist); err != nil {
+		return nil, err
+	}
+	return greedy(g, keys, dist), nil
+}
+
+// greedy is Greedy on checked arguments.
+func greedy(g *mesh.Graph, keys []uint64, dist int) *Result {
 	n := g.N()
 	in := make([]bool, n)
 	blocked := make([]bool, n)
+	size := greedyFinish(g, Order(keys), dist, in, blocked)
+	return &Result{In: in, Size: size, Backend: "serial"}
+}
+
+// greedyFinish visits order and takes every vertex not blocked, blocking
+// its ball of radius dist; it returns how many it took.
+func greedyFinish(g *mesh.Graph, order []int32, dist int, in, blocked []bool) int {
 	size := 0
-	for _, v := range Order(keys) {
+	for _, v := range order {
 		if blocked[v] {
 			continue
 		}
@@ -116,5 +142,5 @@ func Greedy(g *mesh.Graph, keys []uint64, dist int) *Result {
 			}
 		}
 	}
-	return &Result{In: in, Size: size, Backend: "serial"}
+	return size
 }

@@ -18,11 +18,32 @@ const (
 // larger key nearby, so every vertex the greedy would visit before it is
 // already decided; by induction the rounds build exactly the greedy set.
 //
+// Rounds follow the chains of the greedy order, so priorities that order
+// vertices along long chains (values increasing along a path, or x + εy on
+// a grid) would take one round per link. When rounds keep deciding less
+// than 1/64 of the vertices left, Parallel decides the rest by the serial
+// greedy, which gives the same set: every undecided vertex has no member
+// within dist, so visiting them in key order continues the greedy exactly.
+//
 // Each phase reads arrays that no worker writes in that phase, so the
 // result does not depend on scheduling, and the race detector stays quiet.
-func Parallel(g *mesh.Graph, keys []uint64, dist, workers int) *Result {
-	return parallelMasked(g, keys, dist, workers, nil)
+// It fails when keys does not hold one key per vertex, dist is not 1 or 2,
+// or g's structure is broken (mesh.Graph.ValidateStructure).
+func Parallel(g *mesh.Graph, keys []uint64, dist, workers int) (*Result, error) {
+	if err := checkRun("Parallel", g, keys, dist); err != nil {
+		return nil, err
+	}
+	return parallelMasked(g, keys, dist, workers, nil), nil
 }
+
+// A round is slow when it decides less than 1/slowFraction of the
+// undecided vertices while at least slowMinActive are left; after
+// slowRounds slow rounds in a row, the serial greedy finishes. Below
+// slowMinActive rounds are cheap whatever they decide. Tests change both
+// to make every run finish serially.
+const slowRounds = 2
+
+var slowFraction, slowMinActive = 64, 1 << 12
 
 // parallelMasked runs Parallel on the subgraph induced by the vertices with
 // exclude[v] false (exclude may be nil): excluded vertices start decided
@@ -51,13 +72,22 @@ func parallelMasked(g *mesh.Graph, keys []uint64, dist, workers int, exclude []b
 		}
 	}
 	p.cands = make([][]int32, workers)
-	rounds := 0
+	rounds, slow := 0, 0
 	for len(p.active) > 0 {
 		rounds++
+		before := len(p.active)
 		if dist == 2 {
 			p.round2()
 		} else {
 			p.round1()
+		}
+		if left := len(p.active); left >= slowMinActive && before-left < before/slowFraction {
+			slow++
+		} else {
+			slow = 0
+		}
+		if slow == slowRounds {
+			p.finishSerial(dist)
 		}
 	}
 	size := 0
@@ -67,6 +97,17 @@ func parallelMasked(g *mesh.Graph, keys []uint64, dist, workers int, exclude []b
 		}
 	}
 	return &Result{In: p.in, Size: size, Rounds: rounds, Backend: "cpu"}
+}
+
+// finishSerial decides the undecided vertices by the serial greedy.
+func (p *parRun) finishSerial(dist int) {
+	blocked := make([]bool, len(p.state))
+	for v, s := range p.state {
+		blocked[v] = s != undecided
+	}
+	sortByKey(p.active, p.keys)
+	greedyFinish(p.g, p.active, dist, p.in, blocked)
+	p.active = p.active[:0]
 }
 
 type parRun struct {

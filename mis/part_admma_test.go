@@ -57,7 +57,10 @@ func partCheckADMMA(g *mesh.Graph, part []int32, k int, p mis.Priority) (*mis.Pa
 	if part == nil {
 		part = partContiguous(g.N(), k)
 	}
-	want := mis.Greedy(g, partADMMAKeys(g, part, p), 1)
+	want, err := mis.Greedy(g, partADMMAKeys(g, part, p), 1)
+	if err != nil {
+		return nil, err
+	}
 	for v := range want.In {
 		if r.In[v] != want.In[v] {
 			return nil, fmt.Errorf("vertex %d (part %d): ADMMA in=%v, greedy of the ADMMA order in=%v", v, part[v], r.In[v], want.In[v])

@@ -17,7 +17,7 @@ func BenchmarkComputePartitioned(b *testing.B) {
 	for _, dist := range []int{1, 2} {
 		b.Run(fmt.Sprintf("d%d/parallel", dist), func(b *testing.B) {
 			for b.Loop() {
-				mis.Parallel(g, keys, dist, 0)
+				mistest.Parallel(b, g, keys, dist, 0)
 			}
 		})
 		for _, mode := range []mis.PartMode{mis.Exact, mis.ADMMA} {

@@ -197,7 +197,7 @@ func validateLocal(l *Local, me, parts int, o *PartOptions) error {
 	switch o.Priority.Kind {
 	case Hash, Boundary, Degree:
 	case User:
-		if l.Primary == nil {
+		if l.Primary == nil && nRows > 0 {
 			return fail("the user priority needs Local.Primary: ranks of the values over the whole graph (see Primaries)")
 		}
 	default:
@@ -460,29 +460,12 @@ func (s *partState) boundary(v int32) bool { return s.cOff[v+1] > s.cOff[v] }
 // owners. Hash priorities need no communication at all.
 func (s *partState) buildKeys(ctx context.Context, l *Local, p Priority) error {
 	prim := make([]uint32, len(s.gid))
-	useClass := l.Class != nil
-	if p.Kind == Boundary && l.Primary == nil {
-		// Classes must come from everywhere or from nowhere: a mix would
-		// rank vertices by two different rules. A part without rows has
-		// no classes to give and follows the others.
-		has := []int64{0, 0}
-		switch {
-		case s.nOwn == 0:
-		case l.Class != nil:
-			has[0] = 1
-		default:
-			has[1] = 1
-		}
-		if err := s.ex.Allreduce(ctx, Max, has); err != nil {
-			return err
-		}
-		if has[0] == 1 && has[1] == 1 {
-			return agreedError{fmt.Errorf("mis: part %d: some parts have Local.Class and some do not", s.me)}
-		}
-		useClass = has[0] == 1
+	usePrimary, useClass, err := s.agreeSources(ctx, l, p)
+	if err != nil {
+		return err
 	}
 	switch {
-	case l.Primary != nil:
+	case usePrimary:
 		copy(prim, l.Primary)
 	case p.Kind == Boundary && useClass:
 		for i, c := range l.Class {
@@ -504,7 +487,7 @@ func (s *partState) buildKeys(ctx context.Context, l *Local, p Priority) error {
 			prim[v] = uint32(maxd[0] - (s.off[v+1] - s.off[v]))
 		}
 	}
-	if p.Kind != Hash || l.Primary != nil {
+	if p.Kind != Hash || usePrimary {
 		send := make([][]byte, len(s.peers))
 		for k, lst := range s.sendList {
 			var b []byte
@@ -533,6 +516,39 @@ func (s *partState) buildKeys(ctx context.Context, l *Local, p Priority) error {
 		s.key[i] = Key(prim[i], v, p.Seed)
 	}
 	return nil
+}
+
+// agreeSources has the parts agree on where primary ranks come from, so
+// that all take the same branch of buildKeys and its collectives: primary
+// ranks (Local.Primary) from every part or from none, and for Boundary,
+// classes (Local.Class) from every part or from none, since a mix would
+// rank vertices by two rules. A part without rows has nothing to give and
+// follows the others, whatever its nil slices say.
+func (s *partState) agreeSources(ctx context.Context, l *Local, p Priority) (usePrimary, useClass bool, err error) {
+	has := make([]int64, 4) // with Primary, without, with Class, without
+	if s.nOwn > 0 {
+		has[boolIndex(l.Primary == nil)] = 1
+		has[2+boolIndex(l.Class == nil)] = 1
+	}
+	if err := s.ex.Allreduce(ctx, Max, has); err != nil {
+		return false, false, err
+	}
+	usePrimary = has[0] == 1
+	if usePrimary && has[1] == 1 {
+		return false, false, agreedError{fmt.Errorf("mis: part %d: some parts have Local.Primary and some do not", s.me)}
+	}
+	useClass = has[2] == 1
+	if p.Kind == Boundary && !usePrimary && useClass && has[3] == 1 {
+		return false, false, agreedError{fmt.Errorf("mis: part %d: some parts have Local.Class and some do not", s.me)}
+	}
+	return usePrimary, useClass, nil
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // classifyByDegree is mesh.ClassifyByDegree over the distributed graph:

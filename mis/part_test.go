@@ -67,7 +67,7 @@ func TestPartitionedRoundsMatchParallel(t *testing.T) {
 		for _, dist := range []int{1, 2} {
 			p := mis.Priority{Kind: mis.Hash, Seed: 42}
 			keys, _ := mis.Keys(g, p)
-			want := mis.Parallel(g, keys, dist, 1)
+			want := mistest.Parallel(t, g, keys, dist, 1)
 			for _, k := range []int{1, 2, 5, 8} {
 				r, err := mis.ComputePartitioned(context.Background(), g, mis.PartOptions{Distance: dist, Priority: p, Parts: k})
 				if err != nil {
@@ -242,7 +242,7 @@ func TestComputeReplicated(t *testing.T) {
 		for _, part := range [][]int32{nil, partHashed(g.N(), k, 1)} {
 			for _, p := range []mis.Priority{{Kind: mis.Hash}, {Kind: mis.User, Values: partUserValues(g.N())}} {
 				keys, _ := mis.Keys(g, p)
-				want := mis.Greedy(g, keys, 2)
+				want := mistest.Greedy(t, g, keys, 2)
 				grp, _ := mis.NewLocalGroup(k, 0)
 				res := make([]*mis.PartResult, k)
 				errs := make([]error, k)

@@ -1,6 +1,7 @@
 package mis
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -87,6 +88,9 @@ func Key(primary uint32, v int32, seed uint64) uint64 {
 // when the kind has none (Hash). Exposed so that other backends (GPU,
 // partitioned) compute keys exactly as the CPU does.
 func Primaries(g *mesh.Graph, p Priority) ([]uint32, error) {
+	if g == nil {
+		return nil, errors.New("mis: nil graph")
+	}
 	n := g.N()
 	switch p.Kind {
 	case Hash:

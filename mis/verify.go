@@ -24,6 +24,9 @@ func (e *VerifyError) Error() string {
 // dist (1 or 2): no two members within dist of each other, and every
 // non-member within dist of a member. It reports the first violation.
 func Verify(g *mesh.Graph, in []bool, dist int) error {
+	if err := g.ValidateStructure(); err != nil {
+		return fmt.Errorf("mis: verify: %w", err)
+	}
 	n := g.N()
 	if len(in) != n {
 		return fmt.Errorf("mis: verify: set has %d flags for %d vertices", len(in), n)

@@ -208,11 +208,16 @@ func benchOne(g *mesh.Graph, keys []uint64, dist, workers, reps int) (benchResul
 	var ser, par, flo []time.Duration
 	var sres, pres *mis.Result
 	for i := -1; i < reps; i++ {
+		var err error
 		t := time.Now()
-		sres = mis.Greedy(g, keys, dist)
+		if sres, err = mis.Greedy(g, keys, dist); err != nil {
+			return benchResult{}, err
+		}
 		ts := time.Since(t)
 		t = time.Now()
-		pres = mis.Parallel(g, keys, dist, workers)
+		if pres, err = mis.Parallel(g, keys, dist, workers); err != nil {
+			return benchResult{}, err
+		}
 		tp := time.Since(t)
 		t = time.Now()
 		floorSink = Floor(g, workers)

@@ -326,7 +326,11 @@ func readCSR(path string) (*mesh.CSR[float64], error) {
 	if coo.Val == nil {
 		return nil, fmt.Errorf("%s: a pattern matrix has no values to solve with", path)
 	}
-	return cooToCSR(coo), nil
+	a, err := mesh.COOToCSR(coo, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return a, nil
 }
 
 func readArray(path string) (int, int, []float64, error) {
@@ -340,27 +344,6 @@ func readArray(path string) (int, int, []float64, error) {
 		return 0, 0, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, c, d, nil
-}
-
-// cooToCSR groups triplets by row (counting sort, file order kept within
-// a row); amg sorts the rows and sums repeats.
-func cooToCSR(a *mesh.COO[float64]) *mesh.CSR[float64] {
-	c := &mesh.CSR[float64]{Rows: a.Rows, Cols: a.Cols, RowPtr: make([]int64, a.Rows+1)}
-	for _, r := range a.Row {
-		c.RowPtr[r+1]++
-	}
-	for i := 0; i < a.Rows; i++ {
-		c.RowPtr[i+1] += c.RowPtr[i]
-	}
-	c.Col = make([]int32, len(a.Row))
-	c.Val = make([]float64, len(a.Row))
-	pos := slices.Clone(c.RowPtr[:a.Rows])
-	for k, r := range a.Row {
-		p := pos[r]
-		c.Col[p], c.Val[p] = a.Col[k], a.Val[k]
-		pos[r]++
-	}
-	return c
 }
 
 func mulCSR(a *mesh.CSR[float64], x []float64) []float64 {

@@ -10,6 +10,7 @@ import (
 	"github.com/misgrid/misgrid/internal/misgpu"
 	"github.com/misgrid/misgrid/internal/testgraphs"
 	"github.com/misgrid/misgrid/mis"
+	"github.com/misgrid/misgrid/mis/mistest"
 )
 
 // This file checks the rules of MIS-2 by key buckets (mis2b.cuh) without
@@ -244,7 +245,7 @@ func TestBucketModelMatchesGreedy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := mis.Greedy(g, keys, 2).In
+			want := mistest.Greedy(t, g, keys, 2).In
 			for _, b := range []int{1, 4, 12} {
 				for _, chunk := range []int{1, 16, max(g.N(), 1)} {
 					for _, retry := range []bool{false, true} {
@@ -293,7 +294,7 @@ func TestBucketModelCatchesBrokenRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := mis.Greedy(c.g, keys, 2).In
+		want := mistest.Greedy(t, c.g, keys, 2).In
 		if i := testgraphs.FirstDiff(c.run(c.g, keys, false, rng), want); i >= 0 {
 			t.Fatalf("%s: the model with the rule intact differs at vertex %d", c.name, i)
 		}

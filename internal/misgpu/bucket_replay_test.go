@@ -8,6 +8,7 @@ import (
 
 	"github.com/misgrid/misgrid/internal/misgpu"
 	"github.com/misgrid/misgrid/mis"
+	"github.com/misgrid/misgrid/mis/mistest"
 )
 
 // bucketWork is what a synchronous replay of the bucket launches does:
@@ -100,7 +101,7 @@ func TestBucketReplayWork(t *testing.T) {
 			b, shape = 8, 1.5
 		}
 		w := replayBuckets(c.g, keys, misgpu.BucketThresholds(b, shape, nil, false))
-		if want := mis.Greedy(c.g, keys, 2).Size; w.members != want {
+		if want := mistest.Greedy(t, c.g, keys, 2).Size; w.members != want {
 			t.Fatalf("%s: replay found %d members, greedy %d", c.name, w.members, want)
 		}
 		nnz := int64(len(c.g.Adj))

@@ -8,6 +8,7 @@ import (
 	"github.com/misgrid/misgrid/internal/testgraphs"
 	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
+	"github.com/misgrid/misgrid/mis/mistest"
 )
 
 // Every lane count must give the same set.
@@ -19,7 +20,7 @@ func TestGPUGroupSizes(t *testing.T) {
 		dg := upload(t, g)
 		for dist := 1; dist <= 2; dist++ {
 			keys, _ := mis.Keys(g, mis.Priority{Seed: 3})
-			want := mis.Greedy(g, keys, dist)
+			want := mistest.Greedy(t, g, keys, dist)
 			for _, gs := range misgpu.GroupSizes {
 				// Also with the persistent tail after 0 (none), 1 and 3
 				// full sweeps.
@@ -50,7 +51,7 @@ func TestGPUMidSize(t *testing.T) {
 		dg := upload(t, g)
 		keys, _ := mis.Keys(g, mis.Priority{})
 		for dist := 1; dist <= 2; dist++ {
-			want := mis.Parallel(g, keys, dist, 0)
+			want := mistest.Parallel(t, g, keys, dist, 0)
 			// Every lane count, and the defaults (bands, read modes,
 			// two-hop pushes), which compute-sanitizer runs check too.
 			tunings := []misgpu.Tuning{misgpu.Defaults(shape(g), dist)}
@@ -71,7 +72,7 @@ func TestGPUMidSize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i := testgraphs.FirstDiff(got.In, mis.Greedy(g, dkeys, 2).In); i >= 0 {
+		if i := testgraphs.FirstDiff(got.In, mistest.Greedy(t, g, dkeys, 2).In); i >= 0 {
 			t.Fatalf("%s Degree dist 2: differs at vertex %d", name, i)
 		}
 	}
@@ -124,7 +125,7 @@ func TestGPUTuningVariants(t *testing.T) {
 		for _, kind := range kinds {
 			keys, pri := testKeys(t, g, kind)
 			for dist := 1; dist <= 2; dist++ {
-				want := mis.Greedy(g, keys, dist)
+				want := mistest.Greedy(t, g, keys, dist)
 				for i, v := range variants {
 					v.Group, v.First, v.Batch, v.PerBand = 1, 3, 2, 1
 					got := run(t, dg, dist, pri, v)

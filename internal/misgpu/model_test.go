@@ -9,6 +9,7 @@ import (
 
 	"github.com/misgrid/misgrid/internal/testgraphs"
 	"github.com/misgrid/misgrid/mis"
+	"github.com/misgrid/misgrid/mis/mistest"
 )
 
 // This file checks the algorithm of the GPU kernels (internal/kernels/mis.cu)
@@ -355,7 +356,7 @@ func TestGPUModelMatchesGreedy(t *testing.T) {
 				t.Fatal(err)
 			}
 			for dist := 1; dist <= 2; dist++ {
-				want := mis.Greedy(g, keys, dist).In
+				want := mistest.Greedy(t, g, keys, dist).In
 				for _, chunk := range []int{1, 7, 64, max(g.N(), 1)} {
 					for _, bands := range []int{0, 4} {
 						got, _ := runModelBands(g, keys, dist, chunk, bands, rng)

@@ -59,7 +59,10 @@ func Check(g *mesh.Graph, p mis.Priority, dist int, backend Backend) error {
 	if err != nil {
 		return err
 	}
-	want := mis.Greedy(g, keys, dist)
+	want, err := mis.Greedy(g, keys, dist)
+	if err != nil {
+		return err
+	}
 	got, err := backend(g, p, dist)
 	if err != nil {
 		return fmt.Errorf("backend: %v", err)

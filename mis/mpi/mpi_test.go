@@ -142,7 +142,7 @@ func TestIdenticalSets(t *testing.T) {
 						continue
 					}
 					keys, _ := mis.Keys(g, p)
-					want := mis.Greedy(g, keys, dist)
+					want := mistest.Greedy(t, g, keys, dist)
 					rows := rowsOfRows(&l, c.Part())
 					for i, v := range rows {
 						if res.In[i] != want.In[v] {
@@ -153,7 +153,7 @@ func TestIdenticalSets(t *testing.T) {
 					if res.Size != want.Size {
 						t.Errorf("%s: size %d, greedy %d", name, res.Size, want.Size)
 					}
-					if par := mis.Parallel(g, keys, dist, 1); res.Rounds != par.Rounds {
+					if par := mistest.Parallel(t, g, keys, dist, 1); res.Rounds != par.Rounds {
 						t.Errorf("%s: %d rounds, Parallel takes %d", name, res.Rounds, par.Rounds)
 					}
 					if c.Part() == 0 && p.Kind == mis.Hash && part == nil {
@@ -196,7 +196,7 @@ func TestJobCompute(t *testing.T) {
 		}
 		keys, _ := mis.Keys(g, p)
 		same := true
-		for v, in := range mis.Greedy(g, keys, 1).In {
+		for v, in := range mistest.Greedy(t, g, keys, 1).In {
 			same = same && res.In[v] == in
 		}
 		if mode == mis.Exact && !same {
