@@ -124,7 +124,8 @@ class Graph:
 
 
 class Level:
-    """One level of a result: nvertices, the set (bool per vertex),
+    """One level of a result: nvertices, the set (bool per vertex; all
+    False for a coloring),
     aggregate (id per vertex, -1 none; None where the level has none),
     roots (the root of every aggregate), colors (None unless colored)."""
 
@@ -150,8 +151,9 @@ def _levels(h):
         for lv in range(nl.value):
             n, ss, na, nc, rounds = i64(), i64(), i64(), i64(), i64()
             call("result_level_info", h, lv, *(ctypes.byref(x) for x in (n, ss, na, nc, rounds)))
-            flags = np.empty(n.value, np.int32)
-            call("result_set_flags", h, lv, n.value, ptr(flags))
+            flags = np.zeros(n.value, np.int32)
+            if not nc.value:  # a coloring holds no set
+                call("result_set_flags", h, lv, n.value, ptr(flags))
             agg = roots = colors = None
             if na.value:
                 agg = np.empty(n.value, np.int64)

@@ -264,7 +264,7 @@ class ErrorTest(unittest.TestCase):
 def _cg_tol(t):
     """scipy renamed cg's tol to rtol in 1.12; Debian 12 has 1.10."""
     import inspect
-    return {"rtol": t} if "rtol" in inspect.signature(cg).parameters else {"tol": t}
+    return {"rtol": t, "atol": 0.0} if "rtol" in inspect.signature(cg).parameters else {"tol": t, "atol": 0.0}
 
 
 if __name__ == "__main__":
