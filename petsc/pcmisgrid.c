@@ -96,6 +96,18 @@ static PetscErrorCode PCMISGRIDKeys(PC pc, const mgkey **keys, int *n)
     PetscFunctionReturn(0);
 }
 
+/* haskey says whether libmisgrid's registry has key for solvers. */
+static PetscBool haskey(const char *key)
+{
+    const mgkey   *keys;
+    int            n;
+    misgrid_status st;
+    if (mgkeys_load(&keys, &n, &st)) return PETSC_FALSE;
+    for (int i = 0; i < n; i++)
+        if (keys[i].pc && !strcmp(keys[i].key, key)) return PETSC_TRUE;
+    return PETSC_FALSE;
+}
+
 /* append adds " key=value" to *s. */
 static PetscErrorCode append(char **s, const char *key, const char *value)
 {
@@ -332,7 +344,11 @@ static PetscErrorCode fullsetup(PC pc, Mat A, PetscInt n, PetscInt bs, const Pet
     PetscFunctionBegin;
     PetscCall(dropsolver(pc));
     PetscCall(near(pc, A, n, bs, &nn));
-    PetscCall(PetscSNPrintf(opt, sizeof opt, "block=%" PetscInt_FMT "%s%s", bs, nn.kind ? " nullspace=" : "", nn.kind ? nn.kind : ""));
+    /* block_size is the solver's block in every libmisgrid version; reuse
+     * (keep the pattern data for numeric re-setups), where the library
+     * has the key, is what SAME_NONZERO_PATTERN asks for. */
+    PetscCall(PetscSNPrintf(opt, sizeof opt, "block_size=%" PetscInt_FMT "%s%s%s", bs, nn.kind ? " nullspace=" : "", nn.kind ? nn.kind : "",
+                            haskey("reuse") ? " reuse=true" : ""));
     PetscCall(newctx(pc, opt));
     MGCall(pc, mg->ctx, misgrid_solver_create(mg->ctx, "", &mg->solver));
     if (nn.v) {
