@@ -38,7 +38,7 @@ class Solver:
         n, indptr, indices, it, values = _csr(A)
         kw = dict(opts)
         if block_size is not None:
-            kw["block"] = block_size
+            kw["block_size"] = block_size
         vectors = None
         if isinstance(nullspace, str):
             kw["nullspace"] = nullspace
