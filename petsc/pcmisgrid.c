@@ -26,7 +26,7 @@
 typedef struct {
     misgrid_context ctx;    /* options and messages of this PC */
     misgrid_solver  solver; /* 0 before the first setup */
-    char           *user;   /* "key=value ..." from PCMISGRIDSetOption / the options database */
+    char          **uval;   /* the user's value of each registry key (PCMISGRIDSetOption, -pc_misgrid_<key>), or NULL */
     PetscInt        cdim, cnodes; /* PCSetCoordinates */
     PetscReal      *coords;
     PetscInt        n, nnz, bs; /* the pattern of the last full setup */
@@ -122,11 +122,35 @@ static PetscErrorCode append(char **s, const char *key, const char *value)
     PetscFunctionReturn(0);
 }
 
+/* ctxwith makes a context holding the options a then b (either may be
+ * NULL; the last value of a key wins); a bad option is a PETSc error with
+ * misgrid's message. */
+static PetscErrorCode ctxwith(PC pc, const char *a, const char *b, misgrid_context *out)
+{
+    misgrid_context c;
+    misgrid_status  st = MISGRID_OK;
+    char            msg[2048];
+    PetscFunctionBegin;
+    MGCall(pc, (misgrid_context)0, misgrid_context_create(&c));
+    if (a) st = misgrid_context_set_option(c, a);
+    if (st == MISGRID_OK && b) st = misgrid_context_set_option(c, b);
+    if (st != MISGRID_OK) {
+        misgrid_error_message_copy(c, msg, sizeof msg, NULL);
+        misgrid_context_destroy(c);
+        SETERRQ(PetscObjectComm((PetscObject)pc), mg_code(st), "misgrid: %s [%s]", msg, misgrid_status_string(st));
+    }
+    *out = c;
+    PetscFunctionReturn(0);
+}
+
 PetscErrorCode PCMISGRIDSetOption(PC pc, const char key[], const char value[])
 {
-    PC_MISGRID *mg;
-    PetscBool   is;
-    char       *kv = NULL;
+    PC_MISGRID     *mg;
+    PetscBool       is;
+    char           *kv = NULL;
+    const mgkey    *keys;
+    int             n, k = -1;
+    misgrid_context c;
     PetscFunctionBegin;
     PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
     PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCMISGRID, &is));
@@ -134,11 +158,21 @@ PetscErrorCode PCMISGRIDSetOption(PC pc, const char key[], const char value[])
     PetscCheck(!strpbrk(value, " ,;=\t\n"), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG,
                "misgrid option %s: value \"%s\" may not contain blanks, commas, semicolons or '='", key, value);
     mg = (PC_MISGRID *)pc->data;
-    /* Check it now, so that the error names the option where it was given. */
+    /* libmisgrid checks key and value now, so that the error names the
+     * option where it was given. */
     PetscCall(append(&kv, key, value));
-    MGCall(pc, mg->ctx, misgrid_context_set_option(mg->ctx, kv));
+    PetscErrorCode ierr = ctxwith(pc, kv, NULL, &c);
     PetscCall(PetscFree(kv));
-    PetscCall(append(&mg->user, key, value));
+    PetscCall(ierr);
+    MGCall(pc, c, misgrid_context_destroy(c));
+    PetscCall(PCMISGRIDKeys(pc, &keys, &n));
+    for (int i = 0; i < n; i++)
+        if (!strcmp(keys[i].key, key)) k = i;
+    PetscCheck(k >= 0 && keys[k].pc, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG,
+               "misgrid option %s applies to %s, not to the preconditioner", key, k >= 0 ? keys[k].scope : "(unknown)");
+    if (!mg->uval) PetscCall(PetscCalloc1(n, &mg->uval));
+    PetscCall(PetscFree(mg->uval[k]));
+    PetscCall(PetscStrallocpy(value, &mg->uval[k]));
     PetscFunctionReturn(0);
 }
 
@@ -313,22 +347,21 @@ static PetscErrorCode PCReset_MISGRID(PC pc)
 }
 
 /* newctx replaces the PC's context with one holding opt then the user's
- * options (the last value of a key wins), which the next
- * misgrid_solver_create reads. */
+ * options, which the next misgrid_solver_create reads. */
 static PetscErrorCode newctx(PC pc, const char *opt)
 {
     PC_MISGRID     *mg = (PC_MISGRID *)pc->data;
     misgrid_context fresh;
-    char            msg[1024];
+    char           *user = NULL;
+    const mgkey    *keys;
+    int             n;
     PetscFunctionBegin;
-    MGCall(pc, (misgrid_context)0, misgrid_context_create(&fresh));
-    misgrid_status st = misgrid_context_set_option(fresh, opt);
-    if (st == MISGRID_OK && mg->user) st = misgrid_context_set_option(fresh, mg->user);
-    if (st != MISGRID_OK) {
-        misgrid_error_message_copy(fresh, msg, sizeof msg, NULL);
-        misgrid_context_destroy(fresh);
-        SETERRQ(PetscObjectComm((PetscObject)pc), mg_code(st), "misgrid: %s [%s]", msg, misgrid_status_string(st));
-    }
+    PetscCall(PCMISGRIDKeys(pc, &keys, &n));
+    for (int i = 0; mg->uval && i < n; i++)
+        if (mg->uval[i]) PetscCall(append(&user, keys[i].key, mg->uval[i]));
+    PetscErrorCode ierr = ctxwith(pc, opt, user, &fresh);
+    PetscCall(PetscFree(user));
+    PetscCall(ierr);
     MGCall(pc, mg->ctx, misgrid_context_destroy(mg->ctx));
     mg->ctx = fresh;
     PetscFunctionReturn(0);
@@ -499,7 +532,13 @@ static PetscErrorCode PCDestroy_MISGRID(PC pc)
     PetscCall(PCReset_MISGRID(pc));
     MGCall(pc, mg->ctx, misgrid_context_destroy(mg->ctx));
     PetscCall(PetscFree(mg->coords));
-    PetscCall(PetscFree(mg->user));
+    if (mg->uval) {
+        const mgkey *keys;
+        int          n;
+        PetscCall(PCMISGRIDKeys(pc, &keys, &n));
+        for (int i = 0; i < n; i++) PetscCall(PetscFree(mg->uval[i]));
+        PetscCall(PetscFree(mg->uval));
+    }
     PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSetCoordinates_C", NULL));
     PetscCall(PetscFree(pc->data));
     PetscFunctionReturn(0);

@@ -177,6 +177,10 @@ static PetscErrorCode test_errors(void)
     PetscErrorCode e2 = PCMISGRIDSetOption(pc, "no_such_key", "1");
     PetscCall(PetscPopErrorHandler());
     PetscCall(expect_error(e2, "unknown key", "unknown option \"no_such_key\""));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    PetscErrorCode e4 = PCMISGRIDSetOption(pc, "distance", "2");
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(expect_error(e4, "a key of misgrid_mis", "not to the preconditioner"));
     /* A negative diagonal: not SPD, refused by misgrid's setup. */
     PetscCall(MatShift(p.A, -100));
     PetscCall(KSPSetOperators(ksp, p.A, p.A));
