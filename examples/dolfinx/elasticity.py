@@ -178,9 +178,10 @@ def main():
     msh = make_mesh()
     A, b, V, nclamped, nend = assemble(msh)
     ndofs = V.dofmap.index_map.size_global * V.dofmap.index_map_bs
-    print("bracket: %d tetrahedra, %d nodes, %d dofs; %d clamped facets, %d loaded; mesh and assembly %.1f s"
-          % (msh.topology.index_map(3).size_global, V.dofmap.index_map.size_global, ndofs, nclamped, nend,
-             time.perf_counter() - t0), flush=True)
+    print("bracket: %d tetrahedra, %d nodes, %d dofs (%s, block size %d); %d clamped facets, %d loaded; "
+          "mesh and assembly %.1f s" % (msh.topology.index_map(3).size_global, V.dofmap.index_map.size_global, ndofs,
+                                        A.getType(), A.getBlockSize(), nclamped, nend, time.perf_counter() - t0),
+          flush=True)
     if nclamped == 0 or nend == 0:
         sys.exit("no clamped or loaded facets: the geometry changed")
     rows, ref = [], None
