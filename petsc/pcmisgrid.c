@@ -29,7 +29,10 @@ typedef struct {
     char          **uval;   /* the user's value of each registry key (PCMISGRIDSetOption, -pc_misgrid_<key>), or NULL */
     PetscInt        cdim, cnodes; /* PCSetCoordinates */
     PetscReal      *coords;
-    PetscInt        n, nnz, bs; /* the pattern of the last full setup */
+    PetscInt        coordsgen;  /* PCSetCoordinates calls */
+    PetscInt        n, nnz, bs; /* the pattern of the last full setup, */
+    PetscInt        coordsused; /* the coordinates and */
+    MatNullSpace    nearsp;     /* the near-nullspace it used (a reference) */
     PetscInt       *ia, *ja;
     Mat             conv;       /* the operator converted to MATSEQAIJ, when it is not one */
     char            nsp[128];   /* where the near-nullspace came from, for PCView */
@@ -205,6 +208,7 @@ static PetscErrorCode PCSetCoordinates_MISGRID(PC pc, PetscInt dim, PetscInt nno
     PetscCall(PetscArraycpy(mg->coords, coords, dim * nnodes));
     mg->cdim = dim;
     mg->cnodes = nnodes;
+    mg->coordsgen++;
     PetscFunctionReturn(0);
 }
 
@@ -333,6 +337,7 @@ static PetscErrorCode dropsolver(PC pc)
     if (mg->solver) MGCall(pc, mg->ctx, misgrid_solver_destroy(mg->ctx, mg->solver));
     mg->solver = 0;
     PetscCall(PetscFree2(mg->ia, mg->ja));
+    PetscCall(MatNullSpaceDestroy(&mg->nearsp));
     mg->n = mg->nnz = 0;
     PetscFunctionReturn(0);
 }
@@ -397,6 +402,9 @@ static PetscErrorCode fullsetup(PC pc, Mat A, PetscInt n, PetscInt bs, const Pet
     PetscCall(PetscArraycpy(mg->ia, ia, n + 1));
     PetscCall(PetscArraycpy(mg->ja, ja, nnz));
     mg->n = n, mg->nnz = nnz, mg->bs = bs;
+    PetscCall(MatGetNearNullSpace(A, &mg->nearsp));
+    if (mg->nearsp) PetscCall(PetscObjectReference((PetscObject)mg->nearsp));
+    mg->coordsused = mg->coordsgen;
     mg->full++;
     PetscFunctionReturn(0);
 }
@@ -418,29 +426,25 @@ static PetscErrorCode PCSetUp_MISGRID(PC pc)
     PetscCall(MatSeqAIJGetArrayRead(S, &a));
     /* PETSc sets SAME_NONZERO_PATTERN from the matrix's nonzero state; the
      * pattern is compared too (a cheap check against a caller's wrong
-     * flag), and the block size and near-nullspace source must not have
-     * changed. */
-    same = (PetscBool)(pc->setupcalled && pc->flag == SAME_NONZERO_PATTERN && mg->solver && n == mg->n && ia[n] == mg->nnz && bs == mg->bs);
+     * flag), and the block size, the near-nullspace object and the
+     * coordinates must be those of the last full setup. */
+    MatNullSpace sp;
+    PetscCall(MatGetNearNullSpace(A, &sp));
+    same = (PetscBool)(pc->setupcalled && pc->flag == SAME_NONZERO_PATTERN && mg->solver && n == mg->n && ia[n] == mg->nnz && bs == mg->bs &&
+                       sp == mg->nearsp && mg->coordsgen == mg->coordsused);
     if (same) {
         PetscCall(PetscArraycmp(ia, mg->ia, n + 1, &same));
         if (same) PetscCall(PetscArraycmp(ja, mg->ja, ia[n], &same));
     }
-    PetscErrorCode ierr;
-    if (same) {
-        misgrid_status st = misgrid_solver_update_values(mg->ctx, mg->solver, ia[n], MISGRID_FLOAT64, a);
-        ierr = st == MISGRID_OK ? 0 : mg_code(st);
-        if (st == MISGRID_OK) mg->numeric++;
-        else {
-            PetscCall(MatSeqAIJRestoreArrayRead(S, &a));
-            PetscCall(MatRestoreRowIJ(S, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-            MGCall(pc, mg->ctx, st);
-        }
-    } else {
-        ierr = fullsetup(pc, A, n, bs, ia, ja, a);
-    }
+    misgrid_status st = MISGRID_OK;
+    PetscErrorCode ierr = 0;
+    if (same) st = misgrid_solver_update_values(mg->ctx, mg->solver, ia[n], MISGRID_FLOAT64, a);
+    else ierr = fullsetup(pc, A, n, bs, ia, ja, a);
     PetscCall(MatSeqAIJRestoreArrayRead(S, &a));
     PetscCall(MatRestoreRowIJ(S, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
     PetscCall(ierr);
+    MGCall(pc, mg->ctx, st);
+    if (same) mg->numeric++;
     PetscFunctionReturn(0);
 }
 

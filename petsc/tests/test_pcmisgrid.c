@@ -123,6 +123,18 @@ static PetscErrorCode test_reuse(void)
     PetscCall(PCMISGRIDGetInfo(pc, &levels, NULL, &full, &numeric));
     PetscCheck(full == 1 && numeric == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "same pattern: %" PetscInt_FMT " full and %" PetscInt_FMT " numeric setups, want 1 and 1", full, numeric);
     PetscCheck(its2 == its, PETSC_COMM_SELF, PETSC_ERR_PLIB, "3A: %" PetscInt_FMT " iterations, A took %" PetscInt_FMT, its2, its);
+    /* A near-nullspace attached since: a full setup, though the pattern is the same. */
+    {
+        MatNullSpace sp;
+        PetscCall(MatNullSpaceCreate(PETSC_COMM_SELF, PETSC_TRUE, 0, NULL, &sp));
+        PetscCall(MatSetNearNullSpace(p.A, sp));
+        PetscCall(MatNullSpaceDestroy(&sp));
+        PetscCall(MatScale(p.A, 0.5));
+        PetscCall(KSPSetOperators(ksp, p.A, p.A));
+        PetscCall(KSPSetUp(ksp));
+        PetscCall(PCMISGRIDGetInfo(pc, NULL, NULL, &full, &numeric));
+        PetscCheck(full == 2 && numeric == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "new near-nullspace: %" PetscInt_FMT " full and %" PetscInt_FMT " numeric setups, want 2 and 1", full, numeric);
+    }
     /* A new coupling between two far nodes (a spring: e (e_i - e_j)(e_i - e_j)^T keeps A SPD). */
     {
         PetscInt    n, ij[2];
@@ -137,10 +149,10 @@ static PetscErrorCode test_reuse(void)
     PetscCall(KSPSetOperators(ksp, p.A, p.A));
     PetscCall(KSPSetUp(ksp));
     PetscCall(PCMISGRIDGetInfo(pc, NULL, NULL, &full, &numeric));
-    PetscCheck(full == 2 && numeric == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "new pattern: %" PetscInt_FMT " full and %" PetscInt_FMT " numeric setups, want 2 and 1", full, numeric);
+    PetscCheck(full == 3 && numeric == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "new pattern: %" PetscInt_FMT " full and %" PetscInt_FMT " numeric setups, want 3 and 1", full, numeric);
     PetscCall(KSPDestroy(&ksp));
     PetscCall(FEMDestroy(&p));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok - reuse: same pattern is a numeric setup (%" PetscInt_FMT " its before and after), a new pattern a full one\n", its));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok - reuse: same pattern is a numeric setup (%" PetscInt_FMT " its before and after); a new near-nullspace or pattern a full one\n", its));
     PetscFunctionReturn(0);
 }
 
