@@ -36,6 +36,7 @@ typedef struct {
     PetscInt       *ia, *ja;
     Mat             conv;       /* the operator converted to MATSEQAIJ, when it is not one */
     char            nsp[128];   /* where the near-nullspace came from, for PCView */
+    char            derived[128]; /* the options the plugin set at the last full setup */
     PetscInt        full, numeric;
 } PC_MISGRID;
 
@@ -388,6 +389,7 @@ static PetscErrorCode fullsetup(PC pc, Mat A, PetscInt n, PetscInt bs, const Pet
     PetscCall(PetscSNPrintf(opt, sizeof opt, "block_size=%" PetscInt_FMT "%s%s%s", bs, nn.kind ? " nullspace=" : "", nn.kind ? nn.kind : "",
                             haskey("reuse") ? " reuse=true" : ""));
     PetscCall(newctx(pc, opt));
+    PetscCall(PetscStrncpy(mg->derived, opt, sizeof mg->derived));
     MGCall(pc, mg->ctx, misgrid_solver_create(mg->ctx, "", &mg->solver));
     if (nn.v) {
         misgrid_status st = misgrid_solver_set_nullspace(mg->ctx, mg->solver, n, (int32_t)nn.nvec, nn.v);
@@ -492,7 +494,6 @@ static PetscErrorCode PCView_MISGRID(PC pc, PetscViewer viewer)
     double       oc, gc, secs;
     const mgkey *keys;
     int          nk;
-    char         val[256];
     PetscFunctionBegin;
     PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
     if (!ascii) PetscFunctionReturn(0);
@@ -505,20 +506,13 @@ static PetscErrorCode PCView_MISGRID(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "    levels=%d  operator complexity=%.3f  grid complexity=%.3f\n", (int)nl, oc, gc));
     PetscCall(PetscViewerASCIIPrintf(viewer, "    setups: %d full, %d numeric (aggregates kept); last %.4f s\n", (int)mg->full, (int)mg->numeric, secs));
     PetscCall(PetscViewerASCIIPrintf(viewer, "    near-nullspace: %s\n", mg->nsp));
+    /* The options in force beyond libmisgrid's defaults: the plugin's, then the user's. */
     PetscCall(PCMISGRIDKeys(pc, &keys, &nk));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "    options:"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "    options: %s", mg->derived));
     PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
-    for (int i = 0, col = 12; i < nk; i++) {
-        if (!keys[i].pc || misgrid_context_get_option(mg->ctx, keys[i].key, val, sizeof val) != MISGRID_OK) continue;
-        int w = (int)(strlen(keys[i].key) + strlen(val) + 2);
-        if (col + w > 96) {
-            PetscCall(PetscViewerASCIIPrintf(viewer, "\n             "));
-            col = 13;
-        }
-        PetscCall(PetscViewerASCIIPrintf(viewer, " %s=%s", keys[i].key, val));
-        col += w;
-    }
-    PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+    for (int i = 0; mg->uval && i < nk; i++)
+        if (mg->uval[i]) PetscCall(PetscViewerASCIIPrintf(viewer, " %s=%s", keys[i].key, mg->uval[i]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, " (others: libmisgrid's defaults, see -help)\n"));
     PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
     PetscCall(PetscViewerASCIIPrintf(viewer, "    level        rows    nonzeros  block  nnz/row\n"));
     for (int64_t l = 0; l < nl; l++) {
