@@ -244,6 +244,29 @@ class ErrorTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             misgrid.Solver(A).solve(np.ones(7))
 
+    def test_threads(self):
+        """Threads get the single-threaded results and their own messages."""
+        import threading
+        A = laplacian2d(30)
+        want = misgrid.mis(misgrid.Graph.from_matrix(A), distance=2, priority="boundary")
+        got, errors = [None] * 4, [None] * 4
+
+        def work(i):
+            got[i] = misgrid.mis(misgrid.Graph.from_matrix(A), distance=2, priority="boundary")
+            try:
+                misgrid.mis(misgrid.Graph.from_matrix(A), seed="x%d" % i)
+            except misgrid.InputError as e:
+                errors[i] = str(e)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for i in range(4):
+            np.testing.assert_array_equal(got[i], want)
+            self.assertIn('"x%d"' % i, errors[i])
+
     def test_no_handles_leak(self):
         gc.collect()
         before = misgrid.handle_count()
