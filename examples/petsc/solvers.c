@@ -121,8 +121,8 @@ int main(int argc, char **argv)
         Vec         x, xref;
         if (!(elastic ? elas : pois)) continue;
         /* Poisson: a cube of n^3 elements; elasticity: a 4:1:1 beam of 4ne x ne x ne. */
-        if (elastic) PetscCall(FEMAssemble(PETSC_COMM_SELF, PETSC_TRUE, 4 * ne, ne, ne, MATAIJ, &p));
-        else PetscCall(FEMAssemble(PETSC_COMM_SELF, PETSC_FALSE, n, n, n, MATAIJ, &p));
+        if (elastic) PetscCall(FEMAssemble(PETSC_COMM_SELF, FEM_ELASTIC, 4 * ne, ne, ne, MATAIJ, &p));
+        else PetscCall(FEMAssemble(PETSC_COMM_SELF, FEM_POISSON, n, n, n, MATAIJ, &p));
         if (elastic) {
             MatNullSpace sp;
             Vec          xyz;
