@@ -29,15 +29,15 @@ typedef struct {
     char          **uval;   /* the user's value of each registry key (PCMISGRIDSetOption, -pc_misgrid_<key>), or NULL */
     PetscInt        cdim, cnodes; /* PCSetCoordinates */
     PetscReal      *coords;
-    PetscInt        coordsgen;  /* PCSetCoordinates calls */
-    PetscInt        n, nnz, bs; /* the pattern of the last full setup, */
-    PetscInt        coordsused; /* the coordinates and */
-    MatNullSpace    nearsp;     /* the near-nullspace it used (a reference) */
-    PetscInt       *ia, *ja;
+    PetscInt        coordsgen; /* PCSetCoordinates calls so far */
+    /* What the last full setup was made for: a numeric setup needs the same. */
+    PetscInt        n, nnz, bs, *ia, *ja;
+    PetscInt        coordsused; /* coordsgen then */
+    MatNullSpace    nearsp;     /* the near-nullspace then (a reference) */
     Mat             conv;       /* the operator converted to MATSEQAIJ, when it is not one */
     char            nsp[128];   /* where the near-nullspace came from, for PCView */
-    char            derived[128]; /* the options the plugin set at the last full setup */
-    PetscInt        full, numeric;
+    char            derived[128]; /* the options the plugin set, for PCView */
+    PetscInt        full, numeric; /* setups of each kind */
 } PC_MISGRID;
 
 /*
