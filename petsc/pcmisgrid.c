@@ -182,6 +182,7 @@ PetscErrorCode PCMISGRIDSetOption(PC pc, const char key[], const char value[])
 
 static PetscErrorCode PCSetFromOptions_MISGRID(PC pc, PetscOptionItems *PetscOptionsObject)
 {
+    PC_MISGRID  *mg = (PC_MISGRID *)pc->data;
     const mgkey *keys;
     int          n;
     char         opt[128], value[256];
@@ -192,7 +193,8 @@ static PetscErrorCode PCSetFromOptions_MISGRID(PC pc, PetscOptionItems *PetscOpt
     for (int i = 0; i < n; i++) {
         if (!keys[i].pc) continue;
         PetscCall(PetscSNPrintf(opt, sizeof opt, "-pc_misgrid_%s", keys[i].key));
-        PetscCall(PetscOptionsString(opt, keys[i].doc, "PCMISGRIDSetOption", keys[i].def, value, sizeof value, &set));
+        const char *now = mg->uval && mg->uval[i] ? mg->uval[i] : keys[i].def;
+        PetscCall(PetscOptionsString(opt, keys[i].doc, "PCMISGRIDSetOption", now, value, sizeof value, &set));
         if (set) PetscCall(PCMISGRIDSetOption(pc, keys[i].key, value));
     }
     PetscOptionsHeadEnd();
