@@ -65,6 +65,9 @@ static void keep_go_sigurg(void)
         sigaction(SIGURG, &go_sigurg, NULL);
 }
 
+/* -log_view events: the library's share of PCSetUp and PCApply. */
+static PetscLogEvent ev_setup, ev_update, ev_apply;
+
 /* misgrid_status to the closest PETSc error code. */
 static PetscErrorCode mg_code(misgrid_status s)
 {
@@ -401,7 +404,10 @@ static PetscErrorCode fullsetup(PC pc, Mat A, PetscInt n, PetscInt bs, const Pet
         MGCall(pc, mg->ctx, misgrid_solver_set_coordinates(mg->ctx, mg->solver, (int32_t)mg->cdim, mg->cnodes, mg->coords));
     }
     PetscCall(kernel(pc, A, n));
-    MGCall(pc, mg->ctx, misgrid_solver_setup(mg->ctx, mg->solver, n, n, nnz, MG_INDEX, 0, ia, ja, MISGRID_FLOAT64, a));
+    PetscCall(PetscLogEventBegin(ev_setup, pc, 0, 0, 0));
+    misgrid_status st = misgrid_solver_setup(mg->ctx, mg->solver, n, n, nnz, MG_INDEX, 0, ia, ja, MISGRID_FLOAT64, a);
+    PetscCall(PetscLogEventEnd(ev_setup, pc, 0, 0, 0));
+    MGCall(pc, mg->ctx, st);
     PetscCall(PetscMalloc2(n + 1, &mg->ia, nnz, &mg->ja));
     PetscCall(PetscArraycpy(mg->ia, ia, n + 1));
     PetscCall(PetscArraycpy(mg->ja, ja, nnz));
@@ -442,8 +448,11 @@ static PetscErrorCode PCSetUp_MISGRID(PC pc)
     }
     misgrid_status st = MISGRID_OK;
     PetscErrorCode ierr = 0;
-    if (same) st = misgrid_solver_update_values(mg->ctx, mg->solver, ia[n], MISGRID_FLOAT64, a);
-    else ierr = fullsetup(pc, A, n, bs, ia, ja, a);
+    if (same) {
+        PetscCall(PetscLogEventBegin(ev_update, pc, 0, 0, 0));
+        st = misgrid_solver_update_values(mg->ctx, mg->solver, ia[n], MISGRID_FLOAT64, a);
+        PetscCall(PetscLogEventEnd(ev_update, pc, 0, 0, 0));
+    } else ierr = fullsetup(pc, A, n, bs, ia, ja, a);
     PetscCall(MatSeqAIJRestoreArrayRead(S, &a));
     PetscCall(MatRestoreRowIJ(S, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
     PetscCall(ierr);
@@ -462,7 +471,9 @@ static PetscErrorCode PCApply_MISGRID(PC pc, Vec x, Vec y)
     PetscCall(VecGetLocalSize(x, &n));
     PetscCall(VecGetArrayRead(x, &r));
     PetscCall(VecGetArrayWrite(y, &z));
+    PetscCall(PetscLogEventBegin(ev_apply, pc, x, y, 0));
     misgrid_status st = misgrid_solver_apply(mg->ctx, mg->solver, n, r, z);
+    PetscCall(PetscLogEventEnd(ev_apply, pc, x, y, 0));
     PetscCall(VecRestoreArrayWrite(y, &z));
     PetscCall(VecRestoreArrayRead(x, &r));
     MGCall(pc, mg->ctx, st);
@@ -576,6 +587,11 @@ PetscErrorCode PCMISGRIDRegister(void)
     PetscFunctionBegin;
     keep_go_sigurg();
     PetscCall(PCRegister(PCMISGRID, PCCreate_MISGRID));
+    if (!ev_setup) {
+        PetscCall(PetscLogEventRegister("MisgridSetup", PC_CLASSID, &ev_setup));
+        PetscCall(PetscLogEventRegister("MisgridUpdate", PC_CLASSID, &ev_update));
+        PetscCall(PetscLogEventRegister("MisgridApply", PC_CLASSID, &ev_apply));
+    }
     PetscFunctionReturn(0);
 }
 
