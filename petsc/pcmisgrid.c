@@ -55,7 +55,12 @@ static int              have_go_sigurg;
 
 __attribute__((constructor)) static void save_go_sigurg(void)
 {
-    have_go_sigurg = sigaction(SIGURG, NULL, &go_sigurg) == 0 && (go_sigurg.sa_flags & SA_SIGINFO);
+    Dl_info where;
+    /* Only a handler inside libmisgrid is Go's: where libmisgrid was loaded
+     * earlier than the plugin, PETSc may have replaced it in between (the
+     * Python module puts it back before loading the plugin). */
+    have_go_sigurg = sigaction(SIGURG, NULL, &go_sigurg) == 0 && (go_sigurg.sa_flags & SA_SIGINFO) &&
+                     dladdr((void *)go_sigurg.sa_sigaction, &where) && where.dli_fname && strstr(where.dli_fname, "libmisgrid.so");
 }
 
 static void keep_go_sigurg(void)

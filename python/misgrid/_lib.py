@@ -91,6 +91,30 @@ def _load():
 
 lib, path = _load()
 
+# The Go runtime in libmisgrid preempts its threads with SIGURG, through
+# the handler it installed when the library loaded. A PETSc initialised
+# after that (petsc4py, DOLFINx) puts its own error handler on SIGURG,
+# and the next preemption would end the process; so Go's handler is
+# saved now and put back before each call when something replaced it.
+_libc = ctypes.CDLL(None, use_errno=True)
+_SIGURG = 23  # Linux
+_go_sigurg = ctypes.create_string_buffer(256)  # a struct sigaction, opaque
+_have_go_sigurg = _libc.sigaction(_SIGURG, None, _go_sigurg) == 0
+
+
+def _handler(sa):
+    return ctypes.c_void_p.from_buffer(sa).value  # sa_handler/sa_sigaction, the first field
+
+
+def keep_go_sigurg():
+    """Puts Go's SIGURG handler back if another library replaced it."""
+    if not _have_go_sigurg:
+        return
+    now = ctypes.create_string_buffer(256)
+    if _libc.sigaction(_SIGURG, None, now) == 0 and _handler(now) != _handler(_go_sigurg):
+        _libc.sigaction(_SIGURG, _go_sigurg, None)
+
+
 H = ctypes.c_void_p  # every handle kind: an id, never a pointer
 P = ctypes.c_void_p  # arrays, passed as addresses
 i32, i64, f64 = ctypes.c_int32, ctypes.c_int64, ctypes.c_double
@@ -182,6 +206,7 @@ def _message(ctx):
 
 def call(name, *args):
     """Calls misgrid_<name>(ctx, *args); raises MisgridError with misgrid's message."""
+    keep_go_sigurg()
     ctx = context()
     st = getattr(lib, "misgrid_" + name)(ctx, *args)
     if st != OK:
@@ -190,6 +215,7 @@ def call(name, *args):
 
 def call_global(name, *args):
     """Calls a function that takes no context (misgrid_option_help, ...)."""
+    keep_go_sigurg()
     st = getattr(lib, "misgrid_" + name)(*args)
     if st != OK:
         raise _error(st, _message(None))

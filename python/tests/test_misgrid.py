@@ -284,6 +284,45 @@ class ErrorTest(unittest.TestCase):
         self.assertIn("smoother", misgrid.option_help())
 
 
+class PetscTest(unittest.TestCase):
+    """misgrid.petsc.register in a running petsc4py (skipped without it)."""
+
+    def test_register_and_solve(self):
+        try:
+            from petsc4py import PETSc
+        except ImportError:
+            self.skipTest("petsc4py is not installed")
+        import misgrid.petsc
+        try:
+            misgrid.petsc.plugin_path()
+        except FileNotFoundError as e:
+            self.skipTest(str(e))
+        misgrid.petsc.register()
+        A = laplacian2d(30)
+        M = PETSc.Mat().createAIJ(A.shape, csr=(A.indptr, A.indices, A.data), comm=PETSc.COMM_SELF)
+        b, x = M.createVecLeft(), M.createVecRight()
+        b.set(1.0)
+        ksp = PETSc.KSP().create(PETSc.COMM_SELF)
+        ksp.setOperators(M)
+        ksp.setType("cg")
+        ksp.getPC().setType("misgrid")
+        ksp.setTolerances(rtol=1e-10)
+        ksp.solve(b, x)
+        self.assertGreater(ksp.getConvergedReason(), 0)
+        self.assertLess(ksp.getIterationNumber(), 20)
+        np.testing.assert_allclose(A @ x.getArray(), np.ones(900), atol=1e-7)
+        # A bad option is a PETSc error carrying misgrid's message.
+        ksp2 = PETSc.KSP().create(PETSc.COMM_SELF)
+        ksp2.getPC().setType("misgrid")
+        opts = PETSc.Options()
+        opts["pc_misgrid_smoother"] = "bogus"
+        try:
+            with self.assertRaises(PETSc.Error):
+                ksp2.getPC().setFromOptions()
+        finally:
+            del opts["pc_misgrid_smoother"]
+
+
 def _cg_tol(t):
     """scipy renamed cg's tol to rtol in 1.12; Debian 12 has 1.10."""
     import inspect
