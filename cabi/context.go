@@ -34,12 +34,14 @@ func misgrid_context_create(out *C.misgrid_context) C.misgrid_status {
 		if out == nil {
 			return errorf(statusNull, "ctx (output) is NULL")
 		}
-		*out = 0
 		m := newMsgBuf()
 		if m == nil {
 			return errorf(statusNoMem, "cannot allocate the message buffer")
 		}
-		*out = C.misgrid_context(handles.put(kindContext, &context{msg: m}))
+		if err := publishHandle("ctx", out, kindContext, &context{msg: m}); err != nil {
+			m.free()
+			return err
+		}
 		return nil
 	})
 }
@@ -126,7 +128,11 @@ func misgrid_context_set_error(ctx C.misgrid_context, st C.misgrid_status, messa
 //export misgrid_error_message
 func misgrid_error_message(ctx C.misgrid_context) (msg *C.misgrid_cchar) {
 	// No status to return: a panic (there should be none) yields the
-	// global message rather than crossing into C.
+	// global message rather than crossing into C. A handle that is not a
+	// live context also yields the global message, which is then the
+	// message of the call that failed because of that handle: reading it
+	// must not overwrite it. The buffers are never freed (msgBuf), so the
+	// pointer stays readable even when another thread destroys ctx.
 	defer func() {
 		if recover() != nil {
 			msg = (*C.misgrid_cchar)(globalMsg.buf)
@@ -134,9 +140,6 @@ func misgrid_error_message(ctx C.misgrid_context) (msg *C.misgrid_cchar) {
 	}()
 	obj, err := handles.lookup(uintptr(ctx), kindContext, "ctx")
 	if err != nil {
-		if ctx != 0 {
-			globalMsg.set("misgrid_error_message: " + err.Error())
-		}
 		return (*C.misgrid_cchar)(globalMsg.buf)
 	}
 	return (*C.misgrid_cchar)(obj.(*context).msg.buf)
@@ -167,16 +170,17 @@ func copyCString(name string, buf *C.char, size C.int64_t, s string, needed *C.i
 	if buf == nil && size > 0 {
 		return errorf(statusNull, "%s is NULL but its size is %d", name, int64(size))
 	}
-	if needed != nil {
-		*needed = C.int64_t(len(s) + 1)
+	if err := store("needed", needed, C.int64_t(len(s)+1)); err != nil {
+		return err
 	}
 	if size == 0 {
 		return nil
 	}
-	dst := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int64(size))
-	n := copy(dst[:len(dst)-1], s)
-	dst[n] = 0
-	return nil
+	return withWriteFaults(name, unsafe.Pointer(buf), int64(size), func() {
+		dst := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int64(size))
+		n := copy(dst[:len(dst)-1], s)
+		dst[n] = 0
+	})
 }
 
 const (
@@ -205,11 +209,12 @@ func misgrid_version() *C.misgrid_cchar { return versionString }
 func misgrid_version_numbers(major, minor, patch *C.int32_t) C.misgrid_status {
 	return guardGlobal("misgrid_version_numbers", func() error {
 		for _, p := range []struct {
-			dst *C.int32_t
-			v   C.int32_t
-		}{{major, versionMajor}, {minor, versionMinor}, {patch, versionPatch}} {
-			if p.dst != nil {
-				*p.dst = p.v
+			name string
+			dst  *C.int32_t
+			v    C.int32_t
+		}{{"major", major, versionMajor}, {"minor", minor, versionMinor}, {"patch", patch, versionPatch}} {
+			if err := store(p.name, p.dst, p.v); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -237,7 +242,6 @@ func misgrid_handle_count(count *C.int64_t) C.misgrid_status {
 		if count == nil {
 			return errorf(statusNull, "count is NULL")
 		}
-		*count = C.int64_t(handles.count())
-		return nil
+		return store("count", count, C.int64_t(handles.count()))
 	})
 }

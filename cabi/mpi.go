@@ -127,14 +127,17 @@ func readLocal(a *distArgs) (*mis.Local, int64, error) {
 		return nil, 0, errorf(statusRange, "nlocal = %d is negative", a.nlocal)
 	case a.first-b < 0 || a.first-b > a.nglobal:
 		return nil, 0, errorf(statusRange, "first = %d is out of range [%d, %d]", a.first, b, a.nglobal+b)
-	case a.first-b+a.nlocal > a.nglobal:
+	case a.nlocal > a.nglobal-(a.first-b):
 		return nil, 0, errorf(statusRange, "rows first .. first+nlocal-1 = %d .. %d pass the last row %d", a.first, a.first+a.nlocal-1, a.nglobal-1+b)
 	}
 	if err := checkLen("nnz", a.nnz, 4); err != nil {
 		return nil, 0, err
 	}
+	if err := needMemory(fmt.Sprintf("this rank's %d rows and %d entries", a.nlocal, a.nnz), 24*float64(a.nlocal+1)+12*float64(a.nnz)); err != nil {
+		return nil, 0, err
+	}
 	first0 := a.first - b
-	off, err := readOffsets("rowptr", a.rowptr, a.itype, a.base, a.nlocal)
+	off, err := readOffsets("rowptr", a.rowptr, a.itype, a.base, a.nlocal, a.nnz)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -146,17 +146,14 @@ func runDistributed(comm *mpi.Comm, ds distSettings, localErr error, a *distArgs
 	if err := writeInt32s("flags", a.flags, out); err != nil {
 		return err
 	}
-	if a.setSize != nil {
-		*a.setSize = C.int64_t(res.Size)
+	if err := store("set_size", a.setSize, C.int64_t(res.Size)); err != nil {
+		return err
 	}
-	if a.rounds != nil {
-		r := res.Rounds
-		if ds.opts.Mode == mis.ADMMA {
-			r = res.OuterIterations
-		}
-		*a.rounds = C.int64_t(r)
+	r := res.Rounds
+	if ds.opts.Mode == mis.ADMMA {
+		r = res.OuterIterations
 	}
-	return nil
+	return store("rounds", a.rounds, C.int64_t(r))
 }
 
 // checkBlocks checks that the ranks agree on the graph and the options and

@@ -7,10 +7,10 @@ package main
 import "C"
 
 import (
-	"bufio"
 	"errors"
-	"os"
+	"io"
 
+	"github.com/misgrid/misgrid/internal/atomicfile"
 	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
 )
@@ -68,7 +68,6 @@ func computeStart(c *context, graph C.misgrid_graph, o op, options *C.misgrid_cc
 	if out == nil {
 		return nil, settings{}, mis.Priority{}, errorf(statusNull, "result (output) is NULL")
 	}
-	*out = 0
 	gobj, err := lookupGraph(graph)
 	if err != nil {
 		return nil, settings{}, mis.Priority{}, err
@@ -89,8 +88,8 @@ func computeStart(c *context, graph C.misgrid_graph, o op, options *C.misgrid_cc
 	return g, s, p, err
 }
 
-func publishResult(out *C.misgrid_result, r *resultObj) {
-	*out = C.misgrid_result(handles.put(kindResult, r))
+func publishResult(out *C.misgrid_result, r *resultObj) error {
+	return publishHandle("result", out, kindResult, r)
 }
 
 //export misgrid_mis
@@ -112,8 +111,7 @@ func misgrid_mis(ctx C.misgrid_context, graph C.misgrid_graph, options *C.misgri
 		} else {
 			l.aggWhy = "aggregates need a distance-2 set (option distance=2)"
 		}
-		publishResult(out, &resultObj{levels: []level{l}})
-		return nil
+		return publishResult(out, &resultObj{levels: []level{l}})
 	})
 }
 
@@ -128,8 +126,7 @@ func misgrid_color(ctx C.misgrid_context, graph C.misgrid_graph, options *C.misg
 		if err != nil {
 			return err
 		}
-		publishResult(out, &resultObj{levels: []level{{g: g, colors: col, aggWhy: "a coloring has no aggregates"}}})
-		return nil
+		return publishResult(out, &resultObj{levels: []level{{g: g, colors: col, aggWhy: "a coloring has no aggregates"}}})
 	})
 }
 
@@ -154,8 +151,7 @@ func misgrid_hierarchy(ctx C.misgrid_context, graph C.misgrid_graph, options *C.
 				r.levels[i].aggWhy = "the coarsest level has no aggregates"
 			}
 		}
-		publishResult(out, r)
-		return nil
+		return publishResult(out, r)
 	})
 }
 
@@ -181,7 +177,6 @@ func misgrid_aggregate(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t
 		if out == nil {
 			return errorf(statusNull, "result (output) is NULL")
 		}
-		*out = 0
 		gobj, err := lookupGraph(graph)
 		if err != nil {
 			return err
@@ -202,8 +197,7 @@ func misgrid_aggregate(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t
 			}
 		}
 		set := &mis.Result{In: in, Size: size, Backend: "caller"}
-		publishResult(out, &resultObj{levels: []level{{g: g, set: set, agg: agg}}})
-		return nil
+		return publishResult(out, &resultObj{levels: []level{{g: g, set: set, agg: agg}}})
 	})
 }
 
@@ -214,7 +208,6 @@ func misgrid_verify(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t, f
 		if valid == nil {
 			return errorf(statusNull, "valid (output) is NULL")
 		}
-		*valid = 0
 		gobj, err := lookupGraph(graph)
 		if err != nil {
 			return err
@@ -227,13 +220,14 @@ func misgrid_verify(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t, f
 		if err != nil {
 			return err
 		}
-		why := ""
+		why, ok := "", C.int32_t(1)
 		if verr := mis.Verify(g, in, int(distance)); verr != nil {
-			why = verr.Error()
-		} else {
-			*valid = 1
+			why, ok = verr.Error(), 0
 		}
-		return copyCString("reason", reason, size, why, nil)
+		if err := copyCString("reason", reason, size, why, nil); err != nil {
+			return err
+		}
+		return store("valid", valid, ok)
 	})
 }
 
@@ -267,7 +261,7 @@ func misgrid_write_vtu(ctx C.misgrid_context, graph C.misgrid_graph, result C.mi
 				return errorf(statusArg, "result level 0 has %d vertices, the graph %d: they do not belong together", l.g.N(), g.N())
 			}
 			if l.set != nil {
-				fields = append(fields, mesh.BoolField("set", l.set.In))
+				fields = append(fields, mesh.BoolField("in_set", l.set.In))
 			}
 			if l.agg != nil {
 				fields = append(fields, mesh.Int32Field("aggregate", l.agg.Of))
@@ -279,35 +273,21 @@ func misgrid_write_vtu(ctx C.misgrid_context, graph C.misgrid_graph, result C.mi
 		if g.Coords == nil {
 			return errorf(statusArg, "the graph has no coordinates to place its vertices (misgrid_graph_set_coordinates)")
 		}
-		return writeFile(name, func(w *bufio.Writer) error { return mesh.WriteVTU(w, g, fields...) })
+		return writeFile(name, func(w io.Writer) error { return mesh.WriteVTU(w, g, fields...) })
 	})
 }
 
-// writeFile writes path through f; any failure, the close included, is an
-// I/O error naming the path.
-func writeFile(path string, f func(w *bufio.Writer) error) error {
-	file, err := os.Create(path)
-	if err != nil {
-		return errorf(statusIO, "%v", err)
-	}
-	w := bufio.NewWriterSize(file, 1<<16)
-	err = f(w)
+// writeFile writes path through f, atomically: on any failure the file
+// that was there is left as it was. Every failure, the close included, is
+// an I/O error naming the path.
+func writeFile(path string, f func(w io.Writer) error) error {
+	err := atomicfile.Write(path, f)
 	if err == nil {
-		err = w.Flush()
+		return nil
 	}
-	if cerr := file.Close(); err == nil {
-		err = cerr
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return err
 	}
-	if err != nil {
-		var ae *apiError
-		if errors.As(err, &ae) {
-			return err
-		}
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return errorf(statusIO, "%v", err)
-		}
-		return errorf(statusIO, "writing %s: %v", path, err)
-	}
-	return nil
+	return errorf(statusIO, "writing %s: %v", path, err)
 }

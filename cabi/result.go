@@ -54,8 +54,7 @@ func misgrid_result_num_levels(ctx C.misgrid_context, result C.misgrid_result, n
 		if n == nil {
 			return errorf(statusNull, "nlevels is NULL")
 		}
-		*n = C.int64_t(len(r.levels))
-		return nil
+		return store("nlevels", n, C.int64_t(len(r.levels)))
 	})
 }
 
@@ -79,8 +78,8 @@ func misgrid_result_level_info(ctx C.misgrid_context, result C.misgrid_result, l
 			v[3] = int64(l.colors.NumColors)
 		}
 		for i, p := range []*C.int64_t{nv, setSize, nagg, ncolors, rounds} {
-			if p != nil {
-				*p = C.int64_t(v[i])
+			if err := store([]string{"nvertices", "set_size", "naggregates", "ncolors", "rounds"}[i], p, C.int64_t(v[i])); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -124,8 +123,8 @@ func misgrid_result_set_vertices(ctx C.misgrid_context, result C.misgrid_result,
 		if err := checkIndexType(itype, base); err != nil {
 			return err
 		}
-		if count != nil {
-			*count = C.int64_t(l.set.Size)
+		if err := store("count", count, C.int64_t(l.set.Size)); err != nil {
+			return err
 		}
 		if err := outArray("vertices", verts, int64(capacity), int64(l.set.Size)); err != nil {
 			return err
@@ -169,8 +168,8 @@ func misgrid_result_aggregate_roots(ctx C.misgrid_context, result C.misgrid_resu
 		if err := checkIndexType(itype, base); err != nil {
 			return err
 		}
-		if count != nil {
-			*count = C.int64_t(l.agg.N)
+		if err := store("count", count, C.int64_t(l.agg.N)); err != nil {
+			return err
 		}
 		if err := outArray("roots", roots, int64(capacity), int64(l.agg.N)); err != nil {
 			return err
@@ -205,12 +204,10 @@ func misgrid_result_level_graph(ctx C.misgrid_context, result C.misgrid_result, 
 		if out == nil {
 			return errorf(statusNull, "graph (output) is NULL")
 		}
-		*out = 0
 		_, l, err := resultLevel(result, lvl)
 		if err != nil {
 			return err
 		}
-		publish(out, l.g, nil)
-		return nil
+		return publish(out, l.g, nil)
 	})
 }

@@ -274,7 +274,9 @@ misgrid_status misgrid_verify(misgrid_context ctx, misgrid_graph graph, int64_t 
 
 /* Writes the graph (it needs coordinates) as a VTK unstructured grid
  * (.vtu), with point fields from result level 0 where given (result may
- * be 0): "set", "aggregate", "color", and always "class". */
+ * be 0): "in_set" (the name misgrid coarsen writes too), "aggregate",
+ * "color", and always "class". The file is replaced atomically: on any
+ * failure (a full disk) the previous file is left as it was. */
 misgrid_status misgrid_write_vtu(misgrid_context ctx, misgrid_graph graph,
                                  misgrid_result result, const char *path, const char *options);
 
