@@ -10,6 +10,7 @@ import (
 	"math"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/misgrid/misgrid/mesh"
@@ -60,9 +61,32 @@ func withFaults(name string, p unsafe.Pointer, n int64, f func()) error {
 	return faultGuard("reading", name, p, n, f)
 }
 
-// withWriteFaults is withFaults for f writing to the caller's memory.
-func withWriteFaults(name string, p unsafe.Pointer, n int64, f func()) error {
-	return faultGuard("writing", name, p, n, f)
+// withWriteFaults is withFaults for f writing n entries of size bytes
+// to the caller's memory at p. Every page of the range is probed first,
+// with a write that changes nothing, so that a range that faults part of
+// the way (a capacity larger than the array) is left untouched.
+func withWriteFaults(name string, p unsafe.Pointer, n, size int64, f func()) error {
+	return faultGuard("writing", name, p, n, func() {
+		probeWritable(p, n*size)
+		f()
+	})
+}
+
+// probeWritable ORs zero into an aligned word of each page of the n
+// bytes at p, and of its last byte: an atomic read-modify-write that
+// faults where a write would and never loses a concurrent write (a plain
+// *q = *q is removed by the compiler).
+func probeWritable(p unsafe.Pointer, n int64) {
+	const page = 4096
+	for off := int64(0); off < n; {
+		q := unsafe.Add(p, off)
+		atomic.OrUint32((*uint32)(unsafe.Add(q, -int(uintptr(q)&3))), 0)
+		if off == n-1 {
+			break
+		}
+		next := off + int64(page-uintptr(q)%page) // the next page's first byte
+		off = min(next, n-1)
+	}
 }
 
 func faultGuard(verb, name string, p unsafe.Pointer, n int64, f func()) (err error) {
@@ -196,7 +220,7 @@ func readOffsets(name string, p unsafe.Pointer, itype, base C.int32_t, n, nnz in
 		case x < prev:
 			return 0, errorf(statusArg, "%s[%d] = %d is less than %s[%d] = %d: row pointers must not decrease", name, i, v, name, i-1, prev+b)
 		case x > nnz:
-			return 0, errorf(statusArg, "%s[%d] - base = %d passes nnz = %d", name, i, x, nnz)
+			return 0, errorf(statusArg, "%s[%d] - base = %d, but nnz = %d", name, i, x, nnz)
 		}
 		prev = x
 		return x, nil
@@ -256,7 +280,7 @@ func writeIDs(name string, p unsafe.Pointer, itype, base C.int32_t, ids []int32)
 		return nil
 	}
 	n := int64(len(ids))
-	return withWriteFaults(name, p, n, func() {
+	return withWriteFaults(name, p, n, indexSize(itype), func() {
 		b := int32(base)
 		if itype == C.MISGRID_INT64 {
 			dst := unsafe.Slice((*int64)(p), n)
@@ -278,7 +302,7 @@ func writeArray[T any](name string, p unsafe.Pointer, vals []T) error {
 		return nil
 	}
 	n := int64(len(vals))
-	return withWriteFaults(name, p, n, func() { copy(unsafe.Slice((*T)(p), n), vals) })
+	return withWriteFaults(name, p, n, int64(unsafe.Sizeof(vals[0])), func() { copy(unsafe.Slice((*T)(p), n), vals) })
 }
 
 // writeInt32s writes values to an int32_t array.
@@ -293,7 +317,7 @@ func store[T any](name string, p *T, v T) error {
 	if p == nil {
 		return nil
 	}
-	return withWriteFaults(name, unsafe.Pointer(p), 1, func() { *p = v })
+	return withWriteFaults(name, unsafe.Pointer(p), 1, int64(unsafe.Sizeof(v)), func() { *p = v })
 }
 
 // publishHandle enters obj in the handle table and stores its handle in

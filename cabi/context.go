@@ -176,7 +176,7 @@ func copyCString(name string, buf *C.char, size C.int64_t, s string, needed *C.i
 	if size == 0 {
 		return nil
 	}
-	return withWriteFaults(name, unsafe.Pointer(buf), int64(size), func() {
+	return withWriteFaults(name, unsafe.Pointer(buf), int64(size), 1, func() {
 		dst := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int64(size))
 		n := copy(dst[:len(dst)-1], s)
 		dst[n] = 0

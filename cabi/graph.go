@@ -390,7 +390,7 @@ func misgrid_graph_adjacency(ctx C.misgrid_context, graph C.misgrid_graph, itype
 
 func writeOffsets(name string, p unsafe.Pointer, itype, base C.int32_t, off []int64) error {
 	n := int64(len(off))
-	return withWriteFaults(name, p, n, func() {
+	return withWriteFaults(name, p, n, indexSize(itype), func() {
 		b := int64(base)
 		if itype == C.MISGRID_INT64 {
 			dst := unsafe.Slice((*int64)(p), n)

@@ -243,6 +243,9 @@ func misgrid_write_vtu(ctx C.misgrid_context, graph C.misgrid_graph, result C.mi
 		if err != nil {
 			return err
 		}
+		if name == "" {
+			return errorf(statusArg, "path is empty")
+		}
 		opts, err := optString(options)
 		if err != nil {
 			return err
@@ -289,5 +292,5 @@ func writeFile(path string, f func(w io.Writer) error) error {
 	if errors.As(err, &ae) {
 		return err
 	}
-	return errorf(statusIO, "writing %s: %v", path, err)
+	return errorf(statusIO, "writing %v", err)
 }

@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,13 +12,20 @@ import (
 	"strings"
 )
 
-// Write writes path with write, through a buffer. Errors name the path.
+// Write writes path with write, through a buffer. Errors start with the
+// path.
 // A new file gets the mode os.Create would give it (0666 less the umask);
 // a replaced file keeps its mode.
 func Write(path string, write func(w io.Writer) error) error {
+	if path == "" {
+		return errors.New("the file name is empty")
+	}
 	target, mode, err := resolve(path)
 	if err != nil {
 		return err
+	}
+	if mode.IsDir() {
+		return fmt.Errorf("%s is a directory", path)
 	}
 	if mode != 0 && !mode.IsRegular() {
 		return inPlace(path, write)
@@ -28,7 +36,7 @@ func Write(path string, write func(w io.Writer) error) error {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp*")
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	ok := false
 	defer func() {
@@ -41,7 +49,7 @@ func Write(path string, write func(w io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := tmp.Chmod(perm); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -50,7 +58,7 @@ func Write(path string, write func(w io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), target); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	ok = true
 	syncDir(filepath.Dir(target))
@@ -62,7 +70,7 @@ func Write(path string, write func(w io.Writer) error) error {
 func resolve(path string) (string, fs.FileMode, error) {
 	fi, err := os.Stat(path)
 	switch {
-	case os.IsNotExist(err):
+	case errors.Is(err, fs.ErrNotExist):
 		// A dangling link is replaced by the file, as os.Create would
 		// create its target only in some cases.
 		return path, 0, nil
@@ -71,7 +79,7 @@ func resolve(path string) (string, fs.FileMode, error) {
 	}
 	target, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return "", 0, err
+		return "", 0, fmt.Errorf("%s: %w", path, err)
 	}
 	return target, fi.Mode(), nil
 }
@@ -88,7 +96,7 @@ func writeAll(f io.Writer, write func(w io.Writer) error) error {
 func inPlace(path string, write func(w io.Writer) error) (err error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	defer func() {
 		if cerr := f.Close(); err == nil && cerr != nil {
