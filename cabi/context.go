@@ -48,14 +48,16 @@ func misgrid_context_create(out *C.misgrid_context) C.misgrid_status {
 
 //export misgrid_context_destroy
 func misgrid_context_destroy(ctx C.misgrid_context) C.misgrid_status {
-	return guardGlobal("misgrid_context_destroy", func() error {
-		obj, err := handles.remove(uintptr(ctx), kindContext, "ctx")
-		if err != nil {
-			return err
-		}
-		obj.(*context).msg.free()
-		return nil
-	})
+	return guardGlobal("misgrid_context_destroy", func() error { return destroyContext(uintptr(ctx)) })
+}
+
+func destroyContext(h uintptr) error {
+	obj, err := handles.remove(h, kindContext, "ctx")
+	if err != nil {
+		return err
+	}
+	obj.(*context).msg.free()
+	return nil
 }
 
 //export misgrid_context_set_option
@@ -138,11 +140,16 @@ func misgrid_error_message(ctx C.misgrid_context) (msg *C.misgrid_cchar) {
 			msg = (*C.misgrid_cchar)(globalMsg.buf)
 		}
 	}()
-	obj, err := handles.lookup(uintptr(ctx), kindContext, "ctx")
+	return (*C.misgrid_cchar)(messageFor(uintptr(ctx)))
+}
+
+// messageFor is the buffer misgrid_error_message hands out for handle h.
+func messageFor(h uintptr) *C.char {
+	obj, err := handles.lookup(h, kindContext, "ctx")
 	if err != nil {
-		return (*C.misgrid_cchar)(globalMsg.buf)
+		return globalMsg.buf
 	}
-	return (*C.misgrid_cchar)(obj.(*context).msg.buf)
+	return obj.(*context).msg.buf
 }
 
 //export misgrid_error_message_copy
