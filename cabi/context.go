@@ -20,6 +20,30 @@ type context struct {
 	mu   sync.Mutex
 	opts []keyValue
 	msg  *msgBuf
+	base int // how messages number array entries and levels: 0 (C) or 1 (Fortran)
+}
+
+// indexBase is the base of the numbers in messages (c may be nil).
+func (c *context) indexBase() int {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.base
+}
+
+//export misgrid_context_set_index_base
+func misgrid_context_set_index_base(ctx C.misgrid_context, base C.int32_t) C.misgrid_status {
+	return guard(ctx, "misgrid_context_set_index_base", func(c *context) error {
+		if base != 0 && base != 1 {
+			return errorf(statusArg, "base = %d, want 0 (C) or 1 (Fortran)", int32(base))
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.base = int(base)
+		return nil
+	})
 }
 
 func (c *context) options() []keyValue {

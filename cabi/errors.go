@@ -12,8 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -206,12 +208,32 @@ func guardGlobal(fn string, body func() error) (st C.misgrid_status) {
 func report(c *context, fn string, err error) C.misgrid_status {
 	st := statusOf(err)
 	msg := fn + ": " + err.Error()
+	if c.indexBase() == 1 {
+		msg = fortranPositions(msg)
+	}
 	if c != nil {
 		c.msg.set(msg)
 	} else {
 		globalMsg.set(msg)
 	}
 	return C.misgrid_status(st)
+}
+
+// arrayPosition is how messages name an entry of a caller's array:
+// name[i], with i 0-based.
+var arrayPosition = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]*)\[(\d+)\]`)
+
+// fortranPositions rewrites the array positions of a message as a
+// Fortran caller writes them: colind[4] becomes colind(5).
+func fortranPositions(msg string) string {
+	return arrayPosition.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := arrayPosition.FindStringSubmatch(m)
+		i, err := strconv.ParseInt(sub[2], 10, 64)
+		if err != nil {
+			return m
+		}
+		return fmt.Sprintf("%s(%d)", sub[1], i+1)
+	})
 }
 
 // panicError converts a recovered panic. An allocation size out of range

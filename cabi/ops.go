@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/misgrid/misgrid/internal/atomicfile"
@@ -222,13 +223,27 @@ func misgrid_verify(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t, f
 		}
 		why, ok := "", C.int32_t(1)
 		if verr := mis.Verify(g, in, int(distance)); verr != nil {
-			why, ok = verr.Error(), 0
+			why, ok = verifyReason(verr, c.indexBase()), 0
 		}
 		if err := copyCString("reason", reason, size, why, nil); err != nil {
 			return err
 		}
 		return store("valid", valid, ok)
 	})
+}
+
+// verifyReason words a verification failure with vertex numbers in the
+// caller's base.
+func verifyReason(err error, base int) string {
+	var ve *mis.VerifyError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	b := int64(base)
+	if ve.Other >= 0 {
+		return fmt.Sprintf("vertex %d: %s (vertex %d; vertices numbered from %d)", int64(ve.Vertex)+b, ve.Msg, int64(ve.Other)+b, b)
+	}
+	return fmt.Sprintf("vertex %d: %s (vertices numbered from %d)", int64(ve.Vertex)+b, ve.Msg, b)
 }
 
 //export misgrid_write_vtu

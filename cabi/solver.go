@@ -370,14 +370,14 @@ func misgrid_solver_info(ctx C.misgrid_context, solver C.misgrid_solver, nlevels
 
 //export misgrid_solver_level_info
 func misgrid_solver_level_info(ctx C.misgrid_context, solver C.misgrid_solver, lvl C.int64_t, rows, nonzeros, blockSize *C.int64_t) C.misgrid_status {
-	return guard(ctx, "misgrid_solver_level_info", func(*context) error {
+	return guard(ctx, "misgrid_solver_level_info", func(c *context) error {
 		return withSolver(solver, func(s *solverObj) error {
 			if err := s.needSetup(); err != nil {
 				return err
 			}
 			st := s.pc.Stats()
 			if lvl < 0 || int64(lvl) >= int64(len(st.Levels)) {
-				return errorf(statusRange, "level = %d, but the hierarchy has %d level(s) (0-based)", int64(lvl), len(st.Levels))
+				return levelError("hierarchy", int64(lvl), len(st.Levels), c.indexBase())
 			}
 			l := st.Levels[lvl]
 			for _, p := range []struct {

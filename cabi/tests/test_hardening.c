@@ -222,6 +222,37 @@ static void test_dead_context_message(misgrid_graph unused) {
     CHECK(strncmp(misgrid_error_message(NULL), "misgrid_graph_size: ", 20) == 0, "global message now: %s", misgrid_error_message(NULL));
 }
 
+/* Issue 24: a context set to base 1 (the Fortran module's) numbers array
+ * entries, levels and verify's vertices from 1; base 0 as C does. */
+static void test_index_base(int32_t *rp, int32_t *col, double *val, int64_t n, int64_t nnz) {
+    misgrid_context f;
+    misgrid_graph g = 0;
+    misgrid_result r = 0;
+    CHECK_OK(NULL, misgrid_context_create(&f));
+    CHECK_ERR(f, misgrid_context_set_index_base(f, 2), MISGRID_ERR_ARG, "base = 2");
+    CHECK_ERR(f, misgrid_graph_from_csr(f, n, n, nnz, MISGRID_INT32, 1, rp, col, MISGRID_FLOAT64, val, NULL, &g),
+              MISGRID_ERR_ARG, "rowptr[0] = 0, want the base 1");
+    CHECK_OK(f, misgrid_context_set_index_base(f, 1));
+    CHECK_ERR(f, misgrid_graph_from_csr(f, n, n, nnz, MISGRID_INT32, 1, rp, col, MISGRID_FLOAT64, val, NULL, &g),
+              MISGRID_ERR_ARG, "rowptr(1) = 0, want the base 1");
+    CHECK_OK(f, misgrid_graph_from_csr(f, n, n, nnz, MISGRID_INT32, 0, rp, col, MISGRID_FLOAT64, val, NULL, &g));
+    CHECK_OK(f, misgrid_mis(f, g, NULL, &r));
+    CHECK_ERR(f, misgrid_result_level_info(f, r, 1, NULL, NULL, NULL, NULL, NULL), MISGRID_ERR_RANGE,
+              "level = 2, but the result has 1 level(s), numbered from 1");
+    int32_t *flags = calloc((size_t)n, sizeof *flags), valid = 1;
+    char why[256];
+    flags[0] = flags[1] = 1; /* adjacent members */
+    CHECK_OK(f, misgrid_verify(f, g, n, flags, 1, &valid, why, sizeof why));
+    CHECK(!valid && strstr(why, "vertex 1:") && strstr(why, "(vertex 2;"), "reason in base 1: %s", why);
+    CHECK_OK(f, misgrid_context_set_index_base(f, 0));
+    CHECK_OK(f, misgrid_verify(f, g, n, flags, 1, &valid, why, sizeof why));
+    CHECK(!valid && strstr(why, "vertex 0:") && strstr(why, "(vertex 1;"), "reason in base 0: %s", why);
+    free(flags);
+    misgrid_result_destroy(f, r);
+    misgrid_graph_destroy(f, g);
+    misgrid_context_destroy(f);
+}
+
 static misgrid_context race_ctx;
 static volatile int race_stop;
 static volatile long race_null;
@@ -314,6 +345,7 @@ int main(void) {
     test_huge_counts(ctx);
     test_short_arrays(ctx);
     test_dead_context_message(g);
+    test_index_base(rp, col, val, n, nnz);
     test_message_race();
     test_vtu_atomic(ctx);
     misgrid_graph_destroy(ctx, g);
