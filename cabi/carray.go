@@ -25,8 +25,13 @@ import (
 
 const maxVertices = math.MaxInt32 // vertex ids are int32 inside misgrid
 
-// checkIndexType checks an index_type and base argument pair.
+// checkIndexType checks an index_type and base argument pair of a call
+// whose index arrays share one type.
 func checkIndexType(itype C.int32_t, base C.int32_t) error {
+	if itype == C.MISGRID_INT64_INT32 {
+		return errorf(statusArg, "index_type = MISGRID_INT64_INT32 (int64 row pointers, int32 ids) applies to CSR arrays only "+
+			"(misgrid_graph_from_csr, misgrid_graph_adjacency, misgrid_solver_setup, misgrid_mis_distributed); here pass MISGRID_INT32 or MISGRID_INT64")
+	}
 	if itype != C.MISGRID_INT32 && itype != C.MISGRID_INT64 {
 		return errorf(statusArg, "index_type = %d, want MISGRID_INT32 (%d) or MISGRID_INT64 (%d)", int32(itype), C.MISGRID_INT32, C.MISGRID_INT64)
 	}
@@ -34,6 +39,22 @@ func checkIndexType(itype C.int32_t, base C.int32_t) error {
 		return errorf(statusArg, "base = %d, want 0 (C) or 1 (Fortran)", int32(base))
 	}
 	return nil
+}
+
+// csrIndexTypes checks the index_type and base of a CSR call and returns
+// the type of its row pointers and that of its column ids:
+// MISGRID_INT64_INT32 is int64 row pointers with int32 column ids (the
+// layout of mesh.CSR, and of codes whose nonzero count passes 2^31 while
+// their row count does not).
+func csrIndexTypes(itype C.int32_t, base C.int32_t) (rowT, colT C.int32_t, err error) {
+	if itype == C.MISGRID_INT64_INT32 {
+		return C.MISGRID_INT64, C.MISGRID_INT32, checkIndexType(C.MISGRID_INT64, base)
+	}
+	if itype != C.MISGRID_INT32 && itype != C.MISGRID_INT64 {
+		return 0, 0, errorf(statusArg, "index_type = %d, want MISGRID_INT32 (%d), MISGRID_INT64 (%d) or MISGRID_INT64_INT32 (%d)",
+			int32(itype), C.MISGRID_INT32, C.MISGRID_INT64, C.MISGRID_INT64_INT32)
+	}
+	return itype, itype, checkIndexType(itype, base)
 }
 
 func indexSize(itype C.int32_t) int64 {

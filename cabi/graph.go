@@ -85,7 +85,7 @@ func checkValueType(vtype C.int32_t, values unsafe.Pointer) error {
 // matrixInput checks what misgrid_graph_from_csr and _from_coo share: the
 // output slot, the options, the sizes, the index and value types.
 func matrixInput(c *context, out *C.misgrid_graph, options *C.misgrid_cchar, nrows, ncols, nnz C.int64_t,
-	itype, base, vtype C.int32_t, values *C.misgrid_cvoid) (s settings, n, nz int64, err error) {
+	vtype C.int32_t, values *C.misgrid_cvoid, checkTypes func() error) (s settings, n, nz int64, err error) {
 	if out == nil {
 		return s, 0, 0, errorf(statusNull, "graph (output) is NULL")
 	}
@@ -100,7 +100,7 @@ func matrixInput(c *context, out *C.misgrid_graph, options *C.misgrid_cchar, nro
 	if err := checkSquare(n, int64(ncols)); err != nil {
 		return s, 0, 0, err
 	}
-	if err := checkIndexType(itype, base); err != nil {
+	if err := checkTypes(); err != nil {
 		return s, 0, 0, err
 	}
 	if err := checkLen("nnz", nz, 8); err != nil {
@@ -145,18 +145,19 @@ func withValues(vtype C.int32_t, values *C.misgrid_cvoid, nz int64,
 func misgrid_graph_from_csr(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, itype, base C.int32_t,
 	rowptr, colind *C.misgrid_cvoid, vtype C.int32_t, values *C.misgrid_cvoid, options *C.misgrid_cchar, out *C.misgrid_graph) C.misgrid_status {
 	return guard(ctx, "misgrid_graph_from_csr", func(c *context) error {
-		s, n, nz, err := matrixInput(c, out, options, nrows, ncols, nnz, itype, base, vtype, values)
+		rowT, colT, terr := csrIndexTypes(itype, base)
+		s, n, nz, err := matrixInput(c, out, options, nrows, ncols, nnz, vtype, values, func() error { return terr })
 		if err != nil {
 			return err
 		}
-		off, err := readOffsets("rowptr", unsafe.Pointer(rowptr), itype, base, n, nz)
+		off, err := readOffsets("rowptr", unsafe.Pointer(rowptr), rowT, base, n, nz)
 		if err != nil {
 			return err
 		}
 		if off[n] != nz {
 			return errorf(statusArg, "rowptr[%d] - base = %d, but nnz = %d", n, off[n], nz)
 		}
-		col, err := readIDs("colind", unsafe.Pointer(colind), itype, base, nz, n)
+		col, err := readIDs("colind", unsafe.Pointer(colind), colT, base, nz, n)
 		if err != nil {
 			return err
 		}
@@ -178,7 +179,8 @@ func misgrid_graph_from_csr(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, 
 func misgrid_graph_from_coo(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, itype, base C.int32_t,
 	rows, cols *C.misgrid_cvoid, vtype C.int32_t, values *C.misgrid_cvoid, options *C.misgrid_cchar, out *C.misgrid_graph) C.misgrid_status {
 	return guard(ctx, "misgrid_graph_from_coo", func(c *context) error {
-		s, n, nz, err := matrixInput(c, out, options, nrows, ncols, nnz, itype, base, vtype, values)
+		s, n, nz, err := matrixInput(c, out, options, nrows, ncols, nnz, vtype, values,
+			func() error { return checkIndexType(itype, base) })
 		if err != nil {
 			return err
 		}
@@ -369,7 +371,8 @@ func misgrid_graph_adjacency(ctx C.misgrid_context, graph C.misgrid_graph, itype
 			return err
 		}
 		g, _ := o.snapshot()
-		if err := checkIndexType(itype, base); err != nil {
+		rowT, colT, err := csrIndexTypes(itype, base)
+		if err != nil {
 			return err
 		}
 		if err := outArray("offsets", offsets, int64(noff), int64(g.N()+1)); err != nil {
@@ -378,13 +381,13 @@ func misgrid_graph_adjacency(ctx C.misgrid_context, graph C.misgrid_graph, itype
 		if err := outArray("adj", adj, int64(nadj), g.NumEdges()); err != nil {
 			return err
 		}
-		if itype == C.MISGRID_INT32 && g.NumEdges()+int64(base) > maxVertices {
-			return errorf(statusRange, "the graph has %d adjacency entries: offsets do not fit int32 (use MISGRID_INT64)", g.NumEdges())
+		if rowT == C.MISGRID_INT32 && g.NumEdges()+int64(base) > maxVertices {
+			return errorf(statusRange, "the graph has %d adjacency entries: offsets do not fit int32 (use MISGRID_INT64 or MISGRID_INT64_INT32)", g.NumEdges())
 		}
-		if err := writeOffsets("offsets", offsets, itype, base, g.Offsets); err != nil {
+		if err := writeOffsets("offsets", offsets, rowT, base, g.Offsets); err != nil {
 			return err
 		}
-		return writeIDs("adj", adj, itype, base, g.Adj)
+		return writeIDs("adj", adj, colT, base, g.Adj)
 	})
 }
 

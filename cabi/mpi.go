@@ -116,7 +116,8 @@ type distArgs struct {
 // 0-based first row. Ranges is left for the caller, which learns the other
 // ranks' blocks.
 func readLocal(a *distArgs) (*mis.Local, int64, error) {
-	if err := checkIndexType(a.itype, a.base); err != nil {
+	rowT, colT, err := csrIndexTypes(a.itype, a.base)
+	if err != nil {
 		return nil, 0, err
 	}
 	b := int64(a.base)
@@ -137,14 +138,14 @@ func readLocal(a *distArgs) (*mis.Local, int64, error) {
 		return nil, 0, err
 	}
 	first0 := a.first - b
-	off, err := readOffsets("rowptr", a.rowptr, a.itype, a.base, a.nlocal, a.nnz)
+	off, err := readOffsets("rowptr", a.rowptr, rowT, a.base, a.nlocal, a.nnz)
 	if err != nil {
 		return nil, 0, err
 	}
 	if off[a.nlocal] != a.nnz {
 		return nil, 0, errorf(statusArg, "nnz = %d, but rowptr[%d] - base = %d", a.nnz, a.nlocal, off[a.nlocal])
 	}
-	col, err := readIDs("colind", a.colind, a.itype, a.base, a.nnz, a.nglobal)
+	col, err := readIDs("colind", a.colind, colT, a.base, a.nnz, a.nglobal)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -142,7 +142,8 @@ func readMatrix(nrows, ncols, nnz C.int64_t, itype, base C.int32_t, rowptr, coli
 	if err := checkSquare(n, int64(ncols)); err != nil {
 		return nil, err
 	}
-	if err := checkIndexType(itype, base); err != nil {
+	rowT, colT, err := csrIndexTypes(itype, base)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkLen("nnz", nz, 8); err != nil {
@@ -157,14 +158,14 @@ func readMatrix(nrows, ncols, nnz C.int64_t, itype, base C.int32_t, rowptr, coli
 	if err := needMemory(fmt.Sprintf("a matrix of %d rows and %d entries", n, nz), float64(n+1)*16+float64(nz)*24); err != nil {
 		return nil, err
 	}
-	off, err := readOffsets("rowptr", rowptr, itype, base, n, nz)
+	off, err := readOffsets("rowptr", rowptr, rowT, base, n, nz)
 	if err != nil {
 		return nil, err
 	}
 	if off[n] != nz {
 		return nil, errorf(statusArg, "rowptr[%d] - base = %d, but nnz = %d", n, off[n], nz)
 	}
-	col, err := readIDs("colind", colind, itype, base, nz, n)
+	col, err := readIDs("colind", colind, colT, base, nz, n)
 	if err != nil {
 		return nil, err
 	}

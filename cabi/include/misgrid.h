@@ -70,10 +70,16 @@ typedef enum misgrid_status {
     MISGRID_ERR_INTERNAL = 9  /* a bug inside misgrid (please report the message) */
 } misgrid_status;
 
-/* Index array types (the index_type arguments). */
+/* Index array types (the index_type arguments). Every index array of a
+ * call has the type given, except with MISGRID_INT64_INT32, for the CSR
+ * calls only (misgrid_graph_from_csr, misgrid_graph_adjacency,
+ * misgrid_solver_setup, misgrid_mis_distributed): int64_t row pointers
+ * with int32_t column ids, the layout of codes whose nonzero count may
+ * pass 2^31 while their row count does not. */
 enum {
     MISGRID_INT32 = 1,
-    MISGRID_INT64 = 2
+    MISGRID_INT64 = 2,
+    MISGRID_INT64_INT32 = 3
 };
 
 /* Matrix value types (the value_type arguments). */

@@ -253,6 +253,48 @@ static void test_index_base(int32_t *rp, int32_t *col, double *val, int64_t n, i
     misgrid_context_destroy(f);
 }
 
+/* Issue 24: int64 row pointers with int32 column ids (mesh.CSR's layout)
+ * in the CSR calls, without converting; other calls refuse the pair. */
+static void test_mixed_index_types(misgrid_context ctx, int32_t *rp, int32_t *col, double *val, int64_t n, int64_t nnz) {
+    int64_t *rp64 = malloc((size_t)(n + 1) * sizeof *rp64);
+    for (int64_t i = 0; i <= n; i++) rp64[i] = rp[i];
+    misgrid_graph a = 0, b = 0;
+    CHECK_OK(ctx, misgrid_graph_from_csr(ctx, n, n, nnz, MISGRID_INT32, 0, rp, col, MISGRID_FLOAT64, val, NULL, &a));
+    CHECK_OK(ctx, misgrid_graph_from_csr(ctx, n, n, nnz, MISGRID_INT64_INT32, 0, rp64, col, MISGRID_FLOAT64, val, NULL, &b));
+    int64_t ne = 0;
+    CHECK_OK(ctx, misgrid_graph_size(ctx, a, NULL, &ne));
+    int32_t *offa = malloc((size_t)(n + 1) * 4), *adja = malloc((size_t)(2 * ne) * 4), *adjb = malloc((size_t)(2 * ne) * 4);
+    int64_t *offb = malloc((size_t)(n + 1) * 8);
+    CHECK_OK(ctx, misgrid_graph_adjacency(ctx, a, MISGRID_INT32, 1, offa, n + 1, adja, 2 * ne));
+    CHECK_OK(ctx, misgrid_graph_adjacency(ctx, b, MISGRID_INT64_INT32, 1, offb, n + 1, adjb, 2 * ne));
+    int same = 1;
+    for (int64_t i = 0; i <= n; i++) same &= offa[i] == offb[i];
+    for (int64_t k = 0; k < 2 * ne; k++) same &= adja[k] == adjb[k];
+    CHECK(same, "the graph from int64 row pointers and int32 ids differs");
+    /* The row pointers are read as int64: an int32 rowptr passed as the
+     * pair is caught by its first entries, not read as garbage ids. */
+    rp64[n] = nnz + 1;
+    CHECK_ERR(ctx, misgrid_graph_from_csr(ctx, n, n, nnz, MISGRID_INT64_INT32, 0, rp64, col, MISGRID_FLOAT64, val, NULL, &b),
+              MISGRID_ERR_ARG, "but nnz");
+    rp64[n] = nnz;
+    CHECK_ERR(ctx, misgrid_graph_from_coo(ctx, n, n, nnz, MISGRID_INT64_INT32, 0, col, col, MISGRID_PATTERN, NULL, NULL, &b),
+              MISGRID_ERR_ARG, "CSR arrays only");
+    CHECK_ERR(ctx, misgrid_graph_from_csr(ctx, n, n, nnz, 4, 0, rp64, col, MISGRID_PATTERN, NULL, NULL, &b),
+              MISGRID_ERR_ARG, "MISGRID_INT64_INT32 (3)");
+    misgrid_solver s = 0;
+    int32_t conv = 0;
+    double *x = calloc((size_t)n, sizeof *x), *rhs = malloc((size_t)n * sizeof *rhs);
+    for (int64_t i = 0; i < n; i++) rhs[i] = 1;
+    CHECK_OK(ctx, misgrid_solver_create(ctx, "tol=1e-8", &s));
+    CHECK_OK(ctx, misgrid_solver_setup(ctx, s, n, n, nnz, MISGRID_INT64_INT32, 0, rp64, col, MISGRID_FLOAT64, val));
+    CHECK_OK(ctx, misgrid_solver_solve(ctx, s, n, rhs, x, &conv, NULL, NULL));
+    CHECK(conv == 1, "solve with int64 row pointers and int32 ids did not converge");
+    misgrid_solver_destroy(ctx, s);
+    misgrid_graph_destroy(ctx, a);
+    misgrid_graph_destroy(ctx, b);
+    free(rp64); free(offa); free(offb); free(adja); free(adjb); free(x); free(rhs);
+}
+
 static misgrid_context race_ctx;
 static volatile int race_stop;
 static volatile long race_null;
@@ -346,6 +388,7 @@ int main(void) {
     test_short_arrays(ctx);
     test_dead_context_message(g);
     test_index_base(rp, col, val, n, nnz);
+    test_mixed_index_types(ctx, rp, col, val, n, nnz);
     test_message_race();
     test_vtu_atomic(ctx);
     misgrid_graph_destroy(ctx, g);
