@@ -31,7 +31,7 @@ module misgrid
        MISGRID_ERR_NOMEM = 5, MISGRID_ERR_NOGPU = 6, MISGRID_ERR_IO = 7, &
        MISGRID_ERR_OPTION = 8, MISGRID_ERR_INTERNAL = 9
   ! Index and value types (used by the c_misgrid_* layer).
-  integer(c_int32_t), parameter, public :: MISGRID_INT32 = 1, MISGRID_INT64 = 2
+  integer(c_int32_t), parameter, public :: MISGRID_INT32 = 1, MISGRID_INT64 = 2, MISGRID_INT64_INT32 = 3
   integer(c_int32_t), parameter, public :: MISGRID_PATTERN = 0, MISGRID_FLOAT64 = 1, &
        MISGRID_FLOAT32 = 2
   ! Element types.
@@ -480,6 +480,7 @@ module misgrid
   !> absent (pattern). base defaults to 1.
   interface misgrid_graph_from_csr
      module procedure csr_i32, csr_i32_r64, csr_i32_r32, csr_i64, csr_i64_r64, csr_i64_r32
+     module procedure csr_i64i32, csr_i64i32_r64
   end interface misgrid_graph_from_csr
   !> misgrid_graph_from_coo(ctx, n, rows, cols, [values,] graph [, options] [, base])
   interface misgrid_graph_from_coo
@@ -498,7 +499,7 @@ module misgrid
   !> misgrid_solver_setup(ctx, solver, rowptr, colind, values [, base]):
   !> an SPD matrix in CSR form, int32 or int64 indices, real64 values.
   interface misgrid_solver_setup
-     module procedure solver_setup_i32, solver_setup_i64
+     module procedure solver_setup_i32, solver_setup_i64, solver_setup_i64i32
   end interface misgrid_solver_setup
   interface misgrid_result_set_vertices
      module procedure set_vertices_i32, set_vertices_i64
@@ -705,6 +706,39 @@ contains
     st = c_misgrid_graph_from_csr(ctx%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64, base_or_one(base), &
          c_loc(rowptr), c_loc(colind), MISGRID_FLOAT32, c_loc(values), cstr(options), graph%h)
   end function csr_i64_r32
+
+  !> int64 row pointers with int32 column ids (MISGRID_INT64_INT32).
+  integer(c_int) function csr_i64i32(ctx, rowptr, colind, graph, options, base) result(st)
+    type(misgrid_context), intent(in) :: ctx
+    integer(c_int64_t), intent(in), target, contiguous :: rowptr(:)
+    integer(c_int32_t), intent(in), target, contiguous :: colind(:)
+    type(misgrid_graph), intent(inout) :: graph
+    character(len=*), intent(in), optional :: options
+    integer, intent(in), optional :: base
+    integer(c_int64_t) :: n
+    n = size(rowptr, kind=c_int64_t) - 1
+    st = c_misgrid_graph_from_csr(ctx%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64_INT32, base_or_one(base), &
+         c_loc(rowptr), c_loc(colind), MISGRID_PATTERN, c_null_ptr, cstr(options), graph%h)
+  end function csr_i64i32
+
+  integer(c_int) function csr_i64i32_r64(ctx, rowptr, colind, values, graph, options, base) result(st)
+    type(misgrid_context), intent(in) :: ctx
+    integer(c_int64_t), intent(in), target, contiguous :: rowptr(:)
+    integer(c_int32_t), intent(in), target, contiguous :: colind(:)
+    real(c_double), intent(in), target, contiguous :: values(:)
+    type(misgrid_graph), intent(inout) :: graph
+    character(len=*), intent(in), optional :: options
+    integer, intent(in), optional :: base
+    integer(c_int64_t) :: n
+    n = size(rowptr, kind=c_int64_t) - 1
+    if (size(values) /= size(colind)) then
+       st = size_error(ctx, 'misgrid_graph_from_csr', 'values', size(values, kind=c_int64_t), &
+            size(colind, kind=c_int64_t))
+       return
+    end if
+    st = c_misgrid_graph_from_csr(ctx%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64_INT32, base_or_one(base), &
+         c_loc(rowptr), c_loc(colind), MISGRID_FLOAT64, c_loc(values), cstr(options), graph%h)
+  end function csr_i64i32_r64
 
   integer(c_int) function coo_i32(ctx, n, rows, cols, graph, options, base) result(st)
     type(misgrid_context), intent(in) :: ctx
@@ -1162,6 +1196,24 @@ contains
     st = c_misgrid_solver_setup(ctx%h, solver%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64, &
          base_or_one(base), c_loc(rowptr), c_loc(colind), MISGRID_FLOAT64, c_loc(values))
   end function solver_setup_i64
+
+  integer(c_int) function solver_setup_i64i32(ctx, solver, rowptr, colind, values, base) result(st)
+    type(misgrid_context), intent(in) :: ctx
+    type(misgrid_solver), intent(in) :: solver
+    integer(c_int64_t), intent(in), target, contiguous :: rowptr(:)
+    integer(c_int32_t), intent(in), target, contiguous :: colind(:)
+    real(c_double), intent(in), target, contiguous :: values(:)
+    integer, intent(in), optional :: base
+    integer(c_int64_t) :: n
+    if (size(values) /= size(colind)) then
+       st = size_error(ctx, 'misgrid_solver_setup', 'values', size(values, kind=c_int64_t), &
+            size(colind, kind=c_int64_t))
+       return
+    end if
+    n = size(rowptr, kind=c_int64_t) - 1
+    st = c_misgrid_solver_setup(ctx%h, solver%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64_INT32, &
+         base_or_one(base), c_loc(rowptr), c_loc(colind), MISGRID_FLOAT64, c_loc(values))
+  end function solver_setup_i64i32
 
   !> New values for the pattern given to misgrid_solver_setup.
   integer(c_int) function misgrid_solver_update_values(ctx, solver, values) result(st)

@@ -8,7 +8,7 @@ program test_fortran
 
   integer :: failed = 0, checks = 0
   type(misgrid_context) :: ctx
-  type(misgrid_graph) :: g, g64, gel, gbad, gkeep
+  type(misgrid_graph) :: g, g64, gel, gbad, gkeep, gmix
   type(misgrid_result) :: r, r64, rh, rc
   integer, parameter :: nx = 9, ny = 7, n = nx * ny
   integer(c_int32_t), allocatable :: rowptr(:), colind(:), flags(:), flags64(:), agg(:), verts(:), colors(:)
@@ -16,7 +16,7 @@ program test_fortran
   real(c_double), allocatable :: val(:), xy(:, :)
   real(c_float), allocatable :: val4(:)
   integer(c_int32_t) :: conn(4, (nx - 1) * (ny - 1))
-  integer(c_int64_t) :: nv, ne, setsize, nagg, ncol, cnt, live, live2
+  integer(c_int64_t) :: nv, ne, setsize, nagg, ncol, cnt, live, live2, nv2, ne2
   integer :: st, i, j, k, e, nlev, l, its, its2, cnt4
   type(misgrid_solver) :: s
   real(c_double), allocatable :: b(:), x(:), z(:), hist(:)
@@ -58,6 +58,13 @@ program test_fortran
   val4 = real(val, c_float)
   st = misgrid_graph_from_csr(ctx, rowptr8, colind8, val4, g64)
   call check(st == MISGRID_OK, 'from_csr int64/real32: ' // misgrid_error_message(ctx))
+  ! int64 row pointers with int32 column ids: the same graph.
+  st = misgrid_graph_from_csr(ctx, rowptr8, colind, val, gmix)
+  call check(st == MISGRID_OK, 'from_csr int64 rowptr, int32 colind: ' // misgrid_error_message(ctx))
+  st = misgrid_graph_size(ctx, gmix, nv, ne)
+  st = misgrid_graph_size(ctx, g, nv2, ne2)
+  call check(nv == nv2 .and. ne == ne2, 'mixed index types give another graph')
+  st = misgrid_graph_destroy(ctx, gmix)
 
   allocate(flags(n), flags64(n), agg(n), agg8(n), verts(n), colors(n))
   st = misgrid_mis(ctx, g, 'distance=2, priority=boundary', r)
