@@ -176,6 +176,12 @@ static void test_errors(misgrid_context ctx, const csr *g) {
                                  flags, NULL, NULL);
     all_fail(ctx, "blocks short of nglobal", st, rank, "end at row");
 
+    /* A row count so large that first + nlocal overflows: a range error,
+     * not an allocation of its size. */
+    st = misgrid_mis_distributed(ctx, &comm, g->n, first, INT64_MAX - first + 1, nnz, MISGRID_INT64, 0, rp, ci, NULL,
+                                 "", flags, NULL, NULL);
+    all_fail(ctx, "nlocal overflowing", st, rank, "pass the last row");
+
     /* A bad option on one rank. */
     st = misgrid_mis_distributed(ctx, &comm, g->n, first, cnt, nnz, MISGRID_INT64, 0, rp, ci, NULL,
                                  rank == bad ? "timeout=-1" : "timeout=30", flags, NULL, NULL);
