@@ -178,7 +178,7 @@ static void test_errors(misgrid_context ctx, const csr *g) {
 
     /* A row count so large that first + nlocal overflows: a range error,
      * not an allocation of its size. */
-    st = misgrid_mis_distributed(ctx, &comm, g->n, first, INT64_MAX - first + 1, nnz, MISGRID_INT64, 0, rp, ci, NULL,
+    st = misgrid_mis_distributed(ctx, &comm, g->n, first, INT64_MAX - first, nnz, MISGRID_INT64, 0, rp, ci, NULL,
                                  "", flags, NULL, NULL);
     all_fail(ctx, "nlocal overflowing", st, rank, "pass the last row");
 
