@@ -83,9 +83,10 @@ func checkValueType(vtype C.int32_t, values unsafe.Pointer) error {
 }
 
 // matrixInput checks what misgrid_graph_from_csr and _from_coo share: the
-// output slot, the options, the sizes, the index and value types.
+// output slot, the options, the sizes, the index types (typeErr, the
+// verdict of the caller's check) and the value type, and the memory.
 func matrixInput(c *context, out *C.misgrid_graph, options *C.misgrid_cchar, nrows, ncols, nnz C.int64_t,
-	vtype C.int32_t, values *C.misgrid_cvoid, checkTypes func() error) (s settings, n, nz int64, err error) {
+	vtype C.int32_t, values *C.misgrid_cvoid, typeErr error) (s settings, n, nz int64, err error) {
 	if out == nil {
 		return s, 0, 0, errorf(statusNull, "graph (output) is NULL")
 	}
@@ -100,8 +101,8 @@ func matrixInput(c *context, out *C.misgrid_graph, options *C.misgrid_cchar, nro
 	if err := checkSquare(n, int64(ncols)); err != nil {
 		return s, 0, 0, err
 	}
-	if err := checkTypes(); err != nil {
-		return s, 0, 0, err
+	if typeErr != nil {
+		return s, 0, 0, typeErr
 	}
 	if err := checkLen("nnz", nz, 8); err != nil {
 		return s, 0, 0, err
@@ -146,7 +147,7 @@ func misgrid_graph_from_csr(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, 
 	rowptr, colind *C.misgrid_cvoid, vtype C.int32_t, values *C.misgrid_cvoid, options *C.misgrid_cchar, out *C.misgrid_graph) C.misgrid_status {
 	return guard(ctx, "misgrid_graph_from_csr", func(c *context) error {
 		rowT, colT, terr := csrIndexTypes(itype, base)
-		s, n, nz, err := matrixInput(c, out, options, nrows, ncols, nnz, vtype, values, func() error { return terr })
+		s, n, nz, err := matrixInput(c, out, options, nrows, ncols, nnz, vtype, values, terr)
 		if err != nil {
 			return err
 		}
@@ -179,8 +180,7 @@ func misgrid_graph_from_csr(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, 
 func misgrid_graph_from_coo(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, itype, base C.int32_t,
 	rows, cols *C.misgrid_cvoid, vtype C.int32_t, values *C.misgrid_cvoid, options *C.misgrid_cchar, out *C.misgrid_graph) C.misgrid_status {
 	return guard(ctx, "misgrid_graph_from_coo", func(c *context) error {
-		s, n, nz, err := matrixInput(c, out, options, nrows, ncols, nnz, vtype, values,
-			func() error { return checkIndexType(itype, base) })
+		s, n, nz, err := matrixInput(c, out, options, nrows, ncols, nnz, vtype, values, checkIndexType(itype, base))
 		if err != nil {
 			return err
 		}
