@@ -10,6 +10,7 @@ import (
 	"math"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/misgrid/misgrid/mesh"
@@ -24,8 +25,13 @@ import (
 
 const maxVertices = math.MaxInt32 // vertex ids are int32 inside misgrid
 
-// checkIndexType checks an index_type and base argument pair.
+// checkIndexType checks an index_type and base argument pair of a call
+// whose index arrays share one type.
 func checkIndexType(itype C.int32_t, base C.int32_t) error {
+	if itype == C.MISGRID_INT64_INT32 {
+		return errorf(statusArg, "index_type = MISGRID_INT64_INT32 (int64 row pointers, int32 ids) applies to CSR arrays only "+
+			"(misgrid_graph_from_csr, misgrid_graph_adjacency, misgrid_solver_setup, misgrid_mis_distributed); here pass MISGRID_INT32 or MISGRID_INT64")
+	}
 	if itype != C.MISGRID_INT32 && itype != C.MISGRID_INT64 {
 		return errorf(statusArg, "index_type = %d, want MISGRID_INT32 (%d) or MISGRID_INT64 (%d)", int32(itype), C.MISGRID_INT32, C.MISGRID_INT64)
 	}
@@ -33,6 +39,22 @@ func checkIndexType(itype C.int32_t, base C.int32_t) error {
 		return errorf(statusArg, "base = %d, want 0 (C) or 1 (Fortran)", int32(base))
 	}
 	return nil
+}
+
+// csrIndexTypes checks the index_type and base of a CSR call and returns
+// the type of its row pointers and that of its column ids:
+// MISGRID_INT64_INT32 is int64 row pointers with int32 column ids (the
+// layout of mesh.CSR, and of codes whose nonzero count passes 2^31 while
+// their row count does not).
+func csrIndexTypes(itype C.int32_t, base C.int32_t) (rowT, colT C.int32_t, err error) {
+	if itype == C.MISGRID_INT64_INT32 {
+		return C.MISGRID_INT64, C.MISGRID_INT32, checkIndexType(C.MISGRID_INT64, base)
+	}
+	if itype != C.MISGRID_INT32 && itype != C.MISGRID_INT64 {
+		return 0, 0, errorf(statusArg, "index_type = %d, want MISGRID_INT32 (%d), MISGRID_INT64 (%d) or MISGRID_INT64_INT32 (%d)",
+			int32(itype), C.MISGRID_INT32, C.MISGRID_INT64, C.MISGRID_INT64_INT32)
+	}
+	return itype, itype, checkIndexType(itype, base)
 }
 
 func indexSize(itype C.int32_t) int64 {
@@ -54,13 +76,49 @@ func checkLen(name string, n int64, elemSize int64) error {
 	return nil
 }
 
-// withFaults runs f, converting a memory fault into an error about array
-// name at p.
-func withFaults(name string, p unsafe.Pointer, n int64, f func()) (err error) {
+// withFaults runs f, which reads the caller's array name at p, converting
+// a memory fault into an error naming the array.
+func withFaults(name string, p unsafe.Pointer, n int64, f func()) error {
+	return faultGuard("reading", name, p, n, f)
+}
+
+// withWriteFaults is withFaults for f writing n entries of size bytes
+// to the caller's memory at p. Every page of the range is probed first,
+// with a write that changes nothing, so that a range that faults part of
+// the way (a capacity larger than the array) is left untouched.
+func withWriteFaults(name string, p unsafe.Pointer, n, size int64, f func()) error {
+	return faultGuard("writing", name, p, n, func() {
+		probeWritable(p, n*size)
+		f()
+	})
+}
+
+// probeWritable ORs zero into an aligned word of each page of the n
+// bytes at p, and of its last byte: an atomic read-modify-write that
+// faults where a write would and never loses a concurrent write (a plain
+// *q = *q is removed by the compiler).
+func probeWritable(p unsafe.Pointer, n int64) {
+	const page = 4096
+	for off := int64(0); off < n; {
+		q := unsafe.Add(p, off)
+		atomic.OrUint32((*uint32)(unsafe.Add(q, -int(uintptr(q)&3))), 0)
+		if off == n-1 {
+			break
+		}
+		next := off + int64(page-uintptr(q)%page) // the next page's first byte
+		off = min(next, n-1)
+	}
+}
+
+func faultGuard(verb, name string, p unsafe.Pointer, n int64, f func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if re, ok := r.(runtime.Error); ok && isFault(re) {
-				err = errorf(statusArg, "reading %s (%d entries at %p) faulted: is the pointer or the length wrong? (%v)", name, n, p, re)
+				hint := "is the pointer or the length wrong?"
+				if verb == "writing" {
+					hint = "is the pointer or the capacity wrong, or the memory read-only?"
+				}
+				err = errorf(statusArg, "%s %s (%d entries at %p) faulted: %s (%v)", verb, name, n, p, hint, re)
 				return
 			}
 			panic(r)
@@ -83,43 +141,79 @@ func needPtr(name string, p unsafe.Pointer, n int64) error {
 	return nil
 }
 
-// readIndex calls f(i, v) for each of the n index values at p, in order,
-// converted to int64 (base not yet removed).
-func readIndex(name string, p unsafe.Pointer, itype C.int32_t, n int64, f func(i int64, v int64) error) error {
+// readChunk is the number of entries read from a caller's array at a
+// time. The arrays are read chunk by chunk, and the copy grows with what
+// was read, so that a count larger than the array (a caller's mistake)
+// ends in an error at the first fault or bad value instead of an
+// allocation of the count's size.
+const readChunk = 1 << 16
+
+// readArray converts the n entries of type T at p with conv, in order,
+// chunk by chunk.
+func readArray[T, U any](name string, p unsafe.Pointer, n int64, conv func(i int64, v T) (U, error)) ([]U, error) {
 	if err := needPtr(name, p, n); err != nil {
-		return err
+		return nil, err
 	}
-	if n == 0 {
-		return nil
-	}
-	var ferr error
-	err := withFaults(name, p, n, func() {
-		if itype == C.MISGRID_INT64 {
-			for i, v := range unsafe.Slice((*int64)(p), n) {
-				if ferr = f(int64(i), v); ferr != nil {
+	out := make([]U, 0, min(n, readChunk))
+	size := int64(unsafe.Sizeof(*new(T)))
+	var cerr error
+	for i0 := int64(0); i0 < n && cerr == nil; i0 += readChunk {
+		src := unsafe.Slice((*T)(unsafe.Add(p, i0*size)), min(readChunk, n-i0))
+		if err := withFaults(name, p, n, func() {
+			for j, v := range src {
+				u, err := conv(i0+int64(j), v)
+				if err != nil {
+					cerr = err
 					return
 				}
+				out = append(out, u)
 			}
-			return
+		}); err != nil {
+			return nil, err
 		}
-		for i, v := range unsafe.Slice((*int32)(p), n) {
-			if ferr = f(int64(i), int64(v)); ferr != nil {
-				return
-			}
-		}
-	})
-	if err != nil {
-		return err
 	}
-	return ferr
+	return out, cerr
+}
+
+// copyArray copies the n entries of type T at p, chunk by chunk, and
+// returns the index of the first entry bad rejects (-1 when none), where
+// the copy stops.
+func copyArray[T any](name string, p unsafe.Pointer, n int64, bad func(T) bool) ([]T, int64, error) {
+	if err := needPtr(name, p, n); err != nil {
+		return nil, -1, err
+	}
+	out := make([]T, 0, min(n, readChunk))
+	size := int64(unsafe.Sizeof(*new(T)))
+	for i0 := int64(0); i0 < n; i0 += readChunk {
+		src := unsafe.Slice((*T)(unsafe.Add(p, i0*size)), min(readChunk, n-i0))
+		if err := withFaults(name, p, n, func() { out = append(out, src...) }); err != nil {
+			return nil, -1, err
+		}
+		if bad != nil {
+			for j, x := range out[i0:] {
+				if bad(x) {
+					return out, i0 + int64(j), nil
+				}
+			}
+		}
+	}
+	return out, -1, nil
+}
+
+// readIndex converts the n index values at p, of the caller's type,
+// with conv (base not yet removed).
+func readIndex[U any](name string, p unsafe.Pointer, itype C.int32_t, n int64, conv func(i int64, v int64) (U, error)) ([]U, error) {
+	if itype == C.MISGRID_INT64 {
+		return readArray(name, p, n, conv)
+	}
+	return readArray(name, p, n, func(i int64, v int32) (U, error) { return conv(i, int64(v)) })
 }
 
 // readIDs copies n ids in [base, base+limit) into 0-based int32, naming
 // the first one out of range in the caller's terms.
 func readIDs(name string, p unsafe.Pointer, itype, base C.int32_t, n, limit int64) ([]int32, error) {
-	ids := make([]int32, n)
 	b := int64(base)
-	err := readIndex(name, p, itype, n, func(i, v int64) error {
+	return readIndex(name, p, itype, n, func(i, v int64) (int32, error) {
 		x := v - b
 		if x < 0 || x >= limit {
 			hint := ""
@@ -128,96 +222,62 @@ func readIDs(name string, p unsafe.Pointer, itype, base C.int32_t, n, limit int6
 			} else if x == limit && b == 0 {
 				hint = " (one past the end with base 0: are the ids 1-based?)"
 			}
-			return errorf(statusRange, "%s[%d] = %d is out of range [%d, %d]%s", name, i, v, b, limit-1+b, hint)
+			return 0, errorf(statusRange, "%s[%d] = %d is out of range [%d, %d]%s", name, i, v, b, limit-1+b, hint)
 		}
-		ids[i] = int32(x)
-		return nil
+		return int32(x), nil
 	})
-	return ids, err
 }
 
 // readOffsets copies n+1 CSR row pointers, 0-based, checking that they
-// start at base and never decrease.
-func readOffsets(name string, p unsafe.Pointer, itype, base C.int32_t, n int64) ([]int64, error) {
-	off := make([]int64, n+1)
+// start at base, never decrease and never pass nnz.
+func readOffsets(name string, p unsafe.Pointer, itype, base C.int32_t, n, nnz int64) ([]int64, error) {
 	b := int64(base)
-	err := readIndex(name, p, itype, n+1, func(i, v int64) error {
+	prev := int64(0)
+	return readIndex(name, p, itype, n+1, func(i, v int64) (int64, error) {
 		x := v - b
 		switch {
 		case i == 0 && x != 0:
-			return errorf(statusArg, "%s[0] = %d, want the base %d", name, v, b)
-		case i > 0 && x < off[i-1]:
-			return errorf(statusArg, "%s[%d] = %d is less than %s[%d] = %d: row pointers must not decrease", name, i, v, name, i-1, off[i-1]+b)
+			return 0, errorf(statusArg, "%s[0] = %d, want the base %d", name, v, b)
+		case x < prev:
+			return 0, errorf(statusArg, "%s[%d] = %d is less than %s[%d] = %d: row pointers must not decrease", name, i, v, name, i-1, prev+b)
+		case x > nnz:
+			return 0, errorf(statusArg, "%s[%d] - base = %d, but nnz = %d", name, i, x, nnz)
 		}
-		off[i] = x
-		return nil
+		prev = x
+		return x, nil
 	})
-	return off, err
+}
+
+func notFinite[T mesh.Float](x T) bool {
+	f := float64(x)
+	return math.IsNaN(f) || math.IsInf(f, 0)
 }
 
 // readValues copies n matrix values of type T.
 func readValues[T mesh.Float](name string, p unsafe.Pointer, n int64) ([]T, error) {
-	if err := needPtr(name, p, n); err != nil {
-		return nil, err
-	}
-	out := make([]T, n)
-	if n == 0 {
-		return out, nil
-	}
-	var bad int64 = -1
-	err := withFaults(name, p, n, func() {
-		copy(out, unsafe.Slice((*T)(p), n))
-		for i, x := range out {
-			if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
-				bad = int64(i)
-				return
-			}
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	if bad >= 0 {
+	out, bad, err := copyArray(name, p, n, notFinite[T])
+	if err == nil && bad >= 0 {
 		return nil, errorf(statusArg, "%s[%d] = %v is not finite", name, bad, out[bad])
 	}
-	return out, nil
+	return out, err
 }
 
 // readInt32s copies n int32 values.
 func readInt32s(name string, p *C.misgrid_cint32, n int64) ([]int32, error) {
-	if err := needPtr(name, unsafe.Pointer(p), n); err != nil {
-		return nil, err
-	}
-	out := make([]int32, n)
-	if n == 0 {
-		return out, nil
-	}
-	err := withFaults(name, unsafe.Pointer(p), n, func() {
-		copy(out, unsafe.Slice((*int32)(unsafe.Pointer(p)), n))
-	})
+	out, _, err := copyArray[int32](name, unsafe.Pointer(p), n, nil)
 	return out, err
 }
 
 // readFloat64s copies n doubles, rejecting NaN (and, unless inf, ±Inf).
 func readFloat64s(name string, p *C.misgrid_cdouble, n int64, inf bool) ([]float64, error) {
-	if err := needPtr(name, unsafe.Pointer(p), n); err != nil {
-		return nil, err
+	if !inf {
+		return readValues[float64](name, unsafe.Pointer(p), n)
 	}
-	out := make([]float64, n)
-	if n == 0 {
-		return out, nil
+	out, bad, err := copyArray(name, unsafe.Pointer(p), n, math.IsNaN)
+	if err == nil && bad >= 0 {
+		return nil, errorf(statusArg, "%s[%d] = %v is not finite", name, bad, out[bad])
 	}
-	if err := withFaults(name, unsafe.Pointer(p), n, func() {
-		copy(out, unsafe.Slice((*float64)(unsafe.Pointer(p)), n))
-	}); err != nil {
-		return nil, err
-	}
-	for i, x := range out {
-		if math.IsNaN(x) || (!inf && math.IsInf(x, 0)) {
-			return nil, errorf(statusArg, "%s[%d] = %v is not finite", name, i, x)
-		}
-	}
-	return out, nil
+	return out, err
 }
 
 // outArray checks an output array argument: a non-negative capacity, a
@@ -241,7 +301,7 @@ func writeIDs(name string, p unsafe.Pointer, itype, base C.int32_t, ids []int32)
 		return nil
 	}
 	n := int64(len(ids))
-	return withFaults(name, p, n, func() {
+	return withWriteFaults(name, p, n, indexSize(itype), func() {
 		b := int32(base)
 		if itype == C.MISGRID_INT64 {
 			dst := unsafe.Slice((*int64)(p), n)
@@ -257,15 +317,40 @@ func writeIDs(name string, p unsafe.Pointer, itype, base C.int32_t, ids []int32)
 	})
 }
 
-// writeInt32s writes values to an int32_t array.
-func writeInt32s(name string, p *C.int32_t, vals []int32) error {
+// writeArray copies vals to the caller's array at p.
+func writeArray[T any](name string, p unsafe.Pointer, vals []T) error {
 	if len(vals) == 0 {
 		return nil
 	}
 	n := int64(len(vals))
-	return withFaults(name, unsafe.Pointer(p), n, func() {
-		copy(unsafe.Slice((*int32)(unsafe.Pointer(p)), n), vals)
-	})
+	return withWriteFaults(name, p, n, int64(unsafe.Sizeof(vals[0])), func() { copy(unsafe.Slice((*T)(p), n), vals) })
+}
+
+// writeInt32s writes values to an int32_t array.
+func writeInt32s(name string, p *C.int32_t, vals []int32) error {
+	return writeArray(name, unsafe.Pointer(p), vals)
+}
+
+// store writes v to the caller's output *p; a pointer that faults (0x8,
+// read-only memory) is MISGRID_ERR_ARG naming the output. A NULL p is
+// an optional output not asked for.
+func store[T any](name string, p *T, v T) error {
+	if p == nil {
+		return nil
+	}
+	return withWriteFaults(name, unsafe.Pointer(p), 1, int64(unsafe.Sizeof(v)), func() { *p = v })
+}
+
+// publishHandle enters obj in the handle table and stores its handle in
+// *out, which the caller has checked is not NULL. A fault storing it
+// removes the handle again: a failed call leaves nothing behind.
+func publishHandle[H ~uint64 | ~uintptr](name string, out *H, k kind, obj any) error {
+	h := handles.put(k, obj)
+	if err := store(name+" (output)", out, H(h)); err != nil {
+		handles.remove(h, k, name)
+		return err
+	}
+	return nil
 }
 
 // maxStringLen bounds the search for the NUL of a C string argument, so

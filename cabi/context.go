@@ -20,6 +20,30 @@ type context struct {
 	mu   sync.Mutex
 	opts []keyValue
 	msg  *msgBuf
+	base int // how messages number array entries and levels: 0 (C) or 1 (Fortran)
+}
+
+// indexBase is the base of the numbers in messages (c may be nil).
+func (c *context) indexBase() int {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.base
+}
+
+//export misgrid_context_set_index_base
+func misgrid_context_set_index_base(ctx C.misgrid_context, base C.int32_t) C.misgrid_status {
+	return guard(ctx, "misgrid_context_set_index_base", func(c *context) error {
+		if base != 0 && base != 1 {
+			return errorf(statusArg, "base = %d, want 0 (C) or 1 (Fortran)", int32(base))
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.base = int(base)
+		return nil
+	})
 }
 
 func (c *context) options() []keyValue {
@@ -34,26 +58,30 @@ func misgrid_context_create(out *C.misgrid_context) C.misgrid_status {
 		if out == nil {
 			return errorf(statusNull, "ctx (output) is NULL")
 		}
-		*out = 0
 		m := newMsgBuf()
 		if m == nil {
 			return errorf(statusNoMem, "cannot allocate the message buffer")
 		}
-		*out = C.misgrid_context(handles.put(kindContext, &context{msg: m}))
+		if err := publishHandle("ctx", out, kindContext, &context{msg: m}); err != nil {
+			m.free()
+			return err
+		}
 		return nil
 	})
 }
 
 //export misgrid_context_destroy
 func misgrid_context_destroy(ctx C.misgrid_context) C.misgrid_status {
-	return guardGlobal("misgrid_context_destroy", func() error {
-		obj, err := handles.remove(uintptr(ctx), kindContext, "ctx")
-		if err != nil {
-			return err
-		}
-		obj.(*context).msg.free()
-		return nil
-	})
+	return guardGlobal("misgrid_context_destroy", func() error { return destroyContext(uintptr(ctx)) })
+}
+
+func destroyContext(h uintptr) error {
+	obj, err := handles.remove(h, kindContext, "ctx")
+	if err != nil {
+		return err
+	}
+	obj.(*context).msg.free()
+	return nil
 }
 
 //export misgrid_context_set_option
@@ -126,20 +154,26 @@ func misgrid_context_set_error(ctx C.misgrid_context, st C.misgrid_status, messa
 //export misgrid_error_message
 func misgrid_error_message(ctx C.misgrid_context) (msg *C.misgrid_cchar) {
 	// No status to return: a panic (there should be none) yields the
-	// global message rather than crossing into C.
+	// global message rather than crossing into C. A handle that is not a
+	// live context also yields the global message, which is then the
+	// message of the call that failed because of that handle: reading it
+	// must not overwrite it. The buffers are never freed (msgBuf), so the
+	// pointer stays readable even when another thread destroys ctx.
 	defer func() {
 		if recover() != nil {
 			msg = (*C.misgrid_cchar)(globalMsg.buf)
 		}
 	}()
-	obj, err := handles.lookup(uintptr(ctx), kindContext, "ctx")
+	return (*C.misgrid_cchar)(messageFor(uintptr(ctx)))
+}
+
+// messageFor is the buffer misgrid_error_message hands out for handle h.
+func messageFor(h uintptr) *C.char {
+	obj, err := handles.lookup(h, kindContext, "ctx")
 	if err != nil {
-		if ctx != 0 {
-			globalMsg.set("misgrid_error_message: " + err.Error())
-		}
-		return (*C.misgrid_cchar)(globalMsg.buf)
+		return globalMsg.buf
 	}
-	return (*C.misgrid_cchar)(obj.(*context).msg.buf)
+	return obj.(*context).msg.buf
 }
 
 //export misgrid_error_message_copy
@@ -167,16 +201,17 @@ func copyCString(name string, buf *C.char, size C.int64_t, s string, needed *C.i
 	if buf == nil && size > 0 {
 		return errorf(statusNull, "%s is NULL but its size is %d", name, int64(size))
 	}
-	if needed != nil {
-		*needed = C.int64_t(len(s) + 1)
+	if err := store("needed", needed, C.int64_t(len(s)+1)); err != nil {
+		return err
 	}
 	if size == 0 {
 		return nil
 	}
-	dst := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int64(size))
-	n := copy(dst[:len(dst)-1], s)
-	dst[n] = 0
-	return nil
+	return withWriteFaults(name, unsafe.Pointer(buf), int64(size), 1, func() {
+		dst := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int64(size))
+		n := copy(dst[:len(dst)-1], s)
+		dst[n] = 0
+	})
 }
 
 const (
@@ -205,11 +240,12 @@ func misgrid_version() *C.misgrid_cchar { return versionString }
 func misgrid_version_numbers(major, minor, patch *C.int32_t) C.misgrid_status {
 	return guardGlobal("misgrid_version_numbers", func() error {
 		for _, p := range []struct {
-			dst *C.int32_t
-			v   C.int32_t
-		}{{major, versionMajor}, {minor, versionMinor}, {patch, versionPatch}} {
-			if p.dst != nil {
-				*p.dst = p.v
+			name string
+			dst  *C.int32_t
+			v    C.int32_t
+		}{{"major", major, versionMajor}, {"minor", minor, versionMinor}, {"patch", patch, versionPatch}} {
+			if err := store(p.name, p.dst, p.v); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -237,7 +273,6 @@ func misgrid_handle_count(count *C.int64_t) C.misgrid_status {
 		if count == nil {
 			return errorf(statusNull, "count is NULL")
 		}
-		*count = C.int64_t(handles.count())
-		return nil
+		return store("count", count, C.int64_t(handles.count()))
 	})
 }

@@ -12,8 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -79,17 +81,36 @@ func statusOf(err error) status {
 }
 
 // msgCap is the size of every message buffer. A message buffer is C
-// memory so that misgrid_error_message can hand out a pointer to it: it
-// lives as long as its context and is overwritten, never reallocated, so
-// the pointer stays valid even when a caller reads it late.
+// memory so that misgrid_error_message can hand out a pointer to it
+// without taking a lock: the buffer is overwritten, never reallocated and
+// never freed (a destroyed context's buffer goes to a pool for the next
+// context), so a pointer read by one thread while another destroys the
+// context stays readable. Its last byte is never written, so a reader
+// racing a writer still finds a NUL within the buffer.
 const msgCap = 4096
 
 type msgBuf struct {
-	mu  sync.Mutex
-	buf *C.char
+	mu   sync.Mutex
+	buf  *C.char // set once, never freed
+	dead bool    // the context is destroyed; the buffer is in the pool
+}
+
+// msgPool holds the buffers of destroyed contexts; it never shrinks, so
+// it holds as many as contexts were ever alive at once.
+var msgPool struct {
+	mu   sync.Mutex
+	bufs []*C.char
 }
 
 func newMsgBuf() *msgBuf {
+	msgPool.mu.Lock()
+	defer msgPool.mu.Unlock()
+	if n := len(msgPool.bufs); n > 0 {
+		b := msgPool.bufs[n-1]
+		msgPool.bufs = msgPool.bufs[:n-1]
+		*b = 0
+		return &msgBuf{buf: b}
+	}
 	b := (*C.char)(C.calloc(msgCap, 1))
 	if b == nil {
 		return nil
@@ -100,9 +121,13 @@ func newMsgBuf() *msgBuf {
 func (m *msgBuf) set(s string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.buf == nil {
+	if m.dead {
 		return
 	}
+	m.write(s)
+}
+
+func (m *msgBuf) write(s string) {
 	if len(s) >= msgCap {
 		cut := msgCap - 1
 		for cut > 0 && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
@@ -118,18 +143,24 @@ func (m *msgBuf) set(s string) {
 func (m *msgBuf) get() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.buf == nil {
-		return ""
-	}
 	s, _ := cString("message", unsafe.Pointer(m.buf))
 	return s
 }
 
+// free retires the buffer of a destroyed context: a call still in flight
+// with that context records its message nowhere, and a reader still
+// holding the pointer reads that the context is gone.
 func (m *msgBuf) free() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	C.free(unsafe.Pointer(m.buf))
-	m.buf = nil
+	if m.dead {
+		return
+	}
+	m.write("(this context was destroyed)")
+	m.dead = true
+	msgPool.mu.Lock()
+	msgPool.bufs = append(msgPool.bufs, m.buf)
+	msgPool.mu.Unlock()
 }
 
 // globalMsg holds the message of calls that had no valid context.
@@ -177,12 +208,32 @@ func guardGlobal(fn string, body func() error) (st C.misgrid_status) {
 func report(c *context, fn string, err error) C.misgrid_status {
 	st := statusOf(err)
 	msg := fn + ": " + err.Error()
+	if c.indexBase() == 1 {
+		msg = fortranPositions(msg)
+	}
 	if c != nil {
 		c.msg.set(msg)
 	} else {
 		globalMsg.set(msg)
 	}
 	return C.misgrid_status(st)
+}
+
+// arrayPosition is how messages name an entry of a caller's array:
+// name[i], with i 0-based.
+var arrayPosition = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]*)\[(\d+)\]`)
+
+// fortranPositions rewrites the array positions of a message as a
+// Fortran caller writes them: colind[4] becomes colind(5).
+func fortranPositions(msg string) string {
+	return arrayPosition.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := arrayPosition.FindStringSubmatch(m)
+		i, err := strconv.ParseInt(sub[2], 10, 64)
+		if err != nil {
+			return m
+		}
+		return fmt.Sprintf("%s(%d)", sub[1], i+1)
+	})
 }
 
 // panicError converts a recovered panic. An allocation size out of range

@@ -7,6 +7,8 @@ package main
 import "C"
 
 import (
+	"fmt"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -48,8 +50,8 @@ func lookupGraph(h C.misgrid_graph) (*graphObj, error) {
 }
 
 // publish stores a new graph handle in *out.
-func publish(out *C.misgrid_graph, g *mesh.Graph, prio []float64) {
-	*out = C.misgrid_graph(handles.put(kindGraph, &graphObj{g: g, prio: prio}))
+func publish(out *C.misgrid_graph, g *mesh.Graph, prio []float64) error {
+	return publishHandle("graph", out, kindGraph, &graphObj{g: g, prio: prio})
 }
 
 // checkSquare checks the matrix dimensions of a graph source.
@@ -81,13 +83,13 @@ func checkValueType(vtype C.int32_t, values unsafe.Pointer) error {
 }
 
 // matrixInput checks what misgrid_graph_from_csr and _from_coo share: the
-// output slot, the options, the sizes, the index and value types.
+// output slot, the options, the sizes, the index types (typeErr, the
+// verdict of the caller's check) and the value type, and the memory.
 func matrixInput(c *context, out *C.misgrid_graph, options *C.misgrid_cchar, nrows, ncols, nnz C.int64_t,
-	itype, base, vtype C.int32_t, values *C.misgrid_cvoid) (s settings, n, nz int64, err error) {
+	vtype C.int32_t, values *C.misgrid_cvoid, typeErr error) (s settings, n, nz int64, err error) {
 	if out == nil {
 		return s, 0, 0, errorf(statusNull, "graph (output) is NULL")
 	}
-	*out = 0
 	opts, err := optString(options)
 	if err != nil {
 		return s, 0, 0, err
@@ -99,8 +101,8 @@ func matrixInput(c *context, out *C.misgrid_graph, options *C.misgrid_cchar, nro
 	if err := checkSquare(n, int64(ncols)); err != nil {
 		return s, 0, 0, err
 	}
-	if err := checkIndexType(itype, base); err != nil {
-		return s, 0, 0, err
+	if typeErr != nil {
+		return s, 0, 0, typeErr
 	}
 	if err := checkLen("nnz", nz, 8); err != nil {
 		return s, 0, 0, err
@@ -108,7 +110,15 @@ func matrixInput(c *context, out *C.misgrid_graph, options *C.misgrid_cchar, nro
 	if err := checkValueType(vtype, unsafe.Pointer(values)); err != nil {
 		return s, 0, 0, err
 	}
-	return s, n, nz, nil
+	return s, n, nz, graphMemory(n, nz, vtype)
+}
+
+// graphMemory checks the memory a graph from an n-row matrix with nz
+// entries needs: the copies of the caller's arrays, then the graph's
+// offsets and its symmetrised adjacency.
+func graphMemory(n, nz int64, vtype C.int32_t) error {
+	vsize := map[C.int32_t]float64{C.MISGRID_FLOAT64: 8, C.MISGRID_FLOAT32: 4}[vtype]
+	return needMemory(fmt.Sprintf("a graph of %d rows and %d entries", n, nz), float64(n+1)*16+float64(nz)*(16+vsize))
 }
 
 // withValues reads the caller's values in their C type (none for a
@@ -136,18 +146,19 @@ func withValues(vtype C.int32_t, values *C.misgrid_cvoid, nz int64,
 func misgrid_graph_from_csr(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, itype, base C.int32_t,
 	rowptr, colind *C.misgrid_cvoid, vtype C.int32_t, values *C.misgrid_cvoid, options *C.misgrid_cchar, out *C.misgrid_graph) C.misgrid_status {
 	return guard(ctx, "misgrid_graph_from_csr", func(c *context) error {
-		s, n, nz, err := matrixInput(c, out, options, nrows, ncols, nnz, itype, base, vtype, values)
+		rowT, colT, terr := csrIndexTypes(itype, base)
+		s, n, nz, err := matrixInput(c, out, options, nrows, ncols, nnz, vtype, values, terr)
 		if err != nil {
 			return err
 		}
-		off, err := readOffsets("rowptr", unsafe.Pointer(rowptr), itype, base, n)
+		off, err := readOffsets("rowptr", unsafe.Pointer(rowptr), rowT, base, n, nz)
 		if err != nil {
 			return err
 		}
 		if off[n] != nz {
 			return errorf(statusArg, "rowptr[%d] - base = %d, but nnz = %d", n, off[n], nz)
 		}
-		col, err := readIDs("colind", unsafe.Pointer(colind), itype, base, nz, n)
+		col, err := readIDs("colind", unsafe.Pointer(colind), colT, base, nz, n)
 		if err != nil {
 			return err
 		}
@@ -161,8 +172,7 @@ func misgrid_graph_from_csr(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, 
 		if err != nil {
 			return err
 		}
-		publish(out, g, nil)
-		return nil
+		return publish(out, g, nil)
 	})
 }
 
@@ -170,7 +180,7 @@ func misgrid_graph_from_csr(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, 
 func misgrid_graph_from_coo(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, itype, base C.int32_t,
 	rows, cols *C.misgrid_cvoid, vtype C.int32_t, values *C.misgrid_cvoid, options *C.misgrid_cchar, out *C.misgrid_graph) C.misgrid_status {
 	return guard(ctx, "misgrid_graph_from_coo", func(c *context) error {
-		s, n, nz, err := matrixInput(c, out, options, nrows, ncols, nnz, itype, base, vtype, values)
+		s, n, nz, err := matrixInput(c, out, options, nrows, ncols, nnz, vtype, values, checkIndexType(itype, base))
 		if err != nil {
 			return err
 		}
@@ -192,8 +202,7 @@ func misgrid_graph_from_coo(ctx C.misgrid_context, nrows, ncols, nnz C.int64_t, 
 		if err != nil {
 			return err
 		}
-		publish(out, g, nil)
-		return nil
+		return publish(out, g, nil)
 	})
 }
 
@@ -213,7 +222,6 @@ func misgrid_graph_from_elements(ctx C.misgrid_context, nnodes C.int64_t, etype,
 		if out == nil {
 			return errorf(statusNull, "graph (output) is NULL")
 		}
-		*out = 0
 		opts, err := optString(options)
 		if err != nil {
 			return err
@@ -222,63 +230,113 @@ func misgrid_graph_from_elements(ctx C.misgrid_context, nnodes C.int64_t, etype,
 		if err != nil {
 			return err
 		}
-		n, ne := int64(nnodes), int64(nelem)
-		if n < 0 || n > maxVertices {
-			return errorf(statusRange, "nnodes = %d is out of range [0, %d]", n, maxVertices)
-		}
-		t, ok := elementTypes[etype]
-		if !ok {
-			return errorf(statusArg, "element_type = %d is not a MISGRID_ element type constant", int32(etype))
-		}
-		if int(npe) != t.Nodes() {
-			return errorf(statusArg, "nodes_per_element = %d, but %v elements have %d nodes", int32(npe), t, t.Nodes())
-		}
-		if err := checkIndexType(itype, base); err != nil {
-			return err
-		}
-		if err := checkLen("nelements", ne, int64(npe)*8); err != nil {
-			return err
-		}
-		if dim < 0 || dim > 3 {
-			return errorf(statusArg, "dim = %d, want 0 (no coordinates), 1, 2 or 3", int32(dim))
-		}
-		if (dim == 0) != (coords == nil) {
-			return errorf(statusArg, "dim = %d with coords %s: pass both or neither", int32(dim), map[bool]string{true: "NULL", false: "given"}[coords == nil])
-		}
-		if dim > 0 && int(dim) < t.Dim() {
-			return errorf(statusArg, "%v elements are %d-dimensional but the coordinates have dim = %d", t, t.Dim(), int32(dim))
-		}
-		ids, err := readIDs("conn", unsafe.Pointer(conn), itype, base, ne*int64(npe), n)
+		t, err := checkElements(int64(nnodes), etype, npe, int64(nelem), itype, base, dim, coords)
 		if err != nil {
 			return err
 		}
-		m := &mesh.Mesh{Dim: int(dim), Blocks: []mesh.ElementBlock{{Type: t, Conn: ids}}}
-		if dim > 0 {
-			if m.Coords, err = readFloat64s("coords", coords, int64(dim)*n, false); err != nil {
-				return err
-			}
-		} else {
-			// The mesh package counts nodes by their coordinates: give it
-			// zeros, and drop them from the graph afterwards.
-			m.Dim = max(t.Dim(), 1)
-			m.Coords = make([]float64, m.Dim*int(n))
-		}
-		g, err := mesh.FromElements(m, s.elements)
+		n, k := int64(nnodes), int64(nelem)*int64(npe)
+		ids, err := readIDs("conn", unsafe.Pointer(conn), itype, base, k, n)
 		if err != nil {
 			return err
 		}
-		if dim > 0 {
-			cls, err := mesh.Classify(m, s.classify)
-			if err != nil {
-				return err
-			}
-			g.Class = cls
+		var g *mesh.Graph
+		if dim == 0 {
+			g, err = elementGraphNoCoords(n, t, ids, s)
 		} else {
-			g.Dim, g.Coords = 0, nil
+			g, err = elementGraph(n, t, ids, int(dim), coords, s)
 		}
-		publish(out, g, nil)
-		return nil
+		if err != nil {
+			return err
+		}
+		return publish(out, g, nil)
 	})
+}
+
+// checkElements checks the sizes and types of misgrid_graph_from_elements
+// and the memory they imply.
+func checkElements(n int64, etype, npe C.int32_t, ne int64, itype, base, dim C.int32_t, coords *C.misgrid_cdouble) (mesh.ElementType, error) {
+	if n < 0 || n > maxVertices {
+		return 0, errorf(statusRange, "nnodes = %d is out of range [0, %d]", n, maxVertices)
+	}
+	t, ok := elementTypes[etype]
+	if !ok {
+		return 0, errorf(statusArg, "element_type = %d is not a MISGRID_ element type constant", int32(etype))
+	}
+	if int(npe) != t.Nodes() {
+		return 0, errorf(statusArg, "nodes_per_element = %d, but %v elements have %d nodes", int32(npe), t, t.Nodes())
+	}
+	if err := checkIndexType(itype, base); err != nil {
+		return 0, err
+	}
+	if err := checkLen("nelements", ne, int64(npe)*8); err != nil {
+		return 0, err
+	}
+	if dim < 0 || dim > 3 {
+		return 0, errorf(statusArg, "dim = %d, want 0 (no coordinates), 1, 2 or 3", int32(dim))
+	}
+	if (dim == 0) != (coords == nil) {
+		return 0, errorf(statusArg, "dim = %d with coords %s: pass both or neither", int32(dim), map[bool]string{true: "NULL", false: "given"}[coords == nil])
+	}
+	if dim > 0 && int(dim) < t.Dim() {
+		return 0, errorf(statusArg, "%v elements are %d-dimensional but the coordinates have dim = %d", t, t.Dim(), int32(dim))
+	}
+	// The connectivity twice (the copy and the node-to-element lists),
+	// the offsets twice (those lists' and the graph's), the coordinates
+	// twice (the copy and the graph's); the adjacency comes on top.
+	k := float64(ne) * float64(npe)
+	return t, needMemory(fmt.Sprintf("a graph of %d nodes and %d %v elements", n, ne, t),
+		8*k+16*float64(n+1)+16*float64(dim)*float64(n))
+}
+
+// elementGraph builds the node graph of elements with coordinates, and
+// the boundary classes from the geometry.
+func elementGraph(n int64, t mesh.ElementType, ids []int32, dim int, coords *C.misgrid_cdouble, s settings) (*mesh.Graph, error) {
+	x, err := readFloat64s("coords", coords, int64(dim)*n, false)
+	if err != nil {
+		return nil, err
+	}
+	m := &mesh.Mesh{Dim: dim, Coords: x, Blocks: []mesh.ElementBlock{{Type: t, Conn: ids}}}
+	g, err := mesh.FromElements(m, s.elements)
+	if err != nil {
+		return nil, err
+	}
+	if g.Class, err = mesh.Classify(m, s.classify); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// elementGraphNoCoords builds the node graph of elements without
+// coordinates. The mesh package counts nodes by their coordinates, so the
+// graph is built on the nodes the elements use, numbered in increasing
+// order with zero coordinates, and then spread over all n nodes (the
+// others isolated): nothing is allocated in proportion to dim*n.
+func elementGraphNoCoords(n int64, t mesh.ElementType, ids []int32, s settings) (*mesh.Graph, error) {
+	used := slices.Clone(ids)
+	slices.Sort(used)
+	used = slices.Compact(used)
+	local := make([]int32, len(ids))
+	for i, v := range ids {
+		j, _ := slices.BinarySearch(used, v)
+		local[i] = int32(j)
+	}
+	d := max(t.Dim(), 1)
+	m := &mesh.Mesh{Dim: d, Coords: make([]float64, d*len(used)), Blocks: []mesh.ElementBlock{{Type: t, Conn: local}}}
+	h, err := mesh.FromElements(m, s.elements)
+	if err != nil {
+		return nil, err
+	}
+	g := &mesh.Graph{Offsets: make([]int64, n+1), Adj: h.Adj}
+	for i, v := range used {
+		g.Offsets[v+1] = h.Offsets[i+1] - h.Offsets[i]
+	}
+	for v := range n {
+		g.Offsets[v+1] += g.Offsets[v]
+	}
+	for i, u := range g.Adj {
+		g.Adj[i] = used[u]
+	}
+	return g, nil
 }
 
 //export misgrid_graph_destroy
@@ -297,13 +355,10 @@ func misgrid_graph_size(ctx C.misgrid_context, graph C.misgrid_graph, nv, ne *C.
 			return err
 		}
 		g, _ := o.snapshot()
-		if nv != nil {
-			*nv = C.int64_t(g.N())
+		if err := store("nvertices", nv, C.int64_t(g.N())); err != nil {
+			return err
 		}
-		if ne != nil {
-			*ne = C.int64_t(g.NumEdges() / 2)
-		}
-		return nil
+		return store("nedges", ne, C.int64_t(g.NumEdges()/2))
 	})
 }
 
@@ -316,7 +371,8 @@ func misgrid_graph_adjacency(ctx C.misgrid_context, graph C.misgrid_graph, itype
 			return err
 		}
 		g, _ := o.snapshot()
-		if err := checkIndexType(itype, base); err != nil {
+		rowT, colT, err := csrIndexTypes(itype, base)
+		if err != nil {
 			return err
 		}
 		if err := outArray("offsets", offsets, int64(noff), int64(g.N()+1)); err != nil {
@@ -325,19 +381,19 @@ func misgrid_graph_adjacency(ctx C.misgrid_context, graph C.misgrid_graph, itype
 		if err := outArray("adj", adj, int64(nadj), g.NumEdges()); err != nil {
 			return err
 		}
-		if itype == C.MISGRID_INT32 && g.NumEdges()+int64(base) > maxVertices {
-			return errorf(statusRange, "the graph has %d adjacency entries: offsets do not fit int32 (use MISGRID_INT64)", g.NumEdges())
+		if rowT == C.MISGRID_INT32 && g.NumEdges()+int64(base) > maxVertices {
+			return errorf(statusRange, "the graph has %d adjacency entries: offsets do not fit int32 (use MISGRID_INT64 or MISGRID_INT64_INT32)", g.NumEdges())
 		}
-		if err := writeOffsets("offsets", offsets, itype, base, g.Offsets); err != nil {
+		if err := writeOffsets("offsets", offsets, rowT, base, g.Offsets); err != nil {
 			return err
 		}
-		return writeIDs("adj", adj, itype, base, g.Adj)
+		return writeIDs("adj", adj, colT, base, g.Adj)
 	})
 }
 
 func writeOffsets(name string, p unsafe.Pointer, itype, base C.int32_t, off []int64) error {
 	n := int64(len(off))
-	return withFaults(name, p, n, func() {
+	return withWriteFaults(name, p, n, indexSize(itype), func() {
 		b := int64(base)
 		if itype == C.MISGRID_INT64 {
 			dst := unsafe.Slice((*int64)(p), n)

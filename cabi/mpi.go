@@ -116,7 +116,8 @@ type distArgs struct {
 // 0-based first row. Ranges is left for the caller, which learns the other
 // ranks' blocks.
 func readLocal(a *distArgs) (*mis.Local, int64, error) {
-	if err := checkIndexType(a.itype, a.base); err != nil {
+	rowT, colT, err := csrIndexTypes(a.itype, a.base)
+	if err != nil {
 		return nil, 0, err
 	}
 	b := int64(a.base)
@@ -127,21 +128,24 @@ func readLocal(a *distArgs) (*mis.Local, int64, error) {
 		return nil, 0, errorf(statusRange, "nlocal = %d is negative", a.nlocal)
 	case a.first-b < 0 || a.first-b > a.nglobal:
 		return nil, 0, errorf(statusRange, "first = %d is out of range [%d, %d]", a.first, b, a.nglobal+b)
-	case a.first-b+a.nlocal > a.nglobal:
+	case a.nlocal > a.nglobal-(a.first-b):
 		return nil, 0, errorf(statusRange, "rows first .. first+nlocal-1 = %d .. %d pass the last row %d", a.first, a.first+a.nlocal-1, a.nglobal-1+b)
 	}
 	if err := checkLen("nnz", a.nnz, 4); err != nil {
 		return nil, 0, err
 	}
+	if err := needMemory(fmt.Sprintf("this rank's %d rows and %d entries", a.nlocal, a.nnz), 24*float64(a.nlocal+1)+12*float64(a.nnz)); err != nil {
+		return nil, 0, err
+	}
 	first0 := a.first - b
-	off, err := readOffsets("rowptr", a.rowptr, a.itype, a.base, a.nlocal)
+	off, err := readOffsets("rowptr", a.rowptr, rowT, a.base, a.nlocal, a.nnz)
 	if err != nil {
 		return nil, 0, err
 	}
 	if off[a.nlocal] != a.nnz {
 		return nil, 0, errorf(statusArg, "nnz = %d, but rowptr[%d] - base = %d", a.nnz, a.nlocal, off[a.nlocal])
 	}
-	col, err := readIDs("colind", a.colind, a.itype, a.base, a.nnz, a.nglobal)
+	col, err := readIDs("colind", a.colind, colT, a.base, a.nnz, a.nglobal)
 	if err != nil {
 		return nil, 0, err
 	}

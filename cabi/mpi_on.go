@@ -77,6 +77,9 @@ func distributed(c *context, cr commRef, a *distArgs) error {
 		}
 		comm, err = mpi.FromHandle(uintptr(C.mgc_comm_value(unsafe.Pointer(&raw[0]))), mo)
 	}
+	if errors.Is(err, mis.ErrTimeout) {
+		return errorf(statusArg, "no answer from the other ranks within %v (option timeout) while duplicating the communicator: did every rank call misgrid_mis_distributed? A rank that returned early (a NULL communicator, a bad context) or never called leaves the communicator with a duplication it has not joined. (%v)", mo.Timeout, err)
+	}
 	if err != nil {
 		return errorf(statusArg, "the communicator: %v", err)
 	}
@@ -107,6 +110,9 @@ func runDistributed(comm *mpi.Comm, ds distSettings, localErr error, a *distArgs
 	if err := comm.Allreduce(ctx, mis.Sum, tab); err != nil {
 		if localErr != nil {
 			return localErr
+		}
+		if errors.Is(err, mis.ErrTimeout) {
+			return errorf(statusArg, "no answer from the other ranks within %v (option timeout) while agreeing on the input: did every rank call misgrid_mis_distributed? (%v)", ds.timeout, err)
 		}
 		return errorf(statusArg, "agreeing on the input with the other ranks: %v", err)
 	}
@@ -146,17 +152,14 @@ func runDistributed(comm *mpi.Comm, ds distSettings, localErr error, a *distArgs
 	if err := writeInt32s("flags", a.flags, out); err != nil {
 		return err
 	}
-	if a.setSize != nil {
-		*a.setSize = C.int64_t(res.Size)
+	if err := store("set_size", a.setSize, C.int64_t(res.Size)); err != nil {
+		return err
 	}
-	if a.rounds != nil {
-		r := res.Rounds
-		if ds.opts.Mode == mis.ADMMA {
-			r = res.OuterIterations
-		}
-		*a.rounds = C.int64_t(r)
+	r := res.Rounds
+	if ds.opts.Mode == mis.ADMMA {
+		r = res.OuterIterations
 	}
-	return nil
+	return store("rounds", a.rounds, C.int64_t(r))
 }
 
 // checkBlocks checks that the ranks agree on the graph and the options and

@@ -7,10 +7,11 @@ package main
 import "C"
 
 import (
-	"bufio"
 	"errors"
-	"os"
+	"fmt"
+	"io"
 
+	"github.com/misgrid/misgrid/internal/atomicfile"
 	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
 )
@@ -51,14 +52,6 @@ func priority(s settings, prio []float64) (mis.Priority, error) {
 	return p, nil
 }
 
-// checkDevice refuses what the build cannot do before any work starts.
-func checkDevice(s settings) error {
-	if s.mis.Device == mis.GPU && s.gpuIndex != 0 {
-		return errorf(statusNoGPU, "device=gpu:%d: this build drives GPU 0 only", s.gpuIndex)
-	}
-	return nil
-}
-
 func misOptions(s settings, p mis.Priority) mis.Options {
 	o := s.mis
 	o.Priority = p
@@ -70,7 +63,6 @@ func computeStart(c *context, graph C.misgrid_graph, o op, options *C.misgrid_cc
 	if out == nil {
 		return nil, settings{}, mis.Priority{}, errorf(statusNull, "result (output) is NULL")
 	}
-	*out = 0
 	gobj, err := lookupGraph(graph)
 	if err != nil {
 		return nil, settings{}, mis.Priority{}, err
@@ -83,16 +75,13 @@ func computeStart(c *context, graph C.misgrid_graph, o op, options *C.misgrid_cc
 	if err != nil {
 		return nil, s, mis.Priority{}, err
 	}
-	if err := checkDevice(s); err != nil {
-		return nil, s, mis.Priority{}, err
-	}
 	g, prio := gobj.snapshot()
 	p, err := priority(s, prio)
 	return g, s, p, err
 }
 
-func publishResult(out *C.misgrid_result, r *resultObj) {
-	*out = C.misgrid_result(handles.put(kindResult, r))
+func publishResult(out *C.misgrid_result, r *resultObj) error {
+	return publishHandle("result", out, kindResult, r)
 }
 
 //export misgrid_mis
@@ -114,8 +103,7 @@ func misgrid_mis(ctx C.misgrid_context, graph C.misgrid_graph, options *C.misgri
 		} else {
 			l.aggWhy = "aggregates need a distance-2 set (option distance=2)"
 		}
-		publishResult(out, &resultObj{levels: []level{l}})
-		return nil
+		return publishResult(out, &resultObj{levels: []level{l}})
 	})
 }
 
@@ -130,8 +118,7 @@ func misgrid_color(ctx C.misgrid_context, graph C.misgrid_graph, options *C.misg
 		if err != nil {
 			return err
 		}
-		publishResult(out, &resultObj{levels: []level{{g: g, colors: col, aggWhy: "a coloring has no aggregates"}}})
-		return nil
+		return publishResult(out, &resultObj{levels: []level{{g: g, colors: col, aggWhy: "a coloring has no aggregates"}}})
 	})
 }
 
@@ -156,8 +143,7 @@ func misgrid_hierarchy(ctx C.misgrid_context, graph C.misgrid_graph, options *C.
 				r.levels[i].aggWhy = "the coarsest level has no aggregates"
 			}
 		}
-		publishResult(out, r)
-		return nil
+		return publishResult(out, r)
 	})
 }
 
@@ -183,7 +169,6 @@ func misgrid_aggregate(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t
 		if out == nil {
 			return errorf(statusNull, "result (output) is NULL")
 		}
-		*out = 0
 		gobj, err := lookupGraph(graph)
 		if err != nil {
 			return err
@@ -204,8 +189,7 @@ func misgrid_aggregate(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t
 			}
 		}
 		set := &mis.Result{In: in, Size: size, Backend: "caller"}
-		publishResult(out, &resultObj{levels: []level{{g: g, set: set, agg: agg}}})
-		return nil
+		return publishResult(out, &resultObj{levels: []level{{g: g, set: set, agg: agg}}})
 	})
 }
 
@@ -216,7 +200,6 @@ func misgrid_verify(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t, f
 		if valid == nil {
 			return errorf(statusNull, "valid (output) is NULL")
 		}
-		*valid = 0
 		gobj, err := lookupGraph(graph)
 		if err != nil {
 			return err
@@ -229,14 +212,29 @@ func misgrid_verify(ctx C.misgrid_context, graph C.misgrid_graph, n C.int64_t, f
 		if err != nil {
 			return err
 		}
-		why := ""
+		why, ok := "", C.int32_t(1)
 		if verr := mis.Verify(g, in, int(distance)); verr != nil {
-			why = verr.Error()
-		} else {
-			*valid = 1
+			why, ok = verifyReason(verr, c.indexBase()), 0
 		}
-		return copyCString("reason", reason, size, why, nil)
+		if err := copyCString("reason", reason, size, why, nil); err != nil {
+			return err
+		}
+		return store("valid", valid, ok)
 	})
+}
+
+// verifyReason words a verification failure with vertex numbers in the
+// caller's base.
+func verifyReason(err error, base int) string {
+	var ve *mis.VerifyError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	b := int64(base)
+	if ve.Other >= 0 {
+		return fmt.Sprintf("vertex %d: %s (vertex %d; vertices numbered from %d)", int64(ve.Vertex)+b, ve.Msg, int64(ve.Other)+b, b)
+	}
+	return fmt.Sprintf("vertex %d: %s (vertices numbered from %d)", int64(ve.Vertex)+b, ve.Msg, b)
 }
 
 //export misgrid_write_vtu
@@ -250,6 +248,9 @@ func misgrid_write_vtu(ctx C.misgrid_context, graph C.misgrid_graph, result C.mi
 		name, err := goString("path", path)
 		if err != nil {
 			return err
+		}
+		if name == "" {
+			return errorf(statusArg, "path is empty")
 		}
 		opts, err := optString(options)
 		if err != nil {
@@ -269,7 +270,7 @@ func misgrid_write_vtu(ctx C.misgrid_context, graph C.misgrid_graph, result C.mi
 				return errorf(statusArg, "result level 0 has %d vertices, the graph %d: they do not belong together", l.g.N(), g.N())
 			}
 			if l.set != nil {
-				fields = append(fields, mesh.BoolField("set", l.set.In))
+				fields = append(fields, mesh.BoolField("in_set", l.set.In))
 			}
 			if l.agg != nil {
 				fields = append(fields, mesh.Int32Field("aggregate", l.agg.Of))
@@ -281,35 +282,21 @@ func misgrid_write_vtu(ctx C.misgrid_context, graph C.misgrid_graph, result C.mi
 		if g.Coords == nil {
 			return errorf(statusArg, "the graph has no coordinates to place its vertices (misgrid_graph_set_coordinates)")
 		}
-		return writeFile(name, func(w *bufio.Writer) error { return mesh.WriteVTU(w, g, fields...) })
+		return writeFile(name, func(w io.Writer) error { return mesh.WriteVTU(w, g, fields...) })
 	})
 }
 
-// writeFile writes path through f; any failure, the close included, is an
-// I/O error naming the path.
-func writeFile(path string, f func(w *bufio.Writer) error) error {
-	file, err := os.Create(path)
-	if err != nil {
-		return errorf(statusIO, "%v", err)
-	}
-	w := bufio.NewWriterSize(file, 1<<16)
-	err = f(w)
+// writeFile writes path through f, atomically: on any failure the file
+// that was there is left as it was. Every failure, the close included, is
+// an I/O error naming the path.
+func writeFile(path string, f func(w io.Writer) error) error {
+	err := atomicfile.Write(path, f)
 	if err == nil {
-		err = w.Flush()
+		return nil
 	}
-	if cerr := file.Close(); err == nil {
-		err = cerr
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return err
 	}
-	if err != nil {
-		var ae *apiError
-		if errors.As(err, &ae) {
-			return err
-		}
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return errorf(statusIO, "%v", err)
-		}
-		return errorf(statusIO, "writing %s: %v", path, err)
-	}
-	return nil
+	return errorf(statusIO, "writing %v", err)
 }

@@ -5,7 +5,6 @@ package main
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/misgrid/misgrid/amg"
@@ -64,7 +63,6 @@ type settings struct {
 	classify mesh.ClassifyOptions
 	mis      mis.Options          // misgrid_mis, _color, _mis_distributed; priority for all
 	hier     mis.HierarchyOptions // misgrid_hierarchy
-	gpuIndex int                  // device=gpu:N for mis, which drives GPU 0 only
 	amg      amg.Options          // misgrid_solver_create
 }
 
@@ -87,33 +85,12 @@ var targets = []target{
 	{opElements, mesh.ElementOptionKeys(), func(s *settings, k, v string) error { return s.elements.Set(k, v) }},
 	{opElements, mesh.ClassifyOptionKeys(), func(s *settings, k, v string) error { return s.classify.Set(k, v) }},
 	{opCompute | opDistributed, misKeys(mis.OptionKeys()), func(s *settings, k, v string) error {
-		v = misDevice(s, k, v)
 		return s.mis.Set(k, v)
 	}},
 	{opHierarchy, mis.HierarchyOptionKeys(), func(s *settings, k, v string) error {
-		v = misDevice(s, k, v)
 		return s.hier.Set(k, v)
 	}},
 	{opSolver, amg.OptionKeys(), func(s *settings, k, v string) error { return s.amg.Set(k, v) }},
-}
-
-// misDevice takes the index of device=gpu:N (mis drives GPU 0, which
-// checkDevice tells the caller before any work) and passes gpu on.
-func misDevice(s *settings, key, v string) string {
-	if key != "device" {
-		return v
-	}
-	n, ok := strings.CutPrefix(strings.ToLower(v), "gpu:")
-	if !ok {
-		s.gpuIndex = 0
-		return v
-	}
-	i, err := strconv.Atoi(n)
-	if err != nil || i < 0 {
-		return v // refused by mis, with the value in the message
-	}
-	s.gpuIndex = i
-	return "gpu"
 }
 
 // optDef is one key as C sees it: the operations it applies to, its

@@ -11,15 +11,21 @@ import (
 )
 
 // resultLevel resolves a result handle and a level index.
-func resultLevel(h C.misgrid_result, lvl C.int64_t) (*resultObj, *level, error) {
+func resultLevel(c *context, h C.misgrid_result, lvl C.int64_t) (*resultObj, *level, error) {
 	r, err := lookupResult(h)
 	if err != nil {
 		return nil, nil, err
 	}
 	if lvl < 0 || int64(lvl) >= int64(len(r.levels)) {
-		return nil, nil, errorf(statusRange, "level = %d, but the result has %d level(s) (0-based)", int64(lvl), len(r.levels))
+		return nil, nil, levelError("result", int64(lvl), len(r.levels), c.indexBase())
 	}
 	return r, &r.levels[lvl], nil
+}
+
+// levelError reports a level out of range, numbered in the caller's
+// base (the Fortran module's wrappers number levels from 1).
+func levelError(what string, lvl int64, n int, base int) error {
+	return errorf(statusRange, "level = %d, but the %s has %d level(s), numbered from %d", lvl+int64(base), what, n, base)
 }
 
 func (l *level) needSet() error {
@@ -54,16 +60,15 @@ func misgrid_result_num_levels(ctx C.misgrid_context, result C.misgrid_result, n
 		if n == nil {
 			return errorf(statusNull, "nlevels is NULL")
 		}
-		*n = C.int64_t(len(r.levels))
-		return nil
+		return store("nlevels", n, C.int64_t(len(r.levels)))
 	})
 }
 
 //export misgrid_result_level_info
 func misgrid_result_level_info(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t,
 	nv, setSize, nagg, ncolors, rounds *C.int64_t) C.misgrid_status {
-	return guard(ctx, "misgrid_result_level_info", func(*context) error {
-		_, l, err := resultLevel(result, lvl)
+	return guard(ctx, "misgrid_result_level_info", func(c *context) error {
+		_, l, err := resultLevel(c, result, lvl)
 		if err != nil {
 			return err
 		}
@@ -79,8 +84,8 @@ func misgrid_result_level_info(ctx C.misgrid_context, result C.misgrid_result, l
 			v[3] = int64(l.colors.NumColors)
 		}
 		for i, p := range []*C.int64_t{nv, setSize, nagg, ncolors, rounds} {
-			if p != nil {
-				*p = C.int64_t(v[i])
+			if err := store([]string{"nvertices", "set_size", "naggregates", "ncolors", "rounds"}[i], p, C.int64_t(v[i])); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -89,8 +94,8 @@ func misgrid_result_level_info(ctx C.misgrid_context, result C.misgrid_result, l
 
 //export misgrid_result_set_flags
 func misgrid_result_set_flags(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, n C.int64_t, flags *C.int32_t) C.misgrid_status {
-	return guard(ctx, "misgrid_result_set_flags", func(*context) error {
-		_, l, err := resultLevel(result, lvl)
+	return guard(ctx, "misgrid_result_set_flags", func(c *context) error {
+		_, l, err := resultLevel(c, result, lvl)
 		if err != nil {
 			return err
 		}
@@ -113,8 +118,8 @@ func misgrid_result_set_flags(ctx C.misgrid_context, result C.misgrid_result, lv
 //export misgrid_result_set_vertices
 func misgrid_result_set_vertices(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, itype, base C.int32_t,
 	capacity C.int64_t, verts unsafe.Pointer, count *C.int64_t) C.misgrid_status {
-	return guard(ctx, "misgrid_result_set_vertices", func(*context) error {
-		_, l, err := resultLevel(result, lvl)
+	return guard(ctx, "misgrid_result_set_vertices", func(c *context) error {
+		_, l, err := resultLevel(c, result, lvl)
 		if err != nil {
 			return err
 		}
@@ -124,8 +129,8 @@ func misgrid_result_set_vertices(ctx C.misgrid_context, result C.misgrid_result,
 		if err := checkIndexType(itype, base); err != nil {
 			return err
 		}
-		if count != nil {
-			*count = C.int64_t(l.set.Size)
+		if err := store("count", count, C.int64_t(l.set.Size)); err != nil {
+			return err
 		}
 		if err := outArray("vertices", verts, int64(capacity), int64(l.set.Size)); err != nil {
 			return err
@@ -137,8 +142,8 @@ func misgrid_result_set_vertices(ctx C.misgrid_context, result C.misgrid_result,
 //export misgrid_result_aggregates
 func misgrid_result_aggregates(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, itype, base C.int32_t,
 	n C.int64_t, agg unsafe.Pointer) C.misgrid_status {
-	return guard(ctx, "misgrid_result_aggregates", func(*context) error {
-		_, l, err := resultLevel(result, lvl)
+	return guard(ctx, "misgrid_result_aggregates", func(c *context) error {
+		_, l, err := resultLevel(c, result, lvl)
 		if err != nil {
 			return err
 		}
@@ -158,8 +163,8 @@ func misgrid_result_aggregates(ctx C.misgrid_context, result C.misgrid_result, l
 //export misgrid_result_aggregate_roots
 func misgrid_result_aggregate_roots(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, itype, base C.int32_t,
 	capacity C.int64_t, roots unsafe.Pointer, count *C.int64_t) C.misgrid_status {
-	return guard(ctx, "misgrid_result_aggregate_roots", func(*context) error {
-		_, l, err := resultLevel(result, lvl)
+	return guard(ctx, "misgrid_result_aggregate_roots", func(c *context) error {
+		_, l, err := resultLevel(c, result, lvl)
 		if err != nil {
 			return err
 		}
@@ -169,8 +174,8 @@ func misgrid_result_aggregate_roots(ctx C.misgrid_context, result C.misgrid_resu
 		if err := checkIndexType(itype, base); err != nil {
 			return err
 		}
-		if count != nil {
-			*count = C.int64_t(l.agg.N)
+		if err := store("count", count, C.int64_t(l.agg.N)); err != nil {
+			return err
 		}
 		if err := outArray("roots", roots, int64(capacity), int64(l.agg.N)); err != nil {
 			return err
@@ -181,8 +186,8 @@ func misgrid_result_aggregate_roots(ctx C.misgrid_context, result C.misgrid_resu
 
 //export misgrid_result_colors
 func misgrid_result_colors(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, base C.int32_t, n C.int64_t, colors *C.int32_t) C.misgrid_status {
-	return guard(ctx, "misgrid_result_colors", func(*context) error {
-		_, l, err := resultLevel(result, lvl)
+	return guard(ctx, "misgrid_result_colors", func(c *context) error {
+		_, l, err := resultLevel(c, result, lvl)
 		if err != nil {
 			return err
 		}
@@ -201,16 +206,14 @@ func misgrid_result_colors(ctx C.misgrid_context, result C.misgrid_result, lvl C
 
 //export misgrid_result_level_graph
 func misgrid_result_level_graph(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, out *C.misgrid_graph) C.misgrid_status {
-	return guard(ctx, "misgrid_result_level_graph", func(*context) error {
+	return guard(ctx, "misgrid_result_level_graph", func(c *context) error {
 		if out == nil {
 			return errorf(statusNull, "graph (output) is NULL")
 		}
-		*out = 0
-		_, l, err := resultLevel(result, lvl)
+		_, l, err := resultLevel(c, result, lvl)
 		if err != nil {
 			return err
 		}
-		publish(out, l.g, nil)
-		return nil
+		return publish(out, l.g, nil)
 	})
 }

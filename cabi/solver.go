@@ -7,6 +7,7 @@ package main
 import "C"
 
 import (
+	"fmt"
 	"sync"
 	"unsafe"
 
@@ -61,7 +62,6 @@ func misgrid_solver_create(ctx C.misgrid_context, options *C.misgrid_cchar, out 
 		if out == nil {
 			return errorf(statusNull, "solver (output) is NULL")
 		}
-		*out = 0
 		str, err := optString(options)
 		if err != nil {
 			return err
@@ -70,8 +70,7 @@ func misgrid_solver_create(ctx C.misgrid_context, options *C.misgrid_cchar, out 
 		if err != nil {
 			return err
 		}
-		*out = C.misgrid_solver(handles.put(kindSolver, &solverObj{opts: set.amg}))
-		return nil
+		return publishHandle("solver", out, kindSolver, &solverObj{opts: set.amg})
 	})
 }
 
@@ -91,6 +90,9 @@ func misgrid_solver_set_coordinates(ctx C.misgrid_context, solver C.misgrid_solv
 				return errorf(statusArg, "dim = %d, want 1, 2 or 3", int32(dim))
 			}
 			if err := checkLen("n", int64(n), 8*int64(dim)); err != nil {
+				return err
+			}
+			if err := needMemory(fmt.Sprintf("%d coordinates of dim %d", int64(n), int32(dim)), 8*float64(dim)*float64(n)); err != nil {
 				return err
 			}
 			x, err := readFloat64s("coords", coords, int64(dim)*int64(n), false)
@@ -113,6 +115,9 @@ func misgrid_solver_set_nullspace(ctx C.misgrid_context, solver C.misgrid_solver
 			if err := checkLen("n", int64(n), 8*int64(nvec)); err != nil {
 				return err
 			}
+			if err := needMemory(fmt.Sprintf("%d near-nullspace vectors of %d entries", int32(nvec), int64(n)), 8*float64(nvec)*float64(n)); err != nil {
+				return err
+			}
 			all, err := readFloat64s("vectors", vectors, int64(n)*int64(nvec), false)
 			if err != nil {
 				return err
@@ -133,7 +138,8 @@ func readMatrix(nrows, ncols, nnz C.int64_t, itype, base C.int32_t, rowptr, coli
 	if err := checkSquare(n, int64(ncols)); err != nil {
 		return nil, err
 	}
-	if err := checkIndexType(itype, base); err != nil {
+	rowT, colT, err := csrIndexTypes(itype, base)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkLen("nnz", nz, 8); err != nil {
@@ -145,14 +151,17 @@ func readMatrix(nrows, ncols, nnz C.int64_t, itype, base C.int32_t, rowptr, coli
 	if err := checkValueType(vtype, values); err != nil {
 		return nil, err
 	}
-	off, err := readOffsets("rowptr", rowptr, itype, base, n)
+	if err := needMemory(fmt.Sprintf("a matrix of %d rows and %d entries", n, nz), float64(n+1)*16+float64(nz)*24); err != nil {
+		return nil, err
+	}
+	off, err := readOffsets("rowptr", rowptr, rowT, base, n, nz)
 	if err != nil {
 		return nil, err
 	}
 	if off[n] != nz {
 		return nil, errorf(statusArg, "rowptr[%d] - base = %d, but nnz = %d", n, off[n], nz)
 	}
-	col, err := readIDs("colind", colind, itype, base, nz, n)
+	col, err := readIDs("colind", colind, colT, base, nz, n)
 	if err != nil {
 		return nil, err
 	}
@@ -242,10 +251,7 @@ func writeFloat64s(name string, p *C.double, vals []float64) error {
 	if len(vals) == 0 {
 		return nil
 	}
-	n := int64(len(vals))
-	return withFaults(name, unsafe.Pointer(p), n, func() {
-		copy(unsafe.Slice((*float64)(unsafe.Pointer(p)), n), vals)
-	})
+	return writeArray(name, unsafe.Pointer(p), vals)
 }
 
 //export misgrid_solver_apply
@@ -298,17 +304,18 @@ func misgrid_solver_solve(ctx C.misgrid_context, solver C.misgrid_solver, n C.in
 			if err := writeFloat64s("x", x, xv); err != nil {
 				return err
 			}
-			if converged != nil {
-				*converged = 0
-				if res.Converged {
-					*converged = 1
-				}
+			conv := C.int32_t(0)
+			if res.Converged {
+				conv = 1
 			}
-			if iterations != nil {
-				*iterations = C.int64_t(res.Iterations)
+			if err := store("converged", converged, conv); err != nil {
+				return err
 			}
-			if residual != nil && len(res.Residuals) > 0 {
-				*residual = C.double(res.Residuals[len(res.Residuals)-1])
+			if err := store("iterations", iterations, C.int64_t(res.Iterations)); err != nil {
+				return err
+			}
+			if len(res.Residuals) > 0 {
+				return store("residual", residual, C.double(res.Residuals[len(res.Residuals)-1]))
 			}
 			return nil
 		})
@@ -322,8 +329,8 @@ func misgrid_solver_residuals(ctx C.misgrid_context, solver C.misgrid_solver, ca
 			if s.last == nil {
 				return errorf(statusArg, "no solve yet (call misgrid_solver_solve)")
 			}
-			if count != nil {
-				*count = C.int64_t(len(s.history))
+			if err := store("count", count, C.int64_t(len(s.history))); err != nil {
+				return err
 			}
 			if err := outArray("residuals", unsafe.Pointer(out), int64(capacity), int64(len(s.history))); err != nil {
 				return err
@@ -341,17 +348,17 @@ func misgrid_solver_info(ctx C.misgrid_context, solver C.misgrid_solver, nlevels
 				return err
 			}
 			st := s.pc.Stats()
-			if nlevels != nil {
-				*nlevels = C.int64_t(len(st.Levels))
+			if err := store("nlevels", nlevels, C.int64_t(len(st.Levels))); err != nil {
+				return err
 			}
-			if opc != nil {
-				*opc = C.double(st.OperatorComplexity)
-			}
-			if gc != nil {
-				*gc = C.double(st.GridComplexity)
-			}
-			if setup != nil {
-				*setup = C.double(st.Setup.Seconds())
+			for _, p := range []struct {
+				name string
+				dst  *C.double
+				v    float64
+			}{{"operator_complexity", opc, st.OperatorComplexity}, {"grid_complexity", gc, st.GridComplexity}, {"setup_seconds", setup, st.Setup.Seconds()}} {
+				if err := store(p.name, p.dst, C.double(p.v)); err != nil {
+					return err
+				}
 			}
 			return nil
 		})
@@ -360,22 +367,23 @@ func misgrid_solver_info(ctx C.misgrid_context, solver C.misgrid_solver, nlevels
 
 //export misgrid_solver_level_info
 func misgrid_solver_level_info(ctx C.misgrid_context, solver C.misgrid_solver, lvl C.int64_t, rows, nonzeros, blockSize *C.int64_t) C.misgrid_status {
-	return guard(ctx, "misgrid_solver_level_info", func(*context) error {
+	return guard(ctx, "misgrid_solver_level_info", func(c *context) error {
 		return withSolver(solver, func(s *solverObj) error {
 			if err := s.needSetup(); err != nil {
 				return err
 			}
 			st := s.pc.Stats()
 			if lvl < 0 || int64(lvl) >= int64(len(st.Levels)) {
-				return errorf(statusRange, "level = %d, but the hierarchy has %d level(s) (0-based)", int64(lvl), len(st.Levels))
+				return levelError("hierarchy", int64(lvl), len(st.Levels), c.indexBase())
 			}
 			l := st.Levels[lvl]
 			for _, p := range []struct {
-				dst *C.int64_t
-				v   int
-			}{{rows, l.Rows}, {nonzeros, l.Nonzeros}, {blockSize, l.BlockSize}} {
-				if p.dst != nil {
-					*p.dst = C.int64_t(p.v)
+				name string
+				dst  *C.int64_t
+				v    int
+			}{{"rows", rows, l.Rows}, {"nonzeros", nonzeros, l.Nonzeros}, {"block_size", blockSize, l.BlockSize}} {
+				if err := store(p.name, p.dst, C.int64_t(p.v)); err != nil {
+					return err
 				}
 			}
 			return nil

@@ -31,7 +31,7 @@ module misgrid
        MISGRID_ERR_NOMEM = 5, MISGRID_ERR_NOGPU = 6, MISGRID_ERR_IO = 7, &
        MISGRID_ERR_OPTION = 8, MISGRID_ERR_INTERNAL = 9
   ! Index and value types (used by the c_misgrid_* layer).
-  integer(c_int32_t), parameter, public :: MISGRID_INT32 = 1, MISGRID_INT64 = 2
+  integer(c_int32_t), parameter, public :: MISGRID_INT32 = 1, MISGRID_INT64 = 2, MISGRID_INT64_INT32 = 3
   integer(c_int32_t), parameter, public :: MISGRID_PATTERN = 0, MISGRID_FLOAT64 = 1, &
        MISGRID_FLOAT32 = 2
   ! Element types.
@@ -59,6 +59,7 @@ module misgrid
   ! ------------------------------------------------------------ C layer
   public :: c_misgrid_version, c_misgrid_context_create, c_misgrid_context_destroy, &
        c_misgrid_context_set_option, c_misgrid_context_set_error, c_misgrid_error_message_copy, &
+       c_misgrid_context_set_index_base, &
        c_misgrid_graph_from_csr, c_misgrid_graph_from_coo, c_misgrid_graph_from_elements, &
        c_misgrid_graph_destroy, c_misgrid_graph_size, c_misgrid_graph_adjacency, &
        c_misgrid_graph_get_dirichlet, c_misgrid_graph_set_coordinates, &
@@ -92,7 +93,7 @@ module misgrid
      end function c_misgrid_handle_count
      function c_misgrid_context_create(ctx) bind(c, name='misgrid_context_create') result(st)
        import :: c_ptr, c_int
-       type(c_ptr), intent(out) :: ctx
+       type(c_ptr), intent(inout) :: ctx
        integer(c_int) :: st
      end function c_misgrid_context_create
      function c_misgrid_context_destroy(ctx) bind(c, name='misgrid_context_destroy') result(st)
@@ -106,6 +107,12 @@ module misgrid
        character(kind=c_char), intent(in) :: options(*)
        integer(c_int) :: st
      end function c_misgrid_context_set_option
+     function c_misgrid_context_set_index_base(ctx, base) bind(c, name='misgrid_context_set_index_base') result(st)
+       import :: c_ptr, c_int, c_int32_t
+       type(c_ptr), value :: ctx
+       integer(c_int32_t), value :: base
+       integer(c_int) :: st
+     end function c_misgrid_context_set_index_base
      function c_misgrid_context_set_error(ctx, status, message) bind(c, name='misgrid_context_set_error') result(st)
        import :: c_ptr, c_int, c_char
        type(c_ptr), value :: ctx
@@ -128,7 +135,7 @@ module misgrid
        integer(c_int64_t), value :: nrows, ncols, nnz
        integer(c_int32_t), value :: index_type, base, value_type
        character(kind=c_char), intent(in) :: options(*)
-       type(c_ptr), intent(out) :: graph
+       type(c_ptr), intent(inout) :: graph
        integer(c_int) :: st
      end function c_misgrid_graph_from_csr
      function c_misgrid_graph_from_coo(ctx, nrows, ncols, nnz, index_type, base, rows, cols, &
@@ -138,7 +145,7 @@ module misgrid
        integer(c_int64_t), value :: nrows, ncols, nnz
        integer(c_int32_t), value :: index_type, base, value_type
        character(kind=c_char), intent(in) :: options(*)
-       type(c_ptr), intent(out) :: graph
+       type(c_ptr), intent(inout) :: graph
        integer(c_int) :: st
      end function c_misgrid_graph_from_coo
      function c_misgrid_graph_from_elements(ctx, nnodes, element_type, nodes_per_element, nelements, &
@@ -148,7 +155,7 @@ module misgrid
        integer(c_int64_t), value :: nnodes, nelements
        integer(c_int32_t), value :: element_type, nodes_per_element, index_type, base, dim
        character(kind=c_char), intent(in) :: options(*)
-       type(c_ptr), intent(out) :: graph
+       type(c_ptr), intent(inout) :: graph
        integer(c_int) :: st
      end function c_misgrid_graph_from_elements
      function c_misgrid_graph_destroy(ctx, graph) bind(c, name='misgrid_graph_destroy') result(st)
@@ -211,21 +218,21 @@ module misgrid
        import :: c_ptr, c_int, c_char
        type(c_ptr), value :: ctx, graph
        character(kind=c_char), intent(in) :: options(*)
-       type(c_ptr), intent(out) :: result
+       type(c_ptr), intent(inout) :: result
        integer(c_int) :: st
      end function c_misgrid_mis
      function c_misgrid_color(ctx, graph, options, result) bind(c, name='misgrid_color') result(st)
        import :: c_ptr, c_int, c_char
        type(c_ptr), value :: ctx, graph
        character(kind=c_char), intent(in) :: options(*)
-       type(c_ptr), intent(out) :: result
+       type(c_ptr), intent(inout) :: result
        integer(c_int) :: st
      end function c_misgrid_color
      function c_misgrid_hierarchy(ctx, graph, options, result) bind(c, name='misgrid_hierarchy') result(st)
        import :: c_ptr, c_int, c_char
        type(c_ptr), value :: ctx, graph
        character(kind=c_char), intent(in) :: options(*)
-       type(c_ptr), intent(out) :: result
+       type(c_ptr), intent(inout) :: result
        integer(c_int) :: st
      end function c_misgrid_hierarchy
      function c_misgrid_aggregate(ctx, graph, n, flags, result) bind(c, name='misgrid_aggregate') result(st)
@@ -233,7 +240,7 @@ module misgrid
        type(c_ptr), value :: ctx, graph
        integer(c_int64_t), value :: n
        integer(c_int32_t), intent(in) :: flags(*)
-       type(c_ptr), intent(out) :: result
+       type(c_ptr), intent(inout) :: result
        integer(c_int) :: st
      end function c_misgrid_aggregate
      function c_misgrid_verify(ctx, graph, n, flags, distance, valid, reason, size) &
@@ -317,14 +324,14 @@ module misgrid
        import :: c_ptr, c_int, c_int64_t
        type(c_ptr), value :: ctx, result
        integer(c_int64_t), value :: level
-       type(c_ptr), intent(out) :: graph
+       type(c_ptr), intent(inout) :: graph
        integer(c_int) :: st
      end function c_misgrid_result_level_graph
      function c_misgrid_solver_create(ctx, options, solver) bind(c, name='misgrid_solver_create') result(st)
        import :: c_ptr, c_int, c_char
        type(c_ptr), value :: ctx
        character(kind=c_char), intent(in) :: options(*)
-       type(c_ptr), intent(out) :: solver
+       type(c_ptr), intent(inout) :: solver
        integer(c_int) :: st
      end function c_misgrid_solver_create
      function c_misgrid_solver_destroy(ctx, solver) bind(c, name='misgrid_solver_destroy') result(st)
@@ -473,6 +480,7 @@ module misgrid
   !> absent (pattern). base defaults to 1.
   interface misgrid_graph_from_csr
      module procedure csr_i32, csr_i32_r64, csr_i32_r32, csr_i64, csr_i64_r64, csr_i64_r32
+     module procedure csr_i64i32, csr_i64i32_r64
   end interface misgrid_graph_from_csr
   !> misgrid_graph_from_coo(ctx, n, rows, cols, [values,] graph [, options] [, base])
   interface misgrid_graph_from_coo
@@ -491,7 +499,7 @@ module misgrid
   !> misgrid_solver_setup(ctx, solver, rowptr, colind, values [, base]):
   !> an SPD matrix in CSR form, int32 or int64 indices, real64 values.
   interface misgrid_solver_setup
-     module procedure solver_setup_i32, solver_setup_i64
+     module procedure solver_setup_i32, solver_setup_i64, solver_setup_i64i32
   end interface misgrid_solver_setup
   interface misgrid_result_set_vertices
      module procedure set_vertices_i32, set_vertices_i64
@@ -577,9 +585,16 @@ contains
     st = c_misgrid_handle_count(count)
   end function misgrid_handle_count
 
+  !> The context's messages number array entries, levels and vertices
+  !> from 1, as the wrappers do (misgrid_context_set_index_base).
   integer(c_int) function misgrid_context_create(ctx) result(st)
-    type(misgrid_context), intent(out) :: ctx
-    st = c_misgrid_context_create(ctx%h)
+    type(misgrid_context), intent(inout) :: ctx
+    type(c_ptr) :: h
+    h = c_null_ptr
+    st = c_misgrid_context_create(h)
+    if (st /= MISGRID_OK) return
+    st = c_misgrid_context_set_index_base(h, 1_c_int32_t)
+    ctx%h = h
   end function misgrid_context_create
 
   integer(c_int) function misgrid_context_destroy(ctx) result(st)
@@ -599,7 +614,7 @@ contains
   integer(c_int) function csr_i32(ctx, rowptr, colind, graph, options, base) result(st)
     type(misgrid_context), intent(in) :: ctx
     integer(c_int32_t), intent(in), target, contiguous :: rowptr(:), colind(:)
-    type(misgrid_graph), intent(out) :: graph
+    type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
     integer(c_int64_t) :: n
@@ -612,12 +627,11 @@ contains
     type(misgrid_context), intent(in) :: ctx
     integer(c_int32_t), intent(in), target, contiguous :: rowptr(:), colind(:)
     real(c_double), intent(in), target, contiguous :: values(:)
-    type(misgrid_graph), intent(out) :: graph
+    type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
     integer(c_int64_t) :: n
     n = size(rowptr, kind=c_int64_t) - 1
-    graph%h = c_null_ptr
     if (size(values) /= size(colind)) then
        st = size_error(ctx, 'misgrid_graph_from_csr', 'values', size(values, kind=c_int64_t), &
             size(colind, kind=c_int64_t))
@@ -631,12 +645,11 @@ contains
     type(misgrid_context), intent(in) :: ctx
     integer(c_int32_t), intent(in), target, contiguous :: rowptr(:), colind(:)
     real(c_float), intent(in), target, contiguous :: values(:)
-    type(misgrid_graph), intent(out) :: graph
+    type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
     integer(c_int64_t) :: n
     n = size(rowptr, kind=c_int64_t) - 1
-    graph%h = c_null_ptr
     if (size(values) /= size(colind)) then
        st = size_error(ctx, 'misgrid_graph_from_csr', 'values', size(values, kind=c_int64_t), &
             size(colind, kind=c_int64_t))
@@ -649,7 +662,7 @@ contains
   integer(c_int) function csr_i64(ctx, rowptr, colind, graph, options, base) result(st)
     type(misgrid_context), intent(in) :: ctx
     integer(c_int64_t), intent(in), target, contiguous :: rowptr(:), colind(:)
-    type(misgrid_graph), intent(out) :: graph
+    type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
     integer(c_int64_t) :: n
@@ -662,12 +675,11 @@ contains
     type(misgrid_context), intent(in) :: ctx
     integer(c_int64_t), intent(in), target, contiguous :: rowptr(:), colind(:)
     real(c_double), intent(in), target, contiguous :: values(:)
-    type(misgrid_graph), intent(out) :: graph
+    type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
     integer(c_int64_t) :: n
     n = size(rowptr, kind=c_int64_t) - 1
-    graph%h = c_null_ptr
     if (size(values) /= size(colind)) then
        st = size_error(ctx, 'misgrid_graph_from_csr', 'values', size(values, kind=c_int64_t), &
             size(colind, kind=c_int64_t))
@@ -681,12 +693,11 @@ contains
     type(misgrid_context), intent(in) :: ctx
     integer(c_int64_t), intent(in), target, contiguous :: rowptr(:), colind(:)
     real(c_float), intent(in), target, contiguous :: values(:)
-    type(misgrid_graph), intent(out) :: graph
+    type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
     integer(c_int64_t) :: n
     n = size(rowptr, kind=c_int64_t) - 1
-    graph%h = c_null_ptr
     if (size(values) /= size(colind)) then
        st = size_error(ctx, 'misgrid_graph_from_csr', 'values', size(values, kind=c_int64_t), &
             size(colind, kind=c_int64_t))
@@ -696,14 +707,46 @@ contains
          c_loc(rowptr), c_loc(colind), MISGRID_FLOAT32, c_loc(values), cstr(options), graph%h)
   end function csr_i64_r32
 
+  !> int64 row pointers with int32 column ids (MISGRID_INT64_INT32).
+  integer(c_int) function csr_i64i32(ctx, rowptr, colind, graph, options, base) result(st)
+    type(misgrid_context), intent(in) :: ctx
+    integer(c_int64_t), intent(in), target, contiguous :: rowptr(:)
+    integer(c_int32_t), intent(in), target, contiguous :: colind(:)
+    type(misgrid_graph), intent(inout) :: graph
+    character(len=*), intent(in), optional :: options
+    integer, intent(in), optional :: base
+    integer(c_int64_t) :: n
+    n = size(rowptr, kind=c_int64_t) - 1
+    st = c_misgrid_graph_from_csr(ctx%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64_INT32, base_or_one(base), &
+         c_loc(rowptr), c_loc(colind), MISGRID_PATTERN, c_null_ptr, cstr(options), graph%h)
+  end function csr_i64i32
+
+  integer(c_int) function csr_i64i32_r64(ctx, rowptr, colind, values, graph, options, base) result(st)
+    type(misgrid_context), intent(in) :: ctx
+    integer(c_int64_t), intent(in), target, contiguous :: rowptr(:)
+    integer(c_int32_t), intent(in), target, contiguous :: colind(:)
+    real(c_double), intent(in), target, contiguous :: values(:)
+    type(misgrid_graph), intent(inout) :: graph
+    character(len=*), intent(in), optional :: options
+    integer, intent(in), optional :: base
+    integer(c_int64_t) :: n
+    n = size(rowptr, kind=c_int64_t) - 1
+    if (size(values) /= size(colind)) then
+       st = size_error(ctx, 'misgrid_graph_from_csr', 'values', size(values, kind=c_int64_t), &
+            size(colind, kind=c_int64_t))
+       return
+    end if
+    st = c_misgrid_graph_from_csr(ctx%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64_INT32, base_or_one(base), &
+         c_loc(rowptr), c_loc(colind), MISGRID_FLOAT64, c_loc(values), cstr(options), graph%h)
+  end function csr_i64i32_r64
+
   integer(c_int) function coo_i32(ctx, n, rows, cols, graph, options, base) result(st)
     type(misgrid_context), intent(in) :: ctx
     integer, intent(in) :: n
     integer(c_int32_t), intent(in), target, contiguous :: rows(:), cols(:)
-    type(misgrid_graph), intent(out) :: graph
+    type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    graph%h = c_null_ptr
     if (size(cols) /= size(rows)) then
        st = size_error(ctx, 'misgrid_graph_from_coo', 'cols', size(cols, kind=c_int64_t), &
             size(rows, kind=c_int64_t))
@@ -719,10 +762,9 @@ contains
     integer, intent(in) :: n
     integer(c_int32_t), intent(in), target, contiguous :: rows(:), cols(:)
     real(c_double), intent(in), target, contiguous :: values(:)
-    type(misgrid_graph), intent(out) :: graph
+    type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    graph%h = c_null_ptr
     if (size(cols) /= size(rows)) then
        st = size_error(ctx, 'misgrid_graph_from_coo', 'cols', size(cols, kind=c_int64_t), &
             size(rows, kind=c_int64_t))
@@ -742,10 +784,9 @@ contains
     type(misgrid_context), intent(in) :: ctx
     integer, intent(in) :: n
     integer(c_int64_t), intent(in), target, contiguous :: rows(:), cols(:)
-    type(misgrid_graph), intent(out) :: graph
+    type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    graph%h = c_null_ptr
     if (size(cols) /= size(rows)) then
        st = size_error(ctx, 'misgrid_graph_from_coo', 'cols', size(cols, kind=c_int64_t), &
             size(rows, kind=c_int64_t))
@@ -761,10 +802,9 @@ contains
     integer, intent(in) :: n
     integer(c_int64_t), intent(in), target, contiguous :: rows(:), cols(:)
     real(c_double), intent(in), target, contiguous :: values(:)
-    type(misgrid_graph), intent(out) :: graph
+    type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    graph%h = c_null_ptr
     if (size(cols) /= size(rows)) then
        st = size_error(ctx, 'misgrid_graph_from_coo', 'cols', size(cols, kind=c_int64_t), &
             size(rows, kind=c_int64_t))
@@ -785,7 +825,7 @@ contains
     integer, intent(in) :: nnodes
     integer(c_int32_t), intent(in) :: element_type
     integer(c_int32_t), intent(in), target, contiguous :: conn(:, :)
-    type(misgrid_graph), intent(out) :: graph
+    type(misgrid_graph), intent(inout) :: graph
     real(c_double), intent(in), target, contiguous, optional :: coords(:, :)
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
@@ -793,7 +833,6 @@ contains
     integer(c_int32_t) :: dim
     xp = c_null_ptr
     dim = 0
-    graph%h = c_null_ptr
     if (present(coords)) then
        if (size(coords, 2) /= nnodes) then
           st = size_error(ctx, 'misgrid_graph_from_elements', 'coords, 2', size(coords, 2, kind=c_int64_t), &
@@ -813,7 +852,7 @@ contains
     integer, intent(in) :: nnodes
     integer(c_int32_t), intent(in) :: element_type
     integer(c_int64_t), intent(in), target, contiguous :: conn(:, :)
-    type(misgrid_graph), intent(out) :: graph
+    type(misgrid_graph), intent(inout) :: graph
     real(c_double), intent(in), target, contiguous, optional :: coords(:, :)
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
@@ -821,7 +860,6 @@ contains
     integer(c_int32_t) :: dim
     xp = c_null_ptr
     dim = 0
-    graph%h = c_null_ptr
     if (present(coords)) then
        if (size(coords, 2) /= nnodes) then
           st = size_error(ctx, 'misgrid_graph_from_elements', 'coords, 2', size(coords, 2, kind=c_int64_t), &
@@ -909,7 +947,7 @@ contains
     type(misgrid_context), intent(in) :: ctx
     type(misgrid_graph), intent(in) :: graph
     character(len=*), intent(in) :: options
-    type(misgrid_result), intent(out) :: result
+    type(misgrid_result), intent(inout) :: result
     st = c_misgrid_mis(ctx%h, graph%h, cstr(options), result%h)
   end function misgrid_mis
 
@@ -917,7 +955,7 @@ contains
     type(misgrid_context), intent(in) :: ctx
     type(misgrid_graph), intent(in) :: graph
     character(len=*), intent(in) :: options
-    type(misgrid_result), intent(out) :: result
+    type(misgrid_result), intent(inout) :: result
     st = c_misgrid_color(ctx%h, graph%h, cstr(options), result%h)
   end function misgrid_color
 
@@ -925,7 +963,7 @@ contains
     type(misgrid_context), intent(in) :: ctx
     type(misgrid_graph), intent(in) :: graph
     character(len=*), intent(in) :: options
-    type(misgrid_result), intent(out) :: result
+    type(misgrid_result), intent(inout) :: result
     st = c_misgrid_hierarchy(ctx%h, graph%h, cstr(options), result%h)
   end function misgrid_hierarchy
 
@@ -934,7 +972,7 @@ contains
     type(misgrid_context), intent(in) :: ctx
     type(misgrid_graph), intent(in) :: graph
     integer(c_int32_t), intent(in), contiguous :: flags(:)
-    type(misgrid_result), intent(out) :: result
+    type(misgrid_result), intent(inout) :: result
     st = c_misgrid_aggregate(ctx%h, graph%h, size(flags, kind=c_int64_t), flags, result%h)
   end function misgrid_aggregate
 
@@ -1086,7 +1124,7 @@ contains
     type(misgrid_context), intent(in) :: ctx
     type(misgrid_result), intent(in) :: result
     integer, intent(in) :: level
-    type(misgrid_graph), intent(out) :: graph
+    type(misgrid_graph), intent(inout) :: graph
     st = c_misgrid_result_level_graph(ctx%h, result%h, int(level - 1, c_int64_t), graph%h)
   end function misgrid_result_level_graph
 
@@ -1095,7 +1133,7 @@ contains
   integer(c_int) function misgrid_solver_create(ctx, options, solver) result(st)
     type(misgrid_context), intent(in) :: ctx
     character(len=*), intent(in) :: options
-    type(misgrid_solver), intent(out) :: solver
+    type(misgrid_solver), intent(inout) :: solver
     st = c_misgrid_solver_create(ctx%h, cstr(options), solver%h)
   end function misgrid_solver_create
 
@@ -1158,6 +1196,24 @@ contains
     st = c_misgrid_solver_setup(ctx%h, solver%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64, &
          base_or_one(base), c_loc(rowptr), c_loc(colind), MISGRID_FLOAT64, c_loc(values))
   end function solver_setup_i64
+
+  integer(c_int) function solver_setup_i64i32(ctx, solver, rowptr, colind, values, base) result(st)
+    type(misgrid_context), intent(in) :: ctx
+    type(misgrid_solver), intent(in) :: solver
+    integer(c_int64_t), intent(in), target, contiguous :: rowptr(:)
+    integer(c_int32_t), intent(in), target, contiguous :: colind(:)
+    real(c_double), intent(in), target, contiguous :: values(:)
+    integer, intent(in), optional :: base
+    integer(c_int64_t) :: n
+    if (size(values) /= size(colind)) then
+       st = size_error(ctx, 'misgrid_solver_setup', 'values', size(values, kind=c_int64_t), &
+            size(colind, kind=c_int64_t))
+       return
+    end if
+    n = size(rowptr, kind=c_int64_t) - 1
+    st = c_misgrid_solver_setup(ctx%h, solver%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64_INT32, &
+         base_or_one(base), c_loc(rowptr), c_loc(colind), MISGRID_FLOAT64, c_loc(values))
+  end function solver_setup_i64i32
 
   !> New values for the pattern given to misgrid_solver_setup.
   integer(c_int) function misgrid_solver_update_values(ctx, solver, values) result(st)

@@ -10,9 +10,14 @@
  *  - Every function returns a misgrid_status. MISGRID_OK (zero) is
  *    success; anything else is an error whose explanation in words is
  *    misgrid_error_message(ctx). Nothing aborts the process on bad input.
- *  - Handles (misgrid_context, misgrid_graph, misgrid_result) are opaque
- *    ids, never pointers to library memory: a destroyed, uninitialised or
- *    mixed-up handle is detected and reported as MISGRID_ERR_HANDLE.
+ *  - Handles (misgrid_context, misgrid_graph, misgrid_result,
+ *    misgrid_solver) are opaque ids, never pointers to library memory: a
+ *    destroyed, uninitialised or mixed-up handle is detected and reported
+ *    as MISGRID_ERR_HANDLE. A call that fails leaves every output as it
+ *    was: a handle variable it would have set keeps its old value.
+ *  - Sizes are checked against the memory the process may still take
+ *    before anything is allocated: a count too large for the machine is
+ *    MISGRID_ERR_NOMEM with the bytes it would need, never an abort.
  *  - Input arrays are read during the call only and copied where needed;
  *    the caller keeps ownership of every pointer it passes. Output arrays
  *    are allocated by the caller; their capacity is passed and checked.
@@ -65,10 +70,16 @@ typedef enum misgrid_status {
     MISGRID_ERR_INTERNAL = 9  /* a bug inside misgrid (please report the message) */
 } misgrid_status;
 
-/* Index array types (the index_type arguments). */
+/* Index array types (the index_type arguments). Every index array of a
+ * call has the type given, except with MISGRID_INT64_INT32, for the CSR
+ * calls only (misgrid_graph_from_csr, misgrid_graph_adjacency,
+ * misgrid_solver_setup, misgrid_mis_distributed): int64_t row pointers
+ * with int32_t column ids, the layout of codes whose nonzero count may
+ * pass 2^31 while their row count does not. */
 enum {
     MISGRID_INT32 = 1,
-    MISGRID_INT64 = 2
+    MISGRID_INT64 = 2,
+    MISGRID_INT64_INT32 = 3
 };
 
 /* Matrix value types (the value_type arguments). */
@@ -152,6 +163,13 @@ const char *misgrid_error_message(misgrid_context ctx);
  * including the NUL. */
 misgrid_status misgrid_error_message_copy(misgrid_context ctx, char *buf, int64_t size,
                                           int64_t *needed);
+
+/* How this context's messages number array entries, levels and the
+ * vertices of misgrid_verify's reason: base 0 (the default: colind[4],
+ * level 0) or 1 (colind(5), level 1, as a Fortran caller counts). Ids
+ * that a call takes with a base argument are always in that base. The
+ * Fortran module's misgrid_context_create sets 1. */
+misgrid_status misgrid_context_set_index_base(misgrid_context ctx, int32_t base);
 
 /* Records message as the context's error message, as if a call had
  * failed, and returns status. For wrapper layers that detect errors
@@ -274,7 +292,9 @@ misgrid_status misgrid_verify(misgrid_context ctx, misgrid_graph graph, int64_t 
 
 /* Writes the graph (it needs coordinates) as a VTK unstructured grid
  * (.vtu), with point fields from result level 0 where given (result may
- * be 0): "set", "aggregate", "color", and always "class". */
+ * be 0): "in_set" (the name misgrid coarsen writes too), "aggregate",
+ * "color", and always "class". The file is replaced atomically: on any
+ * failure (a full disk) the previous file is left as it was. */
 misgrid_status misgrid_write_vtu(misgrid_context ctx, misgrid_graph graph,
                                  misgrid_result result, const char *path, const char *options);
 

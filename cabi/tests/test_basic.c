@@ -372,7 +372,7 @@ static void test_operations(misgrid_context ctx) {
     size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
     if (f) fclose(f);
     text[got] = 0;
-    CHECK(got > 100 && strstr(text, "VTKFile") && strstr(text, "Name=\"set\"") && strstr(text, "Name=\"aggregate\"") &&
+    CHECK(got > 100 && strstr(text, "VTKFile") && strstr(text, "Name=\"in_set\"") && strstr(text, "Name=\"aggregate\"") &&
           strstr(text, "Name=\"class\"") && strstr(text, "</VTKFile>"), "VTU file: %.300s", text);
     remove(path);
     CHECK_ERR(ctx, misgrid_write_vtu(ctx, g, r, "/nonexistent-dir/x.vtu", NULL), MISGRID_ERR_IO, "nonexistent-dir");

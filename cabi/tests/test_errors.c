@@ -95,7 +95,7 @@ static void test_csr_input(misgrid_context ctx, int32_t *rp, int32_t *col, doubl
     CHECK_ERR(ctx, CSR(n, n, -3, MISGRID_INT32, 0, rp, col, MISGRID_FLOAT64, val, NULL), MISGRID_ERR_RANGE, "nnz = -3 is negative");
     CHECK_ERR(ctx, CSR(n, n, INT64_MAX, MISGRID_INT32, 0, rp, col, MISGRID_FLOAT64, val, NULL), MISGRID_ERR_RANGE, "too large");
     CHECK_ERR(ctx, CSR(n, n, nnz - 1, MISGRID_INT32, 0, rp, col, MISGRID_FLOAT64, val, NULL), MISGRID_ERR_ARG, "but nnz =");
-    CHECK_ERR(ctx, CSR(n, n, nnz, 3, 0, rp, col, MISGRID_FLOAT64, val, NULL), MISGRID_ERR_ARG, "index_type = 3");
+    CHECK_ERR(ctx, CSR(n, n, nnz, 4, 0, rp, col, MISGRID_FLOAT64, val, NULL), MISGRID_ERR_ARG, "index_type = 4");
     CHECK_ERR(ctx, CSR(n, n, nnz, MISGRID_INT32, 2, rp, col, MISGRID_FLOAT64, val, NULL), MISGRID_ERR_ARG, "base = 2");
     CHECK_ERR(ctx, CSR(n, n, nnz, MISGRID_INT32, 0, rp, col, 9, val, NULL), MISGRID_ERR_ARG, "value_type = 9");
     CHECK_ERR(ctx, CSR(n, n, nnz, MISGRID_INT32, 0, rp, col, MISGRID_PATTERN, val, NULL), MISGRID_ERR_ARG, "values is not NULL");

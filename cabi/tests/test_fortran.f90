@@ -8,7 +8,7 @@ program test_fortran
 
   integer :: failed = 0, checks = 0
   type(misgrid_context) :: ctx
-  type(misgrid_graph) :: g, g64, gel, gbad
+  type(misgrid_graph) :: g, g64, gel, gbad, gkeep, gmix
   type(misgrid_result) :: r, r64, rh, rc
   integer, parameter :: nx = 9, ny = 7, n = nx * ny
   integer(c_int32_t), allocatable :: rowptr(:), colind(:), flags(:), flags64(:), agg(:), verts(:), colors(:)
@@ -16,7 +16,7 @@ program test_fortran
   real(c_double), allocatable :: val(:), xy(:, :)
   real(c_float), allocatable :: val4(:)
   integer(c_int32_t) :: conn(4, (nx - 1) * (ny - 1))
-  integer(c_int64_t) :: nv, ne, setsize, nagg, ncol, cnt, live
+  integer(c_int64_t) :: nv, ne, setsize, nagg, ncol, cnt, live, live2, nv2, ne2
   integer :: st, i, j, k, e, nlev, l, its, its2, cnt4
   type(misgrid_solver) :: s
   real(c_double), allocatable :: b(:), x(:), z(:), hist(:)
@@ -58,6 +58,13 @@ program test_fortran
   val4 = real(val, c_float)
   st = misgrid_graph_from_csr(ctx, rowptr8, colind8, val4, g64)
   call check(st == MISGRID_OK, 'from_csr int64/real32: ' // misgrid_error_message(ctx))
+  ! int64 row pointers with int32 column ids: the same graph.
+  st = misgrid_graph_from_csr(ctx, rowptr8, colind, val, gmix)
+  call check(st == MISGRID_OK, 'from_csr int64 rowptr, int32 colind: ' // misgrid_error_message(ctx))
+  st = misgrid_graph_size(ctx, gmix, nv, ne)
+  st = misgrid_graph_size(ctx, g, nv2, ne2)
+  call check(nv == nv2 .and. ne == ne2, 'mixed index types give another graph')
+  st = misgrid_graph_destroy(ctx, gmix)
 
   allocate(flags(n), flags64(n), agg(n), agg8(n), verts(n), colors(n))
   st = misgrid_mis(ctx, g, 'distance=2, priority=boundary', r)
@@ -83,7 +90,7 @@ program test_fortran
   call check(st == MISGRID_OK .and. valid, 'verify: ' // trim(why))
   flags(2) = 1
   st = misgrid_verify(ctx, g, flags, 2, valid, why)
-  call check(st == MISGRID_OK .and. .not. valid .and. index(why, 'vertex') > 0, 'verify catches a bad set')
+  call check(st == MISGRID_OK .and. .not. valid .and. index(why, 'numbered from 1') > 0, 'verify catches a bad set: ' // why)
 
   ! Errors: a short output array, a level that does not exist, arrays
   ! whose sizes disagree (caught in the wrapper), a destroyed handle.
@@ -91,15 +98,29 @@ program test_fortran
   call check(st == MISGRID_ERR_RANGE .and. index(misgrid_error_message(ctx), 'room for 62') > 0, &
        'short array: ' // misgrid_error_message(ctx))
   st = misgrid_result_set_flags(ctx, r, 2, flags)
-  call check(st == MISGRID_ERR_RANGE .and. index(misgrid_error_message(ctx), 'level = 1') > 0, 'level 2 of 1')
+  call check(st == MISGRID_ERR_RANGE .and. index(misgrid_error_message(ctx), 'level = 2') > 0 .and. &
+       index(misgrid_error_message(ctx), 'numbered from 1') > 0, 'level 2 of 1: ' // misgrid_error_message(ctx))
   st = misgrid_graph_from_csr(ctx, rowptr, colind, val(1:k - 1), gbad)
   call check(st == MISGRID_ERR_RANGE .and. index(misgrid_error_message(ctx), 'size(values)') > 0, &
        'values shorter than colind: ' // misgrid_error_message(ctx))
   st = misgrid_graph_from_csr(ctx, rowptr, colind, val, gbad, base=0)
-  call check(st == MISGRID_ERR_ARG .and. index(misgrid_error_message(ctx), 'rowptr[0] = 1, want the base 0') > 0, &
+  call check(st == MISGRID_ERR_ARG .and. index(misgrid_error_message(ctx), 'rowptr(1) = 1, want the base 0') > 0, &
        'wrong base: ' // misgrid_error_message(ctx))
   st = misgrid_mis(ctx, g, 'distance=7', rc)
   call check(st == MISGRID_ERR_OPTION, 'bad option')
+
+  ! A failed call leaves a handle variable holding a live handle as it
+  ! was: nothing leaks, and the handle still works.
+  st = misgrid_handle_count(live)
+  gkeep = g
+  st = misgrid_graph_from_csr(ctx, rowptr, colind, val(1:k - 1), g)
+  call check(st == MISGRID_ERR_RANGE .and. c_associated(g%h, gkeep%h), 'wrapper failure kept the handle')
+  st = misgrid_graph_from_csr(ctx, rowptr, colind, val, g, base=0)
+  call check(st == MISGRID_ERR_ARG .and. c_associated(g%h, gkeep%h), 'library failure kept the handle')
+  st = misgrid_handle_count(live2)
+  call check(live2 == live, 'handles leaked by failed calls')
+  st = misgrid_graph_size(ctx, g, nv, ne)
+  call check(st == MISGRID_OK .and. nv == n, 'the kept handle works')
 
   ! Elements with coordinates (node ids from 1), hierarchy, coloring.
   allocate(xy(2, n))

@@ -176,6 +176,12 @@ static void test_errors(misgrid_context ctx, const csr *g) {
                                  flags, NULL, NULL);
     all_fail(ctx, "blocks short of nglobal", st, rank, "end at row");
 
+    /* A row count so large that first + nlocal overflows: a range error,
+     * not an allocation of its size. */
+    st = misgrid_mis_distributed(ctx, &comm, g->n, first, INT64_MAX - first, nnz, MISGRID_INT64, 0, rp, ci, NULL,
+                                 "", flags, NULL, NULL);
+    all_fail(ctx, "nlocal overflowing", st, rank, "pass the last row");
+
     /* A bad option on one rank. */
     st = misgrid_mis_distributed(ctx, &comm, g->n, first, cnt, nnz, MISGRID_INT64, 0, rp, ci, NULL,
                                  rank == bad ? "timeout=-1" : "timeout=30", flags, NULL, NULL);
@@ -201,6 +207,46 @@ static void test_errors(misgrid_context ctx, const csr *g) {
           "MPI_COMM_WORLD after the errors: sum %d", sum);
     free(rp);
     free(ci);
+    free(flags);
+}
+
+/* One rank returns early (no communicator: it cannot take part in
+ * anything); the others must fail within their timeout instead of
+ * blocking in the communicator's duplication. On a communicator of its
+ * own, which the early rank then joins with MPI_Comm_dup, so that the
+ * others' abandoned duplication completes and nothing hangs at exit. */
+static void test_early_return(misgrid_context ctx, const csr *g) {
+    if (nranks < 2) return;
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    int early = nranks - 1;
+    int64_t first, cnt;
+    block(g->n, rank, nranks, 0, &first, &cnt);
+    int64_t k0 = g->rowptr[first], nnz = g->rowptr[first + cnt] - k0;
+    int64_t *rp = malloc((size_t)(cnt + 1) * sizeof *rp);
+    for (int64_t i = 0; i <= cnt; i++) rp[i] = g->rowptr[first + i] - k0;
+    int32_t *flags = malloc((size_t)(cnt + 1) * sizeof *flags);
+    double t0 = MPI_Wtime();
+    misgrid_status st = misgrid_mis_distributed(ctx, rank == early ? NULL : &comm, g->n, first, cnt, nnz,
+                                                MISGRID_INT64, 0, rp, g->col + k0, NULL, "timeout=2", flags,
+                                                NULL, NULL);
+    double dt = MPI_Wtime() - t0;
+    if (rank == early) {
+        CHECK(st == MISGRID_ERR_NULL, "early rank: %s", misgrid_error_message(ctx));
+        /* Join the duplication only once the others gave up on it. */
+        for (int q = 0; q < nranks - 1; q++)
+            MPI_Recv(NULL, 0, MPI_BYTE, q, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Comm joined;
+        MPI_Comm_dup(comm, &joined);
+        MPI_Comm_free(&joined);
+    } else {
+        CHECK(st == MISGRID_ERR_ARG && strstr(misgrid_error_message(ctx), "did every rank call") != NULL,
+              "rank %d, a rank returned early: %s \"%s\"", rank, misgrid_status_string(st), misgrid_error_message(ctx));
+        CHECK(dt >= 1.5 && dt < 5, "rank %d returned after %.2fs with timeout=2", rank, dt);
+        MPI_Send(NULL, 0, MPI_BYTE, early, 99, MPI_COMM_WORLD);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(rp);
     free(flags);
 }
 
@@ -248,6 +294,7 @@ int main(int argc, char **argv) {
     }
 
     test_errors(ctx, &g3);
+    test_early_return(ctx, &g3);
 
     misgrid_handle_count(&handles1);
     CHECK(handles1 == handles0, "handles: %lld before, %lld after", (long long)handles0, (long long)handles1);

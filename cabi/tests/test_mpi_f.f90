@@ -11,7 +11,8 @@ program test_mpi_f
   integer(c_int64_t), parameter :: n = nx * ny
   integer(c_int32_t), allocatable :: rowptr(:), col(:), lrow(:), lcol(:), mine(:), got(:), want(:)
   integer, allocatable :: counts(:), displs(:)
-  integer :: ierr, rank, nranks, failed, anyfail, x, y, k, d, q
+  integer :: ierr, rank, nranks, failed, anyfail, x, y, k, d, q, comm2, comm3
+  double precision :: t0, dt
   integer(c_int64_t) :: first, cnt, k0, nnz, size_set, rounds
   integer(c_int) :: st
   type(misgrid_context) :: ctx
@@ -72,11 +73,37 @@ program test_mpi_f
   if (rank == nranks - 1) lcol(1) = int(n + 1, c_int32_t)
   st = misgrid_mis_distributed(ctx, MPI_COMM_WORLD, n, first, lrow, lcol, mine)
   call expect(st /= MISGRID_OK, 'bad column id is an error on rank')
-  if (rank == nranks - 1) call expect(index(misgrid_error_message(ctx), 'colind[') > 0, &
+  if (rank == nranks - 1) call expect(index(misgrid_error_message(ctx), 'colind(') > 0, &
        'message names colind: '//misgrid_error_message(ctx))
   ! flags too short: caught by the wrapper on every rank.
   st = misgrid_mis_distributed(ctx, MPI_COMM_WORLD, n, first, lrow, lcol, mine(1:0))
   call expect(cnt == 0 .or. st == MISGRID_ERR_RANGE, 'short flags')
+
+  ! The wrapper's size check fails on rank 0 alone, before any collective:
+  ! the others fail within their timeout instead of waiting for good. On a
+  ! communicator of its own, whose pending duplication rank 0 joins once
+  ! the others gave up.
+  if (nranks > 1) then
+     call MPI_Comm_dup(MPI_COMM_WORLD, comm2, ierr)
+     t0 = MPI_Wtime()
+     if (rank == 0) then
+        st = misgrid_mis_distributed(ctx, comm2, n, first, lrow, lcol, mine(1:cnt - 1), options='timeout=2')
+        call expect(st == MISGRID_ERR_RANGE, 'rank 0 fails in the wrapper')
+        do q = 1, nranks - 1
+           call MPI_Recv(k, 1, MPI_INTEGER, q, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+        end do
+        call MPI_Comm_dup(comm2, comm3, ierr)
+        call MPI_Comm_free(comm3, ierr)
+     else
+        st = misgrid_mis_distributed(ctx, comm2, n, first, lrow, lcol, mine, options='timeout=2')
+        dt = MPI_Wtime() - t0
+        call expect(st == MISGRID_ERR_ARG .and. index(misgrid_error_message(ctx), 'did every rank call') > 0, &
+             'rank 0 returned early: '//misgrid_error_message(ctx))
+        call expect(dt >= 1.5d0 .and. dt < 5d0, 'returned within the timeout')
+        call MPI_Send(k, 1, MPI_INTEGER, 0, 99, MPI_COMM_WORLD, ierr)
+     end if
+     call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end if
 
   st = misgrid_graph_destroy(ctx, g)
   st = misgrid_context_destroy(ctx)

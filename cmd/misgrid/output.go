@@ -5,32 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
+	"github.com/misgrid/misgrid/internal/atomicfile"
 	"github.com/misgrid/misgrid/mesh"
 )
 
-// createFile writes a file through a buffer with write, and reports the
-// first error of writing, flushing or closing.
-func createFile(path string, write func(w io.Writer) error) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := write(bw); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+// createFile writes a file through a buffer with write, atomically: on
+// any failure the previous file at path is left as it was.
+func createFile(path string, write func(w io.Writer) error) error {
+	return atomicfile.Write(path, write)
 }
 
 // writeVTUFile writes the cells of m when there is a mesh, and the graph

@@ -28,15 +28,19 @@ static MPI_Comm mg_from_handle(uintptr_t h) { return (MPI_Comm)h; }
 static MPI_Comm mg_from_fortran(int f) { return MPI_Comm_f2c((MPI_Fint)f); }
 static int mg_is_null(MPI_Comm c) { return c == MPI_COMM_NULL; }
 
-// mg_dup duplicates c and makes errors on the duplicate return codes.
-static int mg_dup(MPI_Comm c, MPI_Comm *out, int *rank, int *size) {
-	int e = MPI_Comm_dup(c, out);
+// mg_idup starts duplicating c into *out (C memory: MPI writes it when
+// the request completes), so that a rank that never joins cannot block
+// the others past their timeout as MPI_Comm_dup would.
+static int mg_idup(MPI_Comm c, MPI_Comm *out, MPI_Request *req) {
+	return MPI_Comm_idup(c, out, req);
+}
+// mg_setup makes errors on the duplicate return codes.
+static int mg_setup(MPI_Comm c, int *rank, int *size) {
+	int e = MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
 	if (e != MPI_SUCCESS) return e;
-	e = MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
+	e = MPI_Comm_rank(c, rank);
 	if (e != MPI_SUCCESS) return e;
-	e = MPI_Comm_rank(*out, rank);
-	if (e != MPI_SUCCESS) return e;
-	return MPI_Comm_size(*out, size);
+	return MPI_Comm_size(c, size);
 }
 static int mg_free(MPI_Comm *c) { return MPI_Comm_free(c); }
 static int mg_isend(MPI_Comm c, void *buf, int n, int dest, int tag, MPI_Request *r) {
@@ -199,12 +203,53 @@ func newComm(base C.MPI_Comm, o Options) (*Comm, error) {
 	if c.timeout <= 0 {
 		c.timeout = mis.DefaultTimeout
 	}
-	var rank, size C.int
-	if e := C.mg_dup(base, &c.comm, &rank, &size); e != C.MPI_SUCCESS {
+	// Not counted in liveBufs: after a timeout it stays allocated for good.
+	dup := (*C.MPI_Comm)(C.malloc(C.sizeof_MPI_Comm))
+	var req C.MPI_Request
+	if e := C.mg_idup(base, dup, &req); e != C.MPI_SUCCESS {
+		C.free(unsafe.Pointer(dup))
 		return nil, fmt.Errorf("mis/mpi: duplicating the communicator: %s", errString(e))
+	}
+	// Poll without holding mu between tests: other Comms may use MPI.
+	mu.Unlock()
+	err := c.waitDup(&req)
+	mu.Lock()
+	if err != nil {
+		// The request cannot be cancelled (a collective): it and dup stay
+		// allocated, since MPI may complete it later.
+		return nil, fmt.Errorf("mis/mpi: duplicating the communicator (every rank must call): %w", err)
+	}
+	c.comm = *dup
+	C.free(unsafe.Pointer(dup))
+	var rank, size C.int
+	if e := C.mg_setup(c.comm, &rank, &size); e != C.MPI_SUCCESS {
+		C.mg_free(&c.comm)
+		return nil, fmt.Errorf("mis/mpi: the duplicate communicator: %s", errString(e))
 	}
 	c.rank, c.size = int(rank), int(size)
 	return c, nil
+}
+
+// waitDup polls the duplication request until it completes or the
+// timeout passes.
+func (c *Comm) waitDup(req *C.MPI_Request) error {
+	deadline := time.Now().Add(c.timeout)
+	idle := 0
+	for {
+		var flag C.int
+		mu.Lock()
+		e := C.mg_test(req, &flag)
+		mu.Unlock()
+		if e != C.MPI_SUCCESS {
+			return fmt.Errorf("MPI_Test: %s", errString(e))
+		}
+		if flag != 0 {
+			return nil
+		}
+		if err := c.idle(context.Background(), &idle, false, deadline); err != nil {
+			return err
+		}
+	}
 }
 
 // Part is this rank in the communicator.
