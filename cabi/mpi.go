@@ -55,13 +55,13 @@ func init() {
 func parseTimeout(v string) (time.Duration, error) {
 	if x, err := strconv.ParseFloat(v, 64); err == nil {
 		if !(x > 0 && x <= 1e6) {
-			return 0, fmt.Errorf("want seconds in (0, 1e6]")
+			return 0, fmt.Errorf("timeout = %q: want seconds in (0, 1e6]", v)
 		}
 		return time.Duration(x * float64(time.Second)), nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("want seconds or a positive duration such as 30s")
+		return 0, fmt.Errorf("timeout = %q: want seconds or a positive duration such as 30s", v)
 	}
 	return d, nil
 }
