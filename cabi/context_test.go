@@ -50,7 +50,7 @@ func TestErrorMessageRacesDestroy(t *testing.T) {
 						bad.Store(err.Error())
 						return
 					}
-					if s != "misgrid_mis: some message" && s != "(this context was destroyed)" && s != "" {
+					if s != "misgrid_mis: some message" {
 						bad.Store("unexpected message " + s)
 						return
 					}
@@ -69,7 +69,7 @@ func TestErrorMessageRacesDestroy(t *testing.T) {
 }
 
 // A destroyed context's buffer is reused, not freed: creating and
-// destroying contexts does not grow the pool beyond the peak.
+// destroying contexts does not grow the pool beyond the quarantine.
 func TestMessageBuffersReused(t *testing.T) {
 	h := newTestContext(t)
 	if err := destroyContext(h); err != nil {
@@ -90,7 +90,7 @@ func TestMessageBuffersReused(t *testing.T) {
 	msgPool.mu.Lock()
 	after := len(msgPool.bufs)
 	msgPool.mu.Unlock()
-	if after != before {
+	if after > max(before, msgQuarantine+1) {
 		t.Errorf("pool grew from %d to %d buffers with one context alive at a time", before, after)
 	}
 }

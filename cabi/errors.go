@@ -102,12 +102,18 @@ var msgPool struct {
 	bufs []*C.char
 }
 
+// msgQuarantine is how many retired buffers wait before one is reused:
+// a reader that fetched a pointer just before its context was destroyed
+// keeps reading that context's last message, not a torn rewrite or the
+// message of a new context.
+const msgQuarantine = 64
+
 func newMsgBuf() *msgBuf {
 	msgPool.mu.Lock()
 	defer msgPool.mu.Unlock()
-	if n := len(msgPool.bufs); n > 0 {
-		b := msgPool.bufs[n-1]
-		msgPool.bufs = msgPool.bufs[:n-1]
+	if len(msgPool.bufs) > msgQuarantine {
+		b := msgPool.bufs[0] // the longest retired
+		msgPool.bufs = msgPool.bufs[1:]
 		*b = 0
 		return &msgBuf{buf: b}
 	}
@@ -149,14 +155,14 @@ func (m *msgBuf) get() string {
 
 // free retires the buffer of a destroyed context: a call still in flight
 // with that context records its message nowhere, and a reader still
-// holding the pointer reads that the context is gone.
+// holding the pointer reads the context's last message intact, since the
+// buffer is neither rewritten nor reused until msgQuarantine others retire.
 func (m *msgBuf) free() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.dead {
 		return
 	}
-	m.write("(this context was destroyed)")
 	m.dead = true
 	msgPool.mu.Lock()
 	msgPool.bufs = append(msgPool.bufs, m.buf)

@@ -21,11 +21,11 @@ import (
 func computeGPU(g *mesh.Graph, prim []uint32, dist int, o *Options) (*Result, error) {
 	l, err := misgpu.Open(o.Device.Index())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mis: device %v: %w", o.Device, err)
 	}
 	dg, err := misgpu.Upload(l, g.Offsets, g.Adj, int64(g.MaxDegree()), nil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mis: device %v: %w", o.Device, err)
 	}
 	defer dg.Close()
 	pri := misgpu.Priority{Seed: o.Priority.Seed}
