@@ -349,9 +349,14 @@ func TestPreconditionerSPD(t *testing.T) {
 // Update with new values on the same pattern gives the hierarchy a fresh
 // setup builds (the strength graph at θ = 0 depends on the pattern only).
 func TestUpdateMatchesNew(t *testing.T) {
-	for _, tp := range []testProblem{{"poisson3d", fem.Poisson(3, 12)}, {"elasticity", fem.Elasticity(5)}} {
+	for _, tc := range []struct {
+		testProblem
+		reuse bool
+	}{{testProblem{"poisson3d", fem.Poisson(3, 12)}, true}, {testProblem{"elasticity", fem.Elasticity(5)}, true},
+		{testProblem{"poisson3d-rebuild", fem.Poisson(3, 12)}, false}} {
+		tp := tc.testProblem
 		t.Run(tp.name, func(t *testing.T) {
-			o := problemOptions(tp.pr, Options{MaxCoarse: 30})
+			o := problemOptions(tp.pr, Options{MaxCoarse: 30, Reuse: tc.reuse})
 			pc, err := New(tp.pr.A, o)
 			if err != nil {
 				t.Fatal(err)

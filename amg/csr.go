@@ -19,8 +19,9 @@ type csr struct {
 
 func (a *csr) nnz() int { return a.ptr[a.rows] }
 
-// fromMesh copies a into sorted, duplicate-free form, summing repeats, and
-// checks the values a solver depends on.
+// fromMesh returns a in sorted, duplicate-free form, summing repeats, and
+// checks the values a solver depends on. A sorted a keeps its Col and Val
+// arrays (only the row offsets are converted); others are copied.
 func fromMesh(a *mesh.CSR[float64]) (*csr, error) {
 	if a == nil {
 		return nil, fmt.Errorf("amg: nil matrix")
@@ -79,8 +80,9 @@ func fromMesh(a *mesh.CSR[float64]) (*csr, error) {
 		for i := 0; i <= n; i++ {
 			m.ptr[i] = int(a.RowPtr[i])
 		}
-		m.col = slices.Clone(a.Col)
-		m.val = slices.Clone(a.Val)
+		// Used in place: the caller's arrays are only read.
+		m.col = a.Col[:nz:nz]
+		m.val = a.Val[:nz:nz]
 	} else {
 		m.col = make([]int32, 0, nz)
 		m.val = make([]float64, 0, nz)

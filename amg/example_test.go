@@ -28,7 +28,7 @@ func Example() {
 	fmt.Printf("%d levels, operator complexity %.2f\n", len(st.Levels), st.OperatorComplexity)
 	fmt.Printf("converged %v in %d iterations\n", res.Converged, res.Iterations)
 	// Output:
-	// 2 levels, operator complexity 1.04
+	// 3 levels, operator complexity 1.04
 	// converged true in 9 iterations
 }
 
@@ -66,10 +66,10 @@ func ExampleParseOptions() {
 }
 
 // A Newton or time-stepping loop changes the values, not the pattern:
-// Update redoes only the numeric part of the setup.
+// with Reuse, Update redoes only the numeric part of the setup.
 func ExamplePreconditioner_Update() {
 	pr := fem.Poisson(2, 64)
-	pc, err := amg.New(pr.A, amg.Options{})
+	pc, err := amg.New(pr.A, amg.Options{Reuse: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -90,9 +90,9 @@ func ExamplePreconditioner_Update() {
 		fmt.Printf("step %d: %d iterations\n", step, res.Iterations)
 	}
 	// Output:
-	// step 1: 9 iterations
-	// step 2: 9 iterations
-	// step 3: 9 iterations
+	// step 1: 10 iterations
+	// step 2: 10 iterations
+	// step 3: 10 iterations
 }
 
 // Apply is the preconditioner alone, for a Krylov method of your own.

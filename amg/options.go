@@ -95,7 +95,11 @@ type Options struct {
 	Damping      float64 // prolongator smoothing ω·ρ; 0 means 4/3
 	EigenSteps   int     // Lanczos steps for ρ(D⁻¹A); 0 means 10
 
-	MaxCoarse int // stop coarsening at this many rows; 0 means 1000
+	// MaxCoarse stops coarsening at this many rows. 0 sizes the coarsest
+	// level by cost: a dense factor of n rows costs n³/3 operations, so
+	// coarsening goes on until that is below a few products with the
+	// finest matrix (n ≈ (24·nnz(A))^⅓, at most 1000).
+	MaxCoarse int
 	MaxLevels int // 0 means 25
 
 	Smoother   Smoother
@@ -103,6 +107,20 @@ type Options struct {
 	ChebyLower float64 // lower end of the Chebyshev interval as a fraction of λ; 0 means 0.1
 	ChebyUpper float64 // upper end as a multiple of λ; 0 means 1.1
 	Cycle      Cycle
+
+	// Reuse keeps the pattern data of every level (tentative prolongator,
+	// the patterns of A·T and A·P) so that Update recomputes only values.
+	// Without it a level keeps what the solve needs, and Update builds the
+	// hierarchy afresh (the same result, at the cost of a setup).
+	Reuse bool
+
+	// Kernel is the exact nullspace of a singular A (constants for a
+	// pure-Neumann problem, rigid-body modes for a free-floating body),
+	// one vector per entry, one value per row. Solve projects it out of
+	// the right-hand side and the iterates. Left empty, the setup finds
+	// it when the coarsest operator is singular and its null vectors,
+	// interpolated to the finest level, are null vectors of A.
+	Kernel [][]float64
 
 	Tol     float64 // PCG relative residual; 0 means 1e-8
 	MaxIter int     // PCG iterations; 0 means 500
@@ -131,9 +149,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.EigenSteps == 0 {
 		o.EigenSteps = 10
-	}
-	if o.MaxCoarse == 0 {
-		o.MaxCoarse = 1000
 	}
 	if o.MaxLevels == 0 {
 		o.MaxLevels = 25
@@ -181,8 +196,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, bad("damping", o.Damping, "0 < ω·ρ < 2")
 	case o.EigenSteps < 1 || o.EigenSteps > 100:
 		return o, bad("eig_steps", o.EigenSteps, "1 to 100")
-	case o.MaxCoarse < 1:
-		return o, bad("max_coarse", o.MaxCoarse, "at least 1")
+	case o.MaxCoarse < 0:
+		return o, bad("max_coarse", o.MaxCoarse, "at least 1 (0: sized by cost)")
 	case o.MaxLevels < 1:
 		return o, bad("max_levels", o.MaxLevels, "at least 1")
 	case o.Smoother < Chebyshev || o.Smoother > GaussSeidel:
@@ -269,8 +284,23 @@ var registry = []optionEntry{
 		floatSetter(func(o *Options) *float64 { return &o.Damping })},
 	{OptionInfo{"eig_steps", "integer", "10", "Lanczos steps of the eigenvalue estimate"},
 		intSetter(func(o *Options) *int { return &o.EigenSteps })},
-	{OptionInfo{"max_coarse", "integer", "1000", "rows of the coarsest level, solved by dense Cholesky"},
-		intSetter(func(o *Options) *int { return &o.MaxCoarse })},
+	{OptionInfo{"max_coarse", "integer", "auto", "rows of the coarsest level, solved by dense pivoted Cholesky (0 or auto: sized by cost)"},
+		func(o *Options, v string) error {
+			if strings.EqualFold(v, "auto") {
+				o.MaxCoarse = 0
+				return nil
+			}
+			return intSetter(func(o *Options) *int { return &o.MaxCoarse })(o, v)
+		}},
+	{OptionInfo{"reuse", "true|false", "false", "keep pattern data for a numeric re-setup (Update) when values will change"},
+		func(o *Options, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("%q is not true or false", v)
+			}
+			o.Reuse = b
+			return nil
+		}},
 	{OptionInfo{"max_levels", "integer", "25", "most levels"},
 		intSetter(func(o *Options) *int { return &o.MaxLevels })},
 	{OptionInfo{"smoother", "chebyshev|jacobi|gs", "chebyshev", "smoother (jacobi is l1-Jacobi, gs multicolor Gauss–Seidel)"},
