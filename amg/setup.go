@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/misgrid/misgrid/mesh"
@@ -227,10 +228,19 @@ func (pc *Preconditioner) build(a *csr, b []float64, k int) error {
 		if err := pc.numeric(l); err != nil {
 			return fmt.Errorf("amg: level %d: %w", lvl, err)
 		}
-		a, b, bs = pc.galerkin(l, nil), bc, k
 		if !o.Reuse {
 			l.of, l.t = nil, nil
 		}
+		if a.nnz() >= gcNonzeros {
+			// The level's transients (strength graph, tentative
+			// prolongator, eigenvalue vectors, product scratch) go back
+			// to the heap before the Galerkin product allocates: the
+			// resident peak of a large setup is its live data plus the
+			// garbage of one level, not of several. The arrays hold no
+			// pointers, so the collection costs about nothing.
+			runtime.GC()
+		}
+		a, b, bs = pc.galerkin(l, nil), bc, k
 	}
 	return pc.finish()
 }
@@ -310,11 +320,11 @@ func (pc *Preconditioner) galerkin(l *level, ac *csr) *csr {
 			l.ga = groupOf(l.a, l.bs)
 		}
 		l.gr = groupOf(l.r, l.r.rows/max(1, l.nagg))
-		ap := p.mulMat(l.a, l.p, l.ga)
-		if pc.opts.Reuse {
-			l.ap = ap
+		if !pc.opts.Reuse {
+			return p.galerkinStreamed(l.a, l.p, l.r, l.ga, l.gr)
 		}
-		return p.mulMat(l.r, ap, l.gr)
+		l.ap = p.mulMat(l.a, l.p, l.ga)
+		return p.mulMat(l.r, l.ap, l.gr)
 	}
 	p.mulMatNumeric(l.a, l.p, l.ap, l.ga)
 	p.mulMatNumeric(l.r, l.ap, ac, l.gr)
@@ -359,8 +369,27 @@ func (pc *Preconditioner) finish() error {
 		cl.x, cl.b = make([]float64, cl.a.rows), make([]float64, cl.a.rows)
 	}
 	pc.phase("coarse", t0)
+	pc.dropTransposes()
 	pc.fillStats()
 	return pc.attachDevice()
+}
+
+// gcNonzeros is the level size (entries) from which setup collects its
+// garbage between levels.
+const gcNonzeros = 1 << 20
+
+// dropTransposes frees the stored restrictions R = Pᵀ where the solve does
+// not need them: on one worker, restriction scatters from P's rows at the
+// same speed (see restrict). Several workers restrict by rows of R, in
+// parallel; the GPU copy is uploaded from R; a numeric Update reuses it.
+func (pc *Preconditioner) dropTransposes() {
+	o := &pc.opts
+	if o.Workers > 1 || o.Reuse || o.Device != CPU {
+		return
+	}
+	for _, l := range pc.levels {
+		l.r = nil
+	}
 }
 
 // maxDense bounds the coarsest level: its Cholesky factor costs n³/3.

@@ -228,3 +228,37 @@ func TestHonestIllConditioned(t *testing.T) {
 	}
 	t.Logf("%v, %d iterations, %d restarts, true residual %.3g", res.Status, res.Iterations, res.Restarts, tr)
 }
+
+// The streamed Galerkin product is bitwise the two-product one, and so is
+// restriction with and without the stored transpose.
+func TestGalerkinStreamed(t *testing.T) {
+	for _, tp := range problems() {
+		for _, w := range []int{1, 3} {
+			pc, err := New(tp.pr.A, problemOptions(tp.pr, Options{MaxCoarse: 30, Workers: w, Reuse: true}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for lv, l := range pc.levels[:len(pc.levels)-1] {
+				want := pc.pool.mulMat(l.r, pc.pool.mulMat(l.a, l.p, l.ga), l.gr)
+				got := pc.pool.galerkinStreamed(l.a, l.p, l.r, l.ga, l.gr)
+				if !samePattern(want, got) {
+					t.Fatalf("%s workers %d level %d: patterns differ", tp.name, w, lv)
+				}
+				for k := range want.val {
+					if math.Float64bits(want.val[k]) != math.Float64bits(got.val[k]) && want.val[k] != got.val[k] {
+						t.Fatalf("%s workers %d level %d entry %d: %g vs %g", tp.name, w, lv, k, got.val[k], want.val[k])
+					}
+				}
+				x := randVec(l.a.rows, 3)
+				y1, y2 := make([]float64, l.p.cols), make([]float64, l.p.cols)
+				pc.pool.restrict(l, x, y1)
+				pc.pool.restrict(&level{p: l.p}, x, y2)
+				for i := range y1 {
+					if y1[i] != y2[i] {
+						t.Fatalf("%s level %d: restriction by rows %g, by scatter %g", tp.name, lv, y1[i], y2[i])
+					}
+				}
+			}
+		}
+	}
+}

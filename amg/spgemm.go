@@ -89,18 +89,22 @@ func (p pool) mulMat(a, b *csr, g int) *csr {
 
 // groupParts splits the row groups of a into one range per worker with
 // about the same number of entries; bounds[t] is the first group of part t.
-func (p pool) groupParts(a *csr, g int) []int {
-	ng := a.rows / g
-	w := min(p.workers, ng)
-	if w < 1 || a.nnz()+a.rows < minParallel {
+func (p pool) groupParts(a *csr, g int) []int { return p.groupRange(a, g, 0, a.rows/g) }
+
+// groupRange splits the row groups [lo, hi) of a the same way.
+func (p pool) groupRange(a *csr, g, lo, hi int) []int {
+	first, nz := a.ptr[lo*g], a.ptr[hi*g]-a.ptr[lo*g]
+	w := min(p.workers, hi-lo)
+	if w < 1 || nz+(hi-lo)*g < minParallel {
 		w = 1
 	}
 	bounds := make([]int, w+1)
+	bounds[0] = lo
 	for t := 1; t < w; t++ {
-		hi := (searchPtr(a.ptr, bounds[t-1]*g, a.nnz()*t/w) + g - 1) / g
-		bounds[t] = max(hi, bounds[t-1])
+		b := (searchPtr(a.ptr, bounds[t-1]*g, first+nz*t/w) + g - 1) / g
+		bounds[t] = min(max(b, bounds[t-1]), hi)
 	}
-	bounds[w] = ng
+	bounds[w] = hi
 	return bounds
 }
 

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,9 +46,21 @@ func main() {
 	cPath := flag.String("coords", "", "node coordinates for rigid-body modes")
 	repeat := flag.Int("repeat", 1, "setups and solves; the fastest times are kept")
 	update := flag.Bool("update", false, "also time Update with the values doubled")
+	prof := flag.String("cpuprofile", "", "write a CPU profile of the setups and solves here")
 	var opts multi
 	flag.Var(&opts, "o", "AMG option key=value (repeatable)")
 	flag.Parse()
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "driver:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*aPath, *bPath, *cPath, *repeat, *update, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "driver:", err)
 		os.Exit(1)
@@ -117,6 +130,16 @@ func run(aPath, bPath, cPath string, repeat int, update bool, kv []string) error
 	}
 	if !update {
 		rep.UpdateS = 0
+	}
+	if p := os.Getenv("AMG_DRIVER_HEAP"); p != "" {
+		f, err := os.Create(p)
+		if err == nil {
+			err = pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return json.NewEncoder(os.Stdout).Encode(rep)
 }
