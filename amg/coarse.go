@@ -212,28 +212,32 @@ func (c *coarseSolver) inverse() []float64 {
 	return inv
 }
 
-// absEnergy returns (|P|ᵀ·|A|·|P|)_ii for every column i of p (r = pᵀ):
-// the diagonal of the Galerkin product without cancellation, the size of
-// the rounding error of the computed one.
-func absEnergy(a, p, r *csr) []float64 {
-	out := make([]float64, r.rows)
-	col := make([]float64, a.rows)
-	for i := 0; i < r.rows; i++ {
-		for k := r.ptr[i]; k < r.ptr[i+1]; k++ {
-			col[r.col[k]] = math.Abs(r.val[k])
+// absEnergy returns (|P|ᵀ·|A|·|P|)_ii for every column i of p: the
+// diagonal of the Galerkin product without cancellation, the size of the
+// rounding error of the computed one. Row k of |A|·|P| is formed on the
+// columns of p's row k only.
+func absEnergy(a, p *csr) []float64 {
+	out := make([]float64, p.cols)
+	acc := make([]float64, p.cols)
+	mark := make([]int32, p.cols)
+	for i := range mark {
+		mark[i] = -1
+	}
+	for k := 0; k < a.rows; k++ {
+		for _, i := range p.col[p.ptr[k]:p.ptr[k+1]] {
+			mark[i], acc[i] = int32(k), 0
 		}
-		s := 0.0
-		for k := r.ptr[i]; k < r.ptr[i+1]; k++ {
-			f := int(r.col[k])
-			t := 0.0
-			for q := a.ptr[f]; q < a.ptr[f+1]; q++ {
-				t += math.Abs(a.val[q]) * col[a.col[q]]
+		for q := a.ptr[k]; q < a.ptr[k+1]; q++ {
+			l, av := a.col[q], math.Abs(a.val[q])
+			for t := p.ptr[l]; t < p.ptr[l+1]; t++ {
+				if i := p.col[t]; mark[i] == int32(k) {
+					acc[i] += av * math.Abs(p.val[t])
+				}
 			}
-			s += col[f] * t
 		}
-		out[i] = s
-		for k := r.ptr[i]; k < r.ptr[i+1]; k++ {
-			col[r.col[k]] = 0
+		for t := p.ptr[k]; t < p.ptr[k+1]; t++ {
+			i := p.col[t]
+			out[i] += math.Abs(p.val[t]) * acc[i]
 		}
 	}
 	return out

@@ -9,19 +9,30 @@ import (
 // forms a·p: the largest intermediate is about 1/galerkinChunks of it.
 const galerkinChunks = 16
 
-// galerkinStreamed returns r·(a·p) without holding a·p whole. The pattern
-// of the product comes first, row group by row group of r, from the
-// patterns of r, a and p (rows of one group of a, p or r share their
-// pattern, so each is visited once per group). Then a·p is formed chunk by
-// chunk of fine rows, in ascending order, into one reused buffer, and
-// every chunk's rows are scattered into the coarse rows that r couples
-// them to. Each coarse entry so accumulates r_ik·(a·p)_kj over k in r's
-// row order, with (a·p)_kj formed as mulMat forms it: the result is
-// bitwise the one mulMat(r, mulMat(a, p)) gives, for any worker count.
-func (pl pool) galerkinStreamed(a, p, r *csr, ga, gr int) *csr {
-	gp := groupOf(p, ga)
-	ac := pl.galerkinPattern(a, p, r, ga, gp, gr)
-	cursor := slices.Clone(r.ptr[:r.rows])
+// galerkinStreamed returns pᵀ·(a·p) without holding a·p or pᵀ. The rows of
+// a come in groups of ga sharing a pattern (so do those of p and a·p when
+// groupOf(p, ga) = ga, else fine rows are taken one by one), and the
+// columns of p in blocks of gc = the coarse block size: a row of p holds
+// all or none of a block's columns (blockCols checks it), so the coarse
+// rows of a block share their pattern.
+//
+// The pattern comes first, block by block of coarse rows, from the fine
+// groups that p couples to the block (support lists, one entry per fine
+// group and coarse block). Then a·p is formed chunk by chunk of fine rows,
+// in ascending order, into one reused buffer, and each fine row's product
+// is scattered into the coarse rows its row of p reaches, its columns
+// located in the block's sorted pattern by one merge per fine group and
+// block. Each coarse entry so accumulates p_ki·(a·p)_kj in ascending fine
+// row k, with (a·p)_kj formed as mulMat forms it: bitwise the result of
+// mulMat(pᵀ, mulMat(a, p)), for any worker count (workers own blocks of
+// coarse rows).
+func (pl pool) galerkinStreamed(a, p *csr, ga, gc int) *csr {
+	fg := 1
+	if groupOf(p, ga) == ga {
+		fg = ga
+	}
+	sup := supportLists(p, fg, gc)
+	ac := pl.galerkinPattern(a, p, sup, fg, gc)
 	var ap csr
 	ng := a.rows / ga
 	lo := 0
@@ -32,28 +43,66 @@ func (pl pool) galerkinStreamed(a, p, r *csr, ga, gr int) *csr {
 			hi = min(hi, ng)
 		}
 		pl.mulMatRange(a, p, ga, lo, hi, &ap)
-		pl.scatterChunk(r, &ap, ac, gr, lo*ga, hi*ga, cursor)
+		pl.scatterChunk(p, &ap, ac, fg, gc, lo*ga, hi*ga)
 		lo = hi
 	}
 	return ac
 }
 
-// galerkinPattern returns r·a·p with its pattern and zero values.
-func (pl pool) galerkinPattern(a, p, r *csr, ga, gp, gr int) *csr {
-	n := r.rows
-	ac := &csr{rows: n, cols: p.cols, ptr: make([]int, n+1)}
-	bounds := pl.groupParts(r, gr)
-	// visit calls fn on every coarse column of group grp, unsorted, once.
-	visit := func(s *spgemmScratch, grp int, mk int32) []int32 {
-		s.list = s.list[:0]
-		i0 := grp * gr
-		prevK := -1
-		for q := r.ptr[i0]; q < r.ptr[i0+1]; q++ {
-			k := int(r.col[q])
-			if k/ga == prevK {
-				continue
+// blockCols reports whether every row of p holds all or none of the
+// columns of each block of g consecutive columns.
+func blockCols(p *csr, g int) bool {
+	if g <= 1 || p.cols%g != 0 {
+		return g == 1
+	}
+	for i := 0; i < p.rows; i++ {
+		cols := p.col[p.ptr[i]:p.ptr[i+1]]
+		if len(cols)%g != 0 {
+			return false
+		}
+		for q := 0; q < len(cols); q += g {
+			if int(cols[q])%g != 0 || int(cols[q+g-1]) != int(cols[q])+g-1 {
+				return false
 			}
-			prevK = k / ga
+		}
+	}
+	return true
+}
+
+// supportLists returns, for every block of gc coarse columns, the fine row
+// groups (of fg rows) whose rows of p reach it, ascending, as CSR.
+func supportLists(p *csr, fg, gc int) *csr {
+	nb := p.cols / gc
+	s := &csr{rows: nb, cols: p.rows / fg, ptr: make([]int, nb+1)}
+	for k := 0; k < p.rows; k += fg {
+		for q := p.ptr[k]; q < p.ptr[k+1]; q += gc {
+			s.ptr[int(p.col[q])/gc+1]++
+		}
+	}
+	for i := 0; i < nb; i++ {
+		s.ptr[i+1] += s.ptr[i]
+	}
+	s.col = make([]int32, s.ptr[nb])
+	pos := slices.Clone(s.ptr[:nb])
+	for k := 0; k < p.rows; k += fg {
+		for q := p.ptr[k]; q < p.ptr[k+1]; q += gc {
+			b := int(p.col[q]) / gc
+			s.col[pos[b]] = int32(k / fg)
+			pos[b]++
+		}
+	}
+	return s
+}
+
+// galerkinPattern returns pᵀ·a·p with its pattern and zero values.
+func (pl pool) galerkinPattern(a, p, sup *csr, fg, gc int) *csr {
+	n := p.cols
+	ac := &csr{rows: n, cols: n, ptr: make([]int, n+1)}
+	gp := groupOf(p, fg)
+	visit := func(s *spgemmScratch, blk int, mk int32) []int32 {
+		s.list = s.list[:0]
+		for _, kg := range sup.col[sup.ptr[blk]:sup.ptr[blk+1]] {
+			k := int(kg) * fg
 			prevL := -1
 			for t := a.ptr[k]; t < a.ptr[k+1]; t++ {
 				l := int(a.col[t])
@@ -71,11 +120,12 @@ func (pl pool) galerkinPattern(a, p, r *csr, ga, gp, gr int) *csr {
 		}
 		return s.list
 	}
-	pl.eachPart(bounds, p.cols, 0, func(lo, hi int, s *spgemmScratch) {
-		for grp := lo; grp < hi; grp++ {
-			cnt := len(visit(s, grp, int32(-2-grp)))
-			for t := 0; t < gr; t++ {
-				ac.ptr[grp*gr+t+1] = cnt
+	bounds := pl.groupParts(sup, 1)
+	pl.eachPart(bounds, n, 0, func(lo, hi int, s *spgemmScratch) {
+		for blk := lo; blk < hi; blk++ {
+			cnt := len(visit(s, blk, int32(-2-blk)))
+			for t := 0; t < gc; t++ {
+				ac.ptr[blk*gc+t+1] = cnt
 			}
 		}
 	})
@@ -84,12 +134,12 @@ func (pl pool) galerkinPattern(a, p, r *csr, ga, gp, gr int) *csr {
 	}
 	ac.col = make([]int32, ac.ptr[n])
 	ac.val = make([]float64, ac.ptr[n])
-	pl.eachPart(bounds, p.cols, 0, func(lo, hi int, s *spgemmScratch) {
-		for grp := lo; grp < hi; grp++ {
-			row := visit(s, grp, int32(grp))
+	pl.eachPart(bounds, n, 0, func(lo, hi int, s *spgemmScratch) {
+		for blk := lo; blk < hi; blk++ {
+			row := visit(s, blk, int32(blk))
 			slices.Sort(row)
-			for t := 0; t < gr; t++ {
-				copy(ac.col[ac.ptr[grp*gr+t]:], row)
+			for t := 0; t < gc; t++ {
+				copy(ac.col[ac.ptr[blk*gc+t]:], row)
 			}
 		}
 	})
@@ -134,48 +184,56 @@ func (pl pool) mulMatRange(a, b *csr, g, lo, hi int, c *csr) {
 	})
 }
 
-// scatterChunk adds r_ik·(a·p)_k for the fine rows k in [k0, k1), whose
-// products ap holds (row k at k−k0), into the coarse rows of ac. cursor[i]
-// is the first entry of r's row i not yet added; rows of r are sorted, so
-// chunks taken in ascending order add every row's terms in r's order.
-func (pl pool) scatterChunk(r, ap, ac *csr, gr, k0, k1 int, cursor []int) {
-	bounds := pl.groupParts(r, gr)
-	w := len(bounds) - 1
+// scatterChunk adds p_ki·(a·p)_k for the fine rows k in [k0, k1), whose
+// products ap holds (row k at k−k0), into the coarse rows i of ac that p's
+// row k reaches. Worker t owns the coarse blocks of its range, so every
+// entry is written by one goroutine, in ascending k.
+func (pl pool) scatterChunk(p, ap, ac *csr, fg, gc, k0, k1 int) {
+	nb := p.cols / gc
+	w := min(pl.workers, nb)
+	if w < 1 || ap.nnz()*gc < minParallel {
+		w = 1
+	}
 	var wg sync.WaitGroup
 	wg.Add(w)
 	for t := 0; t < w; t++ {
-		go func(lo, hi int) {
+		go func(blo, bhi int) {
 			defer wg.Done()
-			var pos []int32 // column → offset in the coarse group's rows
-			for grp := lo; grp < hi; grp++ {
-				i0 := grp * gr
-				if cursor[i0] == r.ptr[i0+1] || int(r.col[cursor[i0]]) >= k1 {
-					continue
-				}
-				if pos == nil {
-					pos = make([]int32, ac.cols)
-				}
-				base := ac.ptr[i0]
-				cols := ac.col[base:ac.ptr[i0+1]]
-				for u, j := range cols {
-					pos[j] = int32(u)
-				}
-				for i := i0; i < i0+gr; i++ {
-					q := cursor[i]
-					out := ac.val[ac.ptr[i]:ac.ptr[i+1]]
-					for ; q < r.ptr[i+1] && int(r.col[q]) < k1; q++ {
-						rv := r.val[q]
-						k := int(r.col[q]) - k0
-						apc, apv := ap.col[ap.ptr[k]:ap.ptr[k+1]], ap.val[ap.ptr[k]:ap.ptr[k+1]]
-						apv = apv[:len(apc)]
-						for u, j := range apc {
-							out[pos[j]] += rv * apv[u]
+			var pos []int
+			for k := k0; k < k1; k += fg {
+				apc := ap.col[ap.ptr[k-k0]:ap.ptr[k-k0+1]]
+				for q := p.ptr[k]; q < p.ptr[k+1]; q += gc {
+					blk := int(p.col[q]) / gc
+					if blk < blo || blk >= bhi {
+						continue
+					}
+					// Offsets of the product's columns in the block's
+					// pattern, which holds them all: one merge.
+					i0 := blk * gc
+					cols := ac.col[ac.ptr[i0]:ac.ptr[i0+1]]
+					pos = pos[:0]
+					u := 0
+					for _, j := range apc {
+						for cols[u] != j {
+							u++
+						}
+						pos = append(pos, u)
+					}
+					for f := 0; f < fg; f++ {
+						kk := k + f
+						apv := ap.val[ap.ptr[kk-k0]:ap.ptr[kk-k0+1]]
+						pq := p.ptr[kk] + (q - p.ptr[k])
+						for r := 0; r < gc; r++ {
+							pv := p.val[pq+r]
+							out := ac.val[ac.ptr[i0+r]:ac.ptr[i0+r+1]]
+							for m, x := range apv {
+								out[pos[m]] += pv * x
+							}
 						}
 					}
-					cursor[i] = q
 				}
 			}
-		}(bounds[t], bounds[t+1])
+		}(nb*t/w, nb*(t+1)/w)
 	}
 	wg.Wait()
 }

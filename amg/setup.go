@@ -285,7 +285,9 @@ func (pc *Preconditioner) numeric(l *level) error {
 		}
 		smoothProlongator(p, l.t, l.at, l.dinv, o.Damping/l.lmax, l.p)
 	}
-	l.r = l.p.transpose()
+	if o.Reuse {
+		l.r = l.p.transpose() // the numeric Galerkin product runs on it
+	}
 	pc.phase("prolongator", t0)
 	return nil
 }
@@ -319,10 +321,21 @@ func (pc *Preconditioner) galerkin(l *level, ac *csr) *csr {
 		if l.ga == 0 {
 			l.ga = groupOf(l.a, l.bs)
 		}
-		l.gr = groupOf(l.r, l.r.rows/max(1, l.nagg))
 		if !pc.opts.Reuse {
-			return p.galerkinStreamed(l.a, l.p, l.r, l.ga, l.gr)
+			gc := l.p.cols / max(1, l.nagg)
+			if !blockCols(l.p, gc) {
+				gc = 1
+			}
+			ac := p.galerkinStreamed(l.a, l.p, l.ga, gc)
+			if o := &pc.opts; o.Workers > 1 || o.Device != CPU {
+				// Restriction by rows of Pᵀ, in parallel (and the
+				// GPU copy's); one worker scatters from P's rows at
+				// the same speed (see restrict).
+				l.r = l.p.transpose()
+			}
+			return ac
 		}
+		l.gr = groupOf(l.r, l.r.rows/max(1, l.nagg))
 		l.ap = p.mulMat(l.a, l.p, l.ga)
 		return p.mulMat(l.r, l.ap, l.gr)
 	}
@@ -358,7 +371,7 @@ func (pc *Preconditioner) finish() error {
 	var ref []float64
 	if last > 0 {
 		l := pc.levels[last-1]
-		ref = absEnergy(l.a, l.p, l.r)
+		ref = absEnergy(l.a, l.p)
 	}
 	cs, err := newCoarseSolver(cl.a, ref)
 	if err != nil {
@@ -369,7 +382,6 @@ func (pc *Preconditioner) finish() error {
 		cl.x, cl.b = make([]float64, cl.a.rows), make([]float64, cl.a.rows)
 	}
 	pc.phase("coarse", t0)
-	pc.dropTransposes()
 	pc.fillStats()
 	return pc.attachDevice()
 }
@@ -377,20 +389,6 @@ func (pc *Preconditioner) finish() error {
 // gcNonzeros is the level size (entries) from which setup collects its
 // garbage between levels.
 const gcNonzeros = 1 << 20
-
-// dropTransposes frees the stored restrictions R = Pᵀ where the solve does
-// not need them: on one worker, restriction scatters from P's rows at the
-// same speed (see restrict). Several workers restrict by rows of R, in
-// parallel; the GPU copy is uploaded from R; a numeric Update reuses it.
-func (pc *Preconditioner) dropTransposes() {
-	o := &pc.opts
-	if o.Workers > 1 || o.Reuse || o.Device != CPU {
-		return
-	}
-	for _, l := range pc.levels {
-		l.r = nil
-	}
-}
 
 // maxDense bounds the coarsest level: its Cholesky factor costs n³/3.
 const maxDense = 6000
