@@ -6,7 +6,9 @@ files (matrix, right-hand side, node coordinates) in a temporary directory,
 and solves each with every solver on one thread, each solver in a process
 of its own: PCG to a relative residual of 1e-8 (unpreconditioned 2-norm,
 zero initial guess) for the right-hand side of a random exact solution.
-Memory is the growth of the resident set over setup and first solve: the
+Times are wall clock, best of --repeat; "total cpu s" is the process's
+CPU time (user + system, every thread) over setup and solve, which a busy
+machine disturbs less. Memory is the growth of the resident set over setup and first solve: the
 high-water mark after the solve (VmHWM, reset through /proc/self/clear_refs
 before setup) minus the resident set before setup, the matrix already
 loaded. Prints a Markdown table; --json FILE also writes the results.
@@ -347,11 +349,11 @@ def petsc_worker(npz, label, repeat):
         if rep == 0:
             rss0 = proc_status("VmRSS")
             reset_peak()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         ksp.setUp()
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         ksp.solve(B, X)
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
         if rep == 0:
             mem = (proc_status("VmHWM") - rss0) / 1024
             r = B.duplicate()
@@ -360,11 +362,14 @@ def petsc_worker(npz, label, repeat):
             best = {"solver": label, "iterations": ksp.getIterationNumber(),
                     "converged": ksp.getConvergedReason() > 0,
                     "setup_s": t1 - t0, "solve_s": t2 - t1, "mem_mb": mem,
+                    "setup_cpu_s": c1 - c0, "solve_cpu_s": c2 - c1,
                     "final_residual": r.norm() / B.norm(),
                     "operator_complexity": petsc_complexity(ksp)}
         else:
             best["setup_s"] = min(best["setup_s"], t1 - t0)
             best["solve_s"] = min(best["solve_s"], t2 - t1)
+            best["setup_cpu_s"] = min(best["setup_cpu_s"], c1 - c0)
+            best["solve_cpu_s"] = min(best["solve_cpu_s"], c2 - c1)
         ksp.destroy()
     print(json.dumps(best))
 
@@ -455,17 +460,19 @@ def main():
 
 def print_table(results, header=True):
     if header:
-        print("| problem | dofs | solver | its | setup s | solve s | total s | memory MB | op. complexity | final rel. residual |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("| problem | dofs | solver | its | setup s | solve s | total s | setup cpu s | solve cpu s | total cpu s | memory MB | op. complexity | final rel. residual |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for row in results:
         for r in row["runs"]:
             if "error" in r:
-                print(f"| {row['problem']} | {row['dofs']:,} | {r['solver']} | — | — | — | — | — | — | {r['error']} |")
+                print(f"| {row['problem']} | {row['dofs']:,} | {r['solver']} | — | — | — | — | — | — | — | — | — | {r['error']} |")
                 continue
             oc = f"{r['operator_complexity']:.3f}" if r.get("operator_complexity") else "—"
             its = r["iterations"] if r["converged"] else f"{r['iterations']} (not converged)"
             print(f"| {row['problem']} | {row['dofs']:,} | {r['solver']} | {its} | {r['setup_s']:.3f} | "
-                  f"{r['solve_s']:.3f} | {r['setup_s'] + r['solve_s']:.3f} | {r['mem_mb']:.1f} | {oc} | "
+                  f"{r['solve_s']:.3f} | {r['setup_s'] + r['solve_s']:.3f} | "
+                  f"{r['setup_cpu_s']:.3f} | {r['solve_cpu_s']:.3f} | "
+                  f"{r['setup_cpu_s'] + r['solve_cpu_s']:.3f} | {r['mem_mb']:.1f} | {oc} | "
                   f"{r['final_residual']:.1e} |", flush=True)
 
 
