@@ -26,13 +26,25 @@ const galerkinChunks = 16
 // row k, with (a·p)_kj formed as mulMat forms it: bitwise the result of
 // mulMat(pᵀ, mulMat(a, p)), for any worker count (workers own blocks of
 // coarse rows).
-func (pl pool) galerkinStreamed(a, p *csr, ga, gc int) *csr {
+//
+// With gc = 1 (scalar problems) one fine row reaches few coarse rows and
+// a merge per pair would cost more than the products it locates, so the
+// scatter runs by rows of pᵀ instead (built here and returned), each
+// coarse row's columns located by a position marker.
+func (pl pool) galerkinStreamed(a, p *csr, ga, gc int) (ac, r *csr) {
 	fg := 1
 	if groupOf(p, ga) == ga {
 		fg = ga
 	}
-	sup := supportLists(p, fg, gc)
-	ac := pl.galerkinPattern(a, p, sup, fg, gc)
+	var sup *csr
+	var cursor []int
+	if gc == 1 && fg == 1 {
+		r = p.transpose()
+		sup, cursor = r, slices.Clone(r.ptr[:r.rows])
+	} else {
+		sup = supportLists(p, fg, gc)
+	}
+	ac = pl.galerkinPattern(a, p, sup, fg, gc)
 	var ap csr
 	ng := a.rows / ga
 	lo := 0
@@ -43,10 +55,14 @@ func (pl pool) galerkinStreamed(a, p *csr, ga, gc int) *csr {
 			hi = min(hi, ng)
 		}
 		pl.mulMatRange(a, p, ga, lo, hi, &ap)
-		pl.scatterChunk(p, &ap, ac, fg, gc, lo*ga, hi*ga)
+		if r != nil {
+			pl.scatterRows(r, &ap, ac, lo*ga, hi*ga, cursor)
+		} else {
+			pl.scatterChunk(p, &ap, ac, fg, gc, lo*ga, hi*ga)
+		}
 		lo = hi
 	}
-	return ac
+	return ac, r
 }
 
 // blockCols reports whether every row of p holds all or none of the
@@ -99,17 +115,25 @@ func (pl pool) galerkinPattern(a, p, sup *csr, fg, gc int) *csr {
 	n := p.cols
 	ac := &csr{rows: n, cols: n, ptr: make([]int, n+1)}
 	gp := groupOf(p, fg)
+	// The fine neighbourhood of a block's support is visited once per
+	// group of p's rows (fmark), then the coarse columns once (mark).
 	visit := func(s *spgemmScratch, blk int, mk int32) []int32 {
 		s.list = s.list[:0]
+		if s.fine == nil {
+			s.fine = make([]int32, p.rows/gp)
+			for i := range s.fine {
+				s.fine[i] = -1
+			}
+		}
+		fmark := s.fine
 		for _, kg := range sup.col[sup.ptr[blk]:sup.ptr[blk+1]] {
 			k := int(kg) * fg
-			prevL := -1
 			for t := a.ptr[k]; t < a.ptr[k+1]; t++ {
 				l := int(a.col[t])
-				if l/gp == prevL {
+				if fmark[l/gp] == mk {
 					continue
 				}
-				prevL = l / gp
+				fmark[l/gp] = mk
 				for _, j := range p.col[p.ptr[l]:p.ptr[l+1]] {
 					if s.mark[j] != mk {
 						s.mark[j] = mk
@@ -120,12 +144,23 @@ func (pl pool) galerkinPattern(a, p, sup *csr, fg, gc int) *csr {
 		}
 		return s.list
 	}
+	// One pass: each part keeps its blocks' sorted lists (one per block,
+	// not per row), then they are copied into place.
 	bounds := pl.groupParts(sup, 1)
+	lists := make([][]int32, len(bounds)-1)
 	pl.eachPart(bounds, n, 0, func(lo, hi int, s *spgemmScratch) {
+		var buf []int32
 		for blk := lo; blk < hi; blk++ {
-			cnt := len(visit(s, blk, int32(-2-blk)))
+			row := visit(s, blk, int32(blk))
+			slices.Sort(row)
+			buf = append(buf, row...)
 			for t := 0; t < gc; t++ {
-				ac.ptr[blk*gc+t+1] = cnt
+				ac.ptr[blk*gc+t+1] = len(row)
+			}
+		}
+		for t := range lists {
+			if bounds[t] == lo && bounds[t+1] == hi && hi > lo {
+				lists[t] = buf
 			}
 		}
 	})
@@ -134,15 +169,16 @@ func (pl pool) galerkinPattern(a, p, sup *csr, fg, gc int) *csr {
 	}
 	ac.col = make([]int32, ac.ptr[n])
 	ac.val = make([]float64, ac.ptr[n])
-	pl.eachPart(bounds, n, 0, func(lo, hi int, s *spgemmScratch) {
-		for blk := lo; blk < hi; blk++ {
-			row := visit(s, blk, int32(blk))
-			slices.Sort(row)
-			for t := 0; t < gc; t++ {
-				copy(ac.col[ac.ptr[blk*gc+t]:], row)
+	for t, buf := range lists {
+		off := 0
+		for blk := bounds[t]; blk < bounds[t+1]; blk++ {
+			m := ac.ptr[blk*gc+1] - ac.ptr[blk*gc]
+			for r := 0; r < gc; r++ {
+				copy(ac.col[ac.ptr[blk*gc+r]:], buf[off:off+m])
 			}
+			off += m
 		}
-	})
+	}
 	return ac
 }
 
@@ -234,6 +270,53 @@ func (pl pool) scatterChunk(p, ap, ac *csr, fg, gc, k0, k1 int) {
 				}
 			}
 		}(nb*t/w, nb*(t+1)/w)
+	}
+	wg.Wait()
+}
+
+// scatterRows adds r_ik·(a·p)_k for the fine rows k in [k0, k1), whose
+// products ap holds (row k at k−k0), into the coarse rows of ac. cursor[i]
+// is the first entry of r's row i not yet added; rows of r are sorted, so
+// chunks taken in ascending order add every row's terms in r's order.
+func (pl pool) scatterRows(r, ap, ac *csr, k0, k1 int, cursor []int) {
+	const gr = 1
+	bounds := pl.groupParts(r, gr)
+	w := len(bounds) - 1
+	var wg sync.WaitGroup
+	wg.Add(w)
+	for t := 0; t < w; t++ {
+		go func(lo, hi int) {
+			defer wg.Done()
+			var pos []int32 // column → offset in the coarse group's rows
+			for grp := lo; grp < hi; grp++ {
+				i0 := grp * gr
+				if cursor[i0] == r.ptr[i0+1] || int(r.col[cursor[i0]]) >= k1 {
+					continue
+				}
+				if pos == nil {
+					pos = make([]int32, ac.cols)
+				}
+				base := ac.ptr[i0]
+				cols := ac.col[base:ac.ptr[i0+1]]
+				for u, j := range cols {
+					pos[j] = int32(u)
+				}
+				for i := i0; i < i0+gr; i++ {
+					q := cursor[i]
+					out := ac.val[ac.ptr[i]:ac.ptr[i+1]]
+					for ; q < r.ptr[i+1] && int(r.col[q]) < k1; q++ {
+						rv := r.val[q]
+						k := int(r.col[q]) - k0
+						apc, apv := ap.col[ap.ptr[k]:ap.ptr[k+1]], ap.val[ap.ptr[k]:ap.ptr[k+1]]
+						apv = apv[:len(apc)]
+						for u, j := range apc {
+							out[pos[j]] += rv * apv[u]
+						}
+					}
+					cursor[i] = q
+				}
+			}
+		}(bounds[t], bounds[t+1])
 	}
 	wg.Wait()
 }

@@ -326,12 +326,15 @@ func (pc *Preconditioner) galerkin(l *level, ac *csr) *csr {
 			if !blockCols(l.p, gc) {
 				gc = 1
 			}
-			ac := p.galerkinStreamed(l.a, l.p, l.ga, gc)
+			ac, r := p.galerkinStreamed(l.a, l.p, l.ga, gc)
 			if o := &pc.opts; o.Workers > 1 || o.Device != CPU {
 				// Restriction by rows of Pᵀ, in parallel (and the
 				// GPU copy's); one worker scatters from P's rows at
 				// the same speed (see restrict).
-				l.r = l.p.transpose()
+				if r == nil {
+					r = l.p.transpose()
+				}
+				l.r = r
 			}
 			return ac
 		}

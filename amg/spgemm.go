@@ -34,6 +34,7 @@ type spgemmScratch struct {
 	mark []int32
 	acc  []float64
 	list []int32
+	fine []int32 // marker over fine row groups (galerkinPattern)
 }
 
 func newScratch(cols, g int) *spgemmScratch {

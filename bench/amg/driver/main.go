@@ -29,18 +29,19 @@ func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
 
 type report struct {
-	Iterations         int     `json:"iterations"`
-	Converged          bool    `json:"converged"`
-	Status             string  `json:"status"`
-	SetupS             float64 `json:"setup_s"`
-	SolveS             float64 `json:"solve_s"`
-	SetupCPU           float64 `json:"setup_cpu_s"`
-	SolveCPU           float64 `json:"solve_cpu_s"`
-	UpdateS            float64 `json:"update_s"`
-	FinalResidual      float64 `json:"final_residual"`
-	OperatorComplexity float64 `json:"operator_complexity"`
-	Levels             []int   `json:"levels"`
-	MemMB              float64 `json:"mem_mb"`
+	Iterations         int                `json:"iterations"`
+	Converged          bool               `json:"converged"`
+	Status             string             `json:"status"`
+	SetupS             float64            `json:"setup_s"`
+	SolveS             float64            `json:"solve_s"`
+	SetupCPU           float64            `json:"setup_cpu_s"`
+	SolveCPU           float64            `json:"solve_cpu_s"`
+	UpdateS            float64            `json:"update_s"`
+	FinalResidual      float64            `json:"final_residual"`
+	OperatorComplexity float64            `json:"operator_complexity"`
+	Levels             []int              `json:"levels"`
+	MemMB              float64            `json:"mem_mb"`
+	Phases             map[string]float64 `json:"setup_phases"`
 }
 
 func main() {
@@ -119,6 +120,10 @@ func run(aPath, bPath, cPath string, repeat int, update bool, kv []string) error
 			st := pc.Stats()
 			rep.Iterations, rep.Converged, rep.Status = res.Iterations, res.Converged, res.Status.String()
 			rep.FinalResidual, rep.OperatorComplexity = res.TrueResidual, st.OperatorComplexity
+			rep.Phases = map[string]float64{}
+			for k, v := range st.Phases {
+				rep.Phases[k] = v.Seconds()
+			}
 			for _, l := range st.Levels {
 				rep.Levels = append(rep.Levels, l.Rows)
 			}
