@@ -28,7 +28,7 @@ func Example() {
 	fmt.Printf("%d levels, operator complexity %.2f\n", len(st.Levels), st.OperatorComplexity)
 	fmt.Printf("converged %v in %d iterations\n", res.Converged, res.Iterations)
 	// Output:
-	// 3 levels, operator complexity 1.04
+	// 2 levels, operator complexity 1.04
 	// converged true in 9 iterations
 }
 

@@ -97,8 +97,8 @@ type Options struct {
 
 	// MaxCoarse stops coarsening at this many rows. 0 sizes the coarsest
 	// level by cost: a dense factor of n rows costs n³/3 operations, so
-	// coarsening goes on until that is below a few products with the
-	// finest matrix (n ≈ (24·nnz(A))^⅓, at most 1000).
+	// coarsening goes on until that is about the cost of the rest of the
+	// setup (n ≈ (300·nnz(A))^⅓, at most 1000).
 	MaxCoarse int
 	MaxLevels int // 0 means 25
 

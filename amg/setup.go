@@ -138,14 +138,16 @@ func (pc *Preconditioner) setup() error {
 }
 
 // coarseRows returns the size below which the hierarchy stops: MaxCoarse,
-// or where the dense factor, n³/3 operations, costs about as much as three
-// products with the finest matrix (24·nnz = 3·n³ for n³/3 ≤ 8·nnz). Ten
-// rows at least, so that the levels above stay worth their smoothing.
+// or where the dense factor, n³/3 operations, costs about as much as the
+// rest of the setup (~100 operations per entry of the finest matrix:
+// n = (300·nnz)^⅓), at most 1000 rows and at least 10. Stopping earlier
+// lets the dense factor dominate small problems; going further adds
+// coarse levels whose aggregates are poor and cost iterations.
 func coarseRows(o *Options, nnz int) int {
 	if o.MaxCoarse > 0 {
 		return o.MaxCoarse
 	}
-	return min(1000, max(10, int(math.Cbrt(24*float64(nnz)))))
+	return min(1000, max(10, int(math.Cbrt(300*float64(nnz)))))
 }
 
 func (pc *Preconditioner) phase(name string, t0 time.Time) {
