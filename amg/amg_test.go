@@ -461,7 +461,7 @@ func TestDropSmall(t *testing.T) {
 	pr := fem.Poisson(3, 8)
 	a := mustCSR(t, pr.A)
 	d := a.diag()
-	c, keep := a.dropSmall(1e-15)
+	c, keep := a.dropSmall(1e-15, 1)
 	if keep == nil || c.nnz() >= a.nnz() {
 		t.Fatal("the Q1 Laplacian's round-off couplings were not dropped")
 	}
@@ -478,7 +478,7 @@ func TestDropSmall(t *testing.T) {
 			}
 		}
 	}
-	if same, none := a.dropSmall(-1); same != a || none != nil {
+	if same, none := a.dropSmall(-1, 1); same != a || none != nil {
 		t.Error("a negative tolerance dropped entries")
 	}
 	pc, err := New(pr.A, Options{})

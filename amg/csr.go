@@ -119,9 +119,10 @@ const minDrop = 10
 
 // dropSmall returns a copy of a without the off-diagonal entries that
 // satisfy |a_ij| ≤ tol·sqrt(a_ii·a_jj), and the index in a of every entry
-// kept, or (a, nil) when that drops less than 1/minDrop of the entries.
+// kept, or (a, nil) when that drops less than 1/minDrop of the entries or
+// would give the rows of a node of bs rows different patterns.
 // The diagonal must be positive.
-func (a *csr) dropSmall(tol float64) (*csr, []int32) {
+func (a *csr) dropSmall(tol float64, bs int) (*csr, []int32) {
 	if tol <= 0 {
 		return a, nil
 	}
@@ -141,6 +142,23 @@ func (a *csr) dropSmall(tol float64) (*csr, []int32) {
 		// Too few to pay for a second copy of the matrix: the hierarchy
 		// uses a in place, the small entries included.
 		return a, nil
+	}
+	if bs > 1 && groupOf(a, bs) == bs {
+		// Entries dropped inside node blocks would leave a node's rows
+		// with different patterns: the products would lose their
+		// grouping, which costs more than the entries save (and the copy
+		// its memory). Drop only where every row of the node drops.
+		for i0 := 0; i0 < a.rows; i0 += bs {
+			for q := 0; q < a.ptr[i0+1]-a.ptr[i0]; q++ {
+				j := a.col[a.ptr[i0]+q]
+				s0 := small(i0, j, a.val[a.ptr[i0]+q])
+				for r := 1; r < bs; r++ {
+					if small(i0+r, j, a.val[a.ptr[i0+r]+q]) != s0 {
+						return a, nil
+					}
+				}
+			}
+		}
 	}
 	w := a.nnz() - dropped
 	c := &csr{rows: a.rows, cols: a.cols, ptr: make([]int, a.rows+1),

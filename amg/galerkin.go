@@ -46,6 +46,7 @@ func (pl pool) galerkinStreamed(a, p *csr, ga, gc int) (ac, r *csr) {
 	}
 	ac = pl.galerkinPattern(a, p, sup, fg, gc)
 	var ap csr
+	scr := make([]*spgemmScratch, pl.workers) // reused by every chunk
 	ng := a.rows / ga
 	lo := 0
 	for c := 1; lo < ng; c++ {
@@ -54,7 +55,7 @@ func (pl pool) galerkinStreamed(a, p *csr, ga, gc int) (ac, r *csr) {
 			hi = max(lo+1, (searchPtr(a.ptr, lo*ga, a.nnz()*c/galerkinChunks)+ga-1)/ga)
 			hi = min(hi, ng)
 		}
-		pl.mulMatRange(a, p, ga, lo, hi, &ap)
+		pl.mulMatRange(a, p, ga, lo, hi, &ap, scr)
 		if r != nil {
 			pl.scatterRows(r, &ap, ac, lo*ga, hi*ga, cursor)
 		} else {
@@ -183,14 +184,16 @@ func (pl pool) galerkinPattern(a, p, sup *csr, fg, gc int) *csr {
 }
 
 // mulMatRange sets c to the rows of a·b in row groups [lo, hi) of size g
-// (local row numbers from 0), reusing c's arrays.
-func (pl pool) mulMatRange(a, b *csr, g, lo, hi int, c *csr) {
+// (local row numbers from 0), reusing c's arrays and the scratch in scr
+// (one per worker; the marks of disjoint ranges never collide).
+func (pl pool) mulMatRange(a, b *csr, g, lo, hi int, c *csr, scr []*spgemmScratch) {
 	rows := (hi - lo) * g
 	c.rows, c.cols = rows, b.cols
 	c.ptr = slices.Grow(c.ptr[:0], rows+1)[:rows+1]
 	c.ptr[0] = 0
 	bounds := pl.groupRange(a, g, lo, hi)
-	pl.eachPart(bounds, b.cols, g, func(l, h int, s *spgemmScratch) {
+	scr = scr[:len(bounds)-1]
+	pl.eachPartWith(bounds, scr, b.cols, g, func(l, h int, s *spgemmScratch) {
 		for grp := l; grp < h; grp++ {
 			cnt := s.count(a, b, grp, g)
 			for t := 0; t < g; t++ {
@@ -204,7 +207,7 @@ func (pl pool) mulMatRange(a, b *csr, g, lo, hi int, c *csr) {
 	nz := c.ptr[rows]
 	c.col = slices.Grow(c.col[:0], nz)[:nz]
 	c.val = slices.Grow(c.val[:0], nz)[:nz]
-	pl.eachPart(bounds, b.cols, g, func(l, h int, s *spgemmScratch) {
+	pl.eachPartWith(bounds, scr, b.cols, g, func(l, h int, s *spgemmScratch) {
 		for grp := l; grp < h; grp++ {
 			row := s.accumulate(a, b, grp, g)
 			slices.Sort(row)

@@ -125,7 +125,7 @@ func (pc *Preconditioner) setup() error {
 		return err
 	}
 	t0 := time.Now()
-	a0, keep := m.dropSmall(o.DropTol)
+	a0, keep := m.dropSmall(o.DropTol, o.BlockSize)
 	pc.keep = nil
 	if o.Reuse {
 		pc.keep = keep
@@ -218,6 +218,9 @@ func (pc *Preconditioner) build(a *csr, b []float64, k int) error {
 		}
 		of, nagg = fixAggregates(g, of, nagg, bs, k)
 		pc.phase("aggregate", t0)
+		if g = nil; a.nnz() >= gcNonzeros {
+			runtime.GC() // the strength graph and the MIS (see below)
+		}
 		if nagg == 0 || nagg*k >= a.rows*9/10 {
 			// Coarsening stalled: stop here and solve this level directly.
 			break

@@ -111,18 +111,30 @@ func (p pool) groupRange(a *csr, g, lo, hi int) []int {
 
 // eachPart runs fn on every part of bounds, one goroutine and scratch each.
 func (p pool) eachPart(bounds []int, cols, g int, fn func(lo, hi int, s *spgemmScratch)) {
+	p.eachPartWith(bounds, make([]*spgemmScratch, len(bounds)-1), cols, g, fn)
+}
+
+// eachPartWith is eachPart with the scratch of part t kept in scr[t] and
+// reused from there (allocated when nil), so that repeated products do not
+// leave garbage behind. Marks must differ between the uses of a scratch.
+func (p pool) eachPartWith(bounds []int, scr []*spgemmScratch, cols, g int, fn func(lo, hi int, s *spgemmScratch)) {
 	w := len(bounds) - 1
+	for t := range w {
+		if scr[t] == nil {
+			scr[t] = newScratch(cols, g)
+		}
+	}
 	if w == 1 {
-		fn(bounds[0], bounds[1], newScratch(cols, g))
+		fn(bounds[0], bounds[1], scr[0])
 		return
 	}
 	var wg sync.WaitGroup
 	wg.Add(w)
 	for t := 0; t < w; t++ {
-		go func(lo, hi int) {
+		go func(lo, hi int, s *spgemmScratch) {
 			defer wg.Done()
-			fn(lo, hi, newScratch(cols, g))
-		}(bounds[t], bounds[t+1])
+			fn(lo, hi, s)
+		}(bounds[t], bounds[t+1], scr[t])
 	}
 	wg.Wait()
 }
