@@ -1,6 +1,7 @@
 package amg_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 
@@ -110,5 +111,28 @@ func ExamplePreconditioner_Apply() {
 	}
 	fmt.Println(z[0] > 0)
 	// Output:
+	// true
+}
+
+// A pure-Neumann problem is singular: the setup finds the constants as its
+// null space, and Solve returns the solution orthogonal to them for a
+// consistent right-hand side, or ErrInconsistent for one that is not.
+func ExampleNew_singular() {
+	pr := fem.Neumann(2, 64) // no Dirichlet condition: A·1 = 0
+	pc, err := amg.New(pr.A, amg.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("null space:", len(pc.Kernel()), "vector")
+	b := make([]float64, pr.A.Rows)
+	b[0], b[len(b)-1] = 1, -1 // a source and a sink: Σb = 0
+	res, err := pc.Solve(b, make([]float64, len(b)))
+	fmt.Println(res.Status, res.TrueResidual < 1e-8, err)
+	b[0] = 2 // a net source: no solution
+	_, err = pc.Solve(b, make([]float64, len(b)))
+	fmt.Println(errors.Is(err, amg.ErrInconsistent))
+	// Output:
+	// null space: 1 vector
+	// converged true <nil>
 	// true
 }
