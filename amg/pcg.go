@@ -113,15 +113,31 @@ func (pc *Preconditioner) Solve(b, x []float64) (*Result, error) {
 		rhs = append([]float64(nil), b...)
 		res.KernelPart = pc.project(rhs) / bn
 	} else if dres, ok, err := pc.solveDevice(b, x, bn, start); ok {
-		if dres != nil {
-			if !dres.Converged {
-				dres.Status = IterationLimit
-			}
-			dres.TrueResidual = pc.trueResidual(b, x, bn)
+		if dres == nil || err != nil {
+			return dres, err
 		}
-		return dres, err
+		dres.Status = IterationLimit
+		if dres.TrueResidual = pc.trueResidual(b, x, bn); dres.TrueResidual <= pc.opts.Tol {
+			dres.Status = Converged
+		} else if dres.Converged {
+			// The device's updated residual drifted: go on from x on
+			// the host, which checks and restarts as below.
+			res.Iterations, res.Residuals = dres.Iterations, dres.Residuals
+			dres = nil
+		}
+		if dres != nil {
+			dres.Converged = dres.Status == Converged
+			return dres, nil
+		}
 	}
+	its, hist := res.Iterations, res.Residuals
+	res.Iterations, res.Residuals = 0, nil
 	err := pc.pcg(rhs, x, bn, res)
+	if its > 0 {
+		res.Iterations += its
+		res.Residuals = append(hist, res.Residuals[1:]...)
+		res.Restarts++
+	}
 	if pc.kernel != nil {
 		pc.project(x)
 	}
