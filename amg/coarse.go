@@ -147,12 +147,15 @@ func (c *coarseSolver) solve(b, x []float64) {
 		}
 		y[k] = s / m[k*n+k]
 	}
-	for k := r - 1; k >= 0; k-- {
-		s := y[k]
-		for i := k + 1; i < r; i++ {
-			s -= m[i*n+k] * y[i]
+	// Lᵀ·w = y by rows of L (contiguous), not by its columns.
+	for i := r - 1; i >= 0; i-- {
+		yi := y[i] / m[i*n+i]
+		y[i] = yi
+		row := m[i*n : i*n+i]
+		yy := y[:len(row)]
+		for k, v := range row {
+			yy[k] -= v * yi
 		}
-		y[k] = s / m[k*n+k]
 	}
 	clear(x[:n])
 	for k := 0; k < r; k++ {

@@ -206,10 +206,13 @@ func (pc *Preconditioner) pcg(b, x []float64, bn float64, res *Result) error {
 		alpha := rz / dq
 		rr := p.sumChunks(n, func(lo, hi int) float64 {
 			s := 0.0
-			for i := lo; i < hi; i++ {
-				x[i] += alpha * d[i]
-				r[i] -= alpha * q[i]
-				s += r[i] * r[i]
+			xx, dd, rv, qq := x[lo:hi], d[lo:hi], r[lo:hi], q[lo:hi]
+			dd, rv, qq = dd[:len(xx)], rv[:len(xx)], qq[:len(xx)]
+			for i := range xx {
+				xx[i] += alpha * dd[i]
+				ri := rv[i] - alpha*qq[i]
+				rv[i] = ri
+				s += ri * ri
 			}
 			return s
 		})
@@ -240,8 +243,10 @@ func (pc *Preconditioner) pcg(b, x []float64, bn float64, res *Result) error {
 		beta := rzNew / rz
 		rz = rzNew
 		p.forRange(n, n, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				d[i] = z[i] + beta*d[i]
+			dd, zz := d[lo:hi], z[lo:hi]
+			zz = zz[:len(dd)]
+			for i := range dd {
+				dd[i] = zz[i] + beta*dd[i]
 			}
 		})
 	}
