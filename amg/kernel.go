@@ -6,10 +6,13 @@ import (
 )
 
 // kernelTol bounds ‖A·v‖ relative to ‖|A|·|v|‖ for a vector interpolated
-// from the coarsest null space to count as a null vector of A: rounding
-// leaves about 1e-15; a nonsingular A whose coarsest operator only looks
-// singular (dependent prolongator columns) leaves O(1).
-const kernelTol = 1e-9
+// from the coarsest null space to count as a null vector of A. Rounding
+// leaves 2e-16 to 3e-15 (constants of a Neumann Laplacian, rigid motions
+// of a free body); a nonsingular A whose coarsest operator only looks
+// singular leaves O(1) (dependent prolongator columns) or, ill-conditioned
+// (a stiff cluster held by a weak spring: FuzzSolve found 5e-11), more
+// than 1e-13.
+const kernelTol = 1e-13
 
 // maxKernel bounds the null space the setup looks for: rigid-body modes
 // are 6, and more dropped pivots mean a coarsest operator that is singular
