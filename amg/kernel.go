@@ -5,14 +5,14 @@ import (
 	"math"
 )
 
-// kernelTol bounds ‖A·v‖ relative to ‖|A|·|v|‖ for a vector interpolated
-// from the coarsest null space to count as a null vector of A. Rounding
-// leaves 2e-16 to 3e-15 (constants of a Neumann Laplacian, rigid motions
-// of a free body); a nonsingular A whose coarsest operator only looks
-// singular leaves O(1) (dependent prolongator columns) or, ill-conditioned
-// (a stiff cluster held by a weak spring: FuzzSolve found 5e-11), more
-// than 1e-13.
-const kernelTol = 1e-13
+// kernelRound scales the rounding bound of isNull: a null vector of A
+// leaves ‖A·v‖ ≈ ε·sqrt(m)·‖|A|·|v|‖ for rows of m entries (measured 2e-16
+// to 3e-15: constants of a Neumann Laplacian, rigid motions of a free
+// body); a nonsingular A leaves more, by its conditioning (FuzzSolve found
+// SPD matrices at 5e-11 and 5e-14, a stiff cluster on a weak spring), or
+// O(1) when its coarsest operator is singular only through dependent
+// prolongator columns.
+const kernelRound = 16
 
 // maxKernel bounds the null space the setup looks for: rigid-body modes
 // are 6, and more dropped pivots mean a coarsest operator that is singular
@@ -74,11 +74,14 @@ func (pc *Preconditioner) findKernel() error {
 	return nil
 }
 
-// isNull reports whether ‖A·v‖ ≤ kernelTol·‖|A|·|v|‖.
+// isNull reports whether ‖A·v‖ ≤ kernelRound·ε·sqrt(m)·‖|A|·|v|‖, m the
+// longest row of A: v is a null vector of A up to rounding.
 func (pc *Preconditioner) isNull(v []float64) bool {
 	a := pc.op
 	var r2, s2 float64
+	m := 1
 	for i := 0; i < a.rows; i++ {
+		m = max(m, a.ptr[i+1]-a.ptr[i])
 		var r, s float64
 		for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
 			x := a.val[k] * v[a.col[k]]
@@ -88,7 +91,8 @@ func (pc *Preconditioner) isNull(v []float64) bool {
 		r2 += r * r
 		s2 += s * s
 	}
-	return s2 > 0 && math.Sqrt(r2) <= kernelTol*math.Sqrt(s2)
+	tol := kernelRound * 0x1p-52 * math.Sqrt(float64(m))
+	return s2 > 0 && math.Sqrt(r2) <= tol*math.Sqrt(s2)
 }
 
 // orthonormal returns an orthonormal basis of vs by modified Gram–Schmidt,
