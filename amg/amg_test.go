@@ -350,9 +350,14 @@ func TestPreconditionerSPD(t *testing.T) {
 // Update with new values on the same pattern gives the hierarchy a fresh
 // setup builds (the strength graph at θ = 0 depends on the pattern only).
 func TestUpdateMatchesNew(t *testing.T) {
-	for _, tp := range []testProblem{{"poisson3d", fem.Poisson(3, 12)}, {"elasticity", fem.Elasticity(5)}} {
+	for _, tc := range []struct {
+		testProblem
+		reuse bool
+	}{{testProblem{"poisson3d", fem.Poisson(3, 12)}, true}, {testProblem{"elasticity", fem.Elasticity(5)}, true},
+		{testProblem{"poisson3d-rebuild", fem.Poisson(3, 12)}, false}} {
+		tp := tc.testProblem
 		t.Run(tp.name, func(t *testing.T) {
-			o := problemOptions(tp.pr, Options{MaxCoarse: 30})
+			o := problemOptions(tp.pr, Options{MaxCoarse: 30, Reuse: tc.reuse})
 			pc, err := New(tp.pr.A, o)
 			if err != nil {
 				t.Fatal(err)
@@ -457,7 +462,7 @@ func TestDropSmall(t *testing.T) {
 	pr := fem.Poisson(3, 8)
 	a := mustCSR(t, pr.A)
 	d := a.diag()
-	c, keep := a.dropSmall(1e-15)
+	c, keep := a.dropSmall(1e-15, 1)
 	if keep == nil || c.nnz() >= a.nnz() {
 		t.Fatal("the Q1 Laplacian's round-off couplings were not dropped")
 	}
@@ -474,7 +479,7 @@ func TestDropSmall(t *testing.T) {
 			}
 		}
 	}
-	if same, none := a.dropSmall(-1); same != a || none != nil {
+	if same, none := a.dropSmall(-1, 1); same != a || none != nil {
 		t.Error("a negative tolerance dropped entries")
 	}
 	pc, err := New(pr.A, Options{})

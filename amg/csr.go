@@ -19,8 +19,9 @@ type csr struct {
 
 func (a *csr) nnz() int { return a.ptr[a.rows] }
 
-// fromMesh copies a into sorted, duplicate-free form, summing repeats, and
-// checks the values a solver depends on.
+// fromMesh returns a in sorted, duplicate-free form, summing repeats, and
+// checks the values a solver depends on. A sorted a keeps its Col and Val
+// arrays (only the row offsets are converted); others are copied.
 func fromMesh(a *mesh.CSR[float64]) (*csr, error) {
 	if a == nil {
 		return nil, fmt.Errorf("amg: nil matrix")
@@ -79,8 +80,9 @@ func fromMesh(a *mesh.CSR[float64]) (*csr, error) {
 		for i := 0; i <= n; i++ {
 			m.ptr[i] = int(a.RowPtr[i])
 		}
-		m.col = slices.Clone(a.Col)
-		m.val = slices.Clone(a.Val)
+		// Used in place: the caller's arrays are only read.
+		m.col = a.Col[:nz:nz]
+		m.val = a.Val[:nz:nz]
 	} else {
 		m.col = make([]int32, 0, nz)
 		m.val = make([]float64, 0, nz)
@@ -109,38 +111,71 @@ func fromMesh(a *mesh.CSR[float64]) (*csr, error) {
 	return m, nil
 }
 
+// minDrop: dropSmall copies the matrix only when it drops at least
+// 1/minDrop of the entries (the Q1 Laplacian's round-off couplings are a
+// fifth; P1 elasticity has a few exact cancellations that are not worth
+// a copy of the matrix).
+const minDrop = 10
+
 // dropSmall returns a copy of a without the off-diagonal entries that
 // satisfy |a_ij| ≤ tol·sqrt(a_ii·a_jj), and the index in a of every entry
-// kept, or (a, nil) when nothing is dropped. The diagonal must be positive.
-func (a *csr) dropSmall(tol float64) (*csr, []int32) {
+// kept, or (a, nil) when that drops less than 1/minDrop of the entries or
+// would give the rows of a node of bs rows different patterns.
+// The diagonal must be positive.
+func (a *csr) dropSmall(tol float64, bs int) (*csr, []int32) {
 	if tol <= 0 {
 		return a, nil
 	}
 	d := a.diag()
 	t2 := tol * tol
-	c := &csr{rows: a.rows, cols: a.cols, ptr: make([]int, a.rows+1),
-		col: make([]int32, a.nnz()), val: make([]float64, a.nnz())}
-	keep := make([]int32, a.nnz())
-	w := 0
+	small := func(i int, j int32, v float64) bool { return v*v <= t2*d[i]*d[j] && int(j) != i }
+	dropped := 0
 	for i := 0; i < a.rows; i++ {
-		di := d[i]
-		cols, vals := a.col[a.ptr[i]:a.ptr[i+1]], a.val[a.ptr[i]:a.ptr[i+1]]
-		vals = vals[:len(cols)]
-		for q, j := range cols {
-			v := vals[q]
-			if v*v <= t2*di*d[j] && int(j) != i {
+		vals := a.val[a.ptr[i]:a.ptr[i+1]]
+		for q, j := range a.col[a.ptr[i]:a.ptr[i+1]] {
+			if small(i, j, vals[q]) {
+				dropped++
+			}
+		}
+	}
+	if dropped == 0 || dropped < a.nnz()/minDrop {
+		// Too few to pay for a second copy of the matrix: the hierarchy
+		// uses a in place, the small entries included.
+		return a, nil
+	}
+	if bs > 1 && groupOf(a, bs) == bs {
+		// Entries dropped inside node blocks would leave a node's rows
+		// with different patterns: the products would lose their
+		// grouping, which costs more than the entries save (and the copy
+		// its memory). Drop only where every row of the node drops.
+		for i0 := 0; i0 < a.rows; i0 += bs {
+			for q := 0; q < a.ptr[i0+1]-a.ptr[i0]; q++ {
+				j := a.col[a.ptr[i0]+q]
+				s0 := small(i0, j, a.val[a.ptr[i0]+q])
+				for r := 1; r < bs; r++ {
+					if small(i0+r, j, a.val[a.ptr[i0+r]+q]) != s0 {
+						return a, nil
+					}
+				}
+			}
+		}
+	}
+	w := a.nnz() - dropped
+	c := &csr{rows: a.rows, cols: a.cols, ptr: make([]int, a.rows+1),
+		col: make([]int32, w), val: make([]float64, w)}
+	keep := make([]int32, w)
+	w = 0
+	for i := 0; i < a.rows; i++ {
+		vals := a.val[a.ptr[i]:a.ptr[i+1]]
+		for q, j := range a.col[a.ptr[i]:a.ptr[i+1]] {
+			if small(i, j, vals[q]) {
 				continue
 			}
-			c.col[w], c.val[w], keep[w] = j, v, int32(a.ptr[i]+q)
+			c.col[w], c.val[w], keep[w] = j, vals[q], int32(a.ptr[i]+q)
 			w++
 		}
 		c.ptr[i+1] = w
 	}
-	if w == a.nnz() {
-		return a, nil
-	}
-	// Right-sized copies: the drop is usually a fifth of the entries.
-	c.col, c.val, keep = slices.Clone(c.col[:w]), slices.Clone(c.val[:w]), slices.Clone(keep[:w])
 	return c, keep
 }
 

@@ -30,7 +30,7 @@ func (pc *Preconditioner) cycle(lv int, x, b []float64, zero bool) {
 	next := pc.levels[lv+1]
 	// Pre-smoothing leaves the residual in l.res for restriction.
 	p.smooth(l.a, &l.sm, x, b, l.res, l.tmp, l.tmp2, zero, true, false)
-	p.mulVec(l.r, l.res, next.b)
+	p.restrict(l, l.res, next.b)
 	pc.cycle(lv+1, next.x, next.b, true)
 	if pc.opts.Cycle == WCycle && lv+1 < len(pc.levels)-1 {
 		pc.cycle(lv+1, next.x, next.b, false)

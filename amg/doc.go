@@ -3,8 +3,10 @@
 //
 // # Setup
 //
-// New builds a hierarchy from a symmetric positive definite matrix, level
-// by level, until a level has at most Options.MaxCoarse rows:
+// New builds a hierarchy from a symmetric positive definite matrix (or a
+// singular semidefinite one, see Singular systems), used in place when its
+// rows are sorted, level by level until a level is small enough for a
+// dense factor (Options.MaxCoarse, by default sized by cost):
 //
 //  1. Strength graph: nodes (BlockSize interleaved dofs each) joined where
 //     the coupling block is not small, ‖A_uv‖ ≥ θ·sqrt(‖A_uu‖‖A_vv‖).
@@ -22,10 +24,17 @@
 //     interpolated without error.
 //  4. Prolongator smoothing: P = (I − ω·D⁻¹A)·T with ω = 4/(3ρ), ρ the
 //     largest eigenvalue of D⁻¹A from a few Lanczos steps.
-//  5. Galerkin coarse operator A_c = Pᵀ·A·P by two sparse products (row-wise,
-//     dense accumulator and marker per goroutine, no maps).
+//  5. Galerkin coarse operator A_c = Pᵀ·A·P: its pattern first, then A·P
+//     chunk by chunk of fine rows scattered into it, so that neither A·P
+//     nor Pᵀ is held whole (dense accumulator and marker per goroutine, no
+//     maps).
 //
-// The coarsest level is solved by a dense Cholesky factor (gonum).
+// A level keeps what the solve needs: A, P (Pᵀ too when restriction runs
+// on several workers or the GPU), the inverse diagonal and the smoother's
+// interval; Options.Reuse keeps the pattern data of a numeric Update as
+// well. The coarsest level is solved by a Cholesky factor with diagonal
+// pivoting that stops at the numerical rank: a generalized inverse where
+// the coarsest operator is singular.
 //
 // # Solve
 //
@@ -39,10 +48,25 @@
 // # Reuse
 //
 // Update takes new values on the same pattern (a Newton step, a new time
-// step) and recomputes only the numeric part: eigenvalue estimates, the
-// smoothed prolongators, the Galerkin products on their known patterns,
-// smoother data and the coarse factor. Aggregates and tentative
-// prolongators are kept.
+// step). With Options.Reuse it recomputes only the numeric part:
+// eigenvalue estimates, the smoothed prolongators, the Galerkin products on
+// their known patterns, smoother data and the coarse factor; aggregates and
+// tentative prolongators are kept. Without it, it builds afresh.
+//
+// # Singular systems
+//
+// A singular A whose null space the near-nullspace holds (pure Neumann,
+// free-floating bodies) leaves a singular coarsest operator; its null
+// vectors, interpolated to the finest level and checked there, are A's
+// null space (or Options.Kernel gives it). Solve projects it out of b and
+// of every preconditioned residual, and reports an inconsistent b
+// (Status Inconsistent, ErrInconsistent) instead of iterating on it.
+//
+// # Convergence
+//
+// Solve judges convergence on the true residual b − A·x, recomputed when
+// the updated one meets the tolerance; it restarts from it when it falls
+// short and reports Stagnated when restarting no longer helps.
 //
 // # Options
 //

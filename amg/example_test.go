@@ -1,6 +1,7 @@
 package amg_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"slices"
@@ -47,6 +48,31 @@ func laplacian(dim, n int) *mesh.CSR[float64] {
 			}
 			if c < m-1 {
 				rows[v][v+stride[d]] = -1
+			}
+		}
+	}
+	return csr(rows)
+}
+
+// neumann is the graph Laplacian of an n×n grid: the five-point
+// Laplacian with natural boundary conditions, whose rows sum to zero.
+func neumann(n int) *mesh.CSR[float64] {
+	rows := make([]map[int]float64, n*n)
+	for v := range rows {
+		rows[v] = map[int]float64{}
+	}
+	link := func(u, v int) {
+		rows[u][v], rows[v][u] = -1, -1
+		rows[u][u]++
+		rows[v][v]++
+	}
+	for j := range n {
+		for i := range n {
+			if i+1 < n {
+				link(j*n+i, j*n+i+1)
+			}
+			if j+1 < n {
+				link(j*n+i, (j+1)*n+i)
 			}
 		}
 	}
@@ -174,10 +200,10 @@ func ExampleParseOptions() {
 }
 
 // A Newton or time-stepping loop changes the values, not the pattern:
-// Update redoes only the numeric part of the setup.
+// with Reuse, Update redoes only the numeric part of the setup.
 func ExamplePreconditioner_Update() {
 	a := laplacian(2, 66)
-	pc, err := amg.New(a, amg.Options{})
+	pc, err := amg.New(a, amg.Options{Reuse: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -198,9 +224,9 @@ func ExamplePreconditioner_Update() {
 		fmt.Printf("step %d: %d iterations\n", step, res.Iterations)
 	}
 	// Output:
-	// step 1: 9 iterations
-	// step 2: 9 iterations
-	// step 3: 9 iterations
+	// step 1: 10 iterations
+	// step 2: 10 iterations
+	// step 3: 10 iterations
 }
 
 // Apply is the preconditioner alone, for a Krylov method of your own.
@@ -217,5 +243,28 @@ func ExamplePreconditioner_Apply() {
 	}
 	fmt.Println(z[0] > 0)
 	// Output:
+	// true
+}
+
+// A pure-Neumann problem is singular: the setup finds the constants as its
+// null space, and Solve returns the solution orthogonal to them for a
+// consistent right-hand side, or ErrInconsistent for one that is not.
+func ExampleNew_singular() {
+	a := neumann(64) // no Dirichlet condition: A·1 = 0
+	pc, err := amg.New(a, amg.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("null space:", len(pc.Kernel()), "vector")
+	b := make([]float64, a.Rows)
+	b[0], b[len(b)-1] = 1, -1 // a source and a sink: Σb = 0
+	res, err := pc.Solve(b, make([]float64, len(b)))
+	fmt.Println(res.Status, res.TrueResidual < 1e-8, err)
+	b[0] = 2 // a net source: no solution
+	_, err = pc.Solve(b, make([]float64, len(b)))
+	fmt.Println(errors.Is(err, amg.ErrInconsistent))
+	// Output:
+	// null space: 1 vector
+	// converged true <nil>
 	// true
 }

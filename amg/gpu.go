@@ -6,8 +6,6 @@ import (
 	"time"
 	"unsafe"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/misgrid/misgrid/cuda"
 	"github.com/misgrid/misgrid/internal/gpu"
 	"github.com/misgrid/misgrid/internal/kernels"
@@ -198,7 +196,7 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 		}
 	}
 	g.op = g.levels[0].a
-	if pc.keep != nil {
+	if pc.levels[0].a != pc.op {
 		if g.op, err = g.matrix(pc.op); err != nil {
 			return nil, err
 		}
@@ -256,7 +254,7 @@ func (g *gpuSolver) refresh(pc *Preconditioner) error {
 		}
 		gl.lo, gl.hi = l.sm.lo, l.sm.hi
 	}
-	if pc.keep != nil {
+	if pc.levels[0].a != pc.op {
 		if err := put(g.op, pc.op); err != nil {
 			return err
 		}
@@ -352,20 +350,10 @@ func (g *gpuSolver) coarse(c *coarseSolver) error {
 	return err
 }
 
-// coarseInverse returns the inverse of the coarsest operator, row-major.
+// coarseInverse returns the (generalized) inverse of the coarsest
+// operator, row-major.
 func coarseInverse(c *coarseSolver) ([]float64, error) {
-	var inv mat.SymDense
-	if err := c.chol.InverseTo(&inv); err != nil {
-		return nil, fmt.Errorf("amg: inverting the coarsest operator: %w", err)
-	}
-	n := c.n
-	m := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			m[i*n+j] = inv.At(i, j)
-		}
-	}
-	return m, nil
+	return c.inverse(), nil
 }
 
 func (g *gpuSolver) free() error {

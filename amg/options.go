@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 
 	"github.com/misgrid/misgrid/internal/option"
 	"github.com/misgrid/misgrid/mis"
@@ -96,7 +97,11 @@ type Options struct {
 	Damping      float64 // prolongator smoothing ω·ρ; 0 means DefaultDamping
 	EigenSteps   int     // Lanczos steps for ρ(D⁻¹A); 0 means DefaultEigenSteps
 
-	MaxCoarse int // stop coarsening at this many rows; 0 means DefaultMaxCoarse
+	// MaxCoarse stops coarsening at this many rows. 0 sizes the coarsest
+	// level by cost: a dense factor of n rows costs n³/3 operations, so
+	// coarsening goes on until that is about the cost of the rest of the
+	// setup (n ≈ (300·nnz(A))^⅓, at most DefaultMaxCoarse).
+	MaxCoarse int
 	MaxLevels int // 0 means DefaultMaxLevels
 
 	Smoother   Smoother
@@ -104,6 +109,20 @@ type Options struct {
 	ChebyLower float64 // lower end of the Chebyshev interval as a fraction of λ; 0 means DefaultChebyLower
 	ChebyUpper float64 // upper end as a multiple of λ; 0 means DefaultChebyUpper
 	Cycle      Cycle
+
+	// Reuse keeps the pattern data of every level (tentative prolongator,
+	// the patterns of A·T and A·P) so that Update recomputes only values.
+	// Without it a level keeps what the solve needs, and Update builds the
+	// hierarchy afresh (the same result, at the cost of a setup).
+	Reuse bool
+
+	// Kernel is the exact nullspace of a singular A (constants for a
+	// pure-Neumann problem, rigid-body modes for a free-floating body),
+	// one vector per entry, one value per row. Solve projects it out of
+	// the right-hand side and the iterates. Left empty, the setup finds
+	// it when the coarsest operator is singular and its null vectors,
+	// interpolated to the finest level, are null vectors of A.
+	Kernel [][]float64
 
 	Tol     float64 // PCG relative residual; 0 means DefaultTol
 	MaxIter int     // PCG iterations; 0 means DefaultMaxIter
@@ -136,7 +155,6 @@ func (o Options) fill() Options {
 	orDefault(&o.DropTol, DefaultDropTol)
 	orDefault(&o.Damping, DefaultDamping)
 	orDefault(&o.EigenSteps, DefaultEigenSteps)
-	orDefault(&o.MaxCoarse, DefaultMaxCoarse)
 	orDefault(&o.MaxLevels, DefaultMaxLevels)
 	orDefault(&o.Sweeps, DefaultSweeps)
 	orDefault(&o.ChebyLower, DefaultChebyLower)
@@ -186,8 +204,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, bad("damping", o.Damping, "0 < ω·ρ < 2")
 	case o.EigenSteps < 1 || o.EigenSteps > 100:
 		return o, bad("eig_steps", o.EigenSteps, "1 to 100")
-	case o.MaxCoarse < 1:
-		return o, bad("max_coarse", o.MaxCoarse, "at least 1")
+	case o.MaxCoarse < 0:
+		return o, bad("max_coarse", o.MaxCoarse, "at least 1 (0: sized by cost)")
 	case o.MaxLevels < 1:
 		return o, bad("max_levels", o.MaxLevels, "at least 1")
 	case o.Smoother < Chebyshev || o.Smoother > GaussSeidel:
@@ -237,8 +255,7 @@ var registry = &option.Registry[Options]{
 			nil, func(o *Options) *float64 { return &o.Damping }),
 		option.Int("eig_steps", "Lanczos steps of the eigenvalue estimate", 1, 100,
 			func(o *Options) *int { return &o.EigenSteps }),
-		option.Int("max_coarse", "rows of the coarsest level, solved by dense Cholesky", 1, math.MaxInt32,
-			func(o *Options) *int { return &o.MaxCoarse }),
+		maxCoarseKey(),
 		option.Int("max_levels", "most levels of the hierarchy", 1, math.MaxInt32,
 			func(o *Options) *int { return &o.MaxLevels }),
 		option.Enum("smoother", "smoother (jacobi is l1-Jacobi, gs multicolor Gauss–Seidel)", []string{"chebyshev", "jacobi", "gs"},
@@ -255,6 +272,8 @@ var registry = &option.Registry[Options]{
 			nil, func(o *Options) *float64 { return &o.Tol }),
 		option.Int("maxit", "PCG iteration limit", 1, math.MaxInt32,
 			func(o *Options) *int { return &o.MaxIter }),
+		option.Bool("reuse", "keep pattern data for a numeric re-setup (Update) when values will change",
+			func(o *Options) *bool { return &o.Reuse }),
 		option.Int("threads", "goroutines for setup and solve (0: GOMAXPROCS)", 0, math.MaxInt32,
 			func(o *Options) *int { return &o.Workers }),
 		{Info: option.Info{Key: "device", Values: "auto|cpu|gpu|gpu:N|auto:N", Doc: "where Apply and Solve run (auto: the GPU when one is usable and the matrix large enough)"},
@@ -268,6 +287,29 @@ var registry = &option.Registry[Options]{
 }
 
 func init() { registry.SetDefaults(Options{}.fill()) }
+
+// maxCoarseKey is max_coarse: a row count, or auto (0) for the size
+// that the cost of a dense factor sets.
+func maxCoarseKey() option.Key[Options] {
+	k := option.Int("max_coarse", "rows of the coarsest level, solved by a dense pivoted Cholesky (auto: sized by cost)", 1, math.MaxInt32,
+		func(o *Options) *int { return &o.MaxCoarse })
+	k.Values = "auto or " + k.Values
+	set := k.Set
+	k.Set = func(o *Options, v string) error {
+		if option.Normalize(v) == "auto" {
+			o.MaxCoarse = 0
+			return nil
+		}
+		return set(o, v)
+	}
+	k.Get = func(o *Options) string {
+		if o.MaxCoarse == 0 {
+			return "auto"
+		}
+		return strconv.Itoa(o.MaxCoarse)
+	}
+	return k
+}
 
 // getDevice is the text form of Device that setDevice reads.
 func getDevice(o *Options) string { return o.Device.String() }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/misgrid/misgrid/mesh"
@@ -15,22 +16,28 @@ import (
 // so it serves as a PCG preconditioner. A Preconditioner is not safe for
 // concurrent use: Apply and Solve use its work vectors.
 type Preconditioner struct {
-	// op is the matrix as given (rows sorted), the operator of PCG; the
-	// finest level holds it too, less the entries below Options.DropTol,
-	// whose positions in op are keep (nil when none were dropped).
+	// op is the matrix as given, the operator of PCG: the caller's arrays
+	// when its rows are sorted without repeats, a normalized copy
+	// otherwise. The finest level holds it too, less the entries below
+	// Options.DropTol, whose positions in op are keep (nil when none were
+	// dropped or Options.Reuse is off).
 	op     *csr
 	keep   []int32
 	opts   Options
 	pool   pool
 	levels []*level
 	coarse *coarseSolver
+	// kernel is an orthonormal basis of A's null space (Options.Kernel,
+	// or found by the setup), nil for a nonsingular A.
+	kernel [][]float64
 	stats  Stats
 	dev    *gpuSolver // the hierarchy on a GPU (gpu.go), nil on the CPU
 }
 
-// level is one grid of the hierarchy. The aggregates and the tentative
-// prolongator depend only on the pattern and are kept for Update; the rest
-// is numeric and rebuilt there.
+// level is one grid of the hierarchy: what the solve needs (a, p, r and the
+// smoother's data), and with Options.Reuse the pattern-only data that a
+// numeric Update starts from (aggregates, tentative prolongator, the
+// patterns of a·t and a·p).
 type level struct {
 	a  *csr
 	bs int // dofs per node on this level
@@ -38,12 +45,13 @@ type level struct {
 	ga, gr int
 
 	// Towards the next coarser level (nil on the coarsest).
-	of   []int32 // aggregate of every node, −1 for none
 	nagg int
-	t    *csr // tentative prolongator
-	at   *csr // a·t, the pattern of the smoothed prolongator
 	p, r *csr // prolongator and its transpose
-	ap   *csr // a·p
+	// Kept with Options.Reuse only.
+	of []int32 // aggregate of every node, −1 for none
+	t  *csr    // tentative prolongator
+	at *csr    // a·t, the pattern of the smoothed prolongator
+	ap *csr    // a·p
 
 	dinv []float64 // 1/a_ii
 	lmax float64   // estimated largest eigenvalue of D⁻¹A
@@ -73,8 +81,14 @@ type LevelStats struct {
 	Dropped        int     // entries below Options.DropTol left out (finest level)
 }
 
-// New builds the hierarchy of a, which must be symmetric positive definite.
-// a is copied: the caller may reuse it.
+// New builds the hierarchy of a, which must be symmetric positive
+// semidefinite: positive definite, or singular with a null space that
+// Options.Kernel gives or that the near-nullspace holds (see Solve).
+//
+// When the rows of a are sorted without repeated columns (as FEM
+// assembly into a fixed pattern leaves them), its Col and Val arrays are
+// used in place, not copied: they must not change until the next Update
+// or until the Preconditioner is no longer used. Otherwise a is copied.
 func New(a *mesh.CSR[float64], opts Options) (*Preconditioner, error) {
 	start := time.Now()
 	o, err := opts.withDefaults()
@@ -95,19 +109,45 @@ func New(a *mesh.CSR[float64], opts Options) (*Preconditioner, error) {
 	if err := pc.checkSymmetric(m); err != nil {
 		return nil, err
 	}
-	b, k, err := nearNullspace(&o, m.rows, o.BlockSize)
-	if err != nil {
-		return nil, err
-	}
-	t0 = time.Now()
-	a0, keep := m.dropSmall(o.DropTol)
-	pc.keep = keep
-	pc.phase("input", t0)
-	if err := pc.build(a0, b, k); err != nil {
+	if err := pc.setup(); err != nil {
 		return nil, err
 	}
 	pc.stats.Setup = time.Since(start)
 	return pc, nil
+}
+
+// setup builds the hierarchy of pc.op from scratch.
+func (pc *Preconditioner) setup() error {
+	o := &pc.opts
+	m := pc.op
+	b, k, err := nearNullspace(o, m.rows, o.BlockSize)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	a0, keep := m.dropSmall(o.DropTol, o.BlockSize)
+	pc.keep = nil
+	if o.Reuse {
+		pc.keep = keep
+	}
+	pc.phase("input", t0)
+	if err := pc.build(a0, b, k); err != nil {
+		return err
+	}
+	return pc.findKernel()
+}
+
+// coarseRows returns the size below which the hierarchy stops: MaxCoarse,
+// or where the dense factor, n³/3 operations, costs about as much as the
+// rest of the setup (~100 operations per entry of the finest matrix:
+// n = (300·nnz)^⅓), at most 1000 rows and at least 10. Stopping earlier
+// lets the dense factor dominate small problems; going further adds
+// coarse levels whose aggregates are poor and cost iterations.
+func coarseRows(o *Options, nnz int) int {
+	if o.MaxCoarse > 0 {
+		return o.MaxCoarse
+	}
+	return min(DefaultMaxCoarse, max(10, int(math.Cbrt(300*float64(nnz)))))
 }
 
 func (pc *Preconditioner) phase(name string, t0 time.Time) {
@@ -144,10 +184,11 @@ func (pc *Preconditioner) build(a *csr, b []float64, k int) error {
 	o := &pc.opts
 	p := pc.pool
 	bs := o.BlockSize
+	stop := coarseRows(o, a.nnz())
 	for lvl := 0; ; lvl++ {
 		l := &level{a: a, bs: bs}
 		pc.levels = append(pc.levels, l)
-		if a.rows <= o.MaxCoarse || lvl == o.MaxLevels-1 {
+		if a.rows <= stop || lvl == o.MaxLevels-1 {
 			break
 		}
 		t0 := time.Now()
@@ -177,6 +218,9 @@ func (pc *Preconditioner) build(a *csr, b []float64, k int) error {
 		}
 		of, nagg = fixAggregates(g, of, nagg, bs, k)
 		pc.phase("aggregate", t0)
+		if g = nil; a.nnz() >= gcNonzeros {
+			runtime.GC() // the strength graph and the MIS (see below)
+		}
 		if nagg == 0 || nagg*k >= a.rows*9/10 {
 			// Coarsening stalled: stop here and solve this level directly.
 			break
@@ -188,6 +232,18 @@ func (pc *Preconditioner) build(a *csr, b []float64, k int) error {
 		pc.phase("tentative", t0)
 		if err := pc.numeric(l); err != nil {
 			return fmt.Errorf("amg: level %d: %w", lvl, err)
+		}
+		if !o.Reuse {
+			l.of, l.t = nil, nil
+		}
+		if a.nnz() >= gcNonzeros {
+			// The level's transients (strength graph, tentative
+			// prolongator, eigenvalue vectors, product scratch) go back
+			// to the heap before the Galerkin product allocates: the
+			// resident peak of a large setup is its live data plus the
+			// garbage of one level, not of several. The arrays hold no
+			// pointers, so the collection costs about nothing.
+			runtime.GC()
 		}
 		a, b, bs = pc.galerkin(l, nil), bc, k
 	}
@@ -215,9 +271,16 @@ func (pc *Preconditioner) numeric(l *level) error {
 	l.lmax = p.maxEigDinvA(a, l.dinv, o.EigenSteps)
 	pc.phase("eigen", t0)
 	t0 = time.Now()
-	if o.Prolongation == Tentative {
+	switch {
+	case o.Prolongation == Tentative:
 		l.p = l.t
-	} else {
+	case !o.Reuse:
+		// a·t is smoothed in place into p: no copy of the product.
+		l.ga = groupOf(a, l.bs)
+		at := p.mulMat(a, l.t, l.ga)
+		smoothProlongator(p, l.t, at, l.dinv, o.Damping/l.lmax, at)
+		l.p = at
+	default:
 		if l.at == nil {
 			l.ga = groupOf(a, l.bs)
 			l.at = p.mulMat(a, l.t, l.ga)
@@ -227,13 +290,15 @@ func (pc *Preconditioner) numeric(l *level) error {
 		}
 		smoothProlongator(p, l.t, l.at, l.dinv, o.Damping/l.lmax, l.p)
 	}
-	l.r = l.p.transpose()
+	if o.Reuse {
+		l.r = l.p.transpose() // the numeric Galerkin product runs on it
+	}
 	pc.phase("prolongator", t0)
 	return nil
 }
 
 // smoothProlongator sets p = t − ω·D⁻¹·(a·t) on the pattern of at, which
-// holds that of t because a has a nonzero diagonal.
+// holds that of t because a has a nonzero diagonal. p may be at.
 func smoothProlongator(pl pool, t, at *csr, dinv []float64, omega float64, p *csr) {
 	pl.forRange(at.rows, at.nnz(), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -261,6 +326,23 @@ func (pc *Preconditioner) galerkin(l *level, ac *csr) *csr {
 		if l.ga == 0 {
 			l.ga = groupOf(l.a, l.bs)
 		}
+		if !pc.opts.Reuse {
+			gc := l.p.cols / max(1, l.nagg)
+			if !blockCols(l.p, gc) {
+				gc = 1
+			}
+			ac, r := p.galerkinStreamed(l.a, l.p, l.ga, gc)
+			if o := &pc.opts; o.Workers > 1 || o.Device != mis.CPU {
+				// Restriction by rows of Pᵀ, in parallel (and the
+				// GPU copy's); one worker scatters from P's rows at
+				// the same speed (see restrict).
+				if r == nil {
+					r = l.p.transpose()
+				}
+				l.r = r
+			}
+			return ac
+		}
 		l.gr = groupOf(l.r, l.r.rows/max(1, l.nagg))
 		l.ap = p.mulMat(l.a, l.p, l.ga)
 		return p.mulMat(l.r, l.ap, l.gr)
@@ -272,8 +354,6 @@ func (pc *Preconditioner) galerkin(l *level, ac *csr) *csr {
 
 // finish sets up the smoothers, the coarse solver, work vectors and stats.
 func (pc *Preconditioner) finish() error {
-	o := &pc.opts
-	p := pc.pool
 	t0 := time.Now()
 	last := len(pc.levels) - 1
 	for i, l := range pc.levels {
@@ -294,9 +374,14 @@ func (pc *Preconditioner) finish() error {
 	t0 = time.Now()
 	cl := pc.levels[last]
 	if cl.a.rows > maxDense {
-		return fmt.Errorf("amg: coarsening stalled at level %d with %d rows, too many for the dense coarse solver (%d): raise theta or check the near-nullspace", last, cl.a.rows, maxDense)
+		return fmt.Errorf("amg: coarsening stalled at level %d with %d rows, too many for the dense coarse solver (%d): raise theta, max_levels or check the near-nullspace", last, cl.a.rows, maxDense)
 	}
-	cs, err := newCoarseSolver(cl.a)
+	var ref []float64
+	if last > 0 {
+		l := pc.levels[last-1]
+		ref = absEnergy(l.a, l.p)
+	}
+	cs, err := newCoarseSolver(cl.a, ref)
 	if err != nil {
 		return err
 	}
@@ -305,11 +390,13 @@ func (pc *Preconditioner) finish() error {
 		cl.x, cl.b = make([]float64, cl.a.rows), make([]float64, cl.a.rows)
 	}
 	pc.phase("coarse", t0)
-	_ = p
-	_ = o
 	pc.fillStats()
 	return pc.attachDevice()
 }
+
+// gcNonzeros is the level size (entries) from which setup collects its
+// garbage between levels.
+const gcNonzeros = 1 << 20
 
 // maxDense bounds the coarsest level: its Cholesky factor costs n³/3.
 const maxDense = 6000
@@ -368,12 +455,15 @@ func (pc *Preconditioner) Stats() Stats { return pc.stats }
 // Rows returns the size of the matrix.
 func (pc *Preconditioner) Rows() int { return pc.op.rows }
 
-// Update replaces the matrix values, keeping the pattern-only part of the
-// setup: the aggregates and the tentative prolongators. It recomputes the
-// eigenvalue estimates, the smoothed prolongators, the Galerkin products
-// (numerically, on the patterns already found), the smoothers and the
-// coarse factor, as Newton and time-stepping loops need. a must have the
-// pattern of the matrix given to New.
+// Update replaces the matrix values, as Newton and time-stepping loops
+// need. a must have the pattern of the matrix given to New, and is used in
+// place as New uses it. With Options.Reuse it keeps the pattern-only part
+// of the setup, the aggregates and the tentative prolongators, and
+// recomputes the eigenvalue estimates, the smoothed prolongators, the
+// Galerkin products (numerically, on the patterns already found), the
+// smoothers and the coarse factor. Without it, it builds the hierarchy
+// afresh. Either way the result is the hierarchy New would build from a
+// when the aggregates do not depend on the values (θ = 0).
 func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 	start := time.Now()
 	for k := range pc.stats.Phases {
@@ -388,7 +478,22 @@ func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 	if err := pc.checkSymmetric(m); err != nil {
 		return err
 	}
-	copy(pc.op.val, m.val)
+	fine0 := pc.levels[0].a == pc.op
+	pc.op = m
+	if !pc.opts.Reuse {
+		if pc.dev != nil {
+			_ = pc.Close()
+		}
+		pc.levels, pc.coarse, pc.kernel = nil, nil, nil
+		if err := pc.setup(); err != nil {
+			return err
+		}
+		pc.stats.Setup = time.Since(start)
+		return nil
+	}
+	if fine0 {
+		pc.levels[0].a = m
+	}
 	if pc.keep != nil {
 		// The hierarchy keeps the pattern it was built on.
 		fine := pc.levels[0].a
@@ -403,6 +508,9 @@ func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 		pc.galerkin(l, pc.levels[i+1].a)
 	}
 	if err := pc.finish(); err != nil {
+		return err
+	}
+	if err := pc.findKernel(); err != nil {
 		return err
 	}
 	pc.stats.Setup = time.Since(start)

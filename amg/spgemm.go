@@ -34,6 +34,7 @@ type spgemmScratch struct {
 	mark []int32
 	acc  []float64
 	list []int32
+	fine []int32 // marker over fine row groups (galerkinPattern)
 }
 
 func newScratch(cols, g int) *spgemmScratch {
@@ -45,7 +46,9 @@ func newScratch(cols, g int) *spgemmScratch {
 }
 
 // mulMat returns c = a·b with sorted rows; the rows of a come in groups of
-// g sharing a pattern (see groupOf; g = 1 always works).
+// g sharing a pattern (see groupOf; g = 1 always works). It runs in two
+// passes, symbolic (row sizes) then numeric, so c is allocated once at its
+// exact size and nothing of the product's size is held besides it.
 //
 // Every entry c_ij accumulates a_ik·b_kj in a fixed order, over k in a's
 // row order and then b's, whatever the grouping and the worker count. So
@@ -53,84 +56,105 @@ func newScratch(cols, g int) *spgemmScratch {
 // reproduces it bitwise.
 func (p pool) mulMat(a, b *csr, g int) *csr {
 	n := a.rows
-	ng := n / g
-	w := p.workers
-	if w > ng {
-		w = ng
-	}
-	if w < 1 || a.nnz()+n < minParallel {
-		w = 1
-	}
-	type part struct {
-		lo, hi int // groups
-		cnt    []int
-		col    []int32
-		val    []float64
-	}
-	parts := make([]part, w)
-	lo := 0
-	for t := range parts {
-		hi := ng
-		if t < w-1 {
-			hi = (searchPtr(a.ptr, lo*g, a.nnz()*(t+1)/w) + g - 1) / g
-			hi = max(hi, lo)
-		}
-		parts[t].lo, parts[t].hi = lo, hi
-		lo = hi
-	}
-	var wg sync.WaitGroup
-	wg.Add(w)
-	for t := range parts {
-		go func(pt *part) {
-			defer wg.Done()
-			s := newScratch(b.cols, g)
-			pt.cnt = make([]int, pt.hi-pt.lo)
-			// The products here (A·T, A·P, R·AP) have about as many
-			// entries as their left factor; append grows the rest.
-			est := 0
-			if pt.hi > pt.lo {
-				est = a.ptr[pt.hi*g] - a.ptr[pt.lo*g]
-			}
-			pt.col = make([]int32, 0, est+16)
-			pt.val = make([]float64, 0, est+16)
-			for grp := pt.lo; grp < pt.hi; grp++ {
-				row := s.accumulate(a, b, grp, g)
-				slices.Sort(row)
-				for r := 0; r < g; r++ {
-					pt.col = append(pt.col, row...)
-					for _, j := range row {
-						pt.val = append(pt.val, s.acc[int(j)*g+r])
-					}
-				}
-				pt.cnt[grp-pt.lo] = len(row)
-			}
-		}(&parts[t])
-	}
-	wg.Wait()
 	c := &csr{rows: n, cols: b.cols, ptr: make([]int, n+1)}
-	for t := range parts {
-		pt := &parts[t]
-		for grp := pt.lo; grp < pt.hi; grp++ {
+	bounds := p.groupParts(a, g)
+	p.eachPart(bounds, b.cols, g, func(lo, hi int, s *spgemmScratch) {
+		for grp := lo; grp < hi; grp++ {
+			cnt := s.count(a, b, grp, g)
 			for r := 0; r < g; r++ {
-				i := grp*g + r
-				c.ptr[i+1] = c.ptr[i] + pt.cnt[grp-pt.lo]
+				c.ptr[grp*g+r+1] = cnt
 			}
 		}
-	}
-	if w == 1 {
-		c.col, c.val = slices.Clip(parts[0].col), slices.Clip(parts[0].val)
-		return c
+	})
+	for i := 0; i < n; i++ {
+		c.ptr[i+1] += c.ptr[i]
 	}
 	c.col = make([]int32, c.ptr[n])
 	c.val = make([]float64, c.ptr[n])
-	p.forRange(w, c.ptr[n], func(tlo, thi int) {
-		for t := tlo; t < thi; t++ {
-			pt := &parts[t]
-			copy(c.col[c.ptr[pt.lo*g]:], pt.col)
-			copy(c.val[c.ptr[pt.lo*g]:], pt.val)
+	p.eachPart(bounds, b.cols, g, func(lo, hi int, s *spgemmScratch) {
+		for grp := lo; grp < hi; grp++ {
+			row := s.accumulate(a, b, grp, g)
+			slices.Sort(row)
+			for r := 0; r < g; r++ {
+				q := c.ptr[grp*g+r]
+				copy(c.col[q:], row)
+				vals := c.val[q : q+len(row)]
+				for t, j := range row {
+					vals[t] = s.acc[int(j)*g+r]
+				}
+			}
 		}
 	})
 	return c
+}
+
+// groupParts splits the row groups of a into one range per worker with
+// about the same number of entries; bounds[t] is the first group of part t.
+func (p pool) groupParts(a *csr, g int) []int { return p.groupRange(a, g, 0, a.rows/g) }
+
+// groupRange splits the row groups [lo, hi) of a the same way.
+func (p pool) groupRange(a *csr, g, lo, hi int) []int {
+	first, nz := a.ptr[lo*g], a.ptr[hi*g]-a.ptr[lo*g]
+	w := min(p.workers, hi-lo)
+	if w < 1 || nz+(hi-lo)*g < minParallel {
+		w = 1
+	}
+	bounds := make([]int, w+1)
+	bounds[0] = lo
+	for t := 1; t < w; t++ {
+		b := (searchPtr(a.ptr, bounds[t-1]*g, first+nz*t/w) + g - 1) / g
+		bounds[t] = min(max(b, bounds[t-1]), hi)
+	}
+	bounds[w] = hi
+	return bounds
+}
+
+// eachPart runs fn on every part of bounds, one goroutine and scratch each.
+func (p pool) eachPart(bounds []int, cols, g int, fn func(lo, hi int, s *spgemmScratch)) {
+	p.eachPartWith(bounds, make([]*spgemmScratch, len(bounds)-1), cols, g, fn)
+}
+
+// eachPartWith is eachPart with the scratch of part t kept in scr[t] and
+// reused from there (allocated when nil), so that repeated products do not
+// leave garbage behind. Marks must differ between the uses of a scratch.
+func (p pool) eachPartWith(bounds []int, scr []*spgemmScratch, cols, g int, fn func(lo, hi int, s *spgemmScratch)) {
+	w := len(bounds) - 1
+	for t := range w {
+		if scr[t] == nil {
+			scr[t] = newScratch(cols, g)
+		}
+	}
+	if w == 1 {
+		fn(bounds[0], bounds[1], scr[0])
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(w)
+	for t := 0; t < w; t++ {
+		go func(lo, hi int, s *spgemmScratch) {
+			defer wg.Done()
+			fn(lo, hi, s)
+		}(bounds[t], bounds[t+1], scr[t])
+	}
+	wg.Wait()
+}
+
+// count returns the number of columns in the rows of group grp of a·b.
+// Its marks (−2−grp) never equal those of accumulate (grp).
+func (s *spgemmScratch) count(a, b *csr, grp, g int) int {
+	mk := int32(-2 - grp)
+	i0 := grp * g
+	cnt := 0
+	for k := a.ptr[i0]; k < a.ptr[i0+1]; k++ {
+		r := a.col[k]
+		for _, j := range b.col[b.ptr[r]:b.ptr[r+1]] {
+			if s.mark[j] != mk {
+				s.mark[j] = mk
+				cnt++
+			}
+		}
+	}
+	return cnt
 }
 
 // accumulate forms the rows of group grp of a·b in s.acc (column j of row

@@ -32,29 +32,28 @@ func rowDot(c []int32, v []float64, x []float64) float64 {
 }
 
 func spmvRows(a *csr, x, y []float64, lo, hi int) {
-	ptr, col, val := a.ptr, a.col, a.val
-	y = y[:hi]
-	for i := lo; i < hi; i++ {
-		s, e := ptr[i], ptr[i+1]
-		y[i] = rowDot(col[s:e], val[s:e], x)
+	ptr, col, val := a.ptr[lo:hi+1], a.col, a.val
+	yy := y[lo:hi]
+	ptr = ptr[:len(yy)+1]
+	for i := range yy {
+		yy[i] = rowDot(col[ptr[i]:ptr[i+1]], val[ptr[i]:ptr[i+1]], x)
 	}
 }
 
 func spmvAddRows(a *csr, x, y []float64, lo, hi int) {
-	ptr, col, val := a.ptr, a.col, a.val
-	y = y[:hi]
-	for i := lo; i < hi; i++ {
-		s, e := ptr[i], ptr[i+1]
-		y[i] += rowDot(col[s:e], val[s:e], x)
+	ptr, col, val := a.ptr[lo:hi+1], a.col, a.val
+	yy := y[lo:hi]
+	ptr = ptr[:len(yy)+1]
+	for i := range yy {
+		yy[i] += rowDot(col[ptr[i]:ptr[i+1]], val[ptr[i]:ptr[i+1]], x)
 	}
 }
 
 func residualRows(a *csr, x, b, r []float64, lo, hi int) {
-	ptr, col, val := a.ptr, a.col, a.val
-	r = r[:hi]
-	b = b[:hi]
-	for i := lo; i < hi; i++ {
-		s, e := ptr[i], ptr[i+1]
-		r[i] = b[i] - rowDot(col[s:e], val[s:e], x)
+	ptr, col, val := a.ptr[lo:hi+1], a.col, a.val
+	rr, bb := r[lo:hi], b[lo:hi]
+	bb, ptr = bb[:len(rr)], ptr[:len(rr)+1]
+	for i := range rr {
+		rr[i] = bb[i] - rowDot(col[ptr[i]:ptr[i+1]], val[ptr[i]:ptr[i+1]], x)
 	}
 }

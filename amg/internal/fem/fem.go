@@ -254,3 +254,20 @@ func Elasticity(n int) *Problem {
 	k := elementElasticity(1/float64(n), 1, 0.3)
 	return g.assemble(3, func(a, b, i, j int) float64 { return k[3*a+i][3*b+j] })
 }
+
+// Neumann returns the pure-Neumann Laplacian with Q1 elements on the unit
+// square or cube, n elements per side, no node eliminated: (n+1)^dim
+// unknowns, singular with the constants as its null space.
+func Neumann(dim, n int) *Problem {
+	g := newGrid(dim, n, func([3]int) bool { return false })
+	k := elementLaplace(dim, 1/float64(n))
+	return g.assemble(1, func(a, b, _, _ int) float64 { return k[a][b] })
+}
+
+// FreeElasticity returns Q1 elasticity on the unit cube with no support:
+// 3·(n+1)³ unknowns, singular with the six rigid-body modes as null space.
+func FreeElasticity(n int) *Problem {
+	g := newGrid(3, n, func([3]int) bool { return false })
+	k := elementElasticity(1/float64(n), 1, 0.3)
+	return g.assemble(3, func(a, b, i, j int) float64 { return k[3*a+i][3*b+j] })
+}
