@@ -88,7 +88,7 @@ func benchGPUs(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	prog := newProgress(stderr, "bench")
-	pri := mis.Priority{Seed: *seed}
+	pri := mis.Priority{Kind: mis.Hash, Seed: *seed} // the floor and the multi-GPU runs below hash too
 	var out []gpusBenchResult
 	var mismatch []string
 	for _, spec := range strings.Split(*graphs, ",") {

@@ -19,7 +19,7 @@ func TestGPUGroupSizes(t *testing.T) {
 		g := all[name]
 		dg := upload(t, g)
 		for dist := 1; dist <= 2; dist++ {
-			keys, _ := mis.Keys(g, mis.Priority{Seed: 3})
+			keys, _ := mis.Keys(g, mis.Priority{Kind: mis.Hash, Seed: 3})
 			want := mistest.Greedy(t, g, keys, dist)
 			for _, gs := range misgpu.GroupSizes {
 				// Also with the persistent tail after 0 (none), 1 and 3
@@ -49,7 +49,7 @@ func TestGPUMidSize(t *testing.T) {
 		"random-200k":         mesh.RandomGraph(200_000, 16, 5),
 	} {
 		dg := upload(t, g)
-		keys, _ := mis.Keys(g, mis.Priority{})
+		keys, _ := mis.Keys(g, mis.Priority{Kind: mis.Hash})
 		for dist := 1; dist <= 2; dist++ {
 			want := mistest.Parallel(t, g, keys, dist, 0)
 			// Every lane count, and the defaults (bands, read modes,
