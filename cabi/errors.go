@@ -36,19 +36,22 @@ const (
 	statusIO       status = C.MISGRID_ERR_IO
 	statusOption   status = C.MISGRID_ERR_OPTION
 	statusInternal status = C.MISGRID_ERR_INTERNAL
+	// statusInconsistent: b has a part in the kernel of a singular A.
+	statusInconsistent status = C.MISGRID_ERR_INCONSISTENT
 )
 
 var statusNames = map[status]string{
-	statusOK:       "MISGRID_OK",
-	statusNull:     "MISGRID_ERR_NULL",
-	statusArg:      "MISGRID_ERR_ARG",
-	statusRange:    "MISGRID_ERR_RANGE",
-	statusHandle:   "MISGRID_ERR_HANDLE",
-	statusNoMem:    "MISGRID_ERR_NOMEM",
-	statusNoGPU:    "MISGRID_ERR_NOGPU",
-	statusIO:       "MISGRID_ERR_IO",
-	statusOption:   "MISGRID_ERR_OPTION",
-	statusInternal: "MISGRID_ERR_INTERNAL",
+	statusOK:           "MISGRID_OK",
+	statusNull:         "MISGRID_ERR_NULL",
+	statusArg:          "MISGRID_ERR_ARG",
+	statusRange:        "MISGRID_ERR_RANGE",
+	statusHandle:       "MISGRID_ERR_HANDLE",
+	statusNoMem:        "MISGRID_ERR_NOMEM",
+	statusNoGPU:        "MISGRID_ERR_NOGPU",
+	statusIO:           "MISGRID_ERR_IO",
+	statusOption:       "MISGRID_ERR_OPTION",
+	statusInternal:     "MISGRID_ERR_INTERNAL",
+	statusInconsistent: "MISGRID_ERR_INCONSISTENT",
 }
 
 // apiError is an error with the status it maps to.

@@ -7,6 +7,7 @@ package main
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -109,26 +110,54 @@ func misgrid_solver_set_coordinates(ctx C.misgrid_context, solver C.misgrid_solv
 func misgrid_solver_set_nullspace(ctx C.misgrid_context, solver C.misgrid_solver, n C.int64_t, nvec C.int32_t, vectors *C.misgrid_cdouble) C.misgrid_status {
 	return guard(ctx, "misgrid_solver_set_nullspace", func(*context) error {
 		return withSolver(solver, func(s *solverObj) error {
-			if nvec < 1 || nvec > 64 {
-				return errorf(statusRange, "nvec = %d, want 1 to 64 vectors", int32(nvec))
+			v, err := readVectors("near-nullspace", n, nvec, 64, vectors)
+			if err == nil {
+				s.opts.Vectors = v
 			}
-			if err := checkLen("n", int64(n), 8*int64(nvec)); err != nil {
-				return err
-			}
-			if err := needMemory(fmt.Sprintf("%d near-nullspace vectors of %d entries", int32(nvec), int64(n)), 8*float64(nvec)*float64(n)); err != nil {
-				return err
-			}
-			all, err := readFloat64s("vectors", vectors, int64(n)*int64(nvec), false)
-			if err != nil {
-				return err
-			}
-			s.opts.Vectors = make([][]float64, nvec)
-			for j := range s.opts.Vectors {
-				s.opts.Vectors[j] = all[int64(j)*int64(n) : int64(j+1)*int64(n)]
-			}
-			return nil
+			return err
 		})
 	})
+}
+
+// maxKernel bounds the vectors of misgrid_solver_set_kernel: rigid-body
+// modes are 6 and 3 per node in 3D; a larger exact null space is beyond
+// what projecting it out of every iterate is meant for.
+const maxKernel = 64
+
+//export misgrid_solver_set_kernel
+func misgrid_solver_set_kernel(ctx C.misgrid_context, solver C.misgrid_solver, n C.int64_t, nvec C.int32_t, vectors *C.misgrid_cdouble) C.misgrid_status {
+	return guard(ctx, "misgrid_solver_set_kernel", func(*context) error {
+		return withSolver(solver, func(s *solverObj) error {
+			v, err := readVectors("kernel", n, nvec, maxKernel, vectors)
+			if err == nil {
+				s.opts.Kernel = v
+			}
+			return err
+		})
+	})
+}
+
+// readVectors reads nvec (1 to max) vectors of n doubles, vector j at
+// vectors[j*n ...], checked against the memory they take.
+func readVectors(what string, n C.int64_t, nvec C.int32_t, max int32, vectors *C.misgrid_cdouble) ([][]float64, error) {
+	if nvec < 1 || int32(nvec) > max {
+		return nil, errorf(statusRange, "nvec = %d, want 1 to %d vectors", int32(nvec), max)
+	}
+	if err := checkLen("n", int64(n), 8*int64(nvec)); err != nil {
+		return nil, err
+	}
+	if err := needMemory(fmt.Sprintf("%d %s vectors of %d entries", int32(nvec), what, int64(n)), 8*float64(nvec)*float64(n)); err != nil {
+		return nil, err
+	}
+	all, err := readFloat64s("vectors", vectors, int64(n)*int64(nvec), false)
+	if err != nil {
+		return nil, err
+	}
+	v := make([][]float64, nvec)
+	for j := range v {
+		v[j] = all[int64(j)*int64(n) : int64(j+1)*int64(n) : int64(j+1)*int64(n)]
+	}
+	return v, nil
 }
 
 // readMatrix reads a CSR matrix with values as float64, checked in the
@@ -297,6 +326,18 @@ func misgrid_solver_solve(ctx C.misgrid_context, solver C.misgrid_solver, n C.in
 				return errorf(statusArg, "initial guess: %v", err)
 			}
 			res, err := s.pc.Solve(bv, xv)
+			if errors.Is(err, amg.ErrInconsistent) {
+				// Recorded for misgrid_solver_residuals; x stays as it was
+				// (outputs are untouched on failure).
+				s.last, s.history = res, res.Residuals
+				tol := s.opts.Tol
+				if tol == 0 {
+					tol = amg.DefaultTol
+				}
+				return errorf(statusInconsistent, "the right-hand side is inconsistent with the kernel of A: ||N^T b||/||b|| = %.3g for the %d kernel vectors N exceeds tol = %g, "+
+					"so no x solves A x = b (the least-squares x leaves ||b - A x||/||b|| = %.3g); x is left as it was: remove the kernel part of b and solve again for the least-squares x",
+					res.KernelPart, len(s.pc.Kernel()), tol, res.TrueResidual)
+			}
 			if err != nil {
 				return err
 			}
@@ -314,10 +355,7 @@ func misgrid_solver_solve(ctx C.misgrid_context, solver C.misgrid_solver, n C.in
 			if err := store("iterations", iterations, C.int64_t(res.Iterations)); err != nil {
 				return err
 			}
-			if len(res.Residuals) > 0 {
-				return store("residual", residual, C.double(res.Residuals[len(res.Residuals)-1]))
-			}
-			return nil
+			return store("residual", residual, C.double(res.TrueResidual))
 		})
 	})
 }

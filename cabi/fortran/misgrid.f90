@@ -29,7 +29,7 @@ module misgrid
   integer(c_int), parameter, public :: MISGRID_OK = 0, MISGRID_ERR_NULL = 1, &
        MISGRID_ERR_ARG = 2, MISGRID_ERR_RANGE = 3, MISGRID_ERR_HANDLE = 4, &
        MISGRID_ERR_NOMEM = 5, MISGRID_ERR_NOGPU = 6, MISGRID_ERR_IO = 7, &
-       MISGRID_ERR_OPTION = 8, MISGRID_ERR_INTERNAL = 9
+       MISGRID_ERR_OPTION = 8, MISGRID_ERR_INTERNAL = 9, MISGRID_ERR_INCONSISTENT = 10
   ! Index and value types (used by the c_misgrid_* layer).
   integer(c_int32_t), parameter, public :: MISGRID_INT32 = 1, MISGRID_INT64 = 2, MISGRID_INT64_INT32 = 3
   integer(c_int32_t), parameter, public :: MISGRID_PATTERN = 0, MISGRID_FLOAT64 = 1, &
@@ -71,7 +71,7 @@ module misgrid
        c_misgrid_result_aggregate_roots, c_misgrid_result_colors, c_misgrid_result_level_graph, &
        c_misgrid_handle_count, c_misgrid_version_numbers, &
        c_misgrid_solver_create, c_misgrid_solver_destroy, c_misgrid_solver_set_coordinates, &
-       c_misgrid_solver_set_nullspace, c_misgrid_solver_setup, c_misgrid_solver_update_values, &
+       c_misgrid_solver_set_nullspace, c_misgrid_solver_set_kernel, c_misgrid_solver_setup, c_misgrid_solver_update_values, &
        c_misgrid_solver_apply, c_misgrid_solver_solve, c_misgrid_solver_residuals, &
        c_misgrid_solver_info, c_misgrid_solver_level_info, &
        c_misgrid_mis_distributed, c_misgrid_mis_distributed_f
@@ -357,6 +357,15 @@ module misgrid
        real(c_double), intent(in) :: vectors(*)
        integer(c_int) :: st
      end function c_misgrid_solver_set_nullspace
+     function c_misgrid_solver_set_kernel(ctx, solver, n, nvec, vectors) &
+          bind(c, name='misgrid_solver_set_kernel') result(st)
+       import :: c_ptr, c_int, c_int32_t, c_int64_t, c_double
+       type(c_ptr), value :: ctx, solver
+       integer(c_int64_t), value :: n
+       integer(c_int32_t), value :: nvec
+       real(c_double), intent(in) :: vectors(*)
+       integer(c_int) :: st
+     end function c_misgrid_solver_set_kernel
      function c_misgrid_solver_setup(ctx, solver, nrows, ncols, nnz, index_type, base, rowptr, colind, &
           value_type, values) bind(c, name='misgrid_solver_setup') result(st)
        import :: c_ptr, c_int, c_int32_t, c_int64_t
@@ -459,7 +468,7 @@ module misgrid
   public :: misgrid_result_set_flags, misgrid_result_set_vertices, misgrid_result_aggregates
   public :: misgrid_result_aggregate_roots, misgrid_result_colors, misgrid_result_level_graph
   public :: misgrid_solver_create, misgrid_solver_destroy, misgrid_solver_set_coordinates
-  public :: misgrid_solver_set_nullspace, misgrid_solver_setup, misgrid_solver_update_values
+  public :: misgrid_solver_set_nullspace, misgrid_solver_set_kernel, misgrid_solver_setup, misgrid_solver_update_values
   public :: misgrid_solver_apply, misgrid_solver_solve, misgrid_solver_residuals
   public :: misgrid_solver_info, misgrid_solver_level_info
   public :: misgrid_mis_distributed
@@ -1162,6 +1171,18 @@ contains
     st = c_misgrid_solver_set_nullspace(ctx%h, solver%h, size(vectors, 1, kind=c_int64_t), &
          int(size(vectors, 2), c_int32_t), vectors)
   end function misgrid_solver_set_nullspace
+
+  !> The exact kernel vectors(nrows, nvec) of a singular matrix, one vector
+  !> per column (constants for pure Neumann, rigid-body modes for a
+  !> free-floating body): misgrid_solver_solve projects it out, and a b
+  !> with a part in it returns MISGRID_ERR_INCONSISTENT.
+  integer(c_int) function misgrid_solver_set_kernel(ctx, solver, vectors) result(st)
+    type(misgrid_context), intent(in) :: ctx
+    type(misgrid_solver), intent(in) :: solver
+    real(c_double), intent(in), contiguous :: vectors(:, :)
+    st = c_misgrid_solver_set_kernel(ctx%h, solver%h, size(vectors, 1, kind=c_int64_t), &
+         int(size(vectors, 2), c_int32_t), vectors)
+  end function misgrid_solver_set_kernel
 
   integer(c_int) function solver_setup_i32(ctx, solver, rowptr, colind, values, base) result(st)
     type(misgrid_context), intent(in) :: ctx

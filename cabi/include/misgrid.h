@@ -67,7 +67,8 @@ typedef enum misgrid_status {
     MISGRID_ERR_NOGPU = 6,    /* a GPU was required and none can be used */
     MISGRID_ERR_IO = 7,       /* a file could not be written */
     MISGRID_ERR_OPTION = 8,   /* an option string is malformed or names an unknown key */
-    MISGRID_ERR_INTERNAL = 9  /* a bug inside misgrid (please report the message) */
+    MISGRID_ERR_INTERNAL = 9, /* a bug inside misgrid (please report the message) */
+    MISGRID_ERR_INCONSISTENT = 10 /* A is singular and b has a part in its kernel: no x solves A x = b */
 } misgrid_status;
 
 /* Index array types (the index_type arguments). Every index array of a
@@ -406,6 +407,7 @@ misgrid_status misgrid_result_level_graph(misgrid_context ctx, misgrid_result re
  * definite matrices, with PCG. The life cycle, as in AmgX:
  *   misgrid_solver_create(ctx, "smoother=chebyshev tol=1e-10", &s);
  *   [misgrid_solver_set_coordinates / _set_nullspace]   (nullspace=rbm / vectors)
+ *   [misgrid_solver_set_kernel]                         (a singular A's null space)
  *   misgrid_solver_setup(ctx, s, <CSR matrix>);          (full setup)
  *   misgrid_solver_solve(ctx, s, n, b, x, &converged, &its, &res);   (any number)
  *   misgrid_solver_update_values(ctx, s, nnz, ..., values);   (new values, same
@@ -430,6 +432,23 @@ misgrid_status misgrid_solver_set_coordinates(misgrid_context ctx, misgrid_solve
 misgrid_status misgrid_solver_set_nullspace(misgrid_context ctx, misgrid_solver solver,
                                             int64_t n, int32_t nvec, const double *vectors);
 
+/* The exact kernel (null space) of a singular A: nvec (1 to 64) vectors
+ * of n (rows) doubles with A v = 0, vector j at vectors[j*n ...]; for
+ * example the constant vector of a pure-Neumann Poisson problem, or the
+ * rigid-body modes of a free-floating body. Copied; used by the next
+ * setup, which checks them (A v must vanish to rounding) and
+ * orthonormalizes them. Unlike the near-nullspace (set_nullspace), which
+ * only shapes the coarse spaces of a nonsingular A, the kernel is
+ * projected out: misgrid_solver_solve removes it from b and from every
+ * iterate and returns the x orthogonal to it. Without this call the setup
+ * finds the kernel itself when the coarsest operator is singular (its
+ * null vectors interpolated to the matrix, kept where A v vanishes); call
+ * it when the kernel is known, or when A is singular and the coarsest
+ * operator is not. A b with a part in the kernel above tol makes
+ * misgrid_solver_solve return MISGRID_ERR_INCONSISTENT. */
+misgrid_status misgrid_solver_set_kernel(misgrid_context ctx, misgrid_solver solver, int64_t n,
+                                         int32_t nvec, const double *vectors);
+
 /* Builds the hierarchy of a square SPD matrix in CSR form (arguments as
  * misgrid_graph_from_csr; values required). The matrix is copied. A
  * non-symmetric matrix, a zero or negative diagonal or a bad near-null
@@ -451,8 +470,17 @@ misgrid_status misgrid_solver_apply(misgrid_context ctx, misgrid_solver solver, 
 
 /* Preconditioned CG on A x = b from the initial guess in x (n == rows).
  * Not converging is not an error: the call succeeds and *converged is 0.
- * Any of converged, iterations, residual (final relative residual) may be
- * NULL. A breakdown is MISGRID_ERR_ARG. */
+ * Any of converged, iterations, residual may be NULL; *residual is the
+ * true relative residual ||b - A x|| / ||b|| of the x returned, computed
+ * afresh (not CG's updated one). A breakdown is MISGRID_ERR_ARG.
+ * For a singular A (a kernel set with misgrid_solver_set_kernel or found
+ * by the setup), x is the solution orthogonal to the kernel. A b whose
+ * kernel part ||N^T b|| / ||b|| exceeds tol (no x solves A x = b) is
+ * MISGRID_ERR_INCONSISTENT, with that part and the residual the
+ * least-squares x would leave in the message; as on every failure, x and
+ * the other outputs are left as they were (remove the kernel part of b
+ * and solve again for the least-squares x). misgrid_solver_residuals then
+ * gives the history of that solve. */
 misgrid_status misgrid_solver_solve(misgrid_context ctx, misgrid_solver solver, int64_t n,
                                     const double *b, double *x, int32_t *converged,
                                     int64_t *iterations, double *residual);
