@@ -436,8 +436,9 @@ misgrid_status misgrid_solver_set_nullspace(misgrid_context ctx, misgrid_solver 
  * of n (rows) doubles with A v = 0, vector j at vectors[j*n ...]; for
  * example the constant vector of a pure-Neumann Poisson problem, or the
  * rigid-body modes of a free-floating body. Copied; used by the next
- * setup, which checks them (A v must vanish to rounding) and
- * orthonormalizes them. Unlike the near-nullspace (set_nullspace), which
+ * setup, which orthonormalizes them (dependent vectors are
+ * MISGRID_ERR_ARG) but takes A v = 0 on trust: a vector outside the
+ * kernel is projected out all the same and gives a wrong x. Unlike the near-nullspace (set_nullspace), which
  * only shapes the coarse spaces of a nonsingular A, the kernel is
  * projected out: misgrid_solver_solve removes it from b and from every
  * iterate and returns the x orthogonal to it. Without this call the setup
