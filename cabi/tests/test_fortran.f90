@@ -21,6 +21,7 @@ program test_fortran
   type(misgrid_solver) :: s
   real(c_double), allocatable :: b(:), x(:), z(:), hist(:)
   real(c_double) :: opc, res
+  real(c_double), allocatable :: valn(:), kern(:, :), xs(:)
   logical :: conv
   logical :: valid
   character(len=200) :: why
@@ -183,6 +184,43 @@ program test_fortran
   call check(st == MISGRID_ERR_RANGE, 'setup size check')
   st = misgrid_solver_destroy(ctx, s)
   call check(st == MISGRID_OK, 'solver_destroy')
+
+  ! A singular system: the pure-Neumann Laplacian (diagonal = degree) with
+  ! the constants as kernel, given through misgrid_solver_set_kernel.
+  valn = val
+  do i = 1, n
+     do e = rowptr(i), rowptr(i + 1) - 1
+        if (colind(e) == i) l = e
+     end do
+     valn(l) = 0
+     valn(l) = -sum(valn(rowptr(i):rowptr(i + 1) - 1))
+  end do
+  allocate(kern(n, 1), xs(n))
+  kern = 1
+  do i = 1, n
+     xs(i) = sin(0.37d0 * i)
+  end do
+  do i = 1, n
+     b(i) = sum(valn(rowptr(i):rowptr(i + 1) - 1) * xs(colind(rowptr(i):rowptr(i + 1) - 1)))
+  end do
+  st = misgrid_solver_create(ctx, 'max_coarse=10, tol=1e-10', s)
+  st = misgrid_solver_set_kernel(ctx, s, kern)
+  call check(st == MISGRID_OK, 'solver_set_kernel: ' // misgrid_error_message(ctx))
+  st = misgrid_solver_setup(ctx, s, rowptr, colind, valn)
+  call check(st == MISGRID_OK, 'singular setup: ' // misgrid_error_message(ctx))
+  x = 0
+  st = misgrid_solver_solve(ctx, s, b, x, conv, its, res)
+  call check(st == MISGRID_OK .and. conv .and. res <= 1d-10, 'singular solve: ' // misgrid_error_message(ctx))
+  call check(abs(sum(x)) < 1d-8 * sqrt(dot_product(x, x)), 'singular solve: x orthogonal to the constants')
+  print '(a, i0, a, es9.2)', 'test_fortran: Neumann Poisson with the kernel given: ', its, ' iterations, residual ', res
+  b = b + 0.1d0
+  x = 7
+  st = misgrid_solver_solve(ctx, s, b, x, conv, its, res)
+  call check(st == MISGRID_ERR_INCONSISTENT .and. index(misgrid_error_message(ctx), 'inconsistent') > 0 &
+       .and. all(x == 7), 'inconsistent b: ' // misgrid_error_message(ctx))
+  st = misgrid_solver_set_kernel(ctx, s, kern(1:n, 1:0))
+  call check(st == MISGRID_ERR_RANGE, 'set_kernel with no vectors')
+  st = misgrid_solver_destroy(ctx, s)
 
   st = misgrid_result_destroy(ctx, r)
   st = misgrid_result_destroy(ctx, r64)
