@@ -311,30 +311,20 @@ static PetscErrorCode near(PC pc, Mat A, PetscInt n, PetscInt bs, nearnull *nn)
     PetscFunctionReturn(0);
 }
 
-/* The singular-system entry the C ABI may gain: the nullspace of the
- * operator itself (pure Neumann, free-floating bodies), from
- * MatGetNullSpace. Looked up at run time, so that the plugin loads with a
- * libmisgrid that does not have it. */
-typedef misgrid_status (*set_kernel_fn)(misgrid_context, misgrid_solver, int64_t, int32_t, const double *);
-#define MG_KERNEL_ENTRY "misgrid_solver_set_kernel"
-
+/* kernel passes the nullspace of the operator itself (pure Neumann,
+ * free-floating bodies), from MatGetNullSpace, to misgrid as the kernel it
+ * projects out of the cycle's coarse solve and the solution. */
 static PetscErrorCode kernel(PC pc, Mat A, PetscInt n)
 {
-    PC_MISGRID   *mg = (PC_MISGRID *)pc->data;
-    MatNullSpace  sp;
-    set_kernel_fn fn;
-    PetscInt      nv;
-    double       *v;
+    PC_MISGRID  *mg = (PC_MISGRID *)pc->data;
+    MatNullSpace sp;
+    PetscInt     nv;
+    double      *v;
     PetscFunctionBegin;
     PetscCall(MatGetNullSpace(A, &sp));
     if (!sp) PetscFunctionReturn(0);
-    *(void **)&fn = dlsym(RTLD_DEFAULT, MG_KERNEL_ENTRY);
-    if (!fn) {
-        PetscCall(PetscInfo(pc, "the operator has a MatNullSpace; this libmisgrid has no " MG_KERNEL_ENTRY ", so it is not passed\n"));
-        PetscFunctionReturn(0);
-    }
     PetscCall(nsvectors(pc, sp, n, &nv, &v));
-    misgrid_status st = fn(mg->ctx, mg->solver, n, (int32_t)nv, v);
+    misgrid_status st = misgrid_solver_set_kernel(mg->ctx, mg->solver, n, (int32_t)nv, v);
     PetscCall(PetscFree(v));
     MGCall(pc, mg->ctx, st);
     PetscFunctionReturn(0);
