@@ -16,12 +16,12 @@ See docs/python.md.
 import ctypes
 
 from . import _lib
-from ._lib import InputError, MisgridError, NoGPUError
+from ._lib import InconsistentError, InputError, MisgridError, NoGPUError
 from .graph import CLASSES, ELEMENTS, Graph, Level, aggregate, aggregates, color, hierarchy, mis, verify, write_vtu
 from .solver import SolveInfo, Solver, solve
 
 __all__ = [
-    "CLASSES", "ELEMENTS", "Graph", "InputError", "Level", "MisgridError", "NoGPUError", "SolveInfo",
+    "CLASSES", "ELEMENTS", "Graph", "InconsistentError", "InputError", "Level", "MisgridError", "NoGPUError", "SolveInfo",
     "Solver", "aggregate", "aggregates", "color", "handle_count", "hierarchy", "library_path", "mis",
     "option_help", "solve", "verify", "version", "write_vtu",
 ]

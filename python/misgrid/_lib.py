@@ -51,6 +51,11 @@ class NoGPUError(MisgridError):
     """device=gpu and no GPU can be used (MISGRID_ERR_NOGPU)."""
 
 
+class InconsistentError(MisgridError, ValueError):
+    """A is singular and b has a part in its kernel above the tolerance:
+    no x solves A x = b (MISGRID_ERR_INCONSISTENT)."""
+
+
 def _error(code, message):
     if code in (1, 2, 3, 8):
         return InputError(code, message)
@@ -58,6 +63,8 @@ def _error(code, message):
         return type("MisgridMemoryError", (MisgridError, MemoryError), {})(code, message)
     if code == 6:
         return NoGPUError(code, message)
+    if code == 10:
+        return InconsistentError(code, message)
     return MisgridError(code, message)
 
 
@@ -160,6 +167,7 @@ _PROTOS = {
     "misgrid_solver_destroy": ([H, H], ctypes.c_int),
     "misgrid_solver_set_coordinates": ([H, H, i32, i64, P], ctypes.c_int),
     "misgrid_solver_set_nullspace": ([H, H, i64, i32, P], ctypes.c_int),
+    "misgrid_solver_set_kernel": ([H, H, i64, i32, P], ctypes.c_int),
     "misgrid_solver_setup": ([H, H, i64, i64, i64, i32, i32, P, P, i32, P], ctypes.c_int),
     "misgrid_solver_update_values": ([H, H, i64, i32, P], ctypes.c_int),
     "misgrid_solver_apply": ([H, H, i64, P, P], ctypes.c_int),

@@ -10,8 +10,9 @@ from .graph import _csr
 
 
 class SolveInfo:
-    """The outcome of Solver.solve: converged, iterations, residual (final
-    relative residual) and residuals (the history, ||b - A x_k|| / ||b||)."""
+    """The outcome of Solver.solve: converged, iterations, residual (the
+    true relative residual ||b - A x|| / ||b|| of the x returned) and
+    residuals (the history, ||b - A x_k|| / ||b||)."""
 
     def __init__(self, converged, iterations, residual, residuals):
         self.converged, self.iterations = converged, iterations
@@ -22,18 +23,33 @@ class SolveInfo:
             self.converged, self.iterations, self.residual)
 
 
+def _columns(a, n, name):
+    """a as n-row float64 columns in Fortran order (a 1-D a is one column)."""
+    v = np.asfortranarray(a, dtype=np.float64)
+    if v.ndim == 1:
+        v = v.reshape(-1, 1, order="F")
+    if v.ndim != 2 or v.shape[0] != n:
+        raise ValueError("%s has shape %s, want (%d, k) for a matrix of %d rows" % (name, v.shape, n, n))
+    return v
+
+
 class Solver:
     """An AMG hierarchy for a symmetric positive definite scipy.sparse
     matrix A.
 
     coordinates (nnodes, dim) with block_size 2 or 3 gives rigid-body
     modes (nullspace="rbm"); nullspace may also be an (n, k) array of
-    near-nullspace vectors. Other keyword arguments are misgrid solver
+    near-nullspace vectors. kernel, an (n, k) array, is the exact null
+    space of a singular A (the constants of a pure-Neumann problem, the
+    rigid-body modes of a free-floating body): solve projects it out and
+    returns the x orthogonal to it, and raises InconsistentError for a b
+    with a part in it. Left out, the setup finds the kernel when the
+    coarsest operator is singular. Other keyword arguments are misgrid solver
     options (smoother="chebyshev", sweeps=2, theta=0.05, tol=1e-10,
     maxit=200, device="gpu", ...; misgrid.option_help() lists them).
     """
 
-    def __init__(self, A, block_size=None, coordinates=None, nullspace=None, **opts):
+    def __init__(self, A, block_size=None, coordinates=None, nullspace=None, kernel=None, **opts):
         self._h = None
         n, indptr, indices, it, values = _csr(A)
         kw = dict(opts)
@@ -43,11 +59,7 @@ class Solver:
         if isinstance(nullspace, str):
             kw["nullspace"] = nullspace
         elif nullspace is not None:
-            vectors = np.asfortranarray(nullspace, dtype=np.float64)
-            if vectors.ndim == 1:
-                vectors = vectors.reshape(-1, 1, order="F")
-            if vectors.shape[0] != n:
-                raise ValueError("nullspace has %d rows, the matrix %d" % (vectors.shape[0], n))
+            vectors = _columns(nullspace, n, "nullspace")
             kw["nullspace"] = "vectors"
         elif coordinates is not None:
             kw["nullspace"] = "rbm"
@@ -56,6 +68,9 @@ class Solver:
         self._h = h
         if vectors is not None:
             call("solver_set_nullspace", h, n, vectors.shape[1], ptr(vectors))
+        if kernel is not None:
+            kern = _columns(kernel, n, "kernel")
+            call("solver_set_kernel", h, n, kern.shape[1], ptr(kern))
         if coordinates is not None:
             xyz = np.ascontiguousarray(coordinates, dtype=np.float64)
             if xyz.ndim != 2:

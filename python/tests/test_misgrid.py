@@ -24,9 +24,10 @@ def laplacian2d(n):
     return (sp.kron(sp.identity(n), t) + sp.kron(t, sp.identity(n))).tocsr()
 
 
-def q1_elasticity2d(n):
+def q1_elasticity2d(n, clamped=True):
     """Plane-strain Q1 elasticity on an n x n element unit square, clamped
-    on x = 0 (rows and columns eliminated), with node coordinates."""
+    on x = 0 (rows and columns eliminated), with node coordinates; free
+    floating (singular, b None) without clamped."""
     E, nu = 1.0, 0.3
     lam, mu = E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))
     g = 1 / np.sqrt(3)
@@ -52,6 +53,8 @@ def q1_elasticity2d(n):
     A = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                       shape=(2 * p * p,) * 2)
     xy = np.array([[i * h, j * h] for j in range(p) for i in range(p)])
+    if not clamped:
+        return A.tocsr(), None, xy
     keep = np.repeat(xy[:, 0] > 0, 2)
     D = sp.diags(keep.astype(float))
     A = (D @ A @ D + sp.diags((~keep).astype(float))).tocsr()
@@ -202,6 +205,48 @@ class SolverTest(unittest.TestCase):
         Z[0::2, 2], Z[1::2, 2] = -xy[:, 1], xy[:, 0]
         vec = misgrid.Solver(A, block_size=2, nullspace=Z).solve(b)[1]
         self.assertLessEqual(abs(vec.iterations - rbm.iterations), 2)
+
+    def check_singular(self, A, K, **kw):
+        """A x = A xe converges to the tolerance with the kernel K found by
+        the setup and given; x is orthogonal to K; b plus a kernel vector
+        is InconsistentError. Returns the iterations."""
+        rng = np.random.default_rng(2)
+        b = A @ rng.standard_normal(A.shape[0])
+        its = []
+        for kernel in (None, K):
+            x, info = misgrid.Solver(A, kernel=kernel, tol=1e-9, **kw).solve(b)
+            true = np.linalg.norm(b - A @ x) / np.linalg.norm(b)
+            self.assertTrue(info.converged, info)
+            self.assertLess(true, 1e-9)
+            self.assertAlmostEqual(info.residual, true, delta=1e-3 * true)
+            self.assertLess(np.abs(K.T @ x).max(), 1e-8 * np.linalg.norm(x) * np.linalg.norm(K, axis=0).max())
+            its.append(info.iterations)
+        s = misgrid.Solver(A, kernel=K, tol=1e-9, **kw)
+        with self.assertRaises(misgrid.InconsistentError) as e:
+            s.solve(b + 0.1 * K[:, -1])
+        self.assertIn("inconsistent with the kernel", str(e.exception))
+        return its
+
+    def test_singular_neumann_poisson(self):
+        L = laplacian2d(30).tolil()
+        L.setdiag(0)
+        A = (L - sp.diags(np.asarray(L.sum(axis=1)).ravel())).tocsr()  # rows sum to zero
+        its = self.check_singular(A, np.ones((A.shape[0], 1)))
+        self.assertLess(max(its), 30)
+        with self.assertRaises(ValueError):
+            misgrid.Solver(A, kernel=np.ones((A.shape[0] + 1, 1)))
+        with self.assertRaises(misgrid.InputError) as e:  # NaN: refused by the library
+            misgrid.Solver(A, kernel=np.full(A.shape[0], np.nan))
+        self.assertIn("NaN", str(e.exception))
+
+    def test_singular_free_elasticity(self):
+        A, _, xy = q1_elasticity2d(16, clamped=False)
+        n = xy.shape[0]
+        K = np.zeros((2 * n, 3))
+        K[0::2, 0], K[1::2, 1] = 1, 1
+        K[0::2, 2], K[1::2, 2] = -xy[:, 1], xy[:, 0]
+        its = self.check_singular(A, K, block_size=2, coordinates=xy)
+        self.assertLess(max(its), 40)
 
     def test_module_solve(self):
         A = laplacian2d(8)
