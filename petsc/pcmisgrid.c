@@ -34,8 +34,10 @@ typedef struct {
     PetscInt        n, nnz, bs, *ia, *ja;
     PetscInt        coordsused; /* coordsgen then */
     MatNullSpace    nearsp;     /* the near-nullspace then (a reference) */
+    MatNullSpace    nullsp;     /* the nullspace (kernel) then (a reference) */
     Mat             conv;       /* the operator converted to MATSEQAIJ, when it is not one */
     char            nsp[128];   /* where the near-nullspace came from, for PCView */
+    char            ker[128];   /* where the kernel came from, for PCView */
     char            derived[128]; /* the options the plugin set, for PCView */
     PetscInt        full, numeric; /* setups of each kind */
 } PC_MISGRID;
@@ -312,8 +314,10 @@ static PetscErrorCode near(PC pc, Mat A, PetscInt n, PetscInt bs, nearnull *nn)
 }
 
 /* kernel passes the nullspace of the operator itself (pure Neumann,
- * free-floating bodies), from MatGetNullSpace, to misgrid as the kernel it
- * projects out of the cycle's coarse solve and the solution. */
+ * free-floating bodies), from MatGetNullSpace, to misgrid as its kernel:
+ * checked and used instead of the one misgrid's setup would look for.
+ * PCApply is the cycle alone; the KSP removes the MatNullSpace from each
+ * preconditioned residual itself. */
 static PetscErrorCode kernel(PC pc, Mat A, PetscInt n)
 {
     PC_MISGRID  *mg = (PC_MISGRID *)pc->data;
@@ -322,11 +326,17 @@ static PetscErrorCode kernel(PC pc, Mat A, PetscInt n)
     double      *v;
     PetscFunctionBegin;
     PetscCall(MatGetNullSpace(A, &sp));
-    if (!sp) PetscFunctionReturn(0);
+    if (!sp) {
+        PetscCall(PetscSNPrintf(mg->ker, sizeof mg->ker, "none given (misgrid's setup looks for one if the coarsest operator is singular)"));
+        PetscFunctionReturn(0);
+    }
     PetscCall(nsvectors(pc, sp, n, &nv, &v));
     misgrid_status st = misgrid_solver_set_kernel(mg->ctx, mg->solver, n, (int32_t)nv, v);
     PetscCall(PetscFree(v));
     MGCall(pc, mg->ctx, st);
+    PetscCall(PetscObjectReference((PetscObject)sp));
+    mg->nullsp = sp;
+    PetscCall(PetscSNPrintf(mg->ker, sizeof mg->ker, "%" PetscInt_FMT " vectors from MatGetNullSpace (the KSP projects them out)", nv));
     PetscFunctionReturn(0);
 }
 
@@ -339,6 +349,7 @@ static PetscErrorCode dropsolver(PC pc)
     mg->solver = 0;
     PetscCall(PetscFree2(mg->ia, mg->ja));
     PetscCall(MatNullSpaceDestroy(&mg->nearsp));
+    PetscCall(MatNullSpaceDestroy(&mg->nullsp));
     mg->n = mg->nnz = 0;
     PetscFunctionReturn(0);
 }
@@ -431,12 +442,13 @@ static PetscErrorCode PCSetUp_MISGRID(PC pc)
     PetscCall(MatSeqAIJGetArrayRead(S, &a));
     /* PETSc sets SAME_NONZERO_PATTERN from the matrix's nonzero state; the
      * pattern is compared too (a cheap check against a caller's wrong
-     * flag), and the block size, the near-nullspace object and the
-     * coordinates must be those of the last full setup. */
-    MatNullSpace sp;
+     * flag), and the block size, the near-nullspace and nullspace objects
+     * and the coordinates must be those of the last full setup. */
+    MatNullSpace sp, ker;
     PetscCall(MatGetNearNullSpace(A, &sp));
+    PetscCall(MatGetNullSpace(A, &ker));
     same = (PetscBool)(pc->setupcalled && pc->flag == SAME_NONZERO_PATTERN && mg->solver && n == mg->n && ia[n] == mg->nnz && bs == mg->bs &&
-                       sp == mg->nearsp && mg->coordsgen == mg->coordsused);
+                       sp == mg->nearsp && ker == mg->nullsp && mg->coordsgen == mg->coordsused);
     if (same) {
         PetscCall(PetscArraycmp(ia, mg->ia, n + 1, &same));
         if (same) PetscCall(PetscArraycmp(ja, mg->ja, ia[n], &same));
@@ -514,6 +526,7 @@ static PetscErrorCode PCView_MISGRID(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "    levels=%d  operator complexity=%.3f  grid complexity=%.3f\n", (int)nl, oc, gc));
     PetscCall(PetscViewerASCIIPrintf(viewer, "    setups: %d full, %d numeric (aggregates kept); last %.4f s\n", (int)mg->full, (int)mg->numeric, secs));
     PetscCall(PetscViewerASCIIPrintf(viewer, "    near-nullspace: %s\n", mg->nsp));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "    kernel: %s\n", mg->ker));
     /* The options in force beyond libmisgrid's defaults: the plugin's, then the user's. */
     PetscCall(PCMISGRIDKeys(pc, &keys, &nk));
     PetscCall(PetscViewerASCIIPrintf(viewer, "    options: %s", mg->derived));

@@ -441,7 +441,8 @@ misgrid_status misgrid_solver_set_nullspace(misgrid_context ctx, misgrid_solver 
  * kernel is projected out all the same and gives a wrong x. Unlike the near-nullspace (set_nullspace), which
  * only shapes the coarse spaces of a nonsingular A, the kernel is
  * projected out: misgrid_solver_solve removes it from b and from every
- * iterate and returns the x orthogonal to it. Without this call the setup
+ * iterate and returns the x orthogonal to it (misgrid_solver_apply is the
+ * cycle alone and does not project). Without this call the setup
  * finds the kernel itself when the coarsest operator is singular (its
  * null vectors interpolated to the matrix, kept where A v vanishes); call
  * it when the kernel is known, or when A is singular and the coarsest

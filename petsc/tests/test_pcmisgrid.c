@@ -232,7 +232,7 @@ static PetscErrorCode test_view(void)
     out[len] = 0;
     fclose(f);
     remove(path);
-    for (const char *w = "operator complexity\0rigid-body modes\0nonzeros\0block_size=3 nullspace=rbm\0"; *w; w += strlen(w) + 1)
+    for (const char *w = "operator complexity\0rigid-body modes\0kernel: none given\0nonzeros\0block_size=3 nullspace=rbm\0"; *w; w += strlen(w) + 1)
         PetscCheck(strstr(out, w), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCView lacks \"%s\":\n%s", w, out);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok - PCView:\n%s", out));
     PetscCall(KSPDestroy(&ksp));
