@@ -19,6 +19,13 @@ const kernelRound = 16
 // for another reason.
 const maxKernel = 16
 
+// givenKernelTol bounds ‖A·v‖/‖|A|·|v|‖ for a kernel vector the caller
+// gives: looser than the setup's own test (the caller's vectors may come
+// from coordinates or another code's assembly), tight enough that a
+// vector outside the null space, which Solve would project out of the
+// solution, is refused.
+const givenKernelTol = 1e-8
+
 // findKernel sets pc.kernel: Options.Kernel checked and orthonormalized, or
 // else the null vectors of the coarsest operator interpolated to the
 // finest level, kept where they are null vectors of A.
@@ -34,6 +41,9 @@ func (pc *Preconditioner) findKernel() error {
 				if x-x != 0 {
 					return fmt.Errorf("amg: kernel vector %d: entry %d is %v", j, i, x)
 				}
+			}
+			if r := pc.nullResidual(v); !(r <= givenKernelTol) {
+				return fmt.Errorf("amg: kernel vector %d is not a null vector of the matrix: ‖A·v‖ = %.3g·‖|A|·|v|‖, want at most %g", j, r, givenKernelTol)
 			}
 		}
 		k, err := pc.orthonormal(pc.opts.Kernel)
@@ -77,11 +87,19 @@ func (pc *Preconditioner) findKernel() error {
 // isNull reports whether ‖A·v‖ ≤ kernelRound·ε·sqrt(m)·‖|A|·|v|‖, m the
 // longest row of A: v is a null vector of A up to rounding.
 func (pc *Preconditioner) isNull(v []float64) bool {
+	m := 1
+	for i := 0; i < pc.op.rows; i++ {
+		m = max(m, pc.op.ptr[i+1]-pc.op.ptr[i])
+	}
+	return pc.nullResidual(v) <= kernelRound*0x1p-52*math.Sqrt(float64(m))
+}
+
+// nullResidual returns ‖A·v‖/‖|A|·|v|‖ (+Inf for a zero v): how far v is
+// from a null vector of A, relative to the rounding of the product.
+func (pc *Preconditioner) nullResidual(v []float64) float64 {
 	a := pc.op
 	var r2, s2 float64
-	m := 1
 	for i := 0; i < a.rows; i++ {
-		m = max(m, a.ptr[i+1]-a.ptr[i])
 		var r, s float64
 		for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
 			x := a.val[k] * v[a.col[k]]
@@ -91,8 +109,10 @@ func (pc *Preconditioner) isNull(v []float64) bool {
 		r2 += r * r
 		s2 += s * s
 	}
-	tol := kernelRound * 0x1p-52 * math.Sqrt(float64(m))
-	return s2 > 0 && math.Sqrt(r2) <= tol*math.Sqrt(s2)
+	if !(s2 > 0) {
+		return math.Inf(1)
+	}
+	return math.Sqrt(r2) / math.Sqrt(s2)
 }
 
 // orthonormal returns an orthonormal basis of vs by modified Gram–Schmidt,
