@@ -133,6 +133,9 @@ func parallelCopy(dst, src []byte, workers int) {
 	wg.Wait()
 }
 
+// Stream returns the stream the stager's transfers run on.
+func (st *Stager) Stream() *Stream { return st.stream }
+
 // Synchronize waits until every transfer queued so far has completed.
 func (st *Stager) Synchronize() error {
 	for i, q := range st.queued {

@@ -400,7 +400,10 @@ extern "C" __global__ void __launch_bounds__(32 * ROW_WARPS) coarse_rows(const i
 			}
 		int *out = scratch + base[a];
 		for (int i = lane; i < k; i += 32) out[i] = list[i];
-		if (lane == 0) cnt[a] = k;
+		if (lane == 0) {
+			cnt[a] = k;
+			atomicMax((u64 *)meta + M_MAXDC, (u64)k);
+		}
 		__syncwarp();
 	}
 }
@@ -411,7 +414,7 @@ extern "C" __global__ void __launch_bounds__(32 * ROW_WARPS) coarse_rows(const i
 // degree sum and so has room; a sorting network whose comparators all put
 // the smaller value first (so that slots past the end act as +inf and
 // never move) sorts them; a block scan drops the duplicates in place.
-extern "C" __global__ void coarse_overflow(const i64 *off, const int *adj, const u64 *meta, const int *of, const int *mptr, const int *mem, const i64 *base, int *scratch, int *cnt, const int *ovf) {
+extern "C" __global__ void coarse_overflow(const i64 *off, const int *adj, u64 *meta, const int *of, const int *mptr, const int *mem, const i64 *base, int *scratch, int *cnt, const int *ovf) {
 	__shared__ int k;
 	__shared__ int lastv;
 	const i64 novf = (i64)meta[M_NOVF];
@@ -467,15 +470,18 @@ extern "C" __global__ void coarse_overflow(const i64 *off, const int *adj, const
 			w += tot;
 			__syncthreads();
 		}
-		if (threadIdx.x == 0) cnt[a] = (int)w;
+		if (threadIdx.x == 0) {
+			cnt[a] = (int)w;
+			atomicMax((u64 *)meta + M_MAXDC, (u64)w);
+		}
 		__syncthreads();
 	}
 }
 
 // compact copies each sorted row from scratch to its place in the coarse
-// adjacency, records the largest coarse degree, and carries each root's
+// adjacency and carries each root's
 // coordinates, class and Dirichlet flag to its aggregate.
-extern "C" __global__ void compact(u64 *meta, const i64 *base, const int *scratch, const int *cnt, const i64 *coff, int *cadj, const int *roots, const u8 *cls, u8 *ccls, const u8 *dir, u8 *cdir, const double *xyz, double *cxyz, int dim) {
+extern "C" __global__ void compact(const u64 *meta, const i64 *base, const int *scratch, const int *cnt, const i64 *coff, int *cadj, const int *roots, const u8 *cls, u8 *ccls, const u8 *dir, u8 *cdir, const double *xyz, double *cxyz, int dim) {
 	const i64 nc = (i64)meta[M_NC];
 	const int lane = threadIdx.x & 31;
 	for (i64 a = (blockIdx.x * (i64)blockDim.x + threadIdx.x) >> 5; a < nc; a += ((i64)gridDim.x * blockDim.x) >> 5) {
@@ -485,7 +491,6 @@ extern "C" __global__ void compact(u64 *meta, const i64 *base, const int *scratc
 		for (int i = lane; i < c; i += 32) dst[i] = src[i];
 		const int r = roots[a];
 		if (lane == 0) {
-			atomicMax((u64 *)meta + M_MAXDC, (u64)c);
 			if (cls) ccls[a] = cls[r];
 			if (dir) cdir[a] = dir[r];
 		}

@@ -290,6 +290,7 @@ func (m *model) coarseRows() {
 		slices.Sort(row)
 		copy(m.scratch[m.base[a]:], row)
 		m.cnt[a] = int32(len(row))
+		m.maxdc = max(m.maxdc, int64(len(row)))
 	}
 	m.rng.Shuffle(len(m.ovf), func(i, j int) { m.ovf[i], m.ovf[j] = m.ovf[j], m.ovf[i] })
 }
@@ -338,6 +339,7 @@ func (m *model) coarseOverflow() {
 			}
 		}
 		m.cnt[a] = int32(w)
+		m.maxdc = max(m.maxdc, w)
 	}
 }
 
@@ -360,7 +362,6 @@ func (m *model) compact() *mesh.Graph {
 	}
 	for a := range m.nc {
 		copy(m.cadj[m.coff[a]:], m.scratch[m.base[a]:m.base[a]+int64(m.cnt[a])])
-		m.maxdc = max(m.maxdc, int64(m.cnt[a]))
 		r := int(m.roots[a])
 		if c.Class != nil {
 			c.Class[a] = g.Class[r]
