@@ -56,22 +56,22 @@ func (d *Device) DownloadAggregates(a *Aggregates) (of, roots []int32, err error
 // Coarsener holds the working memory of Coarsen, sized for the largest
 // level it has seen; it serves every level of a hierarchy.
 type Coarsener struct {
-	d      *Device
-	n      int
-	m      int64
-	meta   *cuda.Buffer
-	part   *cuda.Buffer
-	p1     *cuda.Buffer // phase-one aggregate per vertex (uint32, none = ^0)
-	roots  *cuda.Buffer
-	mcnt   *cuda.Buffer // members per aggregate, then counted down by members
-	ub     *cuda.Buffer // member degree sum per aggregate (int64)
-	mptr   *cuda.Buffer // member offsets (int32, nc+1)
-	base   *cuda.Buffer // scratch offsets (int64, nc+1)
-	mem    *cuda.Buffer // members, grouped by aggregate
-	cnt    *cuda.Buffer // coarse degree per aggregate
-	ovf    *cuda.Buffer // aggregates whose row overflowed shared memory
-	coff   *cuda.Buffer // coarse offsets (int64, nc+1)
-	sc     *cuda.Buffer // the sorted coarse rows at base (int32, m)
+	d     *Device
+	n     int
+	m     int64
+	meta  *cuda.Buffer
+	part  *cuda.Buffer
+	p1    *cuda.Buffer // phase-one aggregate per vertex (uint32, none = ^0)
+	roots *cuda.Buffer
+	mcnt  *cuda.Buffer // members per aggregate, then counted down by members
+	ub    *cuda.Buffer // member degree sum per aggregate (int64)
+	mptr  *cuda.Buffer // member offsets (int32, nc+1)
+	base  *cuda.Buffer // scratch offsets (int64, nc+1)
+	mem   *cuda.Buffer // members, grouped by aggregate
+	cnt   *cuda.Buffer // coarse degree per aggregate
+	ovf   *cuda.Buffer // aggregates whose row overflowed shared memory
+	coff  *cuda.Buffer // coarse offsets (int64, nc+1)
+	sc    *cuda.Buffer // the sorted coarse rows at base (int32, m)
 }
 
 // NewCoarsener returns a Coarsener; memory comes with the first level.
