@@ -2,6 +2,7 @@ package gpuagg
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 
 	"github.com/misgrid/misgrid/cuda"
@@ -41,10 +42,13 @@ type Device struct {
 	sms    int
 	fn     map[string]*cuda.Function
 	host   *cuda.HostBuffer // meta words read back per level
+	own    bool             // the stream was made here
 }
 
-// Open loads the kernels into ctx.
-func Open(ctx *cuda.Context) (*Device, error) {
+// Open loads the kernels into ctx; their work runs on s, or on a stream
+// of the Device's own when s is nil. Sharing the stream of the code that
+// computes the sets (the MIS engine) orders the two without the host.
+func Open(ctx *cuda.Context, s *cuda.Stream) (*Device, error) {
 	sms, err := ctx.Device().Attribute(cuda.AttrMultiprocessorCount)
 	if err != nil {
 		return nil, err
@@ -61,9 +65,12 @@ func Open(ctx *cuda.Context) (*Device, error) {
 		}
 		d.fn[name] = f
 	}
-	if d.stream, err = ctx.NewStream(); err != nil {
-		d.Close()
-		return nil, err
+	d.stream, d.own = s, s == nil
+	if d.own {
+		if d.stream, err = ctx.NewStream(); err != nil {
+			d.Close()
+			return nil, err
+		}
 	}
 	if d.host, err = ctx.AllocHost(8 * metaWords); err != nil {
 		d.Close()
@@ -89,10 +96,9 @@ func (d *Device) Close() error {
 	if d.stream != nil {
 		err = d.stream.Synchronize()
 	}
-	for _, e := range []error{d.host.Free(), d.stream.Close(), d.mod.Close()} {
-		if err == nil {
-			err = e
-		}
+	err = errors.Join(err, d.host.Free(), d.mod.Close())
+	if d.own {
+		err = errors.Join(err, d.stream.Close())
 	}
 	return err
 }

@@ -26,7 +26,7 @@ func device(t testing.TB) (*gpuagg.Device, *cuda.Stager) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := gpuagg.Open(ctx)
+	d, err := gpuagg.Open(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
