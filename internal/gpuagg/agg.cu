@@ -63,9 +63,9 @@ __device__ i64 block_excl(i64 x, i64 *tot) {
 
 // Scans run as reduce (each block sums its chunk into part), top (one
 // block scans part in place and stores the total) and down (each block
-// rescans its chunk from its part). The length is *lenp + extra, read on
-// the device; the load functor returns 0 past the real data where the
-// caller scans one extra slot to get the total in place (offsets[n]).
+// rescans its chunk from its part). Lengths come from the meta words; a
+// scan over per-aggregate values covers one slot more than there are
+// aggregates, whose load is 0, so that offsets[nc] gets the total.
 __device__ __forceinline__ void chunk_of(i64 len, i64 *lo, i64 *hi) {
 	i64 chunk = (len + gridDim.x - 1) / gridDim.x;
 	*lo = min(len, (i64)blockIdx.x * chunk);

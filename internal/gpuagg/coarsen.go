@@ -101,6 +101,10 @@ func (c *Coarsener) ensure(n int, m int64) error {
 	if n <= c.n && m <= c.m {
 		return nil
 	}
+	// The last level's compact may still read them.
+	if err := c.d.stream.Synchronize(); err != nil {
+		return err
+	}
 	for _, b := range c.buffers() {
 		b.Free()
 	}

@@ -33,6 +33,7 @@ func corpus(t testing.TB, short bool) []namedGraph {
 		{"tet", tet},
 		{"random8", mesh.RandomGraph(3000, 8, 1)},
 		{"random60", mesh.RandomGraph(900, 60, 2)},
+		{"hub", hub(t, 1500, 4)},
 	}
 	if !short {
 		gs = append(gs, namedGraph{"hex27-big", mesh.Hex27Graph(18, 17, 16)}, namedGraph{"random5", mesh.RandomGraph(40000, 5, 3)})
@@ -49,6 +50,28 @@ func corpus(t testing.TB, short bool) []namedGraph {
 	}
 	return gs
 }
+
+// hub is a vertex with k spokes, each the start of a path of tail more
+// vertices: the aggregate that holds the hub borders about k others, more
+// than a warp keeps in shared memory.
+func hub(t testing.TB, k, tail int) *mesh.Graph {
+	var e [][2]int32
+	for i := 1; i <= k; i++ {
+		e = append(e, [2]int32{0, int32(i)})
+		prev := int32(i)
+		for j := range tail {
+			next := int32(k + 1 + (i-1)*tail + j)
+			e = append(e, [2]int32{prev, next})
+			prev = next
+		}
+	}
+	return mustEdges(t, 1+k*(1+tail), e)
+}
+
+// dense is a graph whose distance-1 aggregates border some 500 others
+// each, so that most coarse rows outgrow shared memory. The host models
+// take a minute on it; the GPU tests use it.
+func dense() namedGraph { return namedGraph{"dense", mesh.RandomGraph(20000, 200, 4)} }
 
 func mustEdges(t testing.TB, n int, e [][2]int32) *mesh.Graph {
 	pairs := make([]mesh.Pair, len(e))

@@ -70,7 +70,7 @@ func TestCoarsenMatchesHost(t *testing.T) {
 	c := d.NewCoarsener()
 	defer c.Close()
 	rng := rand.New(rand.NewPCG(5, 6))
-	for i, cg := range corpus(t, false) {
+	for i, cg := range append(corpus(t, false), dense()) {
 		stager := st
 		if i%2 == 1 {
 			stager = nil // pageable copies
