@@ -20,7 +20,7 @@ func TestImageMatchesSource(t *testing.T) {
 	if !strings.Contains(BuildInfo, want+"\n") {
 		t.Fatalf("agg.buildinfo does not record agg.cu's hash %s: rebuild the image (go generate)", want)
 	}
-	if len(image) == 0 || !strings.Contains(BuildInfo, "ptx-isa 7.8") {
-		t.Fatalf("image of %d bytes, build info %q", len(image), BuildInfo)
+	if len(image) == 0 {
+		t.Fatal("empty kernel image")
 	}
 }
