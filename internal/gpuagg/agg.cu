@@ -20,9 +20,10 @@ typedef unsigned long long u64;
 #define M_ERR2 3   // smallest vertex with no aggregate
 #define M_NNZC 4   // directed edges of the coarse graph
 #define M_MAXDC 5  // largest coarse degree
-#define M_NOVF 6   // aggregates whose coarse row overflowed shared memory
+#define M_NOVF 6   // aggregates whose coarse row overflowed a warp's shared memory
 #define M_M 7      // directed edges of this level
-#define M_WORDS 8
+#define M_NOVF2 8  // those whose row overflowed a block's too
+#define M_WORDS 9
 
 #define NONE 0xffffffffu
 #define FULL 0xffffffffu
@@ -324,7 +325,7 @@ __device__ __forceinline__ void insert(int *tab, int *cnt, int b) {
 // scratch at the aggregate's base (the prefix of member degree sums, an
 // upper bound of every earlier row). The members' rows are read as one
 // flattened list, 32 entries a step, so short rows keep every lane busy.
-// A set that outgrows ROW_CAP is left to coarse_overflow.
+// A set that outgrows ROW_CAP is left to coarse_block.
 extern "C" __global__ void __launch_bounds__(32 * ROW_WARPS) coarse_rows(const i64 *off, const int *adj, u64 *meta, const int *of, const int *mptr, const int *mem, const i64 *base, int *scratch, int *cnt, int *ovf) {
 	__shared__ int tabs[ROW_WARPS][ROW_TAB];
 	__shared__ int lists[ROW_WARPS][ROW_CAP];
@@ -408,16 +409,114 @@ extern "C" __global__ void __launch_bounds__(32 * ROW_WARPS) coarse_rows(const i
 	}
 }
 
-// coarse_overflow builds the rows coarse_rows gave up on, one block per
+// sort_block sorts x[0..len) with the whole block: a sorting network
+// whose comparators all put the smaller value at the lower index, so that
+// slots past len act as +inf and are never touched (no padding needed).
+__device__ void sort_block(int *x, i64 len) {
+	i64 P = 1;
+	while (P < len) P <<= 1;
+	for (i64 size = 2; size <= P; size <<= 1) {
+		const i64 half = size >> 1;
+		for (i64 c = threadIdx.x; c < P / 2; c += blockDim.x) {
+			const i64 lo = c / half * size + c % half, hi = c / half * size + size - 1 - c % half;
+			if (hi < len && x[lo] > x[hi]) {
+				const int t = x[lo];
+				x[lo] = x[hi], x[hi] = t;
+			}
+		}
+		__syncthreads();
+		for (i64 j = half >> 1; j > 0; j >>= 1) {
+			for (i64 c = threadIdx.x; c < P / 2; c += blockDim.x) {
+				const i64 lo = c / j * 2 * j + c % j, hi = lo + j;
+				if (hi < len && x[lo] > x[hi]) {
+					const int t = x[lo];
+					x[lo] = x[hi], x[hi] = t;
+				}
+			}
+			__syncthreads();
+		}
+	}
+}
+
+#define BLK_TAB 8192  // a block's hash table for one coarse row
+#define BLK_CAP 4096  // the entries it takes (at most half full)
+
+// coarse_block builds the rows coarse_rows gave up on with a whole block
+// and a hash set of BLK_CAP entries in shared memory: each warp walks the
+// rows of some members. The set is compacted to the front of the table
+// and sorted there. A row that outgrows it too goes to coarse_overflow.
+extern "C" __global__ void coarse_block(const i64 *off, const int *adj, u64 *meta, const int *of, const int *mptr, const int *mem, const i64 *base, int *scratch, int *cnt, const int *ovf, int *ovf2) {
+	__shared__ int tab[BLK_TAB];
+	__shared__ int ns;
+	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+	const i64 novf = (i64)meta[M_NOVF];
+	for (i64 i = blockIdx.x; i < novf; i += gridDim.x) {
+		const int a = ovf[i];
+		for (int q = threadIdx.x; q < BLK_TAB; q += blockDim.x) tab[q] = -1;
+		if (threadIdx.x == 0) ns = 0;
+		__syncthreads();
+		for (int j = mptr[a] + w; j < mptr[a + 1] && atomicOr(&ns, 0) < BLK_CAP; j += nw) {
+			const int v = mem[j];
+			for (i64 q = off[v] + lane; q < off[v + 1]; q += 32) {
+				const int b = of[adj[q]];
+				if (b == a || b < 0) continue;
+				u32 h = ((u32)b * 2654435761u) >> 19;  // 13 bits: BLK_TAB slots
+				for (;;) {
+					const int old = atomicCAS(tab + h, -1, b);
+					if (old == -1) {
+						atomicAdd(&ns, 1);
+						break;
+					}
+					if (old == b) break;
+					h = (h + 1) & (BLK_TAB - 1);
+				}
+			}
+		}
+		__syncthreads();
+		const int k = ns;
+		if (k >= BLK_CAP) {
+			if (threadIdx.x == 0) {
+				cnt[a] = 0;
+				ovf2[atomicAdd((u64 *)meta + M_NOVF2, 1ull)] = a;
+			}
+			__syncthreads();
+			continue;
+		}
+		// Compact: every slot into registers, then the survivors to the
+		// front in slot order.
+		constexpr int PER = BLK_TAB / 256;
+		int x[PER], c = 0;
+#pragma unroll
+		for (int q = 0; q < PER; q++) {
+			x[q] = tab[threadIdx.x * PER + q];
+			c += x[q] >= 0;
+		}
+		i64 tot;
+		int at = (int)block_excl(c, &tot);
+#pragma unroll
+		for (int q = 0; q < PER; q++)
+			if (x[q] >= 0) tab[at++] = x[q];
+		__syncthreads();
+		sort_block(tab, k);
+		int *out = scratch + base[a];
+		for (int q = threadIdx.x; q < k; q += blockDim.x) out[q] = tab[q];
+		if (threadIdx.x == 0) {
+			cnt[a] = k;
+			atomicMax((u64 *)meta + M_MAXDC, (u64)k);
+		}
+		__syncthreads();
+	}
+}
+
+// coarse_overflow builds the rows coarse_block gave up on, one block per
 // aggregate, in global memory: all foreign neighbour aggregates (duplicates
 // included) go to the aggregate's scratch segment, which holds its member
-// degree sum and so has room; a sorting network whose comparators all put
-// the smaller value first (so that slots past the end act as +inf and
-// never move) sorts them; a block scan drops the duplicates in place.
+// degree sum and so has room; sort_block sorts them there, and a block
+// scan drops the duplicates in place.
 extern "C" __global__ void coarse_overflow(const i64 *off, const int *adj, u64 *meta, const int *of, const int *mptr, const int *mem, const i64 *base, int *scratch, int *cnt, const int *ovf) {
 	__shared__ int k;
 	__shared__ int lastv;
-	const i64 novf = (i64)meta[M_NOVF];
+	const i64 novf = (i64)meta[M_NOVF2];
 	for (i64 i = blockIdx.x; i < novf; i += gridDim.x) {
 		const int a = ovf[i];
 		int *seg = scratch + base[a];
@@ -432,29 +531,7 @@ extern "C" __global__ void coarse_overflow(const i64 *off, const int *adj, u64 *
 		}
 		__syncthreads();
 		const i64 len = k;
-		i64 P = 1;
-		while (P < len) P <<= 1;
-		for (i64 size = 2; size <= P; size <<= 1) {
-			const i64 half = size >> 1;
-			for (i64 c = threadIdx.x; c < P / 2; c += blockDim.x) {
-				const i64 lo = c / half * size + c % half, hi = c / half * size + size - 1 - c % half;
-				if (hi < len && seg[lo] > seg[hi]) {
-					const int t = seg[lo];
-					seg[lo] = seg[hi], seg[hi] = t;
-				}
-			}
-			__syncthreads();
-			for (i64 j = half >> 1; j > 0; j >>= 1) {
-				for (i64 c = threadIdx.x; c < P / 2; c += blockDim.x) {
-					const i64 lo = c / j * 2 * j + c % j, hi = lo + j;
-					if (hi < len && seg[lo] > seg[hi]) {
-						const int t = seg[lo];
-						seg[lo] = seg[hi], seg[hi] = t;
-					}
-				}
-				__syncthreads();
-			}
-		}
+		sort_block(seg, len);
 		if (threadIdx.x == 0) lastv = -1;
 		__syncthreads();
 		i64 w = 0, tot;
@@ -509,5 +586,6 @@ extern "C" __global__ void level_init(u64 *meta, u64 n, u64 m) {
 		meta[M_NNZC] = 0;
 		meta[M_MAXDC] = 0;
 		meta[M_NOVF] = 0;
+		meta[M_NOVF2] = 0;
 	}
 }

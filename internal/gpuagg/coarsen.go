@@ -18,6 +18,7 @@ const (
 	mMaxDC
 	mNOvf
 	mM
+	mNOvf2
 	mSink
 	metaWords
 )
@@ -69,7 +70,8 @@ type Coarsener struct {
 	base  *cuda.Buffer // scratch offsets (int64, nc+1)
 	mem   *cuda.Buffer // members, grouped by aggregate
 	cnt   *cuda.Buffer // coarse degree per aggregate
-	ovf   *cuda.Buffer // aggregates whose row overflowed shared memory
+	ovf   *cuda.Buffer // aggregates whose row overflowed a warp's shared memory
+	ovf2  *cuda.Buffer // and then a block's
 	coff  *cuda.Buffer // coarse offsets (int64, nc+1)
 	sc    *cuda.Buffer // the sorted coarse rows at base (int32, m)
 }
@@ -78,7 +80,7 @@ type Coarsener struct {
 func (d *Device) NewCoarsener() *Coarsener { return &Coarsener{d: d} }
 
 func (c *Coarsener) buffers() []*cuda.Buffer {
-	return []*cuda.Buffer{c.meta, c.part, c.p1, c.roots, c.mcnt, c.ub, c.mptr, c.base, c.mem, c.cnt, c.ovf, c.coff, c.sc}
+	return []*cuda.Buffer{c.meta, c.part, c.p1, c.roots, c.mcnt, c.ub, c.mptr, c.base, c.mem, c.cnt, c.ovf, c.ovf2, c.coff, c.sc}
 }
 
 // Close frees the working memory; it is idempotent.
@@ -94,7 +96,7 @@ func (c *Coarsener) Close() error {
 // WorkBytes is the working memory Coarsen needs for a level of n vertices
 // and m edges, beyond its outputs.
 func WorkBytes(n int, m int64) int64 {
-	return 8*metaWords + 8*maxBlocks + int64(n)*(4*6) + int64(n+1)*(4+8*3) + 4*m
+	return 8*metaWords + 8*maxBlocks + int64(n)*(4*7) + int64(n+1)*(4+8*3) + 4*m
 }
 
 func (c *Coarsener) ensure(n int, m int64) error {
@@ -118,7 +120,7 @@ func (c *Coarsener) ensure(n int, m int64) error {
 	}
 	alloc(&c.meta, 8*metaWords)
 	alloc(&c.part, 8*maxBlocks)
-	for _, b := range []**cuda.Buffer{&c.p1, &c.roots, &c.mcnt, &c.mem, &c.cnt, &c.ovf} {
+	for _, b := range []**cuda.Buffer{&c.p1, &c.roots, &c.mcnt, &c.mem, &c.cnt, &c.ovf, &c.ovf2} {
 		alloc(b, 4*int64(n))
 	}
 	alloc(&c.mptr, 4*int64(n+1))
@@ -229,7 +231,8 @@ func (c *Coarsener) steps(g *Graph, in *cuda.Buffer, dist int, of *cuda.Buffer) 
 		step{"agg_down64", nb, []any{c.ub, meta, part, c.base}},
 		step{"members", verts, []any{meta, of, c.mptr, c.mcnt, c.mem}},
 		step{"coarse_rows", warps, []any{g.Offsets, g.Adj, meta, of, c.mptr, c.mem, c.base, c.sc, c.cnt, c.ovf}},
-		step{"coarse_overflow", 2 * d.sms, []any{g.Offsets, g.Adj, meta, of, c.mptr, c.mem, c.base, c.sc, c.cnt, c.ovf}},
+		step{"coarse_block", 4 * d.sms, []any{g.Offsets, g.Adj, meta, of, c.mptr, c.mem, c.base, c.sc, c.cnt, c.ovf, c.ovf2}},
+		step{"coarse_overflow", 2 * d.sms, []any{g.Offsets, g.Adj, meta, of, c.mptr, c.mem, c.base, c.sc, c.cnt, c.ovf2}},
 		step{"agg_reduce32", nb, []any{c.cnt, meta, part}}, top(mNNZC),
 		step{"agg_down32to64", nb, []any{c.cnt, meta, part, c.coff}},
 	)

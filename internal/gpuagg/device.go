@@ -24,7 +24,7 @@ var BuildInfo string
 var kernelNames = []string{
 	"level_init", "scan_top", "rank_reduce", "rank_down", "claim", "conflicts", "assign",
 	"agg_reduce32", "agg_down32to32", "agg_down32to64", "agg_reduce64", "agg_down64",
-	"members", "coarse_rows", "coarse_overflow", "compact",
+	"members", "coarse_rows", "coarse_block", "coarse_overflow", "compact",
 }
 
 const (

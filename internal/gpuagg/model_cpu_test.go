@@ -64,10 +64,10 @@ func sameGraph(a, b *mesh.Graph) bool {
 		(a.Class == nil) == (b.Class == nil) && (a.Dirichlet == nil) == (b.Dirichlet == nil) && (a.Coords == nil) == (b.Coords == nil)
 }
 
-// grids are the (blocks, threads, row capacity) the models run with: the
-// kernels' own, and small ones that put every scan chunk boundary and the
-// overflow path in reach of small graphs.
-var grids = [][3]int{{1024, 256, 256}, {3, 32, 256}, {7, 64, 4}, {1, 1024, 1}}
+// grids are the (blocks, threads, warp and block row capacities) the
+// models run with: the kernels' own, and small ones that put every scan
+// chunk boundary and both overflow paths in reach of small graphs.
+var grids = [][4]int{{1024, 256, 256, 4096}, {3, 32, 256, 300}, {7, 64, 4, 12}, {1, 1024, 1, 1}, {2, 96, 3, 1 << 30}}
 
 func TestModelMatchesHost(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -79,7 +79,7 @@ func TestModelMatchesHost(t *testing.T) {
 					t.Fatalf("%s d%d %s: host: %v", c.name, dist, pname, werr)
 				}
 				for _, gr := range grids {
-					of, roots, coarse, err := gpuagg.ModelLevel(c.g, set, dist, rng, gr[0], gr[1], gr[2])
+					of, roots, coarse, err := gpuagg.ModelLevel(c.g, set, dist, rng, gr)
 					if err != nil {
 						t.Fatalf("%s d%d %s grid %v: %v", c.name, dist, pname, gr, err)
 					}
@@ -131,7 +131,7 @@ func TestModelErrorsMatchHost(t *testing.T) {
 		for i, set := range badSets(c.g, rng) {
 			for _, dist := range []int{1, 2} {
 				_, _, _, werr := reference(t, c.g, set, dist)
-				_, _, _, err := gpuagg.ModelLevel(c.g, set, dist, rng, 5, 32, 256)
+				_, _, _, err := gpuagg.ModelLevel(c.g, set, dist, rng, [4]int{5, 32, 256, 4096})
 				if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
 					t.Fatalf("%s set %d d%d: model says %v, host %v", c.name, i, dist, err, werr)
 				}

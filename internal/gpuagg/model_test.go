@@ -24,9 +24,9 @@ type model struct {
 	dist int
 	rng  *rand.Rand
 	// blocks and threads of the scans' fixed grid, and the shared-memory
-	// row capacity of coarse_rows (ROW_CAP); tests shrink them to reach
-	// every branch on small graphs.
-	blocks, threads, rowCap int
+	// row capacities of coarse_rows (ROW_CAP) and coarse_block (BLK_CAP);
+	// tests shrink them to reach every branch on small graphs.
+	blocks, threads, rowCap, blockCap int
 
 	p1         []uint32
 	roots      []int32
@@ -38,6 +38,7 @@ type model struct {
 	base       []int64
 	scratch    []int32
 	cnt, ovf   []int32
+	ovf2       []int32
 	coff       []int64
 	cadj       []int32
 	maxdc      int64
@@ -295,10 +296,43 @@ func (m *model) coarseRows() {
 	m.rng.Shuffle(len(m.ovf), func(i, j int) { m.ovf[i], m.ovf[j] = m.ovf[j], m.ovf[i] })
 }
 
+// coarseBlock is coarse_block: the same set over a whole block, with
+// room for blockCap entries, sorted; larger rows go on to coarseOverflow.
+func (m *model) coarseBlock() {
+	m.ovf2 = m.ovf2[:0]
+	for _, a := range m.ovf {
+		set := map[int32]bool{}
+		for _, v := range m.mem[m.mptr[a]:m.mptr[a+1]] {
+			if len(set) >= m.blockCap {
+				break
+			}
+			for _, u := range m.g.Neighbors(v) {
+				if b := m.of[u]; b != a && b >= 0 {
+					set[b] = true
+				}
+			}
+		}
+		if len(set) >= m.blockCap {
+			m.cnt[a] = 0
+			m.ovf2 = append(m.ovf2, a)
+			continue
+		}
+		row := make([]int32, 0, len(set))
+		for b := range set {
+			row = append(row, b)
+		}
+		slices.Sort(row)
+		copy(m.scratch[m.base[a]:], row)
+		m.cnt[a] = int32(len(row))
+		m.maxdc = max(m.maxdc, int64(len(row)))
+	}
+	m.rng.Shuffle(len(m.ovf2), func(i, j int) { m.ovf2[i], m.ovf2[j] = m.ovf2[j], m.ovf2[i] })
+}
+
 // coarseOverflow is coarse_overflow: raw list, the all-ascending sorting
 // network with slots past the end left alone, duplicates dropped.
 func (m *model) coarseOverflow() {
-	for _, a := range m.ovf {
+	for _, a := range m.ovf2 {
 		seg := m.scratch[m.base[a]:m.base[a+1]]
 		var raw []int32
 		for _, v := range m.mem[m.mptr[a]:m.mptr[a+1]] {
@@ -375,8 +409,8 @@ func (m *model) compact() *mesh.Graph {
 }
 
 // modelLevel runs the kernels' models in the order Coarsen launches them.
-func modelLevel(g *mesh.Graph, in []bool, dist int, rng *rand.Rand, blocks, threads, rowCap int) (of, roots []int32, coarse *mesh.Graph, err error) {
-	m := &model{g: g, dist: dist, rng: rng, blocks: blocks, threads: threads, rowCap: rowCap, err1: uint64(none), err2: uint64(none)}
+func modelLevel(g *mesh.Graph, in []bool, dist int, rng *rand.Rand, grid [4]int) (of, roots []int32, coarse *mesh.Graph, err error) {
+	m := &model{g: g, dist: dist, rng: rng, blocks: grid[0], threads: grid[1], rowCap: grid[2], blockCap: grid[3], err1: uint64(none), err2: uint64(none)}
 	m.in = make([]uint8, len(in))
 	for v, x := range in {
 		if x {
@@ -394,6 +428,7 @@ func modelLevel(g *mesh.Graph, in []bool, dist int, rng *rand.Rand, blocks, thre
 	}
 	m.members()
 	m.coarseRows()
+	m.coarseBlock()
 	m.coarseOverflow()
 	coarse = m.compact()
 	return m.of, m.roots[:m.nc], coarse, nil
