@@ -284,16 +284,22 @@ func (m *model) coarseRows() {
 			m.ovf = append(m.ovf, int32(a))
 			continue
 		}
-		row := make([]int32, 0, len(set))
-		for b := range set {
-			row = append(row, b)
-		}
-		slices.Sort(row)
-		copy(m.scratch[m.base[a]:], row)
-		m.cnt[a] = int32(len(row))
-		m.maxdc = max(m.maxdc, int64(len(row)))
+		m.writeRow(int32(a), set)
 	}
 	m.rng.Shuffle(len(m.ovf), func(i, j int) { m.ovf[i], m.ovf[j] = m.ovf[j], m.ovf[i] })
+}
+
+// writeRow writes a row set that fits in shared memory, sorted, at the
+// aggregate's scratch base.
+func (m *model) writeRow(a int32, set map[int32]bool) {
+	row := make([]int32, 0, len(set))
+	for b := range set {
+		row = append(row, b)
+	}
+	slices.Sort(row)
+	copy(m.scratch[m.base[a]:], row)
+	m.cnt[a] = int32(len(row))
+	m.maxdc = max(m.maxdc, int64(len(row)))
 }
 
 // coarseBlock is coarse_block: the same set over a whole block, with
@@ -317,14 +323,7 @@ func (m *model) coarseBlock() {
 			m.ovf2 = append(m.ovf2, a)
 			continue
 		}
-		row := make([]int32, 0, len(set))
-		for b := range set {
-			row = append(row, b)
-		}
-		slices.Sort(row)
-		copy(m.scratch[m.base[a]:], row)
-		m.cnt[a] = int32(len(row))
-		m.maxdc = max(m.maxdc, int64(len(row)))
+		m.writeRow(a, set)
 	}
 	m.rng.Shuffle(len(m.ovf2), func(i, j int) { m.ovf2[i], m.ovf2[j] = m.ovf2[j], m.ovf2[i] })
 }
