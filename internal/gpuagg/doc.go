@@ -23,10 +23,11 @@
 // position) when it is not. Phase two is vertex-driven: a vertex without
 // an aggregate counts its neighbours' phase-one aggregates. The coarse row
 // of an aggregate is gathered by one warp over its members' rows into a
-// hash set in shared memory and sorted there; a row of more than 256
-// aggregates goes to a fallback that sorts in global memory. Rows are
-// written at an upper bound of their offset (the prefix of member degree
-// sums) and compacted once their sizes are scanned.
+// hash set in shared memory and sorted there; a row of 256 aggregates or
+// more goes to a whole block with a set of 4096, and a larger one to a
+// fallback that sorts in global memory. Rows are written at an upper
+// bound of their offset (the prefix of member degree sums) and compacted
+// once their sizes are scanned.
 //
 // Every length that depends on an earlier kernel (the number of
 // aggregates, the coarse edge count) stays in device memory, so a level
