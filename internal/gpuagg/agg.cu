@@ -589,3 +589,22 @@ extern "C" __global__ void level_init(u64 *meta, u64 n, u64 m) {
 		meta[M_NOVF2] = 0;
 	}
 }
+
+// csr_bounds checks what the kernels above rely on to stay inside their
+// buffers: offsets start at 0, never decrease and end at m; neighbours lie
+// in [0, n) and are not the vertex itself. bad[0] gets the smallest
+// offending row, bad[1] the largest degree.
+extern "C" __global__ void csr_bounds(const i64 *off, const int *adj, i64 n, i64 m, u64 *bad) {
+	u64 maxdeg = 0;
+	for (i64 v = blockIdx.x * (i64)blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		const i64 b = off[v], e = off[v + 1];
+		bool ok = b >= 0 && e >= b && e <= m && (v != 0 || b == 0) && (v != n - 1 || e == m);
+		for (i64 k = b; ok && k < e; k++) {
+			const int u = adj[k];
+			ok = u >= 0 && u < n && u != v;
+		}
+		if (!ok) atomicMin(bad, (u64)v);
+		else maxdeg = max(maxdeg, (u64)(e - b));
+	}
+	if (maxdeg) atomicMax(bad + 1, maxdeg);
+}

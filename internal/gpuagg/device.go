@@ -24,7 +24,7 @@ var BuildInfo string
 var kernelNames = []string{
 	"level_init", "scan_top", "rank_reduce", "rank_down", "claim", "conflicts", "assign",
 	"agg_reduce32", "agg_down32to32", "agg_down32to64", "agg_reduce64", "agg_down64",
-	"members", "coarse_rows", "coarse_block", "coarse_overflow", "compact",
+	"members", "coarse_rows", "coarse_block", "coarse_overflow", "compact", "csr_bounds",
 }
 
 const (
@@ -43,6 +43,8 @@ type Device struct {
 	fn     map[string]*cuda.Function
 	host   *cuda.HostBuffer // meta words read back per level
 	own    bool             // the stream was made here
+	// checkWords are csr_bounds' two words.
+	checkWords *cuda.Buffer
 }
 
 // Open loads the kernels into ctx; their work runs on s, or on a stream
@@ -76,6 +78,10 @@ func Open(ctx *cuda.Context, s *cuda.Stream) (*Device, error) {
 		d.Close()
 		return nil, err
 	}
+	if d.checkWords, err = ctx.Alloc(16); err != nil {
+		d.Close()
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -96,7 +102,7 @@ func (d *Device) Close() error {
 	if d.stream != nil {
 		err = d.stream.Synchronize()
 	}
-	err = errors.Join(err, d.host.Free(), d.mod.Close())
+	err = errors.Join(err, d.host.Free(), d.checkWords.Free(), d.mod.Close())
 	if d.own {
 		err = errors.Join(err, d.stream.Close())
 	}

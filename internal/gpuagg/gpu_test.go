@@ -233,3 +233,30 @@ func TestHierarchyMatchesHost(t *testing.T) {
 		}
 	}
 }
+
+// Check names the first row whose offsets or neighbours would lead the
+// kernels outside their buffers, and no kernel runs on such a graph.
+func TestCheckNamesBadRow(t *testing.T) {
+	d, st := device(t)
+	g := mesh.Hex27Graph(6, 6, 6)
+	for _, bad := range []struct {
+		row   int32
+		entry int32 // written at the row's second neighbour
+	}{{7, int32(g.N())}, {100, -1}, {33, 33}} {
+		dg, err := d.Upload(g, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dg.MaxDegree != g.MaxDegree() {
+			t.Fatalf("max degree %d, want %d", dg.MaxDegree, g.MaxDegree())
+		}
+		if err := errors.Join(d.Stream().Synchronize(), cuda.CopyToDevice(dg.Adj, 4*(g.Offsets[bad.row]+1), []int32{bad.entry})); err != nil {
+			t.Fatal(err)
+		}
+		var ve *mesh.ValidationError
+		if err := d.Check(dg); !errors.As(err, &ve) || ve.Row != int(bad.row) {
+			t.Fatalf("neighbour %d in row %d: got %v", bad.entry, bad.row, err)
+		}
+		dg.Free()
+	}
+}

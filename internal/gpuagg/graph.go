@@ -101,11 +101,45 @@ func (d *Device) Upload(g *mesh.Graph, st *cuda.Stager) (*Graph, error) {
 		// Device's stream does not wait for the default stream.
 		err = d.ctx.Synchronize()
 	}
+	if err == nil {
+		err = d.Check(dg)
+	}
 	if err != nil {
 		dg.Free()
 		return nil, fmt.Errorf("gpuagg: uploading a graph of %d vertices: %w", n, err)
 	}
 	return dg, nil
+}
+
+// Check verifies on the device that g's offsets and neighbour ids stay
+// inside its buffers (what a Graph assembled from a caller's buffers must
+// satisfy before Coarsen reads it; rows must also be sorted, symmetric
+// and free of duplicates, which Check cannot afford to verify) and sets
+// g.MaxDegree. A bad row is a *mesh.ValidationError naming it.
+func (d *Device) Check(g *Graph) error {
+	switch {
+	case g == nil || g.Offsets == nil || g.Adj == nil:
+		return errors.New("gpuagg: Check: nil graph or buffer")
+	case g.N < 0 || g.M < 0 || g.Offsets.Size() < 8*int64(g.N+1) || g.Adj.Size() < 4*g.M:
+		return fmt.Errorf("gpuagg: Check: %d vertices and %d edges do not fit buffers of %d and %d bytes", g.N, g.M, g.Offsets.Size(), g.Adj.Size())
+	case g.N == 0:
+		return nil
+	}
+	bad := cuda.HostSlice[uint64](d.host)[:2]
+	bad[0], bad[1] = ^uint64(0), 0
+	if err := errors.Join(
+		d.checkWords.CopyFromHostAsync(0, d.host, 0, 16, d.stream),
+		d.launch("csr_bounds", d.grid(int64(g.N)), g.Offsets, g.Adj, int64(g.N), g.M, d.checkWords),
+		d.checkWords.CopyToHostAsync(d.host, 0, 0, 16, d.stream),
+		d.stream.Synchronize(),
+	); err != nil {
+		return err
+	}
+	if v := bad[0]; v != ^uint64(0) {
+		return &mesh.ValidationError{Row: int(v), Index: -1, Msg: "device graph: an offset or a neighbour id is out of range, or a self loop"}
+	}
+	g.MaxDegree = int(bad[1])
+	return nil
 }
 
 func btoi(b bool) int {
