@@ -39,13 +39,13 @@ for stage in "${stages[@]}"; do
 		run info 30 bash -c 'compute-sanitizer --version | head -2; nproc'
 		;;
 	tests)
-		run tests 240 "$bin/gpuagg.test" -test.v -test.count=1 -test.run 'Coarsen|Hierarchy'
+		run tests 240 "$bin/gpuagg.test" -test.v -test.count=1 -test.run 'Coarsen|Hierarchy|Check'
 		run tests 60 "$bin/cuda.test" -test.v -test.count=1 -test.run 'Stage|ParallelCopy'
 		;;
 	sanitize)
 		for tool in memcheck racecheck; do
 			run sanitize 300 compute-sanitizer --tool "$tool" --error-exitcode 3 \
-				"$bin/gpuagg.test" -test.short -test.count=1 -test.run 'TestCoarsenMatchesHost|TestCoarsenErrorsMatchHost'
+				"$bin/gpuagg.test" -test.short -test.count=1 -test.run 'TestCoarsenMatchesHost|TestCoarsenErrorsMatchHost|TestCheckNamesBadRow'
 		done
 		;;
 	bench)
