@@ -247,8 +247,12 @@ func TestCheckNamesBadRow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if dg.MaxDegree != g.MaxDegree() {
-			t.Fatalf("max degree %d, want %d", dg.MaxDegree, g.MaxDegree())
+		w, err := d.Wrap(dg.N, dg.Offsets, dg.Adj)
+		if err != nil || dg.MaxDegree != g.MaxDegree() || w.M != g.NumEdges() || w.MaxDegree != g.MaxDegree() {
+			t.Fatalf("max degree %d, wrapped %+v, want %d edges of degree up to %d (%v)", dg.MaxDegree, w, g.NumEdges(), g.MaxDegree(), err)
+		}
+		if err := w.Free(); err != nil {
+			t.Fatal(err)
 		}
 		if err := errors.Join(d.Stream().Synchronize(), cuda.CopyToDevice(dg.Adj, 4*(g.Offsets[bad.row]+1), []int32{bad.entry})); err != nil {
 			t.Fatal(err)
@@ -256,6 +260,9 @@ func TestCheckNamesBadRow(t *testing.T) {
 		var ve *mesh.ValidationError
 		if err := d.Check(dg); !errors.As(err, &ve) || ve.Row != int(bad.row) {
 			t.Fatalf("neighbour %d in row %d: got %v", bad.entry, bad.row, err)
+		}
+		if _, err := d.Wrap(dg.N, dg.Offsets, dg.Adj); !errors.As(err, &ve) || ve.Row != int(bad.row) {
+			t.Fatalf("Wrap, neighbour %d in row %d: got %v", bad.entry, bad.row, err)
 		}
 		dg.Free()
 	}

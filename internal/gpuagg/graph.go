@@ -111,6 +111,41 @@ func (d *Device) Upload(g *mesh.Graph, st *cuda.Stager) (*Graph, error) {
 	return dg, nil
 }
 
+// Wrap uses a graph that is already in device memory, in place: n+1
+// int64 offsets and the int32 neighbour ids, in the Device's context and
+// complete in its stream's order. Nothing is copied and Free leaves the
+// buffers alone. Per-vertex data may be set on the result (Class,
+// Dirichlet, Dim and Coords) before use. Wrap runs Check.
+func (d *Device) Wrap(n int, offsets, adj *cuda.Buffer) (*Graph, error) {
+	switch {
+	case n < 0 || int64(n) > 1<<31-1:
+		return nil, fmt.Errorf("gpuagg: Wrap: vertex count %d out of range [0, 2³¹)", n)
+	case offsets == nil || adj == nil:
+		return nil, errors.New("gpuagg: Wrap: nil buffer")
+	case offsets.Context() != d.ctx || adj.Context() != d.ctx:
+		return nil, errors.New("gpuagg: Wrap: the buffers belong to another context than the Device's")
+	case offsets.Size() < 8*int64(n+1):
+		return nil, fmt.Errorf("gpuagg: Wrap: offsets buffer has %d bytes, %d vertices need %d", offsets.Size(), n, 8*int64(n+1))
+	case offsets.Ptr()%8 != 0 || adj.Ptr()%4 != 0:
+		return nil, fmt.Errorf("gpuagg: Wrap: misaligned buffers (offsets at %#x, adjacency at %#x)", offsets.Ptr(), adj.Ptr())
+	}
+	if err := d.stream.Synchronize(); err != nil {
+		return nil, err
+	}
+	var last [1]int64
+	if err := cuda.CopyToHost(last[:], offsets, 8*int64(n)); err != nil {
+		return nil, err
+	}
+	if last[0] < 0 || 4*last[0] > adj.Size() {
+		return nil, fmt.Errorf("gpuagg: Wrap: offsets[%d] = %d, but the adjacency buffer holds %d ids", n, last[0], adj.Size()/4)
+	}
+	g := &Graph{N: n, M: last[0], Offsets: offsets, Adj: adj}
+	if err := d.Check(g); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
 // Check verifies on the device that g's offsets and neighbour ids stay
 // inside its buffers (what a Graph assembled from a caller's buffers must
 // satisfy before Coarsen reads it; rows must also be sorted, symmetric
