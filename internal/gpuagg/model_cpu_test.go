@@ -143,3 +143,36 @@ func TestModelErrorsMatchHost(t *testing.T) {
 		}
 	}
 }
+
+// The bounds check's model passes valid graphs with their largest degree
+// and names the row that mesh.Validate names when one row is corrupted.
+func TestModelBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, c := range corpus(t, true) {
+		bad, deg := gpuagg.CSRBounds(c.g.Offsets, c.g.Adj)
+		if bad != -1 || deg != int64(c.g.MaxDegree()) {
+			t.Fatalf("%s: valid graph: bad row %d, max degree %d (want %d)", c.name, bad, deg, c.g.MaxDegree())
+		}
+		if c.g.NumEdges() == 0 {
+			continue
+		}
+		for range 20 {
+			k := rng.Int64N(c.g.NumEdges())
+			adj := slices.Clone(c.g.Adj)
+			row, _ := slices.BinarySearch(c.g.Offsets, k+1)
+			row-- // the row that holds entry k
+			for c.g.Offsets[row] > k || c.g.Offsets[row+1] <= k {
+				row--
+			}
+			adj[k] = []int32{-1, int32(c.g.N()), int32(row)}[rng.IntN(3)]
+			g := &mesh.Graph{Offsets: c.g.Offsets, Adj: adj}
+			var ve *mesh.ValidationError
+			if err := g.Validate(); !errors.As(err, &ve) {
+				t.Fatalf("%s: Validate missed entry %d = %d", c.name, k, adj[k])
+			}
+			if bad, _ := gpuagg.CSRBounds(g.Offsets, adj); bad != int64(ve.Row) {
+				t.Fatalf("%s: entry %d = %d: model names row %d, Validate %d", c.name, k, adj[k], bad, ve.Row)
+			}
+		}
+	}
+}

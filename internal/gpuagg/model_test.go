@@ -441,3 +441,25 @@ func (l modelLookup) neighbour(v int32, pos int64) (int32, error) {
 }
 func (l modelLookup) member(v int32) (bool, error)    { return l.m.in[v] != 0, nil }
 func (l modelLookup) phaseOne(v int32) (int32, error) { return int32(l.m.p1[v]), nil }
+
+// csrBounds is csr_bounds: the smallest row whose offsets or neighbours
+// leave the buffers (or loop to itself), or -1, and the largest degree of
+// the good rows.
+func csrBounds(off []int64, adj []int32) (bad int64, maxdeg int64) {
+	n, m := int64(len(off)-1), int64(len(adj))
+	bad = -1
+	for v := n - 1; v >= 0; v-- { // any order: the smallest wins
+		b, e := off[v], off[v+1]
+		ok := b >= 0 && e >= b && e <= m && (v != 0 || b == 0) && (v != n-1 || e == m)
+		for k := b; ok && k < e; k++ {
+			u := int64(adj[k])
+			ok = u >= 0 && u < n && u != v
+		}
+		if !ok {
+			bad = v
+		} else {
+			maxdeg = max(maxdeg, e-b)
+		}
+	}
+	return bad, maxdeg
+}
