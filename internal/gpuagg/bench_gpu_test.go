@@ -1,8 +1,10 @@
 package gpuagg_test
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -134,6 +136,14 @@ func BenchmarkCoarsen(b *testing.B) {
 				coarse.Free()
 			}
 			ms := tot.Seconds() * 1e3 / float64(b.N)
+			times := gpuagg.StepTimes(c)
+			agg, coarse, err = c.Coarsen(dg, in, 2)
+			if err != nil {
+				b.Fatal(err)
+			}
+			agg.Free()
+			coarse.Free()
+			b.Logf("%s kernels: %s", cg.name, stepLine(times))
 			b.ReportMetric(ms, "dev-ms/op")
 			b.ReportMetric(floor*1e3, "floor-ms")
 			b.ReportMetric(ms/(floor*1e3), "x-floor")
@@ -141,6 +151,17 @@ func BenchmarkCoarsen(b *testing.B) {
 				cg.name, dg.N, dg.M, size, agg.N, coarse.M, ms, floor*1e3, floor*bw/1e6, bw/1e9, ms/(floor*1e3))
 		})
 	}
+}
+
+// stepLine lists kernel times, longest first.
+func stepLine(times map[string]time.Duration) string {
+	names := slices.Collect(maps.Keys(times))
+	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(times[b], times[a]) })
+	var s string
+	for _, n := range names {
+		s += fmt.Sprintf(" %s %.3f", n, times[n].Seconds()*1e3)
+	}
+	return s + " (ms)"
 }
 
 // checkBig compares a level of a large graph with the host's.
@@ -199,8 +220,15 @@ func BenchmarkHierarchy(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		// Each level again alone, for its device time.
+		// Each level again alone, for its device time, with working
+		// memory already sized by a first run.
 		c := d.NewCoarsener()
+		agg, coarse, err := c.Coarsen(levels[0].Graph, levels[0].In, 2)
+		if err != nil {
+			b.Fatal(err)
+		}
+		agg.Free()
+		coarse.Free()
 		for _, l := range levels[:len(levels)-1] {
 			aggT = append(aggT, elapsed(b, d, func() {
 				agg, coarse, err := c.Coarsen(l.Graph, l.In, 2)

@@ -3,6 +3,7 @@ package gpuagg
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/misgrid/misgrid/cuda"
 )
@@ -74,10 +75,12 @@ type Coarsener struct {
 	ovf2  *cuda.Buffer // and then a block's
 	coff  *cuda.Buffer // coarse offsets (int64, nc+1)
 	sc    *cuda.Buffer // the sorted coarse rows at base (int32, m)
+	// times, when not nil, sums each kernel's device time (benchmarks).
+	times map[string]time.Duration
 }
 
 // NewCoarsener returns a Coarsener; memory comes with the first level.
-func (d *Device) NewCoarsener() *Coarsener { return &Coarsener{d: d} }
+func (d *Device) NewCoarsener() *Coarsener { return &Coarsener{d: d, n: -1, m: -1} }
 
 func (c *Coarsener) buffers() []*cuda.Buffer {
 	return []*cuda.Buffer{c.meta, c.part, c.p1, c.roots, c.mcnt, c.ub, c.mptr, c.base, c.mem, c.cnt, c.ovf, c.ovf2, c.coff, c.sc}
@@ -231,7 +234,7 @@ func (c *Coarsener) steps(g *Graph, in *cuda.Buffer, dist int, of *cuda.Buffer) 
 		step{"agg_down64", nb, []any{c.ub, meta, part, c.base}},
 		step{"members", verts, []any{meta, of, c.mptr, c.mcnt, c.mem}},
 		step{"coarse_rows", warps, []any{g.Offsets, g.Adj, meta, of, c.mptr, c.mem, c.base, c.sc, c.cnt, c.ovf}},
-		step{"coarse_block", 4 * d.sms, []any{g.Offsets, g.Adj, meta, of, c.mptr, c.mem, c.base, c.sc, c.cnt, c.ovf, c.ovf2}},
+		step{"coarse_block", 6 * d.sms, []any{g.Offsets, g.Adj, meta, of, c.mptr, c.mem, c.base, c.sc, c.cnt, c.ovf, c.ovf2}},
 		step{"coarse_overflow", 2 * d.sms, []any{g.Offsets, g.Adj, meta, of, c.mptr, c.mem, c.base, c.sc, c.cnt, c.ovf2}},
 		step{"agg_reduce32", nb, []any{c.cnt, meta, part}}, top(mNNZC),
 		step{"agg_down32to64", nb, []any{c.cnt, meta, part, c.coff}},
@@ -242,9 +245,17 @@ func (c *Coarsener) steps(g *Graph, in *cuda.Buffer, dist int, of *cuda.Buffer) 
 // words back and waits for them.
 func (c *Coarsener) run(steps []step) error {
 	d := c.d
+	var evs []*cuda.Event
+	if c.times != nil {
+		evs = append(evs, c.event())
+		defer func() { c.addTimes(steps, evs) }()
+	}
 	for _, s := range steps {
 		if err := d.launch(s.name, s.grid, s.args...); err != nil {
 			return err
+		}
+		if c.times != nil {
+			evs = append(evs, c.event())
 		}
 	}
 	if steps[len(steps)-1].name == "compact" {
@@ -254,6 +265,30 @@ func (c *Coarsener) run(steps []step) error {
 		return err
 	}
 	return d.stream.Synchronize()
+}
+
+// event records a timing event on the stream (benchmarks only).
+func (c *Coarsener) event() *cuda.Event {
+	e, err := c.d.ctx.NewEvent()
+	if err == nil {
+		err = e.Record(c.d.stream)
+	}
+	if err != nil {
+		panic(err) // only benchmarks set times
+	}
+	return e
+}
+
+func (c *Coarsener) addTimes(steps []step, evs []*cuda.Event) {
+	evs[len(evs)-1].Synchronize()
+	for i := range len(evs) - 1 {
+		if t, err := cuda.Elapsed(evs[i], evs[i+1]); err == nil {
+			c.times[steps[i].name] += t
+		}
+	}
+	for _, e := range evs {
+		e.Close()
+	}
 }
 
 // deviceLookup reads the words an error message needs, after the level's
