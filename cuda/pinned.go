@@ -28,8 +28,10 @@ type Stager struct {
 	next    int
 }
 
-// StagerOptions sizes a Stager. The zero value is 16 MiB chunks, four of
-// them, packed by up to 16 goroutines.
+// StagerOptions sizes a Stager. The zero value is 8 MiB chunks, four of
+// them, packed by up to 8 goroutines (on a 16-core H100 host these
+// reached 21.8 GB/s from Go memory against 13.9 GB/s with 16 MiB and 16
+// goroutines; the bus carries 53 GB/s from pinned memory).
 type StagerOptions struct {
 	ChunkBytes int64
 	Chunks     int
@@ -40,13 +42,13 @@ type StagerOptions struct {
 // on stream s (nil: the legacy default stream).
 func (c *Context) NewStager(s *Stream, o StagerOptions) (*Stager, error) {
 	if o.ChunkBytes == 0 {
-		o.ChunkBytes = 16 << 20
+		o.ChunkBytes = 8 << 20
 	}
 	if o.Chunks == 0 {
 		o.Chunks = 4
 	}
 	if o.Workers == 0 {
-		o.Workers = min(16, runtime.GOMAXPROCS(0))
+		o.Workers = min(8, runtime.GOMAXPROCS(0))
 	}
 	if o.ChunkBytes < 0 || o.Chunks < 0 || o.Workers < 0 || o.ChunkBytes > 1<<34 || o.Chunks > 64 {
 		return nil, &Error{Op: "NewStager", Code: ErrorInvalidValue,

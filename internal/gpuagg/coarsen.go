@@ -234,7 +234,7 @@ func (c *Coarsener) steps(g *Graph, in *cuda.Buffer, dist int, of *cuda.Buffer) 
 		step{"agg_down64", nb, []any{c.ub, meta, part, c.base}},
 		step{"members", verts, []any{meta, of, c.mptr, c.mcnt, c.mem}},
 		step{"coarse_rows", warps, []any{g.Offsets, g.Adj, meta, of, c.mptr, c.mem, c.base, c.sc, c.cnt, c.ovf}},
-		step{"coarse_block", 6 * d.sms, []any{g.Offsets, g.Adj, meta, of, c.mptr, c.mem, c.base, c.sc, c.cnt, c.ovf, c.ovf2}},
+		step{"coarse_block", 4 * d.sms, []any{g.Offsets, g.Adj, meta, of, c.mptr, c.mem, c.base, c.sc, c.cnt, c.ovf, c.ovf2}},
 		step{"coarse_overflow", 2 * d.sms, []any{g.Offsets, g.Adj, meta, of, c.mptr, c.mem, c.base, c.sc, c.cnt, c.ovf2}},
 		step{"agg_reduce32", nb, []any{c.cnt, meta, part}}, top(mNNZC),
 		step{"agg_down32to64", nb, []any{c.cnt, meta, part, c.coff}},
