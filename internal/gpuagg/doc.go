@@ -38,4 +38,22 @@
 // The kernels are in agg.cu, compiled ahead of time by build.sh (go
 // generate); each has a host model in the tests that follows it step by
 // step and is compared with package mis on many graphs without a GPU.
+//
+// # Figures
+//
+// One H100 (driver 580), scripts/gpuagg-check.sh, device time beside the
+// floor of the bytes a level must move (graph and set read, aggregate ids
+// and coarse graph written) at the device copy rate of the same run
+// (3.0 TB/s):
+//
+//	level 0, hex27 160³ (4.1M vertices, 105M entries), MIS-2: 1.9–2.1 ms, floor 0.16 ms
+//	  (coarse_rows 0.89 ms, assign 0.47 ms, members 0.10 ms; the rest is the host
+//	  synchronisation and the coarse graph's allocations)
+//	level 0, random graph, 4.1M vertices, degree 16: 11.8–13.6 ms, floor 0.18 ms
+//	  (its coarse graph has 57M entries: 84,610 rows of about 670, which
+//	  coarse_block sorts in shared memory: 9.5 ms)
+//	all 4 coarsening levels of hex27 160³, boundary priority: 3.0–3.1 ms, floor 0.16 ms
+//
+// Small levels cost about 0.25 ms each: the launches, one synchronisation
+// and the allocations of the outputs.
 package gpuagg
