@@ -111,7 +111,11 @@ func reference(t testing.TB, g *mesh.Graph, set []bool, dist int) (of, roots []i
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		return agg.Of, agg.Roots, mis.CoarseGraph(g, agg), nil
+		coarse, err := mis.CoarseGraph(g, agg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return agg.Of, agg.Roots, coarse, nil
 	}
 	return referenceD1(t, g, set)
 }

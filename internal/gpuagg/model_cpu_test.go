@@ -34,7 +34,11 @@ func referenceD1(t testing.TB, g *mesh.Graph, set []bool) (of, roots []int32, co
 			return nil, nil, nil, &gpuagg.SetError{Vertex: int32(v), Distance: 1}
 		}
 	}
-	return of, roots, mis.CoarseGraph(g, &mis.Aggregates{Of: of, Roots: roots, N: len(roots)}), nil
+	coarse, err = mis.CoarseGraph(g, &mis.Aggregates{Of: of, Roots: roots, N: len(roots)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return of, roots, coarse, nil
 }
 
 func TestReferenceD1(t *testing.T) {
