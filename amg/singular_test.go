@@ -3,6 +3,7 @@ package amg
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/misgrid/misgrid/amg/internal/fem"
@@ -93,6 +94,13 @@ func TestKernelGiven(t *testing.T) {
 	}
 	if _, err := New(pr.A, Options{Kernel: [][]float64{one[1:]}}); err == nil {
 		t.Error("a kernel vector of the wrong length was accepted")
+	}
+	ramp := make([]float64, n)
+	for i := range ramp {
+		ramp[i] = float64(i)
+	}
+	if _, err := New(pr.A, Options{Kernel: [][]float64{ramp}}); err == nil || !strings.Contains(err.Error(), "not a null vector") {
+		t.Errorf("a vector outside the null space was accepted as a kernel vector: %v", err)
 	}
 }
 
