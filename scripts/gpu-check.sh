@@ -50,13 +50,16 @@ run() { # run NAME TIMEOUT CMD...: log to $OUT/NAME.txt, remember failures
 # table FILE: the JSON reports of bench runs in FILE as a Markdown table.
 table() {
 	python3 - "$1" <<'EOF' || true
-import json, sys
+import json, re, sys
 text = open(sys.argv[1]).read()
-dec, reps, i = json.JSONDecoder(), [], 0
-while (i := text.find('{"device"', i)) >= 0:
-    rep, end = dec.raw_decode(text[i:])
-    reps.append(rep)
-    i += end
+dec, reps = json.JSONDecoder(), []
+# Each run prints one indented JSON object that starts a line.
+for m in re.finditer(r'^\{', text, re.M):
+    try:
+        reps.append(dec.raw_decode(text[m.start():])[0])
+    except ValueError:
+        pass
+reps = [r for r in reps if 'results' in r]
 if not reps:
     sys.exit(0)
 rep = reps[0]
