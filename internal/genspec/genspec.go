@@ -68,6 +68,9 @@ func GenerateWith(spec string, eo mesh.ElementOptions, co mesh.ClassifyOptions) 
 	if float64(n) > math.Pow(math.MaxInt32, 1/float64(dim)) {
 		return nil, nil, bad("size %d gives more than 2³¹−1 vertices", n)
 	}
+	if err := checkMemory(spec, parts, n, eo.MaxBytes); err != nil {
+		return nil, nil, err
+	}
 	var g *mesh.Graph
 	var m *mesh.Mesh
 	switch parts[0] {
@@ -105,6 +108,40 @@ func GenerateWith(spec string, eo mesh.ElementOptions, co mesh.ClassifyOptions) 
 		}
 	}
 	return g, m, nil
+}
+
+// checkMemory refuses a spec whose graph the machine (or maxBytes, as in
+// mesh.ElementOptions) cannot hold, before anything is built: sizes come
+// from users, and a generator that outgrows memory is killed, not failed.
+func checkMemory(spec string, parts []string, n int, maxBytes int64) error {
+	var need int64
+	switch parts[0] {
+	case "hex":
+		need = mesh.StructuredBytes(mesh.Hex8, n, n, n)
+	case "tet":
+		need = mesh.StructuredBytes(mesh.Tet4, n, n, n)
+	case "quad":
+		need = mesh.StructuredBytes(mesh.Quad4, n, n)
+	case "tri":
+		need = mesh.StructuredBytes(mesh.Tri3, n, n)
+	case "hex27":
+		need = mesh.Hex27GraphBytes(n, n, n)
+	case "grid7":
+		need = mesh.Grid7GraphBytes(n, n, n)
+	case "random":
+		deg, err := strconv.ParseFloat(parts[2], 64)
+		if err != nil {
+			return nil // the generator's own check names the bad degree
+		}
+		need = mesh.RandomGraphBytes(n, deg)
+	}
+	if need < 0 {
+		return nil
+	}
+	if err := mesh.CheckMemory("generate", fmt.Sprintf("the graph of %q", spec), need, maxBytes); err != nil {
+		return fmt.Errorf("generator %q: %w", spec, err)
+	}
+	return nil
 }
 
 // MeshGraph returns the node graph of m with boundary classes from its
