@@ -38,6 +38,11 @@ type Level struct {
 // the coarse level so that boundary priorities keep working. It stops at
 // MinVertices, MaxLevels, or when a level no longer shrinks. The last
 // level has a Set but no Agg.
+//
+// On a GPU (Device GPU, or Auto from AutoMinVertices vertices) the graph
+// is copied to the device once and every level is built there; the levels
+// are the host's bit for bit, and Auto falls back to the host when the
+// GPU fails. Progress is then called once the levels are built.
 func Hierarchy(g *mesh.Graph, opts HierarchyOptions) ([]Level, error) {
 	if g == nil {
 		return nil, errors.New("mis: nil graph")
@@ -54,15 +59,26 @@ func Hierarchy(g *mesh.Graph, opts HierarchyOptions) ([]Level, error) {
 	if maxL <= 0 {
 		maxL = DefaultMaxLevels
 	}
+	if opts.Device.WantsGPU(g.N()) {
+		levels, err := hierarchyGPU(g, opts, dist, minV, maxL)
+		if err == nil {
+			if opts.Progress != nil {
+				for i := range levels {
+					opts.Progress(i, &levels[i])
+				}
+			}
+			return levels, nil
+		}
+		if opts.Device.Kind() == GPU {
+			return nil, fmt.Errorf("mis: hierarchy on device %v: %w", opts.Device, err)
+		}
+		// Auto: the host builds the same levels.
+	}
 	var levels []Level
 	cur := g
 	for lvl := 0; ; lvl++ {
 		start := time.Now()
-		prio := opts.Priority
-		if prio.Kind == User && lvl > 0 {
-			// User values belong to the fine vertices only.
-			prio = Priority{Kind: Boundary, Seed: prio.Seed}
-		}
+		prio := levelPriority(opts.Priority, lvl)
 		set, err := Compute(cur, Options{Distance: dist, Priority: prio, Workers: opts.Workers, Device: opts.Device})
 		if err != nil {
 			return levels, fmt.Errorf("mis: hierarchy level %d: %w", lvl, err)
