@@ -40,7 +40,39 @@ func computeGPU(g *mesh.Graph, prim []uint32, dist int, o *Options) (*Result, er
 	default:
 		pri.Prim = prim
 	}
-	return result(dg.Run(dist, pri, nil))
+	r, err := dg.RunOrStall(dist, pri)
+	if err == nil && r.Stalled {
+		// A chained priority: the serial greedy finishes from the
+		// members decided so far, the same set by the contract.
+		keys, kerr := Keys(g, o.Priority)
+		if kerr != nil {
+			return nil, kerr
+		}
+		r.Size += finishGreedy(g, keys, dist, r.In)
+	}
+	return result(r, err)
+}
+
+// finishGreedy completes in, the members of a valid prefix of the greedy
+// order (every one in the greedy set, no undecided vertex within dist of
+// one), into the greedy set of keys, and returns how many it added.
+func finishGreedy(g *mesh.Graph, keys []uint64, dist int, in []bool) int {
+	blocked := make([]bool, len(in))
+	for v, x := range in {
+		if !x {
+			continue
+		}
+		blocked[v] = true
+		for _, u := range g.Neighbors(int32(v)) {
+			blocked[u] = true
+			if dist == 2 {
+				for _, w := range g.Neighbors(u) {
+					blocked[w] = true
+				}
+			}
+		}
+	}
+	return greedyFinish(g, Order(keys), dist, in, blocked)
 }
 
 func result(r *misgpu.Result, err error) (*Result, error) {

@@ -14,12 +14,29 @@ type Result struct {
 	In     []bool
 	Size   int
 	Rounds int
+	// Stalled (RunOrStall only): the sweeps stopped paying, and In holds
+	// the members decided so far. Every one of them is in the greedy set,
+	// and no undecided vertex is within the distance of one, so the
+	// caller finishes with the serial greedy over the rest.
+	Stalled bool
 }
 
 // Run computes the MIS of distance dist in the order of pri on the
 // device and copies the set back. tune, when not nil, adjusts the
 // default tuning (tests and the developers' benchmark).
 func (dg *Graph) Run(dist int, pri Priority, tune func(*Tuning)) (*Result, error) {
+	return dg.run(dist, pri, tune, false)
+}
+
+// RunOrStall is Run, except that it stops once sweeps settle too few
+// vertices (see stalled): priorities that chain the greedy order along
+// the graph (user values rising along a path) take one sweep per link.
+// The Result then says Stalled.
+func (dg *Graph) RunOrStall(dist int, pri Priority) (*Result, error) {
+	return dg.run(dist, pri, nil, true)
+}
+
+func (dg *Graph) run(dist int, pri Priority, tune func(*Tuning), mayStall bool) (*Result, error) {
 	e := dg.l
 	unlock, err := dg.lock()
 	if err != nil {
@@ -33,6 +50,7 @@ func (dg *Graph) Run(dist int, pri Priority, tune func(*Tuning)) (*Result, error
 	if err != nil {
 		return nil, e.Fail(err)
 	}
+	r.mayStall = mayStall
 	rounds, err := r.sweeps(nil, nil)
 	if err != nil {
 		return nil, e.Fail(err)
@@ -41,7 +59,7 @@ func (dg *Graph) Run(dist int, pri Priority, tune func(*Tuning)) (*Result, error
 	if err != nil {
 		return nil, e.Fail(err)
 	}
-	res.Rounds = rounds
+	res.Rounds, res.Stalled = rounds, r.stall.stopped
 	return res, nil
 }
 
@@ -75,6 +93,8 @@ type run struct {
 	seed                uint64
 	stageAt             []int // the pass at which each stage started in the current run
 	pass                int   // the next sweep to queue
+	mayStall            bool  // stop when sweeps stop paying (RunOrStall)
+	stall               stallWatch
 }
 
 // prepare allocates the working memory, uploads the priority, measures

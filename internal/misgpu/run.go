@@ -49,7 +49,8 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 	// one before left nothing waiting (the launches queued past that
 	// return at once).
 	r.stageAt = r.stageAt[:0]
-	for si := 0; !done && si < len(p.Stages); si++ {
+	r.stall = stallWatch{}
+	for si := 0; !done && !r.stall.stopped && si < len(p.Stages); si++ {
 		first := p.First
 		if p.Buckets {
 			// A stage's first check follows its buckets, the first
@@ -74,6 +75,11 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 			if r.pass > limit {
 				return 0, fmt.Errorf("GPU sweeps did not converge after %d sweeps on %d vertices (a bug)", r.pass, dg.n)
 			}
+			if r.mayStall && r.stall.stalled(r.pass, host[cur]) {
+				// The batches still queued only settle more vertices,
+				// which keeps the state a valid prefix of the greedy.
+				break
+			}
 			if err := r.batch(cur, p.Batch, tail); err != nil {
 				return 0, err
 			}
@@ -88,6 +94,33 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 		return 0, err
 	}
 	return r.rounds(tail)
+}
+
+// stallWatch decides when sweeps stop paying: after stallFrom sweeps, two
+// checks in a row that each find the live count down by less than a
+// 64th. Hash, boundary and degree priorities settle a mesh in a few dozen
+// sweeps; a priority that chains the greedy order takes one per link.
+type stallWatch struct {
+	live    uint32 // the live count at the previous check
+	slow    int    // checks in a row that gained too little
+	stopped bool
+}
+
+const stallFrom = 64
+
+func (w *stallWatch) stalled(pass int, live uint32) bool {
+	prev := w.live
+	w.live = live
+	if pass < stallFrom || prev == 0 {
+		return false
+	}
+	if prev-min(prev, live) < prev/64 {
+		w.slow++
+	} else {
+		w.slow = 0
+	}
+	w.stopped = w.slow >= 2
+	return w.stopped
 }
 
 // batch queues count sweeps from r.pass on (the tail at sweep tail, when
