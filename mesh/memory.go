@@ -1,13 +1,12 @@
 package mesh
 
 import (
-	"bytes"
 	"fmt"
 	"math"
-	"os"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
+
+	"github.com/misgrid/misgrid/internal/sysmem"
 )
 
 // MemoryError reports that an operation would need more memory than it
@@ -84,55 +83,12 @@ func AvailableMemory() (int64, string) {
 			best, of = v, what
 		}
 	}
-	take(memAvailable(), "the machine's available memory (MemAvailable)")
-	take(cgroupHeadroom(), "the cgroup's memory.max")
+	take(sysmem.Meminfo("MemAvailable:"), "the machine's available memory (MemAvailable)")
+	take(sysmem.CgroupHeadroom(), "the cgroup's memory.max")
 	if lim := debug.SetMemoryLimit(-1); lim < math.MaxInt64 {
 		take(max(lim-goMemoryInUse(), 0), "the Go memory limit (GOMEMLIMIT)")
 	}
 	return best, of
-}
-
-// memAvailable reads MemAvailable from /proc/meminfo, or -1.
-func memAvailable() int64 {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return -1
-	}
-	for line := range bytes.Lines(data) {
-		if rest, ok := bytes.CutPrefix(line, []byte("MemAvailable:")); ok {
-			f := bytes.Fields(rest)
-			if len(f) == 0 {
-				return -1
-			}
-			kb, err := strconv.ParseInt(string(f[0]), 10, 64)
-			if err != nil || kb < 0 {
-				return -1
-			}
-			return kb << 10
-		}
-	}
-	return -1
-}
-
-// cgroupHeadroom returns memory.max − memory.current of the cgroup v2
-// this process sees at /sys/fs/cgroup, or -1 when there is no limit.
-func cgroupHeadroom() int64 {
-	read := func(name string) int64 {
-		data, err := os.ReadFile("/sys/fs/cgroup/" + name)
-		if err != nil {
-			return -1
-		}
-		v, err := strconv.ParseInt(string(bytes.TrimSpace(data)), 10, 64)
-		if err != nil {
-			return -1 // "max": no limit
-		}
-		return v
-	}
-	lim := read("memory.max")
-	if lim < 0 {
-		return -1
-	}
-	return max(lim-max(read("memory.current"), 0), 0)
 }
 
 // goMemoryInUse returns the memory the Go runtime holds from the system
