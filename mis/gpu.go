@@ -59,17 +59,8 @@ func computeGPU(g *mesh.Graph, prim []uint32, dist int, o *Options) (*Result, er
 func finishGreedy(g *mesh.Graph, keys []uint64, dist int, in []bool) int {
 	blocked := make([]bool, len(in))
 	for v, x := range in {
-		if !x {
-			continue
-		}
-		blocked[v] = true
-		for _, u := range g.Neighbors(int32(v)) {
-			blocked[u] = true
-			if dist == 2 {
-				for _, w := range g.Neighbors(u) {
-					blocked[w] = true
-				}
-			}
+		if x {
+			blockBall(g, int32(v), dist, blocked)
 		}
 	}
 	return greedyFinish(g, Order(keys), dist, in, blocked)

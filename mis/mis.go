@@ -131,16 +131,21 @@ func greedyFinish(g *mesh.Graph, order []int32, dist int, in, blocked []bool) in
 			continue
 		}
 		in[v] = true
-		blocked[v] = true
 		size++
-		for _, u := range g.Neighbors(v) {
-			blocked[u] = true
-			if dist == 2 {
-				for _, w := range g.Neighbors(u) {
-					blocked[w] = true
-				}
+		blockBall(g, v, dist, blocked)
+	}
+	return size
+}
+
+// blockBall blocks v and every vertex within distance dist of it.
+func blockBall(g *mesh.Graph, v int32, dist int, blocked []bool) {
+	blocked[v] = true
+	for _, u := range g.Neighbors(v) {
+		blocked[u] = true
+		if dist == 2 {
+			for _, w := range g.Neighbors(u) {
+				blocked[w] = true
 			}
 		}
 	}
-	return size
 }
