@@ -35,8 +35,38 @@ func Generate(spec string) (*mesh.Graph, *mesh.Mesh, error) {
 	return GenerateWith(spec, mesh.ElementOptions{}, mesh.ClassifyOptions{})
 }
 
+// kind is one generator of the specs: the dimension of its grid (for the
+// bound on vertex ids), the memory of what it builds, and the builder of
+// an element mesh or of a graph.
+type kind struct {
+	dim   int
+	bytes func(n int, deg float64) int64
+	mesh  func(n int) *mesh.Mesh
+	graph func(n int, deg float64) *mesh.Graph
+}
+
+var kinds = map[string]kind{
+	"hex": {dim: 3, bytes: func(n int, _ float64) int64 { return mesh.StructuredBytes(mesh.Hex8, n, n, n) },
+		mesh: func(n int) *mesh.Mesh { return mesh.StructuredHex(n, n, n) }},
+	"tet": {dim: 3, bytes: func(n int, _ float64) int64 { return mesh.StructuredBytes(mesh.Tet4, n, n, n) },
+		mesh: func(n int) *mesh.Mesh { return mesh.StructuredTet(n, n, n) }},
+	"quad": {dim: 2, bytes: func(n int, _ float64) int64 { return mesh.StructuredBytes(mesh.Quad4, n, n) },
+		mesh: func(n int) *mesh.Mesh { return mesh.StructuredQuad(n, n) }},
+	"tri": {dim: 2, bytes: func(n int, _ float64) int64 { return mesh.StructuredBytes(mesh.Tri3, n, n) },
+		mesh: func(n int) *mesh.Mesh { return mesh.StructuredTri(n, n) }},
+	"hex27": {dim: 3, bytes: func(n int, _ float64) int64 { return mesh.Hex27GraphBytes(n, n, n) },
+		graph: func(n int, _ float64) *mesh.Graph { return mesh.Hex27Graph(n, n, n) }},
+	"grid7": {dim: 3, bytes: func(n int, _ float64) int64 { return mesh.Grid7GraphBytes(n, n, n) },
+		graph: func(n int, _ float64) *mesh.Graph { return mesh.Grid7Graph(n, n, n) }},
+	"random": {dim: 1, bytes: mesh.RandomGraphBytes,
+		graph: func(n int, deg float64) *mesh.Graph { return mesh.RandomGraph(n, deg, Seed) }},
+}
+
 // GenerateWith is Generate with the options of the element graph and of
-// the boundary classification of generated meshes.
+// the boundary classification of generated meshes. Sizes come from users:
+// one whose result the machine (or eo.MaxBytes) cannot hold is refused
+// before anything is built, since a generator that outgrows memory is
+// killed, not failed.
 func GenerateWith(spec string, eo mesh.ElementOptions, co mesh.ClassifyOptions) (*mesh.Graph, *mesh.Mesh, error) {
 	parts := strings.Split(spec, ":")
 	relabel := false
@@ -58,47 +88,34 @@ func GenerateWith(spec string, eo mesh.ElementOptions, co mesh.ClassifyOptions) 
 	if err != nil || n < 2 {
 		return nil, nil, bad("size %q is not an integer ≥ 2", parts[1])
 	}
-	dim := 3
-	switch parts[0] {
-	case "quad", "tri":
-		dim = 2
-	case "random":
-		dim = 1
+	k, ok := kinds[parts[0]]
+	if !ok {
+		return nil, nil, bad("unknown generator %q", parts[0])
 	}
-	if float64(n) > math.Pow(math.MaxInt32, 1/float64(dim)) {
+	if float64(n) > math.Pow(math.MaxInt32, 1/float64(k.dim)) {
 		return nil, nil, bad("size %d gives more than 2³¹−1 vertices", n)
 	}
-	if err := checkMemory(spec, parts, n, eo.MaxBytes); err != nil {
-		return nil, nil, err
-	}
-	var g *mesh.Graph
-	var m *mesh.Mesh
-	switch parts[0] {
-	case "hex":
-		m = mesh.StructuredHex(n, n, n)
-	case "tet":
-		m = mesh.StructuredTet(n, n, n)
-	case "quad":
-		m = mesh.StructuredQuad(n, n)
-	case "tri":
-		m = mesh.StructuredTri(n, n)
-	case "hex27":
-		g = mesh.Hex27Graph(n, n, n)
-	case "grid7":
-		g = mesh.Grid7Graph(n, n, n)
-	case "random":
-		deg, err := strconv.ParseFloat(parts[2], 64)
+	var deg float64
+	if want == 3 {
+		deg, err = strconv.ParseFloat(parts[2], 64)
 		if err != nil || !(deg > 0) || deg >= float64(n) {
 			return nil, nil, bad("degree %q is not a number in (0, N)", parts[2])
 		}
-		g = mesh.RandomGraph(n, deg, Seed)
-	default:
-		return nil, nil, bad("unknown generator %q", parts[0])
 	}
-	if m != nil {
+	if need := k.bytes(n, deg); need >= 0 {
+		if err := mesh.CheckMemory("generate", fmt.Sprintf("the graph of %q", spec), need, eo.MaxBytes); err != nil {
+			return nil, nil, fmt.Errorf("generator %q: %w", spec, err)
+		}
+	}
+	var g *mesh.Graph
+	var m *mesh.Mesh
+	if k.mesh != nil {
+		m = k.mesh(n)
 		if g, err = MeshGraphWith(m, eo, co); err != nil {
 			return nil, nil, fmt.Errorf("generator %q: %w", spec, err)
 		}
+	} else {
+		g = k.graph(n, deg)
 	}
 	if relabel {
 		var perm []int32
@@ -108,40 +125,6 @@ func GenerateWith(spec string, eo mesh.ElementOptions, co mesh.ClassifyOptions) 
 		}
 	}
 	return g, m, nil
-}
-
-// checkMemory refuses a spec whose graph the machine (or maxBytes, as in
-// mesh.ElementOptions) cannot hold, before anything is built: sizes come
-// from users, and a generator that outgrows memory is killed, not failed.
-func checkMemory(spec string, parts []string, n int, maxBytes int64) error {
-	var need int64
-	switch parts[0] {
-	case "hex":
-		need = mesh.StructuredBytes(mesh.Hex8, n, n, n)
-	case "tet":
-		need = mesh.StructuredBytes(mesh.Tet4, n, n, n)
-	case "quad":
-		need = mesh.StructuredBytes(mesh.Quad4, n, n)
-	case "tri":
-		need = mesh.StructuredBytes(mesh.Tri3, n, n)
-	case "hex27":
-		need = mesh.Hex27GraphBytes(n, n, n)
-	case "grid7":
-		need = mesh.Grid7GraphBytes(n, n, n)
-	case "random":
-		deg, err := strconv.ParseFloat(parts[2], 64)
-		if err != nil {
-			return nil // the generator's own check names the bad degree
-		}
-		need = mesh.RandomGraphBytes(n, deg)
-	}
-	if need < 0 {
-		return nil
-	}
-	if err := mesh.CheckMemory("generate", fmt.Sprintf("the graph of %q", spec), need, maxBytes); err != nil {
-		return fmt.Errorf("generator %q: %w", spec, err)
-	}
-	return nil
 }
 
 // MeshGraph returns the node graph of m with boundary classes from its
