@@ -44,7 +44,7 @@ for stage in "${stages[@]}"; do
 		;;
 	sanitize)
 		for tool in memcheck racecheck; do
-			run sanitize 120 compute-sanitizer --tool "$tool" --error-exitcode 3 \
+			run sanitize 200 compute-sanitizer --tool "$tool" --error-exitcode 3 \
 				"$bin/gpuagg.test" -test.short -test.count=1 -test.run 'TestCoarsenMatchesHost|TestCoarsenErrorsMatchHost|TestCheckNamesBadRow'
 		done
 		;;

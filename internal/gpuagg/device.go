@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/gpu"
 )
 
 //go:generate bash build.sh
@@ -28,8 +29,8 @@ var kernelNames = []string{
 }
 
 const (
-	threads   = 256  // threads per block of every kernel
-	maxBlocks = 1024 // scan grid, and the size of its partial sums
+	threads   = gpu.BlockSize // threads per block of every kernel
+	maxBlocks = 1024          // scan grid, and the size of its partial sums
 )
 
 // Device is the aggregation kernels loaded into one context, with the
@@ -37,10 +38,9 @@ const (
 // time.
 type Device struct {
 	ctx    *cuda.Context
-	mod    *cuda.Module
+	l      *gpu.Loader // the kernel image, shared by every Device of ctx
 	stream *cuda.Stream
 	sms    int
-	fn     map[string]*cuda.Function
 	host   *cuda.HostBuffer // meta words read back per level
 	own    bool             // the stream was made here
 	// checkWords are csr_bounds' two words.
@@ -55,18 +55,11 @@ func Open(ctx *cuda.Context, s *cuda.Stream) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Device{ctx: ctx, sms: sms, fn: map[string]*cuda.Function{}}
-	if d.mod, err = ctx.LoadModule(image); err != nil {
+	l, err := gpu.For(ctx, image, kernelNames)
+	if err != nil {
 		return nil, fmt.Errorf("gpuagg: loading kernels: %w", err)
 	}
-	for _, name := range kernelNames {
-		f, err := d.mod.Function(name)
-		if err != nil {
-			d.Close()
-			return nil, err
-		}
-		d.fn[name] = f
-	}
+	d := &Device{ctx: ctx, l: l, sms: sms}
 	d.stream, d.own = s, s == nil
 	if d.own {
 		if d.stream, err = ctx.NewStream(); err != nil {
@@ -93,7 +86,9 @@ func (d *Device) Context() *cuda.Context { return d.ctx }
 // synchronises it.
 func (d *Device) Stream() *cuda.Stream { return d.stream }
 
-// Close unloads the kernels; it is idempotent.
+// Close frees the Device's buffers (and its stream, when it made one);
+// the kernel image stays loaded with the context's other users. It is
+// idempotent.
 func (d *Device) Close() error {
 	if d == nil {
 		return nil
@@ -102,7 +97,7 @@ func (d *Device) Close() error {
 	if d.stream != nil {
 		err = d.stream.Synchronize()
 	}
-	err = errors.Join(err, d.host.Free(), d.checkWords.Free(), d.mod.Close())
+	err = errors.Join(err, d.host.Free(), d.checkWords.Free())
 	if d.own {
 		err = errors.Join(err, d.stream.Close())
 	}
@@ -111,7 +106,7 @@ func (d *Device) Close() error {
 
 // launch queues kernel name on the stream with grid blocks of threads.
 func (d *Device) launch(name string, grid int, args ...any) error {
-	return d.fn[name].Launch(cuda.Launch{Grid: cuda.Dim3{X: uint32(max(grid, 1))}, Block: cuda.Dim3{X: threads}, Stream: d.stream}, args...)
+	return d.l.Launch(d.stream, name, uint32(max(grid, 1)), args...)
 }
 
 // grid returns the blocks for items work items (threads, or warps times
