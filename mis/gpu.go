@@ -3,7 +3,9 @@ package mis
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/misgrid/misgrid/cuda"
 	"github.com/misgrid/misgrid/internal/gpu"
@@ -15,42 +17,84 @@ import (
 // (internal/misgpu) knows nothing of this package: priorities reach it
 // resolved, and it returns flags, a size and a round count.
 
-// computeGPU uploads g to the GPU of o.Device, runs the MIS and returns
-// the set. prim is the primary rank per vertex (nil for Hash), exactly
-// as Keys would use it.
-func computeGPU(g *mesh.Graph, prim []uint32, dist int, o *Options) (*Result, error) {
+// computeGPU copies g to the GPU of o.Device through pinned chunks,
+// checks it there (the host reads none of its entries unless the device
+// finds a bad one, when the host's ValidateStructure says what is wrong
+// in its own words), derives the priority there (classes by degree,
+// ranks by degree) and runs the MIS.
+func computeGPU(g *mesh.Graph, dist int, o *Options) (*Result, error) {
+	if err := cheapStructure(g); err != nil {
+		return nil, err
+	}
 	l, err := misgpu.Open(o.Device.Index())
 	if err != nil {
 		return nil, fmt.Errorf("mis: device %v: %w", o.Device, err)
 	}
-	dg, err := misgpu.Upload(l, g.Offsets, g.Adj, int64(g.MaxDegree()), nil)
+	p := o.Priority
+	pri := misgpu.Priority{Seed: p.Seed}
+	switch p.Kind {
+	case Hash:
+	case Boundary:
+		pri.GraphClass = true
+	case Degree:
+		pri.Degree = true
+	case User:
+		if pri.Prim, err = userRanks(p.Values, g.N()); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("mis: unknown priority kind %d", int(p.Kind))
+	}
+	var cls []uint8
+	if p.Kind == Boundary && g.Class != nil {
+		cls = unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(g.Class))), len(g.Class))
+	}
+	dg, err := misgpu.UploadStaged(l, nil, g.Offsets, g.Adj, cls)
 	if err != nil {
+		if _, bad := errors.AsType[*mesh.ValidationError](err); bad {
+			if herr := g.ValidateStructure(); herr != nil {
+				return nil, fmt.Errorf("mis: %w", herr)
+			}
+			// What the host's check lets through (a self loop) but the
+			// kernels cannot take: Auto runs it on the CPU.
+			return nil, fmt.Errorf("mis: device %v cannot run this graph: %v", o.Device, err)
+		}
 		return nil, fmt.Errorf("mis: device %v: %w", o.Device, err)
 	}
 	defer dg.Close()
-	pri := misgpu.Priority{Seed: o.Priority.Seed}
-	switch {
-	case prim == nil:
-	case o.Priority.Kind == Boundary:
-		cls := make([]uint8, len(prim))
-		for v, p := range prim {
-			cls[v] = uint8(p)
+	if p.Kind == Boundary && cls == nil {
+		if err := dg.ClassifyByDegree(); err != nil {
+			return nil, fmt.Errorf("mis: device %v: %w", o.Device, err)
 		}
-		pri.Class = cls
-	default:
-		pri.Prim = prim
 	}
 	r, err := dg.RunOrStall(dist, pri)
 	if err == nil && r.Stalled {
 		// A chained priority: the serial greedy finishes from the
 		// members decided so far, the same set by the contract.
-		keys, kerr := Keys(g, o.Priority)
+		keys, kerr := Keys(g, p)
 		if kerr != nil {
 			return nil, kerr
 		}
 		r.Size += finishGreedy(g, keys, dist, r.In)
 	}
 	return result(r, err)
+}
+
+// cheapStructure is the part of mesh.Graph.ValidateStructure that costs
+// nothing (sizes and the offsets' ends); the device checks the rest. On
+// a failure the host's check gives its error.
+func cheapStructure(g *mesh.Graph) error {
+	n := g.N()
+	ok := n <= math.MaxInt32 && (n == 0 && len(g.Adj) == 0 || n > 0 && g.Offsets[0] == 0 && g.Offsets[n] == int64(len(g.Adj))) &&
+		(g.Coords == nil || g.Dim >= 1 && g.Dim <= 3 && len(g.Coords) == g.Dim*n) &&
+		(g.Class == nil || len(g.Class) == n) && (g.Dirichlet == nil || len(g.Dirichlet) == n)
+	if ok {
+		return nil
+	}
+	if err := g.ValidateStructure(); err != nil {
+		return fmt.Errorf("mis: %w", err)
+	}
+	return nil
 }
 
 // finishGreedy completes in, the members of a valid prefix of the greedy
@@ -84,31 +128,37 @@ type DeviceGraph struct {
 }
 
 // UploadGraph copies g to the GPU of ctx, or of device 0's primary
-// context when ctx is nil. Boundary classes go along: g's, or those
-// mesh.ClassifyByDegree gives when g has none.
-// When the device lacks the memory, the error says how much was needed.
+// context when ctx is nil, through pinned chunks, and checks it there (a
+// bad row is a *mesh.ValidationError). Boundary classes go along: g's,
+// or those mesh.ClassifyByDegree gives, computed on the device, when g
+// has none. When the device lacks the memory, the error says how much
+// was needed.
 func UploadGraph(g *mesh.Graph, ctx *cuda.Context) (*DeviceGraph, error) {
 	if g == nil {
 		return nil, errors.New("mis: UploadGraph: nil graph")
+	}
+	if len(g.Class) != g.N() && g.Class != nil {
+		return nil, fmt.Errorf("mis: UploadGraph: %d classes for %d vertices", len(g.Class), g.N())
+	}
+	if err := cheapStructure(g); err != nil {
+		return nil, err
 	}
 	l, err := loader(ctx)
 	if err != nil {
 		return nil, err
 	}
-	classes := g.Class
-	if classes == nil {
-		// The same classes Primaries derives on the host, so that the
-		// zero Options (boundary priority) give the same set here.
-		classes = mesh.ClassifyByDegree(g)
+	var cls []uint8
+	if g.Class != nil {
+		cls = unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(g.Class))), len(g.Class))
 	}
-	if len(classes) != g.N() {
-		return nil, fmt.Errorf("mis: UploadGraph: %d classes for %d vertices", len(classes), g.N())
+	dg, err := misgpu.UploadStaged(l, nil, g.Offsets, g.Adj, cls)
+	if err == nil && cls == nil {
+		// The classes Primaries derives on the host, so that the zero
+		// Options (boundary priority) give the same set here.
+		if err = dg.ClassifyByDegree(); err != nil {
+			dg.Close()
+		}
 	}
-	cls := make([]uint8, len(classes))
-	for v, c := range classes {
-		cls[v] = uint8(c)
-	}
-	dg, err := misgpu.Upload(l, g.Offsets, g.Adj, int64(g.MaxDegree()), cls)
 	if err != nil {
 		return nil, fmt.Errorf("mis: UploadGraph: %w", err)
 	}

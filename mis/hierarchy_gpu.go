@@ -4,77 +4,193 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/gpu"
 	"github.com/misgrid/misgrid/internal/gpuagg"
+	"github.com/misgrid/misgrid/internal/misgpu"
 	"github.com/misgrid/misgrid/mesh"
 )
 
 // hierarchyGPU is Hierarchy on the GPU of opts.Device: the graph goes to
-// the device once, and every level's MIS, aggregates and coarse graph are
-// computed there (internal/gpuagg gives the aggregates and coarse graphs
-// of Aggregate, aggregateD1 and CoarseGraph bit for bit). The host keeps
-// one copy of each coarse graph, for the levels returned and for the
-// classes of Boundary priorities, and the sets, which the engine returns
-// on the host today.
-func hierarchyGPU(g *mesh.Graph, opts HierarchyOptions, dist, minV, maxL int) (levels []Level, err error) {
-	dev, err := cuda.GetDevice(opts.Device.Index())
+// the device once (pinned chunks), and every level's MIS, aggregates and
+// coarse graph are computed there on one stream, the MIS engine's
+// (internal/gpuagg gives the aggregates and coarse graphs of Aggregate,
+// aggregateD1 and CoarseGraph bit for bit). Sets and classes stay on the
+// device: boundary classes come with the graph or are computed there by
+// degree. The host waits on the device a few times per level, for sizes
+// only (the engine plans a run from the graph's shape and the live count
+// of its sweeps; Coarsen sizes the coarse graph), and reads the levels
+// back once they are all built.
+func hierarchyGPU(g *mesh.Graph, opts HierarchyOptions, dist, minV, maxL int) ([]Level, error) {
+	return hierarchyGPUTimed(g, opts, dist, minV, maxL, nil)
+}
+
+// gpuTimes are the phases of a GPU hierarchy (benchmarks): the upload,
+// the levels on the device (events around them on the stream) and the
+// copy of the levels to the host.
+type gpuTimes struct {
+	Upload, Levels, Download time.Duration
+}
+
+func hierarchyGPUTimed(g *mesh.Graph, opts HierarchyOptions, dist, minV, maxL int, times *gpuTimes) (levels []Level, err error) {
+	l, err := misgpu.Open(opts.Device.Index())
 	if err != nil {
 		return nil, err
 	}
-	ctx, err := dev.PrimaryContext()
-	if err != nil {
-		return nil, err
-	}
-	d, err := gpuagg.Open(ctx, nil)
+	d, err := gpuagg.Open(l.Ctx, l.Stream)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { err = errors.Join(err, d.Close()) }()
-	st, err := ctx.NewStager(d.Stream(), cuda.StagerOptions{})
-	if err != nil {
-		return nil, err
-	}
-	defer func() { err = errors.Join(err, st.Close()) }()
-	dg, err := d.Upload(g, st)
+	t0 := time.Now()
+	dg, err := uploadLevel(l, d, g)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { err = errors.Join(err, dg.Free()) }()
-
-	var (
-		graphs []*mesh.Graph
-		sets   []*Result
-		starts []time.Time
-	)
-	misOf := func(lvl int, lg *gpuagg.Graph, s *cuda.Stream) (*cuda.Buffer, int, error) {
-		starts = append(starts, time.Now())
-		host := g
-		if lvl > 0 {
-			h, err := d.Download(lg)
-			if err != nil {
-				return nil, 0, err
-			}
-			host = h
+	h := &gpuHierarchy{l: l, p: opts.Priority, dist: dist}
+	defer func() { err = errors.Join(err, h.eng.Close()) }()
+	var timer streamTimer
+	defer func() { err = errors.Join(err, timer.close()) }()
+	if times != nil {
+		times.Upload = time.Since(t0)
+		if err = timer.start(l); err != nil {
+			return nil, err
 		}
-		graphs = append(graphs, host)
-		set, err := levelSetGPU(host, lg, levelPriority(opts.Priority, lvl), dist)
-		if err != nil {
-			return nil, 0, err
-		}
-		sets = append(sets, set)
-		flags, err := flagsToDevice(ctx, set.In)
-		return flags, set.Size, err
 	}
-	dl, err := d.Hierarchy(dg, misOf, gpuagg.HierarchyOptions{Distance: dist, MinVertices: minV, MaxLevels: maxL})
+	dl, err := d.Hierarchy(dg, h.mis, gpuagg.HierarchyOptions{Distance: dist, MinVertices: minV, MaxLevels: maxL})
 	defer func() { err = errors.Join(err, gpuagg.FreeLevels(dl)) }()
 	if err != nil {
 		return nil, err
 	}
 	end := time.Now()
-	levels = make([]Level, len(dl))
+	if times != nil {
+		if times.Levels, err = timer.stop(l); err != nil {
+			return nil, err
+		}
+	}
+	levels, err = h.download(d, g, dl, end)
+	if times != nil {
+		times.Download = time.Since(end)
+	}
+	return levels, err
+}
+
+// streamTimer times the work queued on a stream between start and stop.
+type streamTimer struct{ evs [2]*cuda.Event }
+
+func (t *streamTimer) mark(l *gpu.Loader, i int) error {
+	e, err := l.Ctx.NewEvent()
+	if err != nil {
+		return err
+	}
+	t.evs[i] = e
+	return e.Record(l.Stream)
+}
+
+func (t *streamTimer) start(l *gpu.Loader) error { return t.mark(l, 0) }
+
+func (t *streamTimer) stop(l *gpu.Loader) (time.Duration, error) {
+	if err := t.mark(l, 1); err != nil {
+		return 0, err
+	}
+	if err := t.evs[1].Synchronize(); err != nil {
+		return 0, err
+	}
+	return cuda.Elapsed(t.evs[0], t.evs[1])
+}
+
+func (t *streamTimer) close() error { return errors.Join(t.evs[0].Close(), t.evs[1].Close()) }
+
+// uploadLevel copies the fine graph through the engine's Stager, which
+// runs on the shared stream.
+func uploadLevel(l *gpu.Loader, d *gpuagg.Device, g *mesh.Graph) (*gpuagg.Graph, error) {
+	st, err := misgpu.Stager(l)
+	if err != nil {
+		return nil, err
+	}
+	l.Mu.Lock()
+	defer l.Mu.Unlock()
+	return d.Upload(g, st)
+}
+
+// gpuHierarchy runs the MIS of each level on the device, into flags that
+// stay there, with one engine graph moved from level to level.
+type gpuHierarchy struct {
+	l      *gpu.Loader
+	eng    *misgpu.Graph
+	p      Priority
+	dist   int
+	rounds []int
+	starts []time.Time
+	took   []time.Duration
+}
+
+func (h *gpuHierarchy) mis(lvl int, lg *gpuagg.Graph, _ *cuda.Stream) (*cuda.Buffer, int, error) {
+	start := time.Now()
+	h.starts = append(h.starts, start)
+	if h.eng == nil {
+		h.eng = misgpu.WrapLevel(h.l, lg.N, lg.M, int64(lg.MaxDegree), lg.Offsets, lg.Adj)
+	} else if err := h.eng.Rebind(lg.N, lg.M, int64(lg.MaxDegree), lg.Offsets, lg.Adj); err != nil {
+		return nil, 0, err
+	}
+	p := levelPriority(h.p, lvl)
+	pri := misgpu.Priority{Seed: p.Seed}
+	var err error
+	switch p.Kind {
+	case Hash:
+	case Boundary:
+		pri.GraphClass = true
+		if lg.Class != nil {
+			err = h.eng.UseClasses(lg.Class)
+		} else {
+			err = h.eng.ClassifyByDegree()
+		}
+	case Degree:
+		pri.Degree = true
+	case User:
+		pri.Prim, err = userRanks(p.Values, lg.N)
+	default:
+		err = fmt.Errorf("unknown priority kind %d", int(p.Kind))
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	flags, err := h.l.Ctx.Alloc(int64(max(lg.N, 1)))
+	if err != nil {
+		return nil, 0, fmt.Errorf("flags of %d vertices: %w", lg.N, err)
+	}
+	size, rounds, err := h.eng.RunTo(h.dist, pri, flags)
+	if err != nil {
+		return nil, 0, errors.Join(err, flags.Free())
+	}
+	h.rounds = append(h.rounds, rounds)
+	h.took = append(h.took, time.Since(start))
+	return flags, size, nil
+}
+
+// download copies the levels to the host: the coarse graphs, every set
+// and aggregation. end is when the last level was built.
+func (h *gpuHierarchy) download(d *gpuagg.Device, g *mesh.Graph, dl []gpuagg.Level, end time.Time) ([]Level, error) {
+	levels := make([]Level, len(dl))
 	for i, l := range dl {
-		levels[i] = Level{Graph: graphs[i], Set: sets[i]}
+		host := g
+		if i > 0 {
+			var err error
+			if host, err = d.Download(l.Graph); err != nil {
+				return nil, err
+			}
+		}
+		in := make([]bool, l.Graph.N)
+		if len(in) > 0 {
+			// bool is one byte holding 0 or 1, which RunTo writes.
+			if err := cuda.CopyToHost(unsafe.Slice((*uint8)(unsafe.Pointer(&in[0])), len(in)), l.In, 0); err != nil {
+				return nil, err
+			}
+		}
+		levels[i] = Level{Graph: host, Set: &Result{In: in, Size: l.Size, Rounds: h.rounds[i], Backend: "gpu", Elapsed: h.took[i]}}
 		if l.Agg != nil {
 			of, roots, err := d.DownloadAggregates(l.Agg)
 			if err != nil {
@@ -83,10 +199,10 @@ func hierarchyGPU(g *mesh.Graph, opts HierarchyOptions, dist, minV, maxL int) (l
 			levels[i].Agg = &Aggregates{Of: of, Roots: roots, N: len(roots)}
 		}
 		next := end
-		if i+1 < len(starts) {
-			next = starts[i+1]
+		if i+1 < len(h.starts) {
+			next = h.starts[i+1]
 		}
-		levels[i].Elapsed = next.Sub(starts[i])
+		levels[i].Elapsed = next.Sub(h.starts[i])
 	}
 	return levels, nil
 }
@@ -98,54 +214,4 @@ func levelPriority(p Priority, lvl int) Priority {
 		return Priority{Kind: Boundary, Seed: p.Seed}
 	}
 	return p
-}
-
-// levelSetGPU runs the MIS engine on a level already on the device. The
-// classes of a Boundary priority are host's (the graph's, or by degree as
-// Primaries derives them) so that the set is Compute's.
-func levelSetGPU(host *mesh.Graph, lg *gpuagg.Graph, p Priority, dist int) (*Result, error) {
-	start := time.Now()
-	mg, err := NewDeviceGraph(lg.N, lg.Offsets, lg.Adj)
-	if err != nil {
-		return nil, err
-	}
-	defer mg.Close()
-	if p.Kind == Boundary {
-		cls := host.Class
-		if cls == nil {
-			cls = mesh.ClassifyByDegree(host)
-		}
-		if err := mg.SetClasses(cls); err != nil {
-			return nil, err
-		}
-	}
-	set, err := ComputeDevice(mg, Options{Distance: dist, Priority: p})
-	if err != nil {
-		return nil, err
-	}
-	set.Elapsed = time.Since(start)
-	return set, nil
-}
-
-// flagsToDevice copies a set as the one byte per vertex that the
-// aggregation kernels read.
-func flagsToDevice(ctx *cuda.Context, in []bool) (*cuda.Buffer, error) {
-	b := make([]uint8, len(in))
-	for v, x := range in {
-		if x {
-			b[v] = 1
-		}
-	}
-	buf, err := ctx.Alloc(int64(max(len(b), 1)))
-	if err != nil {
-		return nil, fmt.Errorf("flags of %d vertices: %w", len(b), err)
-	}
-	if len(b) > 0 {
-		// A pageable copy may return before it lands, and the
-		// aggregation stream does not wait for the default stream.
-		if err := errors.Join(cuda.CopyToDevice(buf, 0, b), ctx.Synchronize()); err != nil {
-			return nil, errors.Join(err, buf.Free())
-		}
-	}
-	return buf, nil
 }

@@ -37,8 +37,12 @@ func Compute(g *mesh.Graph, opts Options) (*Result, error) {
 	if g == nil {
 		return nil, errors.New("mis: nil graph")
 	}
-	if err := g.ValidateStructure(); err != nil {
-		return nil, fmt.Errorf("mis: %w", err)
+	// The GPU path checks the graph on the device (computeGPU).
+	gpuFirst := opts.Device.WantsGPU(g.N()) && !(opts.Serial && opts.Device.Kind() == Auto)
+	if !gpuFirst {
+		if err := g.ValidateStructure(); err != nil {
+			return nil, fmt.Errorf("mis: %w", err)
+		}
 	}
 	dist, err := opts.distance()
 	if err != nil {
@@ -48,20 +52,19 @@ func Compute(g *mesh.Graph, opts Options) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	if opts.Device.WantsGPU(g.N()) && !(opts.Serial && opts.Device.Kind() == Auto) {
-		prim, err := Primaries(g, opts.Priority)
-		if err != nil {
-			return nil, err
-		}
-		res, err := computeGPU(g, prim, dist, &opts)
+	if gpuFirst {
+		res, err := computeGPU(g, dist, &opts)
 		if err == nil {
 			res.Elapsed = time.Since(start)
 			return res, nil
 		}
-		if opts.Device.Kind() == GPU {
+		if _, bad := errors.AsType[*mesh.ValidationError](err); bad || opts.Device.Kind() == GPU {
 			return nil, err
 		}
 		// Auto: the CPU result is the same set, so falling back is safe.
+		if err := g.ValidateStructure(); err != nil {
+			return nil, fmt.Errorf("mis: %w", err)
+		}
 	}
 	keys, err := Keys(g, opts.Priority)
 	if err != nil {

@@ -693,3 +693,6 @@ BUCKET2L(mis2bdl_p1, true)
 // Initialisation, result, validation and floor kernels, and the cuda
 // package's test kernels.
 #include "helpers.cuh"
+
+// Boundary classes by degree.
+#include "degree_class.cuh"

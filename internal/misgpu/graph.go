@@ -23,7 +23,9 @@ type Graph struct {
 	vec      bool         // adj is 16-byte aligned and readable to a 16-byte boundary past its end
 	locality int8         // 0 not measured yet, 1 local rows, 2 scattered rows (see scattered)
 	class    *cuda.Buffer // boundary classes, one byte per vertex, or nil
+	ownClass bool         // class was allocated here (not a caller's, UseClasses)
 	maxDeg   int64        // the largest degree (from the host graph or csr_check)
+	capN     int          // the most vertices the working memory serves (Rebind)
 
 	mu   sync.Mutex
 	ws   workspace
@@ -43,6 +45,7 @@ type workspace struct {
 	host  *cuda.HostBuffer
 	evs   [2]*cuda.Event // sweep-count checks
 	floor *cuda.Buffer   // output of the floor kernel (TimeDevice)
+	lg    *cuda.Buffer   // the log table of ClassifyByDegree
 }
 
 const (
@@ -71,24 +74,34 @@ func deviceBytes(n int, m int64) (graph, work int64) {
 // here does.
 func Upload(l *gpu.Loader, offsets []int64, adj []int32, maxDeg int64, cls []uint8) (*Graph, error) {
 	n, m := max(len(offsets)-1, 0), int64(len(adj))
-	graph, work := deviceBytes(n, m)
-	free, _, err := l.Ctx.MemInfo()
-	if err != nil {
-		return nil, gpu.Unavailable(l.Fail(err))
+	if err := fits(l, n, m); err != nil {
+		return nil, err
 	}
-	if TestFreeMemory > 0 {
-		free = TestFreeMemory
-	}
-	if graph+work > free {
-		return nil, fmt.Errorf("%w: a graph of %d vertices and %d edges needs %s of GPU memory (%s graph, %s working), but only %s is free: %w",
-			cuda.ErrUnavailable, n, m, cuda.FormatBytes(graph+work), cuda.FormatBytes(graph), cuda.FormatBytes(work), cuda.FormatBytes(free), cuda.ErrorOutOfMemory)
-	}
-	dg := &Graph{l: l, n: n, m: m, owned: true, maxDeg: maxDeg}
+	dg := &Graph{l: l, n: n, m: m, owned: true, maxDeg: maxDeg, capN: n}
 	if err := dg.upload(offsets, adj, cls); err != nil {
 		dg.Close()
 		return nil, fmt.Errorf("%w: uploading the graph: %w", cuda.ErrUnavailable, l.Fail(err))
 	}
 	return dg, nil
+}
+
+// fits checks that a graph of n vertices and m edges and a run on it fit
+// the device's free memory; the error says how much was needed and wraps
+// cuda.ErrUnavailable.
+func fits(l *gpu.Loader, n int, m int64) error {
+	graph, work := deviceBytes(n, m)
+	free, _, err := l.Ctx.MemInfo()
+	if err != nil {
+		return gpu.Unavailable(l.Fail(err))
+	}
+	if TestFreeMemory > 0 {
+		free = TestFreeMemory
+	}
+	if graph+work > free {
+		return fmt.Errorf("%w: a graph of %d vertices and %d edges needs %s of GPU memory (%s graph, %s working), but only %s is free: %w",
+			cuda.ErrUnavailable, n, m, cuda.FormatBytes(graph+work), cuda.FormatBytes(graph), cuda.FormatBytes(work), cuda.FormatBytes(free), cuda.ErrorOutOfMemory)
+	}
+	return nil
 }
 
 func (dg *Graph) upload(offs []int64, adj []int32, cls []uint8) error {
@@ -116,6 +129,7 @@ func (dg *Graph) upload(offs []int64, adj []int32, cls []uint8) error {
 		if dg.class, err = ctx.Alloc(int64(len(cls))); err != nil {
 			return err
 		}
+		dg.ownClass = true
 		return cuda.CopyToDevice(dg.class, 0, cls)
 	}
 	return nil
@@ -140,7 +154,7 @@ func Wrap(l *gpu.Loader, n int, offsets, adj *cuda.Buffer) (*Graph, error) {
 	if adj.Ptr()%4 != 0 || offsets.Ptr()%8 != 0 {
 		return nil, fmt.Errorf("misaligned buffers (offsets at %#x, adjacency at %#x)", offsets.Ptr(), adj.Ptr())
 	}
-	dg := &Graph{l: l, n: n, m: m, off: offsets, adj: adj}
+	dg := &Graph{l: l, n: n, m: m, off: offsets, adj: adj, capN: n}
 	dg.vec = adj.Ptr()%16 == 0 && adj.Size() >= (4*m+15)/16*16
 	if err := dg.check(); err != nil {
 		return nil, err
@@ -148,7 +162,10 @@ func Wrap(l *gpu.Loader, n int, offsets, adj *cuda.Buffer) (*Graph, error) {
 	return dg, nil
 }
 
-// check runs csr_check and turns a failure into an error naming the row.
+// check runs csr_check and turns a failure into an error naming the row;
+// it sets the largest degree. It waits for the work queued on the
+// loader's stream before it (an upload through a Stager, say) and
+// synchronises the host once.
 func (dg *Graph) check() error {
 	if dg.n == 0 {
 		return nil
@@ -160,40 +177,53 @@ func (dg *Graph) check() error {
 	if err != nil {
 		return err
 	}
-	bad := []int32{int32(dg.n), 0}
-	if err := cuda.CopyToDevice(small, 0, bad); err != nil {
-		return e.Fail(err)
+	if dg.ws.host == nil {
+		if dg.ws.host, err = e.Ctx.AllocHost(64); err != nil {
+			return err
+		}
 	}
-	if err := e.Launch(nil, "csr_check", e.Grid("csr_check", int64(dg.n), blockSize), dg.off, dg.adj, int32(dg.n), dg.m, small); err != nil {
-		return e.Fail(err)
+	first, err := small.View(0, 4)
+	if err != nil {
+		return err
 	}
-	if err := e.Stream.Synchronize(); err != nil {
-		return e.Fail(err)
+	words, err := small.View(0, 8)
+	if err != nil {
+		return err
 	}
-	if err := cuda.CopyToHost(bad, small, 0); err != nil {
+	bad := cuda.HostSlice[int32](dg.ws.host)[:2]
+	if err := errors.Join(
+		words.MemsetAsync32(0, e.Stream), first.MemsetAsync32(uint32(dg.n), e.Stream),
+		e.Launch(nil, "csr_check", e.Grid("csr_check", int64(dg.n), blockSize), dg.off, dg.adj, int32(dg.n), dg.m, small),
+		small.CopyToHostAsync(dg.ws.host, 0, 0, 8, e.Stream),
+		e.Stream.Synchronize(),
+	); err != nil {
 		return e.Fail(err)
 	}
 	dg.maxDeg = int64(bad[1])
 	if v := bad[0]; v < int32(dg.n) {
-		var o [2]int64
-		if err := cuda.CopyToHost(o[:], dg.off, 8*int64(v)); err != nil {
-			return e.Fail(err)
-		}
-		msg := fmt.Sprintf("offsets %d..%d", o[0], o[1])
-		if o[0] >= 0 && o[1] >= o[0] && o[1] <= dg.m && o[1]-o[0] <= 1<<20 {
-			row := make([]int32, o[1]-o[0])
-			if err := cuda.CopyToHost(row, dg.adj, 4*o[0]); err == nil {
-				for i, u := range row {
-					if u < 0 || int(u) >= dg.n || u == v {
-						msg = fmt.Sprintf("neighbour %d at adjacency index %d is out of range [0,%d) or the vertex itself", u, o[0]+int64(i), dg.n)
-						break
-					}
+		return &mesh.ValidationError{Row: int(v), Index: -1, Msg: "device graph: " + dg.badRow(v)}
+	}
+	return nil
+}
+
+// badRow says what is wrong with row v, which csr_check rejected.
+func (dg *Graph) badRow(v int32) string {
+	var o [2]int64
+	if err := cuda.CopyToHost(o[:], dg.off, 8*int64(v)); err != nil {
+		return "unreadable offsets"
+	}
+	msg := fmt.Sprintf("offsets %d..%d", o[0], o[1])
+	if o[0] >= 0 && o[1] >= o[0] && o[1] <= dg.m && o[1]-o[0] <= 1<<20 {
+		row := make([]int32, o[1]-o[0])
+		if err := cuda.CopyToHost(row, dg.adj, 4*o[0]); err == nil {
+			for i, u := range row {
+				if u < 0 || int(u) >= dg.n || u == v {
+					return fmt.Sprintf("neighbour %d at adjacency index %d is out of range [0,%d) or the vertex itself", u, o[0]+int64(i), dg.n)
 				}
 			}
 		}
-		return &mesh.ValidationError{Row: int(v), Index: -1, Msg: "device graph: " + msg}
 	}
-	return nil
+	return msg
 }
 
 // scattered says whether the graph's rows name vertices far from
@@ -233,12 +263,8 @@ func (dg *Graph) SetClasses(cls []uint8) error {
 	}
 	dg.mu.Lock()
 	defer dg.mu.Unlock()
-	if dg.class == nil {
-		buf, err := dg.l.Ctx.Alloc(int64(max(dg.n, 1)))
-		if err != nil {
-			return err
-		}
-		dg.class = buf
+	if err := dg.ownClasses(); err != nil {
+		return err
 	}
 	return cuda.CopyToDevice(dg.class, 0, cls)
 }
@@ -259,8 +285,11 @@ func (dg *Graph) Close() error {
 	}
 	dg.done = true
 	var errs []error
-	for _, b := range []*cuda.Buffer{dg.ws.st, dg.ws.ball, dg.ws.list, dg.ws.prim, dg.ws.cls, dg.ws.rank, dg.ws.count, dg.ws.small, dg.ws.floor, dg.class} {
+	for _, b := range []*cuda.Buffer{dg.ws.st, dg.ws.ball, dg.ws.list, dg.ws.prim, dg.ws.cls, dg.ws.rank, dg.ws.count, dg.ws.small, dg.ws.floor, dg.ws.lg} {
 		errs = append(errs, b.Free())
+	}
+	if dg.ownClass {
+		errs = append(errs, dg.class.Free())
 	}
 	errs = append(errs, dg.ws.host.Free(), dg.ws.evs[0].Close(), dg.ws.evs[1].Close())
 	if dg.owned {
