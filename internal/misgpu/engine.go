@@ -24,7 +24,7 @@ func OpenContext(ctx *cuda.Context) (*gpu.Loader, error) { return gpu.For(ctx, k
 // Kernels lists every kernel of the MIS image that the engine launches.
 func Kernels() []string {
 	names := []string{"mis_init", "mis_members", "csr_check", "near_sample", "degree_prim", "prim_bitmap",
-		"prim_classes", "stream_floor", "mis_compact", "mis_compact2", "class_hist", "class_list"}
+		"prim_classes", "stream_floor", "mis_compact", "mis_compact2", "class_hist", "class_list", "degree_lmax", "degree_class"}
 	names = append(append(names, bucketKernels()...), listKernels...)
 	for pk := Key(0); pk < 3; pk++ {
 		names = append(names, tailName(1, pk), tailName(2, pk), vecSweepName(pk), runnerUpName(pk, false),
