@@ -35,7 +35,9 @@ func computeGPU(g *mesh.Graph, dist int, o *Options) (*Result, error) {
 	switch p.Kind {
 	case Hash:
 	case Boundary:
-		pri.GraphClass = true
+		// g's classes go with the graph; without them, the classes by
+		// degree that Primaries derives, computed on the device.
+		pri.GraphClass, pri.DegreeClass = g.Class != nil, g.Class == nil
 	case Degree:
 		pri.Degree = true
 	case User:
@@ -62,11 +64,6 @@ func computeGPU(g *mesh.Graph, dist int, o *Options) (*Result, error) {
 		return nil, fmt.Errorf("mis: device %v: %w", o.Device, err)
 	}
 	defer dg.Close()
-	if p.Kind == Boundary && cls == nil {
-		if err := dg.ClassifyByDegree(); err != nil {
-			return nil, fmt.Errorf("mis: device %v: %w", o.Device, err)
-		}
-	}
 	r, err := dg.RunOrStall(dist, pri)
 	if err == nil && r.Stalled {
 		// A chained priority: the serial greedy finishes from the
@@ -243,9 +240,12 @@ func (dg *DeviceGraph) Close() error {
 
 // ComputeDevice runs the MIS on a graph in GPU memory and returns the
 // same set as Compute on the host graph with the same options (Device
-// and Workers are ignored). Boundary priorities need classes from
-// UploadGraph or SetClasses; Degree ranks are computed on the device;
-// User values are ranked on the host and copied.
+// and Workers are ignored). Boundary priorities take the graph's classes
+// (UploadGraph's, SetClasses' or ClassifyByDegree's) or, when it has
+// none, the classes by degree, computed on the device for the run as
+// Compute derives them for a host graph without classes; Degree ranks
+// are computed on the device; User values are ranked on the host and
+// copied.
 func ComputeDevice(dg *DeviceGraph, opts Options) (*Result, error) {
 	if dg == nil {
 		return nil, errors.New("mis: ComputeDevice: nil graph")
@@ -261,6 +261,53 @@ func ComputeDevice(dg *DeviceGraph, opts Options) (*Result, error) {
 	return result(dg.g.Run(dist, pri, nil))
 }
 
+// ClassifyByDegree gives the graph the boundary classes that
+// mesh.ClassifyByDegree derives from the degrees, computed on the device
+// (the same classes bit for bit), for Boundary priorities.
+func (dg *DeviceGraph) ClassifyByDegree() error {
+	if err := dg.g.ClassifyByDegree(); err != nil {
+		return fmt.Errorf("mis: ClassifyByDegree: %w", err)
+	}
+	return nil
+}
+
+// ComputeDeviceTo is ComputeDevice with the set left on the device:
+// flags (at least N() bytes, in the graph's context) receives one byte
+// per vertex, 1 for members, 0 otherwise, and only once the run has
+// succeeded. It returns the set's size; the flags are complete when it
+// returns.
+func ComputeDeviceTo(dg *DeviceGraph, opts Options, flags *cuda.Buffer) (int, error) {
+	if dg == nil || flags == nil {
+		return 0, errors.New("mis: ComputeDeviceTo: nil graph or flags")
+	}
+	n := dg.N()
+	if flags.Size() < int64(n) {
+		return 0, fmt.Errorf("mis: ComputeDeviceTo: flags buffer has %d bytes for %d vertices", flags.Size(), n)
+	}
+	dist, err := opts.distance()
+	if err != nil {
+		return 0, err
+	}
+	pri, err := devicePriority(dg.g, opts.Priority)
+	if err != nil {
+		return 0, fmt.Errorf("mis: ComputeDeviceTo: %w", err)
+	}
+	l := dg.g.Loader()
+	tmp, err := l.Ctx.Alloc(int64(max(n, 1)))
+	if err != nil {
+		return 0, fmt.Errorf("mis: ComputeDeviceTo: %w", err)
+	}
+	defer tmp.Free()
+	size, _, err := dg.g.RunTo(dist, pri, tmp)
+	if err == nil && n > 0 {
+		err = errors.Join(cuda.CopyDeviceAsync(flags, 0, tmp, 0, int64(n), l.Stream), l.Stream.Synchronize())
+	}
+	if err != nil {
+		return 0, fmt.Errorf("mis: ComputeDeviceTo: %w", err)
+	}
+	return size, nil
+}
+
 // devicePriority turns p into what the kernels read: nothing for Hash
 // (the hash is computed on the fly), the uploaded classes for Boundary,
 // ranks computed on the device for Degree, host-ranked values for User.
@@ -269,10 +316,7 @@ func devicePriority(dg *misgpu.Graph, p Priority) (misgpu.Priority, error) {
 	switch p.Kind {
 	case Hash:
 	case Boundary:
-		if !dg.HasClasses() {
-			return pri, errors.New("Boundary priority needs the graph's classes (mesh.Graph.Class before UploadGraph, or SetClasses)")
-		}
-		pri.GraphClass = true
+		pri.GraphClass, pri.DegreeClass = dg.HasClasses(), !dg.HasClasses()
 	case Degree:
 		pri.Degree = true
 	case User:

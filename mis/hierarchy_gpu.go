@@ -1,6 +1,7 @@
 package mis
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -34,18 +35,63 @@ type gpuTimes struct {
 	Upload, Levels, Download time.Duration
 }
 
-func hierarchyGPUTimed(g *mesh.Graph, opts HierarchyOptions, dist, minV, maxL int, times *gpuTimes) (levels []Level, err error) {
+func hierarchyGPUTimed(g *mesh.Graph, opts HierarchyOptions, dist, minV, maxL int, times *gpuTimes) ([]Level, error) {
 	l, err := misgpu.Open(opts.Device.Index())
 	if err != nil {
 		return nil, err
 	}
+	first := func(d *gpuagg.Device) (*gpuagg.Graph, error) { return uploadLevel(l, d, g) }
+	host := func(*gpuagg.Device, *gpuagg.Graph) (*mesh.Graph, error) { return g, nil }
+	return buildHierarchy(l, first, host, opts, dist, minV, maxL, times)
+}
+
+// HierarchyDevice is Hierarchy on a graph already in GPU memory, with
+// opts' Device ignored: every level is built on the graph's device as
+// Hierarchy builds it from the host graph, with the graph's classes for
+// Boundary priorities (UploadGraph's, SetClasses' or ClassifyByDegree's)
+// or, when it has none, the classes by degree of each level, as
+// Hierarchy derives them for a graph without classes. The levels come
+// back to the host: level 0's Graph is a copy of the device graph.
+func HierarchyDevice(dg *DeviceGraph, opts HierarchyOptions) ([]Level, error) {
+	if dg == nil {
+		return nil, errors.New("mis: HierarchyDevice: nil graph")
+	}
+	dist := cmp.Or(opts.Distance, DefaultHierarchyDistance)
+	minV, maxL := opts.MinVertices, opts.MaxLevels
+	if minV <= 0 {
+		minV = DefaultMinVertices
+	}
+	if maxL <= 0 {
+		maxL = DefaultMaxLevels
+	}
+	l := dg.g.Loader()
+	off, adj, cls := dg.g.Buffers()
+	first := func(d *gpuagg.Device) (*gpuagg.Graph, error) {
+		lg, err := d.Wrap(dg.N(), off, adj)
+		if err == nil {
+			lg.Class = cls
+		}
+		return lg, err
+	}
+	host := func(d *gpuagg.Device, lg *gpuagg.Graph) (*mesh.Graph, error) { return d.Download(lg) }
+	levels, err := buildHierarchy(l, first, host, opts, dist, minV, maxL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("mis: HierarchyDevice: %w", err)
+	}
+	return levels, nil
+}
+
+// buildHierarchy builds the levels on l's device and stream from the
+// fine graph that first puts there; host gives that graph's host copy.
+func buildHierarchy(l *gpu.Loader, first func(*gpuagg.Device) (*gpuagg.Graph, error), host func(*gpuagg.Device, *gpuagg.Graph) (*mesh.Graph, error),
+	opts HierarchyOptions, dist, minV, maxL int, times *gpuTimes) (levels []Level, err error) {
 	d, err := gpuagg.Open(l.Ctx, l.Stream)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { err = errors.Join(err, d.Close()) }()
 	t0 := time.Now()
-	dg, err := uploadLevel(l, d, g)
+	dg, err := first(d)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +117,11 @@ func hierarchyGPUTimed(g *mesh.Graph, opts HierarchyOptions, dist, minV, maxL in
 			return nil, err
 		}
 	}
-	levels, err = h.download(d, g, dl, end)
+	g0, err := host(d, dg)
+	if err != nil {
+		return nil, err
+	}
+	levels, err = h.download(d, g0, dl, end)
 	if times != nil {
 		times.Download = time.Since(end)
 	}
@@ -142,11 +192,12 @@ func (h *gpuHierarchy) mis(lvl int, lg *gpuagg.Graph, _ *cuda.Stream) (*cuda.Buf
 	switch p.Kind {
 	case Hash:
 	case Boundary:
-		pri.GraphClass = true
+		// The level's classes (the fine graph's, carried to its coarse
+		// levels by their roots) or, without them, the classes by degree,
+		// as Primaries derives them.
+		pri.GraphClass, pri.DegreeClass = lg.Class != nil, lg.Class == nil
 		if lg.Class != nil {
 			err = h.eng.UseClasses(lg.Class)
-		} else {
-			err = h.eng.ClassifyByDegree()
 		}
 	case Degree:
 		pri.Degree = true

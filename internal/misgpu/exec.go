@@ -189,6 +189,12 @@ func (r *run) priority(pri Priority) (Key, error) {
 		}
 		r.cls = ws.cls
 		return KeyClass, cuda.CopyToDevice(ws.cls, 0, class)
+	case pri.DegreeClass:
+		if err = dg.allocClasses(); err == nil {
+			err = dg.classifyInto(ws.cls)
+		}
+		r.cls = ws.cls
+		return KeyClass, err
 	case pri.GraphClass:
 		if dg.class == nil {
 			return 0, fmt.Errorf("the graph has no classes")

@@ -320,4 +320,7 @@ type Priority struct {
 	Prim       []uint32 // host ranks to upload
 	GraphClass bool     // the graph's classes (Upload or SetClasses)
 	Degree     bool     // ranks by degree, computed on the device
+	// DegreeClass: the classes of mesh.ClassifyByDegree, computed on the
+	// device for this run (ClassifyByDegree keeps them with the graph).
+	DegreeClass bool
 }

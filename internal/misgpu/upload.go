@@ -138,7 +138,8 @@ func DegreeLogs(maxDeg int64) []float64 {
 // ClassifyByDegree queues the boundary classes of mesh.ClassifyByDegree,
 // computed on the device from the rows' lengths, into the graph's class
 // buffer (one of its own: a caller's set by UseClasses is left alone).
-// The host builds a table of maxDeg+1 logarithms; nothing waits.
+// Nothing waits. Priority.DegreeClass does the same for one run without
+// keeping the classes.
 func (dg *Graph) ClassifyByDegree() error {
 	e := dg.l
 	e.Mu.Lock()
@@ -148,6 +149,13 @@ func (dg *Graph) ClassifyByDegree() error {
 	if err := dg.ownClasses(); err != nil {
 		return err
 	}
+	return dg.classifyInto(dg.class)
+}
+
+// classifyInto queues the classes by degree into cls; the host builds a
+// table of maxDeg+1 logarithms. The caller holds the locks.
+func (dg *Graph) classifyInto(cls *cuda.Buffer) error {
+	e := dg.l
 	if dg.n == 0 {
 		return nil
 	}
@@ -183,7 +191,7 @@ func (dg *Graph) ClassifyByDegree() error {
 		cuda.StageToDevice(st, table, 0, lg),
 		lmax.MemsetAsync32(0, e.Stream),
 		e.Launch(nil, "degree_lmax", grid, dg.off, int32(dg.n), table, int32(dg.maxDeg), lmax),
-		e.Launch(nil, "degree_class", grid, dg.off, int32(dg.n), table, int32(dg.maxDeg), lmax, dg.class),
+		e.Launch(nil, "degree_class", grid, dg.off, int32(dg.n), table, int32(dg.maxDeg), lmax, cls),
 	))
 }
 
@@ -276,3 +284,10 @@ func (dg *Graph) RunTo(dist int, pri Priority, flags *cuda.Buffer) (size, rounds
 	}
 	return int(cuda.HostSlice[uint32](ws.host)[0]), rounds, nil
 }
+
+// Loader returns the loader the graph runs on.
+func (dg *Graph) Loader() *gpu.Loader { return dg.l }
+
+// Buffers returns the graph's offsets, adjacency and classes (nil when
+// it has none), in the loader's context.
+func (dg *Graph) Buffers() (offsets, adj, class *cuda.Buffer) { return dg.off, dg.adj, dg.class }
