@@ -9,4 +9,5 @@ typedef const char misgrid_cchar;
 typedef const void misgrid_cvoid;
 typedef const double misgrid_cdouble;
 typedef const int32_t misgrid_cint32;
+typedef const int64_t misgrid_cint64;
 #endif

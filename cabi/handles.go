@@ -27,6 +27,8 @@ const (
 	kindGraph   kind = 0xC2
 	kindResult  kind = 0xC3
 	kindSolver  kind = 0xC4
+	// kindDeviceGraph: a graph in the caller's GPU memory (device.go).
+	kindDeviceGraph kind = 0xC6
 )
 
 func (k kind) String() string {
@@ -39,6 +41,8 @@ func (k kind) String() string {
 		return "misgrid_result"
 	case kindSolver:
 		return "misgrid_solver"
+	case kindDeviceGraph:
+		return "misgrid_device_graph"
 	}
 	return fmt.Sprintf("kind(%#x)", uint8(k))
 }

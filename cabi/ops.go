@@ -136,14 +136,7 @@ func misgrid_hierarchy(ctx C.misgrid_context, graph C.misgrid_graph, options *C.
 		if err != nil {
 			return err
 		}
-		r := &resultObj{levels: make([]level, len(lv))}
-		for i, l := range lv {
-			r.levels[i] = level{g: l.Graph, set: l.Set, agg: l.Agg}
-			if l.Agg == nil {
-				r.levels[i].aggWhy = "the coarsest level has no aggregates"
-			}
-		}
-		return publishResult(out, r)
+		return publishResult(out, hierarchyResult(lv))
 	})
 }
 

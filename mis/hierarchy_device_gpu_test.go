@@ -1,6 +1,7 @@
 package mis
 
 import (
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -105,20 +106,8 @@ func TestGPUComputeDeviceTo(t *testing.T) {
 			t.Fatal(err)
 		}
 		flags.Free()
-		if size != want.Size || !sameBools(in, want.In) {
+		if size != want.Size || !slices.Equal(in, want.In) {
 			t.Fatalf("d%d: the device set (%d members) differs from Compute's (%d)", dist, size, want.Size)
 		}
 	}
-}
-
-func sameBools(a, b []bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

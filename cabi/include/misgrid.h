@@ -50,11 +50,13 @@ typedef uintptr_t misgrid_context;
 typedef uintptr_t misgrid_graph;
 typedef uintptr_t misgrid_result;
 typedef uintptr_t misgrid_solver;
+typedef uintptr_t misgrid_device_graph;
 #else
 typedef struct misgrid_context_s *misgrid_context;
 typedef struct misgrid_graph_s *misgrid_graph;
 typedef struct misgrid_result_s *misgrid_result;
 typedef struct misgrid_solver_s *misgrid_solver;
+typedef struct misgrid_device_graph_s *misgrid_device_graph;
 #endif
 
 typedef enum misgrid_status {
@@ -399,6 +401,70 @@ misgrid_status misgrid_result_colors(misgrid_context ctx, misgrid_result result,
  * graph); destroy it with misgrid_graph_destroy. */
 misgrid_status misgrid_result_level_graph(misgrid_context ctx, misgrid_result result,
                                           int64_t level, misgrid_graph *graph);
+
+/* ---------------------------------------------------------------- device graphs */
+
+/*
+ * Graphs whose CSR already lives in GPU memory (cudaMalloc, cuMemAlloc, the
+ * arrays of a CUDA FEM code), used in place: no entry is copied to the host.
+ *
+ * Arrays: rowptr holds n+1 int64_t offsets (base 0: rowptr[0] = 0,
+ * rowptr[n] = nnz) and colind nnz int32_t vertex ids, both device pointers
+ * of one CUDA context. The rows are a graph's, as misgrid_graph_adjacency
+ * returns them: symmetric, sorted, without the diagonal and without
+ * repeats. misgrid checks on the device that every offset and id is in
+ * range and that no row holds its own vertex, and fails as
+ * misgrid_graph_from_csr does, naming the entry (colind[k] out of range:
+ * MISGRID_ERR_RANGE; rowptr decreasing or not ending at nnz, a diagonal
+ * entry: MISGRID_ERR_ARG); it cannot afford to check symmetry. A failed
+ * call leaves no fault on the device and writes no output.
+ *
+ * Ownership: the caller keeps the arrays; they must stay allocated and
+ * unchanged until misgrid_device_graph_destroy, which does not free them.
+ *
+ * Context: cuda_context is the CUcontext the arrays belong to; NULL means
+ * the primary context of the GPU that holds rowptr, which is the context
+ * the CUDA runtime API allocates in (cudaMalloc after cudaSetDevice).
+ * misgrid leaves the calling thread's current context as it was.
+ *
+ * Streams: misgrid works on a stream of its own in that context. Every
+ * call below first waits for the work already queued in the context
+ * (cuCtxSynchronize), so arrays written on any stream are complete, and
+ * returns once its outputs, on the host or on the device, are complete.
+ *
+ * Matrices already on the device will take the same arguments plus the
+ * values (misgrid_device_matrix_*, with the device AMG setup).
+ */
+misgrid_status misgrid_device_graph_from_csr(misgrid_context ctx, void *cuda_context, int64_t n,
+                                             int64_t nnz, const int64_t *rowptr,
+                                             const int32_t *colind, misgrid_device_graph *graph);
+misgrid_status misgrid_device_graph_destroy(misgrid_context ctx, misgrid_device_graph graph);
+
+/* Where an output array lives (the where arguments). */
+enum {
+    MISGRID_HOST = 0,  /* host memory */
+    MISGRID_DEVICE = 1 /* device memory of the graph's CUDA context */
+};
+
+/* The MIS of a device graph: the set misgrid_mis returns for the same graph
+ * given on the host, with the same options (distance, priority, seed;
+ * priority=boundary ranks by the classes by degree, as for a graph from
+ * misgrid_graph_from_csr; priority=user is refused: a device graph has no
+ * values; device is ignored). flags (room for n >= the vertex count
+ * entries) receives one byte per vertex, 1 for members and 0 otherwise,
+ * in host memory (where = MISGRID_HOST) or in device memory
+ * (MISGRID_DEVICE); *set_size (may be NULL) the number of members. */
+misgrid_status misgrid_device_mis(misgrid_context ctx, misgrid_device_graph graph,
+                                  const char *options, int32_t where, int64_t n,
+                                  uint8_t *flags, int64_t *set_size);
+
+/* The coarse-grid hierarchy of a device graph, every level built on its
+ * GPU: the levels misgrid_hierarchy returns for the same graph given on
+ * the host (options as there; priority=user refused; device ignored), as
+ * a result on the host. Level 0's graph is copied to the host once, at
+ * the end, for misgrid_result_level_graph. */
+misgrid_status misgrid_device_hierarchy(misgrid_context ctx, misgrid_device_graph graph,
+                                        const char *options, misgrid_result *result);
 
 /* ---------------------------------------------------------------- solver */
 

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# upload-check.sh runs, on a machine with an NVIDIA GPU, nvcc and libcudart
+# but no Go toolchain, the device side of the host-graph upload, of the
+# GPU hierarchy and of the C ABI's device-pointer entries. Everything Go
+# is built beforehand where Go is and copied along in BIN:
+#
+#   go test -c -o BIN/mis.test ./mis
+#   go test -c -o BIN/misgpu.test ./internal/misgpu
+#   make -C cabi lib && cp cabi/build/libmisgrid.so.0 BIN/
+#   cp -r cabi/include cabi/tests/check.h cabi/tests/test_device.c BIN/
+#   scripts/upload-check.sh BIN [stage...]
+#
+# Stages (default: cabi tests sanitize bench): cabi (compile
+# test_device.c with nvcc against the library and the CUDA runtime, run
+# it), tests (the GPU tests of the upload, the classes by degree, the
+# device hierarchy and ComputeDeviceTo), sanitize (compute-sanitizer
+# memcheck on the misgpu upload tests), bench (BenchmarkGPUComputeFromHost
+# and BenchmarkGPUHierarchy on hex27 HEX³, default 160). Logs go to $OUT.
+set -uo pipefail
+bin=$(cd "$1" && pwd)
+shift
+OUT=${OUT:-${TMPDIR:-/tmp}/upload-check-out}
+mkdir -p "$OUT"
+stages=("$@")
+[[ ${#stages[@]} -eq 0 ]] && stages=(cabi tests sanitize bench)
+status=0
+
+run() { # run NAME TIMEOUT CMD...: append to $OUT/NAME.txt, remember failures
+	local name=$1 limit=$2
+	shift 2
+	echo "=== $name: $*" >>"$OUT/$name.txt"
+	timeout "$limit" "$@" >>"$OUT/$name.txt" 2>&1
+	local rc=$?
+	echo "=== $name: exit $rc" >>"$OUT/$name.txt"
+	tail -n 30 "$OUT/$name.txt"
+	[[ $rc -ne 0 ]] && status=1
+	return 0
+}
+
+for stage in "${stages[@]}"; do
+	case $stage in
+	cabi)
+		ln -sf libmisgrid.so.0 "$bin/libmisgrid.so"
+		run cabi 120 nvcc -O2 -x c -I"$bin/include" -I"$bin" -o "$bin/test_device" "$bin/test_device.c" \
+			-L"$bin" -lmisgrid -Xlinker -rpath,"$bin"
+		run cabi 120 "$bin/test_device"
+		;;
+	tests)
+		run tests 240 "$bin/misgpu.test" -test.run 'Upload|DegreeClass' -test.v
+		run tests 300 "$bin/mis.test" -test.run 'GPUHierarchy|ComputeDeviceTo|GPU.*Upload|TestGPU' -test.v
+		;;
+	sanitize)
+		run sanitize 240 compute-sanitizer --tool memcheck --error-exitcode 1 "$bin/misgpu.test" -test.run 'TestGPUUploadStaged$'
+		;;
+	bench)
+		run bench 300 "$bin/mis.test" -test.run '^$' -test.bench 'GPUComputeFromHost|GPUHierarchy' -test.benchtime 5x -test.v
+		;;
+	*)
+		echo "upload-check.sh: unknown stage $stage" >&2
+		exit 2
+		;;
+	esac
+done
+exit $status
