@@ -10,19 +10,20 @@
 #   cp -r cabi/include cabi/tests/check.h cabi/tests/test_device.c BIN/
 #   scripts/upload-check.sh BIN [stage...]
 #
-# Stages (default: cabi tests sanitize bench): cabi (compile
+# Stages (default: cabi tests bench sanitize): cabi (compile
 # test_device.c with nvcc against the library and the CUDA runtime, run
-# it), tests (the GPU tests of the upload, the classes by degree, the
-# device hierarchy and ComputeDeviceTo), sanitize (compute-sanitizer
-# memcheck on the misgpu upload tests), bench (BenchmarkGPUComputeFromHost
-# and BenchmarkGPUHierarchy on hex27 HEX³, default 160). Logs go to $OUT.
+# it), tests (the GPU tests of the staged upload, the classes by degree,
+# Compute, the device hierarchy and ComputeDeviceTo), bench
+# (BenchmarkGPUComputeFromHost and BenchmarkGPUHierarchy on hex27 HEX³,
+# default 160), sanitize (compute-sanitizer memcheck and racecheck on the
+# staged upload's check and the classes by degree). Logs go to $OUT.
 set -uo pipefail
 bin=$(cd "$1" && pwd)
 shift
 OUT=${OUT:-${TMPDIR:-/tmp}/upload-check-out}
 mkdir -p "$OUT"
 stages=("$@")
-[[ ${#stages[@]} -eq 0 ]] && stages=(cabi tests sanitize bench)
+[[ ${#stages[@]} -eq 0 ]] && stages=(cabi tests bench sanitize)
 status=0
 
 run() { # run NAME TIMEOUT CMD...: append to $OUT/NAME.txt, remember failures
@@ -46,14 +47,17 @@ for stage in "${stages[@]}"; do
 		run cabi 120 "$bin/test_device"
 		;;
 	tests)
-		run tests 240 "$bin/misgpu.test" -test.run 'Upload|DegreeClass' -test.v
-		run tests 300 "$bin/mis.test" -test.run 'GPUHierarchy|ComputeDeviceTo|GPU.*Upload|TestGPU' -test.v
+		run tests 60 "$bin/misgpu.test" -test.run 'Upload|DegreeClass|ClassifyByDegree' -test.v
+		run tests 150 "$bin/mis.test" -test.v -test.run \
+			'^(TestGPUMatchesGreedy|TestComputeDeviceWrapped|TestNewDeviceGraphRejectsBadGraphs|TestGPUTooLarge|TestGPUDeviceIndex|TestGPUContract|TestGPUHierarchyMatchesCPU|TestGPUHierarchyDevice|TestGPUComputeDeviceTo)$'
 		;;
 	sanitize)
-		run sanitize 240 compute-sanitizer --tool memcheck --error-exitcode 1 "$bin/misgpu.test" -test.run 'TestGPUUploadStaged$'
+		for tool in memcheck racecheck; do
+			run sanitize 60 compute-sanitizer --tool $tool --error-exitcode 1 "$bin/misgpu.test" -test.run 'TestGPUClassifyByDegree$'
+		done
 		;;
 	bench)
-		run bench 300 "$bin/mis.test" -test.run '^$' -test.bench 'GPUComputeFromHost|GPUHierarchy' -test.benchtime 5x -test.v
+		run bench 150 "$bin/mis.test" -test.run '^$' -test.bench 'GPUComputeFromHost|GPUHierarchy' -test.benchtime 5x -test.v
 		;;
 	*)
 		echo "upload-check.sh: unknown stage $stage" >&2

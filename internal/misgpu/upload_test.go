@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/gpu"
 	"github.com/misgrid/misgrid/internal/misgpu"
 	"github.com/misgrid/misgrid/internal/testgraphs"
 	"github.com/misgrid/misgrid/mesh"
@@ -72,20 +73,25 @@ func TestDegreeClassModel(t *testing.T) {
 	}
 }
 
-// The staged upload checks the graph on the device and computes the
-// classes by degree there, as the host does; a run from it gives the
-// greedy set, and RunTo leaves the same set on the device.
-func TestGPUUploadStaged(t *testing.T) {
+// gpuGraphs are the GPU shapes and the rounding edge cases.
+func gpuGraphs() map[string]*mesh.Graph {
+	gs := testgraphs.GPU()
+	for name, g := range roundingEdges() {
+		gs[name] = g
+	}
+	return gs
+}
+
+// The staged upload checks the graph on the device, and the classes by
+// degree computed there are the host's (the run compute-sanitizer checks:
+// scripts/upload-check.sh).
+func TestGPUClassifyByDegree(t *testing.T) {
 	needGPU(t)
 	l, err := misgpu.Open(0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs := testgraphs.GPU()
-	for name, g := range roundingEdges() {
-		gs[name] = g
-	}
-	for name, g := range gs {
+	for name, g := range gpuGraphs() {
 		dg, err := misgpu.UploadStaged(l, nil, g.Offsets, g.Adj, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -97,11 +103,27 @@ func TestGPUUploadStaged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := mesh.ClassifyByDegree(g)
-		for v, c := range want {
+		for v, c := range mesh.ClassifyByDegree(g) {
 			if cls[v] != uint8(c) {
 				t.Fatalf("%s: vertex %d (degree %d) has class %d on the device, %d on the host", name, v, g.Degree(int32(v)), cls[v], c)
 			}
+		}
+		dg.Close()
+	}
+}
+
+// A run from the staged upload with the classes by degree gives the
+// greedy set, and RunTo leaves the same set on the device.
+func TestGPUUploadStaged(t *testing.T) {
+	needGPU(t)
+	l, err := misgpu.Open(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, g := range gpuGraphs() {
+		dg, err := misgpu.UploadStaged(l, nil, g.Offsets, g.Adj, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
 		keys, err := mis.Keys(g, mis.Priority{Kind: mis.Boundary, Seed: 5})
 		if err != nil {
@@ -109,7 +131,7 @@ func TestGPUUploadStaged(t *testing.T) {
 		}
 		for dist := 1; dist <= 2; dist++ {
 			ref, _ := mis.Greedy(g, keys, dist)
-			pri := misgpu.Priority{Seed: 5, GraphClass: true}
+			pri := misgpu.Priority{Seed: 5, DegreeClass: true}
 			got, err := dg.Run(dist, pri, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -117,31 +139,38 @@ func TestGPUUploadStaged(t *testing.T) {
 			if i := testgraphs.FirstDiff(got.In, ref.In); i >= 0 {
 				t.Fatalf("%s dist %d: Run differs from the greedy set at vertex %d", name, dist, i)
 			}
-			flags, err := l.Ctx.Alloc(int64(max(g.N(), 1)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			size, _, err := dg.RunTo(dist, pri, flags)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := make([]uint8, g.N())
-			if len(b) > 0 {
-				if err := cuda.CopyToHost(b, flags, 0); err != nil {
-					t.Fatal(err)
-				}
-			}
-			flags.Free()
-			for v, x := range ref.In {
-				if (b[v] == 1) != x || b[v] > 1 {
-					t.Fatalf("%s dist %d: RunTo's flag of vertex %d is %d", name, dist, v, b[v])
-				}
-			}
-			if size != ref.Size {
-				t.Fatalf("%s dist %d: RunTo says %d members, the greedy set has %d", name, dist, size, ref.Size)
-			}
+			checkRunTo(t, l, dg, dist, pri, ref)
 		}
 		dg.Close()
+	}
+}
+
+// checkRunTo checks that RunTo leaves ref's set on the device.
+func checkRunTo(t *testing.T, l *gpu.Loader, dg *misgpu.Graph, dist int, pri misgpu.Priority, ref *mis.Result) {
+	t.Helper()
+	n := len(ref.In)
+	flags, err := l.Ctx.Alloc(int64(max(n, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer flags.Free()
+	size, _, err := dg.RunTo(dist, pri, flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]uint8, n)
+	if n > 0 {
+		if err := cuda.CopyToHost(b, flags, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for v, x := range ref.In {
+		if (b[v] == 1) != x || b[v] > 1 {
+			t.Fatalf("dist %d: RunTo's flag of vertex %d is %d", dist, v, b[v])
+		}
+	}
+	if size != ref.Size {
+		t.Fatalf("dist %d: RunTo says %d members, the greedy set has %d", dist, size, ref.Size)
 	}
 }
 
