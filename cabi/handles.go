@@ -99,7 +99,7 @@ func (t *handleTable) lookup(h uintptr, want kind, name string) (any, error) {
 	gen := uint32(v>>32) & genMask
 	idx := uint32(v) - 1
 	switch k {
-	case kindContext, kindGraph, kindResult, kindSolver:
+	case kindContext, kindGraph, kindResult, kindSolver, kindDeviceGraph:
 	default:
 		return nil, errorf(statusHandle, "%s = %#x is not a misgrid handle (uninitialised or overwritten?)", name, v)
 	}
