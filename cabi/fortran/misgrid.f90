@@ -74,7 +74,11 @@ module misgrid
        c_misgrid_solver_set_nullspace, c_misgrid_solver_set_kernel, c_misgrid_solver_setup, c_misgrid_solver_update_values, &
        c_misgrid_solver_apply, c_misgrid_solver_solve, c_misgrid_solver_residuals, &
        c_misgrid_solver_info, c_misgrid_solver_level_info, &
-       c_misgrid_mis_distributed, c_misgrid_mis_distributed_f
+       c_misgrid_mis_distributed, c_misgrid_mis_distributed_f, &
+       c_misgrid_device_graph_from_csr, c_misgrid_device_graph_destroy, &
+       c_misgrid_device_mis, c_misgrid_device_hierarchy
+  ! Where an output array lives (misgrid_device_mis).
+  integer(c_int32_t), parameter, public :: MISGRID_HOST = 0, MISGRID_DEVICE = 1
 
   interface
      function c_misgrid_version() bind(c, name='misgrid_version') result(s)
@@ -448,6 +452,40 @@ module misgrid
        character(kind=c_char), intent(in) :: options(*)
        integer(c_int) :: st
      end function c_misgrid_mis_distributed_f
+     ! Graphs in GPU memory (misgrid.h, "device graphs"): rowptr, colind
+     ! and device flags are device addresses (c_devloc in CUDA Fortran),
+     ! cuda_context a CUcontext or c_null_ptr, graph the raw handle.
+     function c_misgrid_device_graph_from_csr(ctx, cuda_context, n, nnz, rowptr, colind, graph) &
+          bind(c, name='misgrid_device_graph_from_csr') result(st)
+       import :: c_ptr, c_int, c_int64_t
+       type(c_ptr), value :: ctx, cuda_context, rowptr, colind
+       integer(c_int64_t), value :: n, nnz
+       type(c_ptr), intent(inout) :: graph
+       integer(c_int) :: st
+     end function c_misgrid_device_graph_from_csr
+     function c_misgrid_device_graph_destroy(ctx, graph) bind(c, name='misgrid_device_graph_destroy') result(st)
+       import :: c_ptr, c_int
+       type(c_ptr), value :: ctx, graph
+       integer(c_int) :: st
+     end function c_misgrid_device_graph_destroy
+     function c_misgrid_device_mis(ctx, graph, options, where, n, flags, set_size) &
+          bind(c, name='misgrid_device_mis') result(st)
+       import :: c_ptr, c_int, c_char, c_int32_t, c_int64_t
+       type(c_ptr), value :: ctx, graph, flags
+       character(kind=c_char), intent(in) :: options(*)
+       integer(c_int32_t), value :: where
+       integer(c_int64_t), value :: n
+       integer(c_int64_t), intent(out) :: set_size
+       integer(c_int) :: st
+     end function c_misgrid_device_mis
+     function c_misgrid_device_hierarchy(ctx, graph, options, result) &
+          bind(c, name='misgrid_device_hierarchy') result(st)
+       import :: c_ptr, c_int, c_char
+       type(c_ptr), value :: ctx, graph
+       character(kind=c_char), intent(in) :: options(*)
+       type(c_ptr), intent(inout) :: result
+       integer(c_int) :: st
+     end function c_misgrid_device_hierarchy
      function c_strlen(s) bind(c, name='strlen') result(n)
        import :: c_ptr, c_size_t
        type(c_ptr), value :: s
