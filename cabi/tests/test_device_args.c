@@ -1,0 +1,50 @@
+/* The device-graph entries' argument checks, on any machine (no CUDA
+ * toolkit needed): NULL outputs and arrays, bad sizes, handles of the
+ * wrong kind, and, without a GPU, MISGRID_ERR_NOGPU. test_device.c runs
+ * the entries on a GPU. */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "check.h"
+
+int main(void) {
+    misgrid_context ctx;
+    CHECK_OK(NULL, misgrid_context_create(&ctx));
+    int64_t handles0 = 0, handles1 = -1;
+    misgrid_handle_count(&handles0);
+    int64_t rowptr[3] = {0, 1, 2};
+    int32_t col[2] = {1, 0};
+    misgrid_device_graph sentinel = (misgrid_device_graph)(uintptr_t)0x5a5a, dg = sentinel;
+
+    CHECK_ERR(ctx, misgrid_device_graph_from_csr(ctx, NULL, 2, 2, rowptr, col, NULL), MISGRID_ERR_NULL, "graph");
+    CHECK_ERR(ctx, misgrid_device_graph_from_csr(ctx, NULL, -2, 2, rowptr, col, &dg), MISGRID_ERR_RANGE, "negative");
+    CHECK_ERR(ctx, misgrid_device_graph_from_csr(ctx, NULL, 2, -1, rowptr, col, &dg), MISGRID_ERR_RANGE, "nnz");
+    CHECK_ERR(ctx, misgrid_device_graph_from_csr(ctx, NULL, 2, 2, NULL, col, &dg), MISGRID_ERR_NULL, "rowptr");
+    /* Host arrays: not device memory, or no GPU at all. */
+    misgrid_status st = misgrid_device_graph_from_csr(ctx, NULL, 2, 2, rowptr, col, &dg);
+    CHECK(st == MISGRID_ERR_NOGPU || st == MISGRID_ERR_ARG, "host arrays: %s (%s)", misgrid_status_string(st),
+          misgrid_error_message(ctx));
+    CHECK(dg == sentinel, "the output graph was written on failure");
+
+    /* A graph handle where a device graph is needed, and the reverse. */
+    misgrid_graph g;
+    CHECK_OK(ctx, misgrid_graph_from_csr(ctx, 2, 2, 2, MISGRID_INT64_INT32, 0, rowptr, col, MISGRID_PATTERN, NULL,
+                                         NULL, &g));
+    uint8_t flags[2] = {7, 7};
+    int64_t size = -3;
+    CHECK_ERR(ctx, misgrid_device_mis(ctx, (misgrid_device_graph)(uintptr_t)g, NULL, MISGRID_HOST, 2, flags, &size),
+              MISGRID_ERR_HANDLE, "misgrid_graph handle");
+    CHECK_ERR(ctx, misgrid_device_graph_destroy(ctx, (misgrid_device_graph)(uintptr_t)g), MISGRID_ERR_HANDLE,
+              "misgrid_graph handle");
+    misgrid_result r;
+    CHECK_ERR(ctx, misgrid_device_hierarchy(ctx, 0, NULL, &r), MISGRID_ERR_NULL, "graph");
+    CHECK_ERR(ctx, misgrid_device_hierarchy(ctx, 0, NULL, NULL), MISGRID_ERR_NULL, "result");
+    CHECK(flags[0] == 7 && flags[1] == 7 && size == -3, "a failed call wrote its outputs");
+    CHECK_OK(ctx, misgrid_graph_destroy(ctx, g));
+
+    misgrid_handle_count(&handles1);
+    CHECK(handles1 == handles0, "%lld handles live at the end, %lld at the start", (long long)handles1,
+          (long long)handles0);
+    CHECK_OK(NULL, misgrid_context_destroy(ctx));
+    return check_report("test_device_args");
+}
