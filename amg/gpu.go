@@ -152,20 +152,32 @@ func (pc *Preconditioner) attachDevice() error {
 // upload copies the hierarchy to the device.
 func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 	g = &gpuSolver{e: e, cycle: pc.opts.Cycle}
+	if pc.built != nil {
+		// The device setup's levels (gpu_setup.go): what it left nil
+		// goes up from the host.
+		g, pc.built = pc.built, nil
+	}
 	defer func() {
 		if err != nil {
 			_ = g.free()
 			g = nil
 		}
 	}()
-	if g.stream, err = e.Ctx.NewStream(); err != nil {
-		return nil, err
+	if g.stream == nil {
+		if g.stream, err = e.Ctx.NewStream(); err != nil {
+			return nil, err
+		}
 	}
 	last := len(pc.levels) - 1
-	g.levels = make([]gpuLevel, len(pc.levels))
+	if len(g.levels) != len(pc.levels) {
+		g.levels = make([]gpuLevel, len(pc.levels))
+	}
 	for i, l := range pc.levels {
 		gl := &g.levels[i]
-		if gl.a, err = g.matrix(l.a); err != nil {
+		if gl.a == nil {
+			gl.a, err = g.matrix(l.a)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("amg: level %d: %w", i, err)
 		}
 		if i > 0 {
@@ -179,14 +191,18 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 		if i == last {
 			break
 		}
-		if gl.p, err = g.matrix(l.p); err != nil {
-			return nil, fmt.Errorf("amg: level %d: prolongator: %w", i, err)
+		if gl.p == nil {
+			if gl.p, err = g.matrix(l.p); err != nil {
+				return nil, fmt.Errorf("amg: level %d: prolongator: %w", i, err)
+			}
 		}
 		if gl.r, err = g.matrix(l.r); err != nil {
 			return nil, fmt.Errorf("amg: level %d: restriction: %w", i, err)
 		}
-		if gl.dinv, err = g.vector(l.sm.dinv); err != nil {
-			return nil, err
+		if gl.dinv == nil || l.sm.kind != Chebyshev {
+			if gl.dinv, err = g.vector(l.sm.dinv); err != nil {
+				return nil, err
+			}
 		}
 		gl.kind, gl.sweeps, gl.lo, gl.hi = l.sm.kind, l.sm.sweeps, l.sm.lo, l.sm.hi
 		for _, v := range []**cuda.Buffer{&gl.res, &gl.t, &gl.t2} {
@@ -209,6 +225,9 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 		if *v, err = g.alloc(n); err != nil {
 			return nil, err
 		}
+	}
+	if g.part != nil {
+		return g, nil
 	}
 	if g.part, err = g.alloc(gpuParts); err != nil {
 		return nil, err

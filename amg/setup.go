@@ -32,6 +32,12 @@ type Preconditioner struct {
 	kernel [][]float64
 	stats  Stats
 	dev    *gpuSolver // the hierarchy on a GPU (gpu.go), nil on the CPU
+	// built is the hierarchy the device setup left for attachDevice,
+	// setupFallback why the last setup ran on the host instead of the
+	// device it was asked for (gpu_setup.go).
+	built         *gpuSolver
+	setupFallback error
+	noDeviceSetup bool
 }
 
 // level is one grid of the hierarchy: what the solve needs (a, p, r and the
@@ -131,6 +137,9 @@ func (pc *Preconditioner) setup() error {
 		pc.keep = keep
 	}
 	pc.phase("input", t0)
+	if pc.buildOnDevice(a0, b, k) {
+		return pc.findKernel()
+	}
 	if err := pc.build(a0, b, k); err != nil {
 		return err
 	}

@@ -1,0 +1,496 @@
+package amg
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/gpu"
+	"github.com/misgrid/misgrid/internal/gpuagg"
+	"github.com/misgrid/misgrid/internal/kernels"
+	"github.com/misgrid/misgrid/internal/misgpu"
+	"github.com/misgrid/misgrid/mis"
+)
+
+// The setup on the device. With Options.Device gpu (or auto from
+// mis.AutoMinVertices rows) New uploads the matrix once and builds every
+// level on the GPU, in the host's steps and with the host's results:
+// strength graph (setup.cu), distance-2 MIS with boundary priority (the
+// MIS engine), aggregates (internal/gpuagg) and their repair, tentative
+// prolongator by a Householder QR per aggregate, inverse diagonal and
+// Lanczos estimate, A·T and the smoothed prolongator. The device's
+// matrices become the solve's levels as they are. The Galerkin product
+// and the restriction are computed on the host from a copy of P, and the
+// coarse operator goes up as the next level's matrix; the host keeps a
+// copy of every level (the coarse solver, Stats, a CPU fallback after
+// Close, the numeric Update of Options.Reuse, which then refreshes the
+// device's values).
+//
+// Where the device path cannot follow the host (a pattern that is not
+// structurally symmetric, more than 8 dofs per node or near-nullspace
+// vectors, pairwise aggregation, Gauss–Seidel) or fails, the whole setup
+// runs on the host instead; Stats.Phases then has no "mis" entry from
+// the device and setupFallback says why.
+
+var setupKernels = []string{"su_node_diag", "su_strength", "su_scan_up", "su_scan_top", "su_scan_down",
+	"su_to_i32", "su_fill64", "su_degrees", "su_classes", "su_fix_sizes", "su_fix_flags", "su_renumber",
+	"su_count", "su_place", "su_sort_members", "su_tent_ptr", "su_tent_qr", "su_dinv", "su_lanczos",
+	"su_at", "su_smooth"}
+
+// Lanczos modes of su_lanczos.
+const (
+	lzStart int32 = iota
+	lzScale
+	lzW
+	lzAxpy
+	lzDiv
+)
+
+const (
+	scanBlocks = 1024 // SU_SCAN_BLOCKS
+	maxDevBS   = 8    // SU_MAX_BS
+	maxDevK    = 8    // SU_MAX_K
+	noWord     = ^uint64(0)
+)
+
+// errDeviceSetup marks conditions under which the device setup hands the
+// level to the host (see the package comment above).
+var errDeviceSetup = errors.New("amg: device setup")
+
+// devSetup is the state of one setup on the device.
+type devSetup struct {
+	pc    *Preconditioner
+	g     *gpuSolver // the solver being built; its stream runs everything
+	s     *gpu.Loader
+	eng   *gpu.Loader // the MIS engine
+	agg   *gpuagg.Device
+	co    *gpuagg.Coarsener
+	st    *cuda.Stager
+	part  *cuda.Buffer     // scan parts
+	words *cuda.Buffer     // error and size words read back
+	hw    *cuda.HostBuffer // their host copy
+	tmp   []*cuda.Buffer   // transients of the level being built
+	err   error            // first launch error
+	sms   int
+}
+
+// wantDeviceSetup says whether New builds on the device.
+func (pc *Preconditioner) wantDeviceSetup(k int) bool {
+	o := &pc.opts
+	return o.Device.WantsGPU(pc.Rows()) && o.Aggregation == MIS2 && o.Smoother != GaussSeidel &&
+		o.BlockSize <= maxDevBS && k <= maxDevK && !pc.noDeviceSetup
+}
+
+// buildOnDevice is build on the device. It reports false, with the host
+// left to build, where the device cannot (pc.setupFallback says why);
+// errors of the input are the host's, which the host build returns.
+func (pc *Preconditioner) buildOnDevice(a *csr, b []float64, k int) bool {
+	pc.setupFallback = nil
+	if !pc.wantDeviceSetup(k) {
+		return false
+	}
+	ds, err := openDevSetup(pc)
+	if err == nil {
+		err = ds.build(a, b, k)
+	}
+	if err == nil {
+		err = pc.finish()
+	}
+	if ds != nil {
+		err = errors.Join(err, ds.close())
+	}
+	if err != nil {
+		pc.setupFallback = err
+		if ds != nil && ds.g != nil && pc.dev != ds.g {
+			_ = ds.g.free()
+		}
+		pc.built = nil
+		pc.levels, pc.coarse, pc.dev = nil, nil, nil
+		return false
+	}
+	return true
+}
+
+func openDevSetup(pc *Preconditioner) (ds *devSetup, err error) {
+	e, err := engineOn(pc.opts.Device.Index())
+	if err != nil {
+		return nil, err
+	}
+	ds = &devSetup{pc: pc, g: &gpuSolver{e: e, cycle: pc.opts.Cycle}}
+	defer func() {
+		if err != nil {
+			_ = ds.close()
+			_ = ds.g.free()
+		}
+	}()
+	ctx := e.Ctx
+	if ds.g.stream, err = ctx.NewStream(); err != nil {
+		return ds, err
+	}
+	if ds.s, err = gpu.For(ctx, kernels.Setup, setupKernels); err != nil {
+		return ds, err
+	}
+	if ds.eng, err = misgpu.OpenContext(ctx); err != nil {
+		return ds, err
+	}
+	if ds.agg, err = gpuagg.Open(ctx, ds.g.stream); err != nil {
+		return ds, err
+	}
+	ds.co = ds.agg.NewCoarsener()
+	if ds.st, err = ctx.NewStager(ds.g.stream, cuda.StagerOptions{}); err != nil {
+		return ds, err
+	}
+	if ds.sms, err = ctx.Device().Attribute(cuda.AttrMultiprocessorCount); err != nil {
+		return ds, err
+	}
+	if ds.part, err = ds.g.alloc(scanBlocks); err != nil {
+		return ds, err
+	}
+	if ds.words, err = ds.g.alloc(8); err != nil {
+		return ds, err
+	}
+	if ds.hw, err = ctx.AllocHost(64); err != nil {
+		return ds, err
+	}
+	// The solve's scalars.
+	if ds.g.part, err = ds.g.alloc(gpuParts); err != nil {
+		return ds, err
+	}
+	if ds.g.scal, err = ds.g.alloc(1); err != nil {
+		return ds, err
+	}
+	ds.g.host, err = ctx.AllocHost(8)
+	return ds, err
+}
+
+// close frees what the setup alone used (not the solver it built).
+func (ds *devSetup) close() error {
+	var err error
+	if ds.g != nil && ds.g.stream != nil {
+		err = ds.g.stream.Synchronize()
+	}
+	err = errors.Join(err, ds.freeLevel())
+	if ds.co != nil {
+		err = errors.Join(err, ds.co.Close())
+	}
+	if ds.agg != nil {
+		err = errors.Join(err, ds.agg.Close())
+	}
+	if ds.st != nil {
+		err = errors.Join(err, ds.st.Close())
+	}
+	if ds.hw != nil {
+		err = errors.Join(err, ds.hw.Free())
+	}
+	return err
+}
+
+// build mirrors Preconditioner.build level by level.
+func (ds *devSetup) build(a *csr, b []float64, k int) error {
+	pc := ds.pc
+	o := &pc.opts
+	bs := o.BlockSize
+	stop := coarseRows(o, a.nnz())
+	t0 := time.Now()
+	da, err := ds.upMatrix(a)
+	if err != nil {
+		return err
+	}
+	db, err := ds.keepVector(b)
+	if err != nil {
+		return err
+	}
+	pc.phase("upload", t0)
+	for lvl := 0; ; lvl++ {
+		l := &level{a: a, bs: bs}
+		pc.levels = append(pc.levels, l)
+		ds.g.levels = append(ds.g.levels, gpuLevel{a: da})
+		if a.rows <= stop || lvl == o.MaxLevels-1 {
+			break
+		}
+		next, dbc, err := ds.level(lvl, l, da, db, k)
+		if err != nil {
+			return fmt.Errorf("amg: level %d: %w", lvl, err)
+		}
+		if next == nil {
+			break // coarsening stalled
+		}
+		t0 = time.Now()
+		if da, err = ds.upMatrix(next); err != nil {
+			return err
+		}
+		pc.phase("upload", t0)
+		a, db, bs = next, dbc, k
+	}
+	pc.built = ds.g
+	return nil
+}
+
+// level builds the prolongator of level l on the device and returns the
+// coarse operator (host) with the coarse near-nullspace (device), or nil
+// when coarsening stalled.
+func (ds *devSetup) level(lvl int, l *level, da *dcsr, db *cuda.Buffer, k int) (*csr, *cuda.Buffer, error) {
+	defer ds.freeLevel()
+	pc := ds.pc
+	o := &pc.opts
+	bs := l.bs
+	t0 := time.Now()
+	sg, dir, err := ds.strength(da, o.Theta, bs)
+	if err != nil {
+		return nil, nil, err
+	}
+	pc.phase("strength", t0)
+	t0 = time.Now()
+	in, err := ds.mis(sg)
+	if err != nil {
+		return nil, nil, err
+	}
+	pc.phase("mis", t0)
+	t0 = time.Now()
+	of, nagg, err := ds.aggregates(sg, in, dir, bs, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	pc.phase("aggregate", t0)
+	if nagg == 0 || nagg*k >= l.a.rows*9/10 {
+		return nil, nil, nil
+	}
+	l.nagg = nagg
+	t0 = time.Now()
+	t, bc, err := ds.tentative(of, da.rows/bs, nagg, bs, k, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	pc.phase("tentative", t0)
+	if err := ds.numeric(l, da, t, of, k); err != nil {
+		return nil, nil, err
+	}
+	if o.Reuse {
+		if err := ds.keepPattern(l, t, of); err != nil {
+			return nil, nil, err
+		}
+	}
+	return pc.galerkin(l, nil), bc, nil
+}
+
+// numeric is Preconditioner.numeric on the device: the inverse diagonal,
+// the eigenvalue estimate, the smoothed prolongator (kept for the solve),
+// and the host's copies of P and D⁻¹.
+func (ds *devSetup) numeric(l *level, da *dcsr, t *dcsr, of *cuda.Buffer, k int) error {
+	pc := ds.pc
+	o := &pc.opts
+	t0 := time.Now()
+	dinv, lmax, err := ds.eigen(da, o.EigenSteps)
+	if err != nil {
+		return err
+	}
+	l.lmax = lmax
+	pc.phase("eigen", t0)
+	t0 = time.Now()
+	p := t
+	if o.Prolongation != Tentative {
+		if p, err = ds.smoothed(da, t, of, dinv, l.bs, k, o.Damping/lmax); err != nil {
+			return err
+		}
+	}
+	gl := &ds.g.levels[len(ds.g.levels)-1]
+	gl.p, gl.dinv = p, dinv
+	pc.phase("prolongator", t0)
+	t0 = time.Now()
+	if l.p, err = ds.download(p, l.nagg*k); err != nil {
+		return err
+	}
+	l.dinv = make([]float64, da.rows)
+	err = ds.get(l.dinv, dinv)
+	if o.Reuse {
+		l.r = l.p.transpose()
+	}
+	pc.phase("download", t0)
+	return err
+}
+
+// keepPattern gives the host level what a numeric Update starts from:
+// aggregates, tentative prolongator and the pattern of A·T (that of P).
+func (ds *devSetup) keepPattern(l *level, t *dcsr, of *cuda.Buffer) error {
+	var err error
+	l.of = make([]int32, l.a.rows/l.bs)
+	if err = get(ds, l.of, of); err != nil {
+		return err
+	}
+	if l.t, err = ds.download(t, l.p.cols); err != nil {
+		return err
+	}
+	l.ga = groupOf(l.a, l.bs)
+	if ds.pc.opts.Prolongation == Tentative {
+		return nil
+	}
+	l.at = &csr{rows: l.p.rows, cols: l.p.cols, ptr: l.p.ptr, col: l.p.col, val: make([]float64, l.p.nnz())}
+	return nil
+}
+
+// launch queues a setup kernel over items threads (a grid-stride loop
+// takes the rest).
+func (ds *devSetup) launch(name string, items int64, args ...any) {
+	if ds.err != nil {
+		return
+	}
+	grid := min((items+gpuThreads-1)/gpuThreads, int64(ds.sms)*8)
+	ds.err = ds.s.Launch(ds.g.stream, name, uint32(max(grid, 1)), args...)
+}
+
+// scan turns x[0..n) (int64) into its inclusive prefix sums.
+func (ds *devSetup) scan(x *cuda.Buffer, n int64) {
+	blocks := min(scanBlocks, max(1, (n+gpuThreads-1)/gpuThreads))
+	if ds.err != nil {
+		return
+	}
+	s := ds.g.stream
+	ds.err = errors.Join(
+		ds.s.Launch(s, "su_scan_up", uint32(blocks), n, x, ds.part),
+		ds.s.Launch(s, "su_scan_top", 1, int32(blocks), ds.part),
+		ds.s.Launch(s, "su_scan_down", uint32(blocks), n, x, ds.part))
+}
+
+// alloc allocates a transient of the level, zeroed.
+func (ds *devSetup) alloc(bytes int64) (*cuda.Buffer, error) {
+	b, err := ds.g.e.Ctx.Alloc(max((bytes+15)/16*16, 16))
+	if err != nil {
+		return nil, err
+	}
+	ds.tmp = append(ds.tmp, b)
+	return b, b.MemsetAsync32(0, ds.g.stream)
+}
+
+// keep allocates memory that the solver keeps.
+func (ds *devSetup) keep(bytes int64) (*cuda.Buffer, error) {
+	b, err := ds.g.e.Ctx.Alloc(max((bytes+15)/16*16, 16))
+	if err != nil {
+		return nil, err
+	}
+	ds.g.bufs = append(ds.g.bufs, b)
+	return b, nil
+}
+
+func (ds *devSetup) freeLevel() error {
+	var err error
+	if ds.g != nil && ds.g.stream != nil && len(ds.tmp) > 0 {
+		err = ds.g.stream.Synchronize()
+	}
+	for _, b := range ds.tmp {
+		err = errors.Join(err, b.Free())
+	}
+	ds.tmp = nil
+	return err
+}
+
+// word returns a view of word i of ds.words.
+func (ds *devSetup) word(i int) *cuda.Buffer {
+	w, err := ds.words.View(8*int64(i), 8)
+	if err != nil {
+		panic(err) // the words are allocated with 8 entries
+	}
+	return w
+}
+
+// read waits for the queued work and returns the listed 8-byte words of
+// device memory, each given as (buffer, element index).
+func (ds *devSetup) read(at ...any) ([]uint64, error) {
+	if ds.err != nil {
+		return nil, ds.err
+	}
+	s := ds.g.stream
+	for i := 0; i < len(at); i += 2 {
+		b, idx := at[i].(*cuda.Buffer), at[i+1].(int64)
+		if err := b.CopyToHostAsync(ds.hw, 8*int64(i/2), 8*idx, 8, s); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Synchronize(); err != nil {
+		return nil, ds.g.e.Fail(err)
+	}
+	return append([]uint64(nil), cuda.HostSlice[uint64](ds.hw)[:len(at)/2]...), nil
+}
+
+// setWord sets word i of ds.words to v.
+func (ds *devSetup) setWord(i int, v uint64) {
+	if ds.err == nil {
+		ds.launch("su_fill64", 1, int64(1), ds.word(i), int64(v))
+	}
+}
+
+// get copies a device array into dst once the queued work is done.
+func get[T cuda.Word](ds *devSetup, dst []T, src *cuda.Buffer) error {
+	if ds.err != nil {
+		return ds.err
+	}
+	if err := ds.g.stream.Synchronize(); err != nil {
+		return ds.g.e.Fail(err)
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	return cuda.CopyToHost(dst, src, 0)
+}
+
+func (ds *devSetup) get(dst []float64, src *cuda.Buffer) error { return get(ds, dst, src) }
+
+// upMatrix copies a host matrix into solver memory through the stager.
+func (ds *devSetup) upMatrix(a *csr) (*dcsr, error) {
+	nz := a.nnz()
+	if nz > math.MaxInt32 {
+		return nil, fmt.Errorf("%d nonzeros exceed the GPU kernels' int32 offsets", nz)
+	}
+	ptr := make([]int32, a.rows+1)
+	for i, p := range a.ptr[:a.rows+1] {
+		ptr[i] = int32(p)
+	}
+	d := &dcsr{rows: a.rows, nnz: nz, g: lanesFor(nz, a.rows)}
+	var err error
+	for _, x := range []struct {
+		b     **cuda.Buffer
+		bytes int64
+	}{{&d.ptr, 4 * int64(a.rows+1)}, {&d.col, 4 * int64(nz)}, {&d.val, 8 * int64(nz)}} {
+		if *x.b, err = ds.keep(x.bytes); err != nil {
+			return nil, err
+		}
+	}
+	err = errors.Join(cuda.StageToDevice(ds.st, d.ptr, 0, ptr),
+		cuda.StageToDevice(ds.st, d.col, 0, a.col[:nz]),
+		cuda.StageToDevice(ds.st, d.val, 0, a.val[:nz]))
+	return d, err
+}
+
+// keepVector copies v into memory of the solver (freed with it).
+func (ds *devSetup) keepVector(v []float64) (*cuda.Buffer, error) {
+	b, err := ds.keep(8 * int64(len(v)))
+	if err == nil {
+		err = cuda.StageToDevice(ds.st, b, 0, v)
+	}
+	return b, err
+}
+
+// download copies a device matrix into a host csr.
+func (ds *devSetup) download(d *dcsr, cols int) (*csr, error) {
+	ptr := make([]int32, d.rows+1)
+	if err := get(ds, ptr, d.ptr); err != nil {
+		return nil, err
+	}
+	c := &csr{rows: d.rows, ptr: make([]int, d.rows+1), col: make([]int32, d.nnz), val: make([]float64, d.nnz)}
+	for i, p := range ptr {
+		c.ptr[i] = int(p)
+	}
+	if err := errors.Join(get(ds, c.col, d.col), get(ds, c.val, d.val)); err != nil {
+		return nil, err
+	}
+	c.cols = cols
+	return c, nil
+}
+
+// setupOnDevice reports whether the last New or Update built the
+// hierarchy on the device (tests).
+func (pc *Preconditioner) setupOnDevice() bool {
+	_, ok := pc.stats.Phases["mis"]
+	return ok && pc.setupFallback == nil && pc.dev != nil && pc.opts.Device != mis.CPU
+}
