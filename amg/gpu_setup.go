@@ -80,7 +80,7 @@ type devSetup struct {
 func (pc *Preconditioner) wantDeviceSetup(k int) bool {
 	o := &pc.opts
 	return o.Device.WantsGPU(pc.Rows()) && o.Aggregation == MIS2 && o.Smoother != GaussSeidel &&
-		o.BlockSize <= maxDevBS && k <= maxDevK && !pc.noDeviceSetup
+		o.BlockSize <= maxDevBS && k <= maxDevK
 }
 
 // buildOnDevice is build on the device. It reports false, with the host
@@ -123,6 +123,7 @@ func openDevSetup(pc *Preconditioner) (ds *devSetup, err error) {
 		if err != nil {
 			_ = ds.close()
 			_ = ds.g.free()
+			ds = nil
 		}
 	}()
 	ctx := e.Ctx

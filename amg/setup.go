@@ -37,7 +37,6 @@ type Preconditioner struct {
 	// device it was asked for (gpu_setup.go).
 	built         *gpuSolver
 	setupFallback error
-	noDeviceSetup bool
 }
 
 // level is one grid of the hierarchy: what the solve needs (a, p, r and the
