@@ -31,6 +31,12 @@ var Part []byte
 //go:embed amg.fatbin
 var AMG []byte
 
+// Sparse is the image of the sparse products of internal/gpusparse
+// (sparse.cu).
+//
+//go:embed sparse.fatbin
+var Sparse []byte
+
 // BuildInfo describes how the images were built (source hash, nvcc, PTX
 // ISA).
 //
