@@ -17,11 +17,12 @@ const (
 	// kernels keep in shared memory (SP_LIMIT); longer rows are
 	// correct, through global memory, and slower.
 	RowLimit = 256
+	midLimit = 2048 // SP_MID: the longest row of a transpose sorted by a block
 	scanTile = 1024 // SP_THREADS*4
 )
 
 var kernelNames = []string{"sp_count", "sp_fill", "sp_long_rows", "sp_numeric", "sp_scan_blocks", "sp_scan_parts",
-	"sp_scan_apply", "sp_tr_count", "sp_tr_scatter", "sp_tr_sort", "sp_tr_long", "sp_gather", "sp_check"}
+	"sp_scan_apply", "sp_tr_count", "sp_tr_scatter", "sp_tr_sort", "sp_tr_mid", "sp_tr_long", "sp_gather", "sp_check"}
 
 // maxInt32 bounds rows, columns and nonzeros of a device matrix.
 const maxInt32 = math.MaxInt32

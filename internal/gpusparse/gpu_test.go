@@ -173,7 +173,7 @@ func rawBuffers(d *Device, a *hcsr) (ptr, col, val *cuda.Buffer, err error) {
 	if val, err = q.alloc("val", int64(a.nnz())*8); err != nil {
 		return
 	}
-	err = errors.Join(copyIn(ptr, p32), copyIn(col, a.col), copyIn(val, a.val))
+	err = errors.Join(copyIn(ptr, p32), copyIn(col, a.col), copyIn(val, a.val), d.l.Ctx.Synchronize())
 	return
 }
 

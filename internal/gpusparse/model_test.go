@@ -218,7 +218,7 @@ func modelMul(rng *rand.Rand, a, b *hcsr, init float64) *hcsr {
 
 // modelTranspose is sp_tr_count, the scan, sp_tr_scatter (rows in an
 // order drawn from rng, as the atomics hand out slots), sp_tr_sort,
-// sp_tr_long and sp_gather. It returns Aᵀ and the permutation.
+// sp_tr_mid, sp_tr_long and sp_gather. It returns Aᵀ and the permutation.
 func modelTranspose(rng *rand.Rand, a *hcsr) (*hcsr, []int32) {
 	cnt := make([]int, a.cols)
 	for _, j := range a.col[:a.nnz()] {
@@ -240,7 +240,7 @@ func modelTranspose(rng *rand.Rand, a *hcsr) (*hcsr, []int32) {
 	for j := 0; j < t.rows; j++ {
 		ts, te := t.ptr[j], t.ptr[j+1]
 		key, pos := slices.Clone(t.col[ts:te]), slices.Clone(perm[ts:te])
-		if te-ts > RowLimit {
+		if te-ts > midLimit {
 			bm := make([]uint32, (a.rows+31)/32)
 			for _, i := range key {
 				bm[i>>5] |= 1 << (i & 31)

@@ -281,6 +281,14 @@ func corpus(short bool) []testCase {
 	}
 	cs = append(cs, testCase{name: "dense row", a: dense, b: randomCSR(rng, 1500, 1200, 3, 0)})
 	cs = append(cs, testCase{name: "row at the shared limit", a: limitRows(rng), b: identityLike(600)})
+	// A column of B in 2500 rows: a row of Bᵀ past midLimit.
+	col := randomCSR(rng, 2500, 40, 3, 0)
+	for i := 0; i < col.rows; i++ {
+		if col.col[col.ptr[i]] != 0 {
+			col.col[col.ptr[i]] = 0
+		}
+	}
+	cs = append(cs, testCase{name: "dense column", a: randomCSR(rng, 30, 2500, 200, 0), b: col})
 	n := 9
 	if !short {
 		n = 15

@@ -47,7 +47,8 @@ func (tr *Transpose) Free() error {
 
 // symbolic counts the entries of each column, scans them, scatters each
 // entry's row and position to a free slot of its column, then sorts each
-// column by row (ranks in shared memory, or a bitmap for long ones).
+// column by row (ranks in shared memory, by a warp or for rows over
+// RowLimit by a block, or a bitmap for rows over midLimit).
 func (tr *Transpose) symbolic(q *queue) error {
 	a, t := tr.a, tr.t
 	what := fmt.Sprintf("transpose of a %d×%d matrix", a.rows, a.cols)
@@ -71,7 +72,7 @@ func (tr *Transpose) symbolic(q *queue) error {
 	if tr.perm, err = q.alloc(what+": permutation", int64(t.nnz)*4); err != nil {
 		return err
 	}
-	cursor, err := q.scratch(what+": cursors", int64(t.rows+1)*4)
+	cursor, err := q.scratch(what+": cursors", int64(t.rows+2)*4)
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,8 @@ func (tr *Transpose) symbolic(q *queue) error {
 	if err = q.launch("sp_tr_scatter", a.rows, 256, int32(a.rows), a.ptr, a.col, cursor, t.col, tr.perm); err != nil {
 		return err
 	}
-	// The cursors are spent: they hold the list of long rows now.
+	// The cursors are spent: they hold the list of long rows now, and
+	// at its end the counts of rows over RowLimit and over midLimit.
 	nlongAt := int64(t.rows) * 4
 	if err = cursor.MemsetAsync32(0, s); err != nil {
 		return err
@@ -93,8 +95,15 @@ func (tr *Transpose) symbolic(q *queue) error {
 	if err != nil || nl == 0 {
 		return err
 	}
+	if err = q.launch("sp_tr_mid", int(nl), 1, cursor, nl, t.ptr, t.col, tr.perm); err != nil {
+		return err
+	}
+	nhuge, err := q.readInt32(cursor, nlongAt+4)
+	if err != nil || nhuge == 0 {
+		return err
+	}
 	words := (a.rows + 31) / 32
-	nb, bits, err := q.longBlocks(what, int(nl), words)
+	nb, bits, err := q.longBlocks(what, int(nhuge), words)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@
 #define SP_WARPS (SP_THREADS / 32)
 #define SP_HCAP 512  // hash slots per warp in the symbolic pass
 #define SP_LIMIT 256 // longest row kept in shared memory (distinct columns)
+#define SP_MID 2048  // longest row of a transpose sorted by a block in shared memory
 #define SP_EMPTY (-1)
 #define SP_FULL 0xffffffffu
 
@@ -338,7 +339,8 @@ sp_tr_scatter(int rows, const int *aptr, const int *acol, int *cursor, int *tcol
 
 // sp_tr_sort orders each row of the transpose of at most SP_LIMIT entries
 // by column (a warp per row, ranks in shared memory), moving perm along;
-// the longer ones go to longs for sp_tr_long.
+// the longer ones go to longs for sp_tr_mid and sp_tr_long, counted in
+// nlong[0] and, those over SP_MID, in nlong[1].
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
 sp_tr_sort(int rows, const int *tptr, int *tcol, int *perm, int *longs, int *nlong) {
 	__shared__ int key[SP_WARPS][SP_LIMIT], pos[SP_WARPS][SP_LIMIT];
@@ -347,6 +349,7 @@ sp_tr_sort(int rows, const int *tptr, int *tcol, int *perm, int *longs, int *nlo
 		int ts = tptr[j], n = tptr[j + 1] - ts;
 		if (n > SP_LIMIT) {
 			if (lane == 0) longs[atomicAdd(nlong, 1)] = j;
+			if (lane == 0 && n > SP_MID) atomicAdd(nlong + 1, 1);
 			continue;
 		}
 		for (int x = lane; x < n; x += 32) key[w][x] = tcol[ts + x], pos[w][x] = perm[ts + x];
@@ -361,14 +364,35 @@ sp_tr_sort(int rows, const int *tptr, int *tcol, int *perm, int *longs, int *nlo
 	}
 }
 
-// sp_tr_long orders the rows of the transpose listed in longs, a block
-// per row with a bitmap over A's rows, and finds each entry's position
-// in A by binary search in A's row.
+// sp_tr_mid orders the rows of the transpose listed in longs that have at
+// most SP_MID entries, a block per row with ranks in shared memory.
+extern "C" __global__ void __launch_bounds__(SP_THREADS)
+sp_tr_mid(const int *longs, int nlong, const int *tptr, int *tcol, int *perm) {
+	__shared__ int key[SP_MID], pos[SP_MID];
+	for (int l = blockIdx.x; l < nlong; l += gridDim.x) {
+		int j = longs[l], ts = tptr[j], n = tptr[j + 1] - ts;
+		if (n > SP_MID) continue;
+		for (int x = threadIdx.x; x < n; x += SP_THREADS) key[x] = tcol[ts + x], pos[x] = perm[ts + x];
+		__syncthreads();
+		for (int x = threadIdx.x; x < n; x += SP_THREADS) {
+			int c = key[x], rank = 0;
+			for (int y = 0; y < n; y++) rank += key[y] < c;
+			tcol[ts + rank] = c;
+			perm[ts + rank] = pos[x];
+		}
+		__syncthreads();
+	}
+}
+
+// sp_tr_long orders the rows of the transpose listed in longs that have
+// more than SP_MID entries, a block per row with a bitmap over A's rows,
+// and finds each entry's position in A by binary search in A's row.
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
 sp_tr_long(const int *longs, int nlong, const int *aptr, const int *acol, const int *tptr, int *tcol, int *perm, unsigned *bits, int words) {
 	unsigned *bm = bits + (size_t)blockIdx.x * words;
 	for (int l = blockIdx.x; l < nlong; l += gridDim.x) {
 		int j = longs[l], ts = tptr[j], te = tptr[j + 1];
+		if (te - ts <= SP_MID) continue;
 		for (int x = threadIdx.x; x < words; x += SP_THREADS) bm[x] = 0u;
 		__syncthreads();
 		for (int x = ts + threadIdx.x; x < te; x += SP_THREADS) atomicOr(bm + (tcol[x] >> 5), 1u << (tcol[x] & 31));
