@@ -196,8 +196,10 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 				return nil, fmt.Errorf("amg: level %d: prolongator: %w", i, err)
 			}
 		}
-		if gl.r, err = g.matrix(l.r); err != nil {
-			return nil, fmt.Errorf("amg: level %d: restriction: %w", i, err)
+		if gl.r == nil {
+			if gl.r, err = g.matrix(l.r); err != nil {
+				return nil, fmt.Errorf("amg: level %d: restriction: %w", i, err)
+			}
 		}
 		if gl.dinv == nil || l.sm.kind != Chebyshev {
 			if gl.dinv, err = g.vector(l.sm.dinv); err != nil {
@@ -211,10 +213,12 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 			}
 		}
 	}
-	g.op = g.levels[0].a
-	if pc.levels[0].a != pc.op {
-		if g.op, err = g.matrix(pc.op); err != nil {
-			return nil, err
+	if g.op == nil {
+		g.op = g.levels[0].a
+		if pc.levels[0].a != pc.op {
+			if g.op, err = g.matrix(pc.op); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err = g.coarse(pc.coarse); err != nil {

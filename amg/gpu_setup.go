@@ -9,24 +9,26 @@ import (
 	"github.com/misgrid/misgrid/cuda"
 	"github.com/misgrid/misgrid/internal/gpu"
 	"github.com/misgrid/misgrid/internal/gpuagg"
+	"github.com/misgrid/misgrid/internal/gpusparse"
 	"github.com/misgrid/misgrid/internal/kernels"
 	"github.com/misgrid/misgrid/internal/misgpu"
 	"github.com/misgrid/misgrid/mis"
 )
 
 // The setup on the device. With Options.Device gpu (or auto from
-// mis.AutoMinVertices rows) New uploads the matrix once and builds every
-// level on the GPU, in the host's steps and with the host's results:
-// strength graph (setup.cu), distance-2 MIS with boundary priority (the
-// MIS engine), aggregates (internal/gpuagg) and their repair, tentative
-// prolongator by a Householder QR per aggregate, inverse diagonal and
-// Lanczos estimate, A·T and the smoothed prolongator. The device's
-// matrices become the solve's levels as they are. The Galerkin product
-// and the restriction are computed on the host from a copy of P, and the
-// coarse operator goes up as the next level's matrix; the host keeps a
-// copy of every level (the coarse solver, Stats, a CPU fallback after
-// Close, the numeric Update of Options.Reuse, which then refreshes the
-// device's values).
+// mis.AutoMinVertices rows) New uploads the matrix once (pinned, staged
+// copies) and builds every level on the GPU, in the host's steps and
+// with the host's results: strength graph (setup.cu), distance-2 MIS
+// with boundary priority (the MIS engine), aggregates (internal/gpuagg)
+// and their repair, tentative prolongator by a Householder QR per
+// aggregate, inverse diagonal and Lanczos estimate, A·T and the smoothed
+// prolongator, and the Galerkin product with the restriction
+// (internal/gpusparse). The device's matrices become the solve's levels
+// as they are. The host keeps copies of P and of the coarse operators
+// (the coarse solver, Stats, a CPU fallback after Close). With
+// Options.Reuse the Galerkin product runs on the host instead, which
+// keeps the patterns that the numeric Update (on the host) needs; the
+// Update then refreshes the device's values.
 //
 // Where the device path cannot follow the host (a pattern that is not
 // structurally symmetric, more than 8 dofs per node or near-nullspace
@@ -67,6 +69,7 @@ type devSetup struct {
 	eng   *gpu.Loader // the MIS engine
 	agg   *gpuagg.Device
 	co    *gpuagg.Coarsener
+	sp    *gpusparse.Device
 	st    *cuda.Stager
 	part  *cuda.Buffer     // scan parts
 	words *cuda.Buffer     // error and size words read back
@@ -139,6 +142,9 @@ func openDevSetup(pc *Preconditioner) (ds *devSetup, err error) {
 	if ds.agg, err = gpuagg.Open(ctx, ds.g.stream); err != nil {
 		return ds, err
 	}
+	if ds.sp, err = gpusparse.For(ctx); err != nil {
+		return ds, err
+	}
 	ds.co = ds.agg.NewCoarsener()
 	if ds.st, err = ctx.NewStager(ds.g.stream, cuda.StagerOptions{}); err != nil {
 		return ds, err
@@ -203,6 +209,12 @@ func (ds *devSetup) build(a *csr, b []float64, k int) error {
 	if err != nil {
 		return err
 	}
+	if a != pc.op {
+		// The PCG operator, with the entries the hierarchy dropped.
+		if ds.g.op, err = ds.upMatrix(pc.op); err != nil {
+			return err
+		}
+	}
 	pc.phase("upload", t0)
 	for lvl := 0; ; lvl++ {
 		l := &level{a: a, bs: bs}
@@ -211,18 +223,20 @@ func (ds *devSetup) build(a *csr, b []float64, k int) error {
 		if a.rows <= stop || lvl == o.MaxLevels-1 {
 			break
 		}
-		next, dbc, err := ds.level(lvl, l, da, db, k)
+		next, dnext, dbc, err := ds.level(lvl, l, da, db, k)
 		if err != nil {
 			return fmt.Errorf("amg: level %d: %w", lvl, err)
 		}
 		if next == nil {
 			break // coarsening stalled
 		}
-		t0 = time.Now()
-		if da, err = ds.upMatrix(next); err != nil {
-			return err
+		if da = dnext; da == nil {
+			t0 = time.Now()
+			if da, err = ds.upMatrix(next); err != nil {
+				return err
+			}
+			pc.phase("upload", t0)
 		}
-		pc.phase("upload", t0)
 		a, db, bs = next, dbc, k
 	}
 	pc.built = ds.g
@@ -230,9 +244,10 @@ func (ds *devSetup) build(a *csr, b []float64, k int) error {
 }
 
 // level builds the prolongator of level l on the device and returns the
-// coarse operator (host) with the coarse near-nullspace (device), or nil
-// when coarsening stalled.
-func (ds *devSetup) level(lvl int, l *level, da *dcsr, db *cuda.Buffer, k int) (*csr, *cuda.Buffer, error) {
+// coarse operator (on the host, and on the device unless the host formed
+// it) with the coarse near-nullspace (device), or nil when coarsening
+// stalled.
+func (ds *devSetup) level(lvl int, l *level, da *dcsr, db *cuda.Buffer, k int) (*csr, *dcsr, *cuda.Buffer, error) {
 	defer ds.freeLevel()
 	pc := ds.pc
 	o := &pc.opts
@@ -240,40 +255,45 @@ func (ds *devSetup) level(lvl int, l *level, da *dcsr, db *cuda.Buffer, k int) (
 	t0 := time.Now()
 	sg, dir, err := ds.strength(da, o.Theta, bs)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	pc.phase("strength", t0)
 	t0 = time.Now()
 	in, err := ds.mis(sg)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	pc.phase("mis", t0)
 	t0 = time.Now()
 	of, nagg, err := ds.aggregates(sg, in, dir, bs, k)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	pc.phase("aggregate", t0)
 	if nagg == 0 || nagg*k >= l.a.rows*9/10 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	l.nagg = nagg
 	t0 = time.Now()
 	t, bc, err := ds.tentative(of, da.rows/bs, nagg, bs, k, db)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	pc.phase("tentative", t0)
 	if err := ds.numeric(l, da, t, of, k); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if o.Reuse {
+		// The numeric Update runs on the host, on the host's patterns.
 		if err := ds.keepPattern(l, t, of); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
+		return pc.galerkin(l, nil), nil, bc, nil
 	}
-	return pc.galerkin(l, nil), bc, nil
+	t0 = time.Now()
+	ac, dac, err := ds.galerkin(l, da, k)
+	pc.phase("galerkin", t0)
+	return ac, dac, bc, err
 }
 
 // numeric is Preconditioner.numeric on the device: the inverse diagonal,
@@ -494,4 +514,39 @@ func (ds *devSetup) download(d *dcsr, cols int) (*csr, error) {
 func (pc *Preconditioner) setupOnDevice() bool {
 	_, ok := pc.stats.Phases["mis"]
 	return ok && pc.setupFallback == nil && pc.dev != nil && pc.opts.Device != mis.CPU
+}
+
+// galerkin forms the coarse operator and the restriction of level l on
+// the device (internal/gpusparse, bitwise the host's galerkinStreamed),
+// keeps both for the solve and returns the coarse operator's host copy.
+func (ds *devSetup) galerkin(l *level, da *dcsr, k int) (*csr, *dcsr, error) {
+	gl := &ds.g.levels[len(ds.g.levels)-1]
+	if err := ds.g.stream.Synchronize(); err != nil {
+		return nil, nil, ds.g.e.Fail(err)
+	}
+	a, err := ds.sp.Wrap(da.rows, da.rows, da.nnz, da.ptr, da.col, da.val)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := ds.sp.Wrap(gl.p.rows, l.nagg*k, gl.p.nnz, gl.p.ptr, gl.p.col, gl.p.val)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := ds.sp.Galerkin(a, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, r := g.Coarse(), g.R()
+	// The solver owns the coarse operator and the restriction from now.
+	ds.g.bufs = append(ds.g.bufs, c.Ptr(), c.Col(), c.Val(), r.Ptr(), r.Col(), r.Val())
+	if err := g.AP().Free(); err != nil {
+		return nil, nil, err
+	}
+	gl.r = &dcsr{rows: r.Rows(), nnz: r.NNZ(), ptr: r.Ptr(), col: r.Col(), val: r.Val(), g: lanesFor(r.NNZ(), r.Rows())}
+	dc := &dcsr{rows: c.Rows(), nnz: c.NNZ(), ptr: c.Ptr(), col: c.Col(), val: c.Val(), g: lanesFor(c.NNZ(), c.Rows())}
+	ptr, col, val, err := c.Download()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &csr{rows: c.Rows(), cols: c.Cols(), ptr: ptr, col: col, val: val}, dc, nil
 }

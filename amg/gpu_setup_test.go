@@ -43,7 +43,7 @@ type setupVariant struct {
 func setupVariants() []setupVariant {
 	return []setupVariant{
 		{"default", nil},
-		{"theta", []string{"theta=0.08"}},
+		{"theta", []string{"theta=0.04"}},
 		{"reuse", []string{"reuse=true"}},
 		{"tentative", []string{"prolongation=tentative"}},
 		{"jacobi", []string{"smoother=jacobi", "theta=0.02"}},

@@ -36,6 +36,12 @@ var AMG []byte
 //go:embed setup.fatbin
 var Setup []byte
 
+// Sparse is the image of the sparse products of internal/gpusparse
+// (sparse.cu).
+//
+//go:embed sparse.fatbin
+var Sparse []byte
+
 // BuildInfo describes how the images were built (source hash, nvcc, PTX
 // ISA).
 //
