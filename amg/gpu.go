@@ -54,7 +54,11 @@ func (pc *Preconditioner) Close() error {
 	if pc.dev == nil {
 		return nil
 	}
-	err := pc.dev.free()
+	var err error
+	if pc.reuse != nil {
+		err, pc.reuse = pc.reuse.close(), nil
+	}
+	err = errors.Join(err, pc.dev.free())
 	pc.dev = nil
 	return err
 }
@@ -115,7 +119,7 @@ func (pc *Preconditioner) attachDevice() error {
 	if pc.dev != nil {
 		// Update: same patterns, so only the values travel.
 		t0 := time.Now()
-		err := pc.dev.refresh(pc)
+		err := pc.refreshDevice()
 		pc.phase("upload", t0)
 		if err == nil {
 			return nil

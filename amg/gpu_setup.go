@@ -76,6 +76,7 @@ type devSetup struct {
 	hw    *cuda.HostBuffer // their host copy
 	tmp   []*cuda.Buffer   // transients of the level being built
 	err   error            // first launch error
+	lv    []devLevel       // with Options.Reuse, what a numeric Update starts from
 	sms   int
 }
 
@@ -102,14 +103,18 @@ func (pc *Preconditioner) buildOnDevice(a *csr, b []float64, k int) bool {
 		err = pc.finish()
 	}
 	if ds != nil {
-		err = errors.Join(err, ds.close())
+		if err == nil && pc.opts.Reuse {
+			pc.reuse, err = ds, ds.freeLevel()
+		} else {
+			err = errors.Join(err, ds.close())
+		}
 	}
 	if err != nil {
 		pc.setupFallback = err
 		if ds != nil && ds.g != nil && pc.dev != ds.g {
 			_ = ds.g.free()
 		}
-		pc.built = nil
+		pc.built, pc.reuse = nil, nil
 		pc.levels, pc.coarse, pc.dev = nil, nil, nil
 		return false
 	}
@@ -280,75 +285,61 @@ func (ds *devSetup) level(lvl int, l *level, da *dcsr, db *cuda.Buffer, k int) (
 		return nil, nil, nil, err
 	}
 	pc.phase("tentative", t0)
-	if err := ds.numeric(l, da, t, of, k); err != nil {
+	dl := devLevel{of: of, t: t, bs: bs, k: k}
+	if err := ds.numeric(l, da, &dl, &ds.g.levels[len(ds.g.levels)-1]); err != nil {
 		return nil, nil, nil, err
 	}
-	if o.Reuse {
-		// The numeric Update runs on the host, on the host's patterns.
-		if err := ds.keepPattern(l, t, of); err != nil {
-			return nil, nil, nil, err
-		}
-		return pc.galerkin(l, nil), nil, bc, nil
-	}
 	t0 = time.Now()
-	ac, dac, err := ds.galerkin(l, da, k)
+	ac, dac, err := ds.galerkin(l, da, &dl)
 	pc.phase("galerkin", t0)
+	if err == nil && o.Reuse {
+		ds.lv = append(ds.lv, dl)
+		l.of = make([]int32, da.rows/bs)
+		err = get(ds, l.of, of)
+	}
 	return ac, dac, bc, err
 }
 
 // numeric is Preconditioner.numeric on the device: the inverse diagonal,
 // the eigenvalue estimate, the smoothed prolongator (kept for the solve),
-// and the host's copies of P and D⁻¹.
-func (ds *devSetup) numeric(l *level, da *dcsr, t *dcsr, of *cuda.Buffer, k int) error {
+// and the host's copies of P and D⁻¹. A numeric Update runs it again on
+// the level's buffers.
+func (ds *devSetup) numeric(l *level, da *dcsr, dl *devLevel, gl *gpuLevel) error {
 	pc := ds.pc
 	o := &pc.opts
 	t0 := time.Now()
-	dinv, lmax, err := ds.eigen(da, o.EigenSteps)
+	dinv, lmax, err := ds.eigen(da, o.EigenSteps, dl.dinv)
 	if err != nil {
 		return err
 	}
-	l.lmax = lmax
+	l.lmax, dl.dinv = lmax, dinv
 	pc.phase("eigen", t0)
 	t0 = time.Now()
-	p := t
+	p := dl.t
 	if o.Prolongation != Tentative {
-		if p, err = ds.smoothed(da, t, of, dinv, l.bs, k, o.Damping/lmax); err != nil {
+		if p, err = ds.smoothed(da, dl, gl.p, o.Damping/lmax); err != nil {
 			return err
 		}
 	}
-	gl := &ds.g.levels[len(ds.g.levels)-1]
-	gl.p, gl.dinv = p, dinv
+	gl.p = p
+	if gl.dinv == nil {
+		gl.dinv = dinv
+	}
 	pc.phase("prolongator", t0)
 	t0 = time.Now()
-	if l.p, err = ds.download(p, l.nagg*k); err != nil {
+	if l.p == nil {
+		if l.p, err = ds.download(p, l.nagg*dl.k); err != nil {
+			return err
+		}
+	} else if err = ds.get(l.p.val, p.val); err != nil {
 		return err
 	}
-	l.dinv = make([]float64, da.rows)
-	err = ds.get(l.dinv, dinv)
-	if o.Reuse {
-		l.r = l.p.transpose()
+	if l.dinv == nil {
+		l.dinv = make([]float64, da.rows)
 	}
+	err = ds.get(l.dinv, dinv)
 	pc.phase("download", t0)
 	return err
-}
-
-// keepPattern gives the host level what a numeric Update starts from:
-// aggregates, tentative prolongator and the pattern of A·T (that of P).
-func (ds *devSetup) keepPattern(l *level, t *dcsr, of *cuda.Buffer) error {
-	var err error
-	l.of = make([]int32, l.a.rows/l.bs)
-	if err = get(ds, l.of, of); err != nil {
-		return err
-	}
-	if l.t, err = ds.download(t, l.p.cols); err != nil {
-		return err
-	}
-	l.ga = groupOf(l.a, l.bs)
-	if ds.pc.opts.Prolongation == Tentative {
-		return nil
-	}
-	l.at = &csr{rows: l.p.rows, cols: l.p.cols, ptr: l.p.ptr, col: l.p.col, val: make([]float64, l.p.nnz())}
-	return nil
 }
 
 // launch queues a setup kernel over items threads (a grid-stride loop
@@ -382,6 +373,16 @@ func (ds *devSetup) alloc(bytes int64) (*cuda.Buffer, error) {
 	}
 	ds.tmp = append(ds.tmp, b)
 	return b, b.MemsetAsync32(0, ds.g.stream)
+}
+
+// own gives b to the level's transients, or with Options.Reuse to the
+// solver (a numeric Update reads it again).
+func (ds *devSetup) own(b *cuda.Buffer) {
+	if ds.pc.opts.Reuse {
+		ds.g.bufs = append(ds.g.bufs, b)
+	} else {
+		ds.tmp = append(ds.tmp, b)
+	}
 }
 
 // keep allocates memory that the solver keeps.
@@ -519,7 +520,10 @@ func (pc *Preconditioner) setupOnDevice() bool {
 // galerkin forms the coarse operator and the restriction of level l on
 // the device (internal/gpusparse, bitwise the host's galerkinStreamed),
 // keeps both for the solve and returns the coarse operator's host copy.
-func (ds *devSetup) galerkin(l *level, da *dcsr, k int) (*csr, *dcsr, error) {
+// With Options.Reuse the product and its intermediate A·P stay for the
+// numeric Update (dl.gal).
+func (ds *devSetup) galerkin(l *level, da *dcsr, dl *devLevel) (*csr, *dcsr, error) {
+	k := dl.k
 	gl := &ds.g.levels[len(ds.g.levels)-1]
 	if err := ds.g.stream.Synchronize(); err != nil {
 		return nil, nil, ds.g.e.Fail(err)
@@ -539,7 +543,11 @@ func (ds *devSetup) galerkin(l *level, da *dcsr, k int) (*csr, *dcsr, error) {
 	c, r := g.Coarse(), g.R()
 	// The solver owns the coarse operator and the restriction from now.
 	ds.g.bufs = append(ds.g.bufs, c.Ptr(), c.Col(), c.Val(), r.Ptr(), r.Col(), r.Val())
-	if err := g.AP().Free(); err != nil {
+	if ds.pc.opts.Reuse {
+		ap := g.AP()
+		ds.g.bufs = append(ds.g.bufs, ap.Ptr(), ap.Col(), ap.Val())
+		dl.gal = g
+	} else if err := g.AP().Free(); err != nil {
 		return nil, nil, err
 	}
 	gl.r = &dcsr{rows: r.Rows(), nnz: r.NNZ(), ptr: r.Ptr(), col: r.Col(), val: r.Val(), g: lanesFor(r.NNZ(), r.Rows())}

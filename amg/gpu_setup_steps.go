@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/misgrid/misgrid/cuda"
 	"github.com/misgrid/misgrid/internal/gpuagg"
@@ -124,7 +125,7 @@ func (ds *devSetup) aggregates(g *gpuagg.Graph, in, dir *cuda.Buffer, bs, k int)
 	if err != nil {
 		return nil, 0, err
 	}
-	ds.tmp = append(ds.tmp, a.Of)
+	ds.own(a.Of)
 	if err := errors.Join(coarse.Free(), a.Roots.Free()); err != nil {
 		return nil, 0, err
 	}
@@ -196,7 +197,7 @@ func (ds *devSetup) tentative(of *cuda.Buffer, nodes, nagg, bs, k int, b *cuda.B
 	t := &dcsr{rows: n}
 	// The tentative prolongator is the solve's when it is not smoothed.
 	mk := ds.alloc
-	if ds.pc.opts.Prolongation == Tentative {
+	if ds.pc.opts.Prolongation == Tentative || ds.pc.opts.Reuse {
 		mk = ds.keep
 	}
 	var err error
@@ -222,11 +223,13 @@ func (ds *devSetup) tentative(of *cuda.Buffer, nodes, nagg, bs, k int, b *cuda.B
 // eigen computes the inverse diagonal (kept for the smoother) and
 // maxEigDinvA's Lanczos estimate with device products and dots. A
 // diagonal entry that is not positive gets numeric's error.
-func (ds *devSetup) eigen(a *dcsr, steps int) (*cuda.Buffer, float64, error) {
+func (ds *devSetup) eigen(a *dcsr, steps int, dinv *cuda.Buffer) (*cuda.Buffer, float64, error) {
 	n := a.rows
-	dinv, err := ds.keep(8 * int64(n))
-	if err != nil {
-		return nil, 0, err
+	var err error
+	if dinv == nil {
+		if dinv, err = ds.keep(8 * int64(n)); err != nil {
+			return nil, 0, err
+		}
 	}
 	var vs [5]*cuda.Buffer
 	for i := range vs {
@@ -323,35 +326,43 @@ func (ds *devSetup) diagError(a *dcsr, i int) error {
 
 // smoothed is p = t − ω·D⁻¹·(A·t) (numeric, smoothProlongator): A·T on
 // the pattern of the aggregates of each row's neighbours, then smoothed
-// in place. P is kept for the solve.
-func (ds *devSetup) smoothed(a, t *dcsr, of, dinv *cuda.Buffer, bs, k int, omega float64) (*dcsr, error) {
-	n := a.rows
-	scr, err1 := ds.alloc(4 * int64(a.nnz))
-	cnt, err2 := ds.alloc(8 * int64(n+1))
-	if err := errors.Join(err1, err2); err != nil {
-		return nil, err
+// in place. P is kept for the solve; a numeric Update passes it (p) and
+// reruns only the numeric pass on dl's scratch.
+func (ds *devSetup) smoothed(a *dcsr, dl *devLevel, p *dcsr, omega float64) (*dcsr, error) {
+	n, t, bs, k := a.rows, dl.t, dl.bs, dl.k
+	if p == nil {
+		scr, err1 := ds.alloc(4 * int64(a.nnz))
+		cnt, err2 := ds.alloc(8 * int64(n+1))
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, err
+		}
+		if ds.pc.opts.Reuse {
+			ds.tmp = slices.DeleteFunc(ds.tmp, func(b *cuda.Buffer) bool { return b == scr })
+			ds.own(scr)
+		}
+		dl.scr = scr
+		ds.launch("su_at", int64(n), int32(0), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.val,
+			scr, cnt, none, none, none)
+		ds.scan(cnt, int64(n+1))
+		w, err := ds.read(cnt, int64(n))
+		if err != nil {
+			return nil, err
+		}
+		if w[0] > math.MaxInt32 {
+			return nil, fmt.Errorf("%w: A·T has %d nonzeros, beyond int32 offsets", errDeviceSetup, w[0])
+		}
+		p = &dcsr{rows: n, nnz: int(w[0]), g: lanesFor(int(w[0]), n)}
+		var err3 error
+		p.ptr, err1 = ds.keep(4 * int64(n+1))
+		p.col, err2 = ds.keep(4 * int64(p.nnz))
+		p.val, err3 = ds.keep(8 * int64(p.nnz))
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return nil, err
+		}
+		ds.launch("su_to_i32", int64(n+1), int64(n+1), cnt, p.ptr)
 	}
-	ds.launch("su_at", int64(n), int32(0), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, of, t.ptr, t.val,
-		scr, cnt, none, none, none)
-	ds.scan(cnt, int64(n+1))
-	w, err := ds.read(cnt, int64(n))
-	if err != nil {
-		return nil, err
-	}
-	if w[0] > math.MaxInt32 {
-		return nil, fmt.Errorf("%w: A·T has %d nonzeros, beyond int32 offsets", errDeviceSetup, w[0])
-	}
-	p := &dcsr{rows: n, nnz: int(w[0]), g: lanesFor(int(w[0]), n)}
-	var err3 error
-	p.ptr, err1 = ds.keep(4 * int64(n+1))
-	p.col, err2 = ds.keep(4 * int64(p.nnz))
-	p.val, err3 = ds.keep(8 * int64(p.nnz))
-	if err := errors.Join(err1, err2, err3); err != nil {
-		return nil, err
-	}
-	ds.launch("su_to_i32", int64(n+1), int64(n+1), cnt, p.ptr)
-	ds.launch("su_at", int64(n), int32(1), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, of, t.ptr, t.val,
-		scr, none, p.ptr, p.col, p.val)
-	ds.launch("su_smooth", int64(n), int32(n), omega, dinv, t.ptr, t.col, t.val, p.ptr, p.col, p.val, p.val)
+	ds.launch("su_at", int64(n), int32(1), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.val,
+		dl.scr, none, p.ptr, p.col, p.val)
+	ds.launch("su_smooth", int64(n), int32(n), omega, dl.dinv, t.ptr, t.col, t.val, p.ptr, p.col, p.val, p.val)
 	return p, ds.err
 }

@@ -257,7 +257,16 @@ func TestGPUSetupUpdate(t *testing.T) {
 				t.Fatalf("%s: %v", tp.name, err)
 			}
 		}
+		if _, ok := gpu.Stats().Phases["eigen"]; !ok || gpu.reuse == nil {
+			t.Errorf("%s: Update did not run on the device", tp.name)
+		}
 		compareLevels(t, cpu, gpu)
+		fresh, err := New(&a2, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareLevels(t, fresh, gpu)
+		fresh.Close()
 		n := cpu.Rows()
 		r := randVec(n, 4)
 		zc, zg := make([]float64, n), make([]float64, n)
@@ -266,6 +275,13 @@ func TestGPUSetupUpdate(t *testing.T) {
 		}
 		if d := relDiff(zg, zc); d > 1e-10 {
 			t.Errorf("%s: after Update, Apply differs by %.3g", tp.name, d)
+		}
+		// Without the device copy, Update sets up afresh.
+		if err := errors.Join(gpu.Close(), gpu.Update(tp.pr.A)); err != nil {
+			t.Fatalf("%s: Update after Close: %v", tp.name, err)
+		}
+		if !gpu.setupOnDevice() {
+			t.Errorf("%s: Update after Close ran on the host: %v", tp.name, gpu.setupFallback)
 		}
 	}
 }

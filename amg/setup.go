@@ -36,6 +36,7 @@ type Preconditioner struct {
 	// setupFallback why the last setup ran on the host instead of the
 	// device it was asked for (gpu_setup.go).
 	built         *gpuSolver
+	reuse         *devSetup // with Options.Reuse, for a numeric Update on the device
 	setupFallback error
 }
 
@@ -508,6 +509,13 @@ func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 		for q, k := range pc.keep {
 			fine.val[q] = m.val[k]
 		}
+	}
+	if done, err := pc.updateOnDevice(); done {
+		if err != nil {
+			return err
+		}
+		pc.stats.Setup = time.Since(start)
+		return nil
 	}
 	for i, l := range pc.levels[:len(pc.levels)-1] {
 		if err := pc.numeric(l); err != nil {
