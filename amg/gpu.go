@@ -109,7 +109,8 @@ type gpuSolver struct {
 	part, scal             *cuda.Buffer
 	host                   *cuda.HostBuffer
 	bufs                   []*cuda.Buffer
-	err                    error // first launch error of a run
+	owners                 []interface{ Free() error } // objects freed with the solver (the device setup's products)
+	err                    error                       // first launch error of a run
 }
 
 // attachDevice uploads the hierarchy after New or Update when the options
@@ -385,6 +386,12 @@ func coarseInverse(c *coarseSolver) ([]float64, error) {
 
 func (g *gpuSolver) free() error {
 	var first error
+	for _, o := range g.owners {
+		if err := o.Free(); err != nil && first == nil {
+			first = err
+		}
+	}
+	g.owners = nil
 	for _, b := range g.bufs {
 		if err := b.Free(); err != nil && first == nil {
 			first = err

@@ -541,11 +541,10 @@ func (ds *devSetup) galerkin(l *level, da *dcsr, dl *devLevel) (*csr, *dcsr, err
 		return nil, nil, err
 	}
 	c, r := g.Coarse(), g.R()
-	// The solver owns the coarse operator and the restriction from now.
-	ds.g.bufs = append(ds.g.bufs, c.Ptr(), c.Col(), c.Val(), r.Ptr(), r.Col(), r.Val())
+	// The solver owns the coarse operator and the restriction from now;
+	// A·P stays only for a numeric Update.
+	ds.g.owners = append(ds.g.owners, g)
 	if ds.pc.opts.Reuse {
-		ap := g.AP()
-		ds.g.bufs = append(ds.g.bufs, ap.Ptr(), ap.Col(), ap.Val())
 		dl.gal = g
 	} else if err := g.AP().Free(); err != nil {
 		return nil, nil, err
