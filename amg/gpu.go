@@ -325,16 +325,12 @@ func (g *gpuSolver) vector(v []float64) (*cuda.Buffer, error) { return upload(g,
 
 // matrix uploads a with int32 offsets.
 func (g *gpuSolver) matrix(a *csr) (*dcsr, error) {
+	ptr, err := offsets32(a)
+	if err != nil {
+		return nil, err
+	}
 	nz := a.nnz()
-	if nz > 1<<31-1 {
-		return nil, fmt.Errorf("%d nonzeros exceed the GPU kernels' int32 offsets", nz)
-	}
-	ptr := make([]int32, a.rows+1)
-	for i, p := range a.ptr[:a.rows+1] {
-		ptr[i] = int32(p)
-	}
 	d := &dcsr{rows: a.rows, nnz: nz, g: lanesFor(nz, a.rows)}
-	var err error
 	if d.ptr, err = upload(g, ptr); err != nil {
 		return nil, err
 	}

@@ -460,16 +460,12 @@ func (ds *devSetup) get(dst []float64, src *cuda.Buffer) error { return get(ds, 
 
 // upMatrix copies a host matrix into solver memory through the stager.
 func (ds *devSetup) upMatrix(a *csr) (*dcsr, error) {
+	ptr, err := offsets32(a)
+	if err != nil {
+		return nil, err
+	}
 	nz := a.nnz()
-	if nz > math.MaxInt32 {
-		return nil, fmt.Errorf("%d nonzeros exceed the GPU kernels' int32 offsets", nz)
-	}
-	ptr := make([]int32, a.rows+1)
-	for i, p := range a.ptr[:a.rows+1] {
-		ptr[i] = int32(p)
-	}
 	d := &dcsr{rows: a.rows, nnz: nz, g: lanesFor(nz, a.rows)}
-	var err error
 	for _, x := range []struct {
 		b     **cuda.Buffer
 		bytes int64
@@ -556,4 +552,16 @@ func (ds *devSetup) galerkin(l *level, da *dcsr, dl *devLevel) (*csr, *dcsr, err
 		return nil, nil, err
 	}
 	return &csr{rows: c.Rows(), cols: c.Cols(), ptr: ptr, col: col, val: val}, dc, nil
+}
+
+// offsets32 returns a's row offsets as the int32 the kernels read.
+func offsets32(a *csr) ([]int32, error) {
+	if nz := a.nnz(); nz > math.MaxInt32 {
+		return nil, fmt.Errorf("%d nonzeros exceed the GPU kernels' int32 offsets", nz)
+	}
+	ptr := make([]int32, a.rows+1)
+	for i, p := range a.ptr[:a.rows+1] {
+		ptr[i] = int32(p)
+	}
+	return ptr, nil
 }

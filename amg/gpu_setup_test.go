@@ -62,20 +62,8 @@ func TestGPUSetupMatchesHost(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				o = problemOptions(tp.pr, o)
-				cpu, err := New(tp.pr.A, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				o.Device = mis.GPU
-				gpu, err := New(tp.pr.A, o)
-				if err != nil {
-					t.Fatal(err)
-				}
+				cpu, gpu := hostAndDevice(t, tp.pr.A, problemOptions(tp.pr, o))
 				defer gpu.Close()
-				if !gpu.setupOnDevice() {
-					t.Fatalf("the setup ran on the host: %v", gpu.setupFallback)
-				}
 				compareLevels(t, cpu, gpu)
 				n := cpu.Rows()
 				b := mulDense(mustCSR(t, tp.pr.A), randVec(n, 3))
@@ -91,6 +79,25 @@ func TestGPUSetupMatchesHost(t *testing.T) {
 			})
 		}
 	}
+}
+
+// hostAndDevice sets a up with o on the host and on the device, which
+// must build it.
+func hostAndDevice(t *testing.T, a *mesh.CSR[float64], o Options) (cpu, gpu *Preconditioner) {
+	t.Helper()
+	o.Device = mis.CPU
+	cpu, err := New(a, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Device = mis.GPU
+	if gpu, err = New(a, o); err != nil {
+		t.Fatal(err)
+	}
+	if !gpu.setupOnDevice() {
+		t.Fatalf("the setup ran on the host: %v", gpu.setupFallback)
+	}
+	return cpu, gpu
 }
 
 func compareLevels(t *testing.T, cpu, gpu *Preconditioner) {
@@ -232,16 +239,9 @@ func TestGPUSetupUpdate(t *testing.T) {
 	needGPU(t)
 	for _, tp := range problems() {
 		o := problemOptions(tp.pr, Options{MaxCoarse: 60, Reuse: true})
-		cpu, err := New(tp.pr.A, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o.Device = mis.GPU
-		gpu, err := New(tp.pr.A, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cpu, gpu := hostAndDevice(t, tp.pr.A, o)
 		defer gpu.Close()
+		o.Device = mis.GPU
 		// D·A·D keeps A symmetric positive definite.
 		a2 := *tp.pr.A
 		a2.Val = slices.Clone(tp.pr.A.Val)

@@ -331,6 +331,17 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 	}
 }
 
+// su_reflect applies the reflector I − bt·v·vᵀ of column j of v to
+// columns j..k−1 of a (rows j..m−1), as householderQR does.
+__device__ __forceinline__ void su_reflect(double *a, const double *vv, int m, int k, int j, double bt) {
+	for (int c = j; c < k; c++) {
+		double s = 0;
+		for (int i = j; i < m; i++) s = ADD(s, MUL(vv[i * k + j], a[i * k + c]));
+		s = MUL(s, bt);
+		for (int i = j; i < m; i++) a[i * k + c] = SUB(a[i * k + c], MUL(s, vv[i * k + j]));
+	}
+}
+
 // su_tent_qr factors the rows of b (n×k, row-major) of every aggregate,
 // b_a = Q·R, by the host's householderQR: Q goes into the aggregate's
 // rows of the tentative prolongator, R into its rows of the coarse
@@ -366,26 +377,13 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 			}
 			double bt = s2 > 0 ? 2 / s2 : 0;
 			beta[j] = bt;
-			for (int c = j; c < k; c++) {
-				double s = 0;
-				for (int i = j; i < m; i++) s = ADD(s, MUL(vv[i * k + j], a[i * k + c]));
-				s = MUL(s, bt);
-				for (int i = j; i < m; i++) a[i * k + c] = SUB(a[i * k + c], MUL(s, vv[i * k + j]));
-			}
+			su_reflect(a, vv, m, k, j, bt);
 		}
 		for (int i = 0; i < steps; i++)
 			for (int c = i; c < k; c++) r[i * k + c] = a[i * k + c];
 		for (int q = 0; q < m * k; q++) a[q] = 0;
 		for (int j = 0; j < steps; j++) a[j * k + j] = 1;
-		for (int j = steps - 1; j >= 0; j--) {
-			double bt = beta[j];
-			for (int c = j; c < k; c++) {
-				double s = 0;
-				for (int i = j; i < m; i++) s = ADD(s, MUL(vv[i * k + j], a[i * k + c]));
-				s = MUL(s, bt);
-				for (int i = j; i < m; i++) a[i * k + c] = SUB(a[i * k + c], MUL(s, vv[i * k + j]));
-			}
-		}
+		for (int j = steps - 1; j >= 0; j--) su_reflect(a, vv, m, k, j, beta[j]);
 		for (int j = 0; j < steps; j++)
 			if (r[j * k + j] < 0) {
 				for (int c = j; c < k; c++) r[j * k + c] = -r[j * k + c];
