@@ -12,10 +12,12 @@ import (
 	"github.com/misgrid/misgrid/mis"
 )
 
-// The GPU backend of the solve phase. Setup stays on the host (but for the aggregation MIS, see aggregateMIS2); at its end
-// (New, Update) every level is uploaded once: A, P and R = Pᵀ in CSR with
-// int32 offsets, the smoother's inverse diagonal (plain or l1) and the
-// Chebyshev interval, and the explicit inverse of the coarsest operator.
+// The GPU backend of the solve phase. The setup builds the levels on the
+// device where it can (gpu_setup.go), and they serve the solve as they
+// are; a setup on the host is uploaded once at its end (New, Update): A,
+// P and R = Pᵀ in CSR with int32 offsets, the smoother's inverse
+// diagonal (plain or l1) and the Chebyshev interval, and the explicit
+// inverse of the coarsest operator.
 // Apply and Solve then run on device vectors with only scalars coming
 // back (one per dot product). Multicolor Gauss–Seidel has no GPU kernels:
 // its sweeps stay on the host.
