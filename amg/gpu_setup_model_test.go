@@ -17,25 +17,9 @@ import (
 // in CI without a GPU; the GPU tests compare the kernels with the same
 // host functions.
 
-// mNorm is su_norm2.
-type mNorm struct{ scale, ssq float64 }
-
-func (n *mNorm) add(x float64) {
-	if x == 0 {
-		return
-	}
-	a := math.Abs(x)
-	if a > n.scale {
-		r := n.scale / a
-		n.ssq = 1 + float64(float64(n.ssq*r)*r)
-		n.scale = a
-		return
-	}
-	r := a / n.scale
-	n.ssq += float64(r * r)
-}
-
-func (n *mNorm) value() float64 { return n.scale * math.Sqrt(n.ssq) }
+// su_norm2 is mesh.Norm2, operation for operation (the rounding
+// intrinsics keep nvcc from fusing them).
+type mNorm = mesh.Norm2
 
 func mStrong(x, theta, ds, do float64) bool {
 	return theta == 0 || x > float64(theta*math.Sqrt(ds))*math.Sqrt(do)
@@ -64,12 +48,12 @@ func modelNodeDiag(a *csr, bs int) (dn []float64, dir []uint8) {
 			for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
 				c := int(a.col[k])
 				if c/bs == v {
-					s.add(a.val[k])
+					s.Add(a.val[k])
 				}
 				off = off || (c != i && a.val[k] != 0)
 			}
 		}
-		dn[v] = s.value()
+		dn[v] = s.Value()
 		if !off {
 			dir[v] = 1
 		}
@@ -134,7 +118,7 @@ func modelStrength(a *csr, bs int, theta float64, dn []float64, dir []uint8, cnt
 				var s mNorm
 				for r := 0; r < bs; r++ {
 					for ; p[r] < e[r] && int(a.col[p[r]])/bs == u; p[r]++ {
-						s.add(a.val[p[r]])
+						s.Add(a.val[p[r]])
 					}
 				}
 				if u == v || dir[u] != 0 {
@@ -145,14 +129,14 @@ func modelStrength(a *csr, bs int, theta float64, dn []float64, dir []uint8, cnt
 				for i := u * bs; i < (u+1)*bs; i++ {
 					for k := mLower(a.col, a.ptr[i], a.ptr[i+1], int32(v*bs)); k < a.ptr[i+1] && int(a.col[k]) < (v+1)*bs; k++ {
 						found = true
-						t.add(a.val[k])
+						t.Add(a.val[k])
 					}
 				}
 				if !found {
 					fail(v)
 					continue
 				}
-				if mStrong(s.value(), theta, dn[v], dn[u]) || mStrong(t.value(), theta, dn[u], dn[v]) {
+				if mStrong(s.Value(), theta, dn[v], dn[u]) || mStrong(t.Value(), theta, dn[u], dn[v]) {
 					emit(int32(u))
 				}
 			}
