@@ -12,10 +12,12 @@ import (
 	"github.com/misgrid/misgrid/mis"
 )
 
-// The GPU backend of the solve phase. Setup stays on the host (but for the aggregation MIS, see aggregateMIS2); at its end
-// (New, Update) every level is uploaded once: A, P and R = Pᵀ in CSR with
-// int32 offsets, the smoother's inverse diagonal (plain or l1) and the
-// Chebyshev interval, and the explicit inverse of the coarsest operator.
+// The GPU backend of the solve phase. The setup builds the levels on the
+// device where it can (gpu_setup.go), and they serve the solve as they
+// are; a setup on the host is uploaded once at its end (New, Update): A,
+// P and R = Pᵀ in CSR with int32 offsets, the smoother's inverse
+// diagonal (plain or l1) and the Chebyshev interval, and the explicit
+// inverse of the coarsest operator.
 // Apply and Solve then run on device vectors with only scalars coming
 // back (one per dot product). Multicolor Gauss–Seidel has no GPU kernels:
 // its sweeps stay on the host.
@@ -54,7 +56,11 @@ func (pc *Preconditioner) Close() error {
 	if pc.dev == nil {
 		return nil
 	}
-	err := pc.dev.free()
+	var err error
+	if pc.reuse != nil {
+		err, pc.reuse = pc.reuse.close(), nil
+	}
+	err = errors.Join(err, pc.dev.free())
 	pc.dev = nil
 	return err
 }
@@ -105,7 +111,8 @@ type gpuSolver struct {
 	part, scal             *cuda.Buffer
 	host                   *cuda.HostBuffer
 	bufs                   []*cuda.Buffer
-	err                    error // first launch error of a run
+	owners                 []interface{ Free() error } // objects freed with the solver (the device setup's products)
+	err                    error                       // first launch error of a run
 }
 
 // attachDevice uploads the hierarchy after New or Update when the options
@@ -115,7 +122,7 @@ func (pc *Preconditioner) attachDevice() error {
 	if pc.dev != nil {
 		// Update: same patterns, so only the values travel.
 		t0 := time.Now()
-		err := pc.dev.refresh(pc)
+		err := pc.refreshDevice()
 		pc.phase("upload", t0)
 		if err == nil {
 			return nil
@@ -152,20 +159,32 @@ func (pc *Preconditioner) attachDevice() error {
 // upload copies the hierarchy to the device.
 func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 	g = &gpuSolver{e: e, cycle: pc.opts.Cycle}
+	if pc.built != nil {
+		// The device setup's levels (gpu_setup.go): what it left nil
+		// goes up from the host.
+		g, pc.built = pc.built, nil
+	}
 	defer func() {
 		if err != nil {
 			_ = g.free()
 			g = nil
 		}
 	}()
-	if g.stream, err = e.Ctx.NewStream(); err != nil {
-		return nil, err
+	if g.stream == nil {
+		if g.stream, err = e.Ctx.NewStream(); err != nil {
+			return nil, err
+		}
 	}
 	last := len(pc.levels) - 1
-	g.levels = make([]gpuLevel, len(pc.levels))
+	if len(g.levels) != len(pc.levels) {
+		g.levels = make([]gpuLevel, len(pc.levels))
+	}
 	for i, l := range pc.levels {
 		gl := &g.levels[i]
-		if gl.a, err = g.matrix(l.a); err != nil {
+		if gl.a == nil {
+			gl.a, err = g.matrix(l.a)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("amg: level %d: %w", i, err)
 		}
 		if i > 0 {
@@ -179,14 +198,20 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 		if i == last {
 			break
 		}
-		if gl.p, err = g.matrix(l.p); err != nil {
-			return nil, fmt.Errorf("amg: level %d: prolongator: %w", i, err)
+		if gl.p == nil {
+			if gl.p, err = g.matrix(l.p); err != nil {
+				return nil, fmt.Errorf("amg: level %d: prolongator: %w", i, err)
+			}
 		}
-		if gl.r, err = g.matrix(l.r); err != nil {
-			return nil, fmt.Errorf("amg: level %d: restriction: %w", i, err)
+		if gl.r == nil {
+			if gl.r, err = g.matrix(l.r); err != nil {
+				return nil, fmt.Errorf("amg: level %d: restriction: %w", i, err)
+			}
 		}
-		if gl.dinv, err = g.vector(l.sm.dinv); err != nil {
-			return nil, err
+		if gl.dinv == nil || l.sm.kind != Chebyshev {
+			if gl.dinv, err = g.vector(l.sm.dinv); err != nil {
+				return nil, err
+			}
 		}
 		gl.kind, gl.sweeps, gl.lo, gl.hi = l.sm.kind, l.sm.sweeps, l.sm.lo, l.sm.hi
 		for _, v := range []**cuda.Buffer{&gl.res, &gl.t, &gl.t2} {
@@ -195,10 +220,12 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 			}
 		}
 	}
-	g.op = g.levels[0].a
-	if pc.levels[0].a != pc.op {
-		if g.op, err = g.matrix(pc.op); err != nil {
-			return nil, err
+	if g.op == nil {
+		g.op = g.levels[0].a
+		if pc.levels[0].a != pc.op {
+			if g.op, err = g.matrix(pc.op); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err = g.coarse(pc.coarse); err != nil {
@@ -209,6 +236,9 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 		if *v, err = g.alloc(n); err != nil {
 			return nil, err
 		}
+	}
+	if g.part != nil {
+		return g, nil
 	}
 	if g.part, err = g.alloc(gpuParts); err != nil {
 		return nil, err
@@ -297,16 +327,12 @@ func (g *gpuSolver) vector(v []float64) (*cuda.Buffer, error) { return upload(g,
 
 // matrix uploads a with int32 offsets.
 func (g *gpuSolver) matrix(a *csr) (*dcsr, error) {
+	ptr, err := offsets32(a)
+	if err != nil {
+		return nil, err
+	}
 	nz := a.nnz()
-	if nz > 1<<31-1 {
-		return nil, fmt.Errorf("%d nonzeros exceed the GPU kernels' int32 offsets", nz)
-	}
-	ptr := make([]int32, a.rows+1)
-	for i, p := range a.ptr[:a.rows+1] {
-		ptr[i] = int32(p)
-	}
 	d := &dcsr{rows: a.rows, nnz: nz, g: lanesFor(nz, a.rows)}
-	var err error
 	if d.ptr, err = upload(g, ptr); err != nil {
 		return nil, err
 	}
@@ -358,6 +384,12 @@ func coarseInverse(c *coarseSolver) ([]float64, error) {
 
 func (g *gpuSolver) free() error {
 	var first error
+	for _, o := range g.owners {
+		if err := o.Free(); err != nil && first == nil {
+			first = err
+		}
+	}
+	g.owners = nil
 	for _, b := range g.bufs {
 		if err := b.Free(); err != nil && first == nil {
 			first = err

@@ -32,6 +32,12 @@ type Preconditioner struct {
 	kernel [][]float64
 	stats  Stats
 	dev    *gpuSolver // the hierarchy on a GPU (gpu.go), nil on the CPU
+	// built is the hierarchy the device setup left for attachDevice,
+	// setupFallback why the last setup ran on the host instead of the
+	// device it was asked for (gpu_setup.go).
+	built         *gpuSolver
+	reuse         *devSetup // with Options.Reuse, for a numeric Update on the device
+	setupFallback error
 }
 
 // level is one grid of the hierarchy: what the solve needs (a, p, r and the
@@ -131,6 +137,9 @@ func (pc *Preconditioner) setup() error {
 		pc.keep = keep
 	}
 	pc.phase("input", t0)
+	if pc.buildOnDevice(a0, b, k) {
+		return pc.findKernel()
+	}
 	if err := pc.build(a0, b, k); err != nil {
 		return err
 	}
@@ -500,6 +509,13 @@ func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 		for q, k := range pc.keep {
 			fine.val[q] = m.val[k]
 		}
+	}
+	if done, err := pc.updateOnDevice(); done {
+		if err != nil {
+			return err
+		}
+		pc.stats.Setup = time.Since(start)
+		return nil
 	}
 	for i, l := range pc.levels[:len(pc.levels)-1] {
 		if err := pc.numeric(l); err != nil {

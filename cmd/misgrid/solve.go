@@ -289,7 +289,21 @@ func printSolve(w io.Writer, r *solveReport, st *amg.Stats) {
 	for k := range st.Phases {
 		phases = append(phases, k)
 	}
-	slices.Sort(phases)
+	// Pipeline order first (amg's phase names), the rest by name.
+	order := []string{"input", "check", "upload", "strength", "mis", "aggregate", "tentative", "eigen",
+		"prolongator", "download", "galerkin", "smoother", "coarse"}
+	rank := func(k string) int {
+		if i := slices.Index(order, k); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortFunc(phases, func(a, b string) int {
+		if c := rank(a) - rank(b); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
 	var ps []string
 	for _, k := range phases {
 		ps = append(ps, fmt.Sprintf("%s %.3f", k, st.Phases[k].Seconds()))

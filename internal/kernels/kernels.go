@@ -8,7 +8,7 @@
 //
 // The images hold code only: each package that launches kernels names
 // the ones it uses (the single-GPU MIS engine, the multi-GPU driver of
-// package mis, the AMG solve phase) and loads its image through the
+// package mis, the AMG setup and solve phases) and loads its image through the
 // device layer.
 package kernels
 
@@ -30,6 +30,17 @@ var Part []byte
 //
 //go:embed amg.fatbin
 var AMG []byte
+
+// Setup is the image of the AMG setup on the device (setup.cu).
+//
+//go:embed setup.fatbin
+var Setup []byte
+
+// Sparse is the image of the sparse products of internal/gpusparse
+// (sparse.cu).
+//
+//go:embed sparse.fatbin
+var Sparse []byte
 
 // BuildInfo describes how the images were built (source hash, nvcc, PTX
 // ISA).

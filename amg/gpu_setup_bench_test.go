@@ -1,0 +1,167 @@
+package amg
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/misgrid/misgrid/amg/internal/fem"
+	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/mis"
+)
+
+// setupBenchProblems are Q1 Poisson 101³ (1M rows) and Q1 elasticity,
+// or smaller ones with -short; MISGRID_SETUP_BENCH=name,... picks some.
+func setupBenchProblems() []testProblem {
+	all := []testProblem{{"poisson101", nil}, {"elasticity48", nil}}
+	if testing.Short() {
+		all = []testProblem{{"poisson40", nil}, {"elasticity16", nil}}
+	}
+	var ps []testProblem
+	pick := os.Getenv("MISGRID_SETUP_BENCH")
+	for _, tp := range all {
+		if pick != "" && !strings.Contains(","+pick+",", ","+tp.name+",") {
+			continue
+		}
+		var n int
+		if _, err := fmt.Sscanf(strings.TrimLeft(tp.name, "poisonelatcy"), "%d", &n); err != nil {
+			panic(err)
+		}
+		if strings.HasPrefix(tp.name, "poisson") {
+			tp.pr = fem.Poisson(3, n)
+		} else {
+			tp.pr = fem.Elasticity(n)
+		}
+		ps = append(ps, tp)
+	}
+	return ps
+}
+
+// deviceCopyRate is the device-to-device copy rate (bytes read plus
+// written per second) of a 512 MiB copy, the best of five.
+func deviceCopyRate(b *testing.B) float64 {
+	e, err := engineOn(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 1 << 29
+	src, err1 := e.Ctx.Alloc(n)
+	dst, err2 := e.Ctx.Alloc(n)
+	if err1 != nil || err2 != nil {
+		b.Fatal(err1, err2)
+	}
+	defer src.Free()
+	defer dst.Free()
+	s, err := e.Ctx.NewStream()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	best := time.Hour
+	for range 5 {
+		e0, _ := e.Ctx.NewEvent()
+		e1, _ := e.Ctx.NewEvent()
+		if err := errorsOf(e0.Record(s), cuda.CopyDeviceAsync(dst, 0, src, 0, n, s), e1.Record(s), e1.Synchronize()); err != nil {
+			b.Fatal(err)
+		}
+		t, err := cuda.Elapsed(e0, e1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		best = min(best, t)
+		e0.Close()
+		e1.Close()
+	}
+	return 2 * n / best.Seconds()
+}
+
+func errorsOf(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// setupBytes is what a setup must move at least: every level's operator
+// read once and its prolongator and the next operator written once.
+func setupBytes(pc *Preconditioner) float64 {
+	s := 0
+	for _, l := range pc.levels {
+		s += 12*l.a.nnz() + 4*l.a.rows
+		if l.p != nil {
+			s += 12*l.p.nnz() + 4*l.p.rows
+		}
+	}
+	return float64(s)
+}
+
+// BenchmarkGPUSetup times New on the device (ns/op) beside the CPU's,
+// setup plus PCG to 1e-8, and a numeric Update with Reuse; each reports
+// its floor (setupBytes at the device copy rate of the same run) and
+// the setup's phases in ms.
+func BenchmarkGPUSetup(b *testing.B) {
+	if err := cuda.Available(); err != nil {
+		b.Skipf("no usable GPU: %v", err)
+	}
+	rate := deviceCopyRate(b)
+	b.Logf("device copy rate %.0f GB/s", rate/1e9)
+	for _, tp := range setupBenchProblems() {
+		a := mustCSR(b, tp.pr.A)
+		rhs := mulDense(a, randVec(a.rows, 3))
+		for _, job := range []string{"setup/cpu", "setup/gpu", "solve/gpu", "update/gpu"} {
+			b.Run(tp.name+"/"+job, func(b *testing.B) {
+				o := problemOptions(tp.pr, Options{Device: mis.GPU, Reuse: job == "update/gpu"})
+				if job == "setup/cpu" {
+					o.Device = mis.CPU
+				}
+				var pc *Preconditioner
+				var res *Result
+				var err error
+				x := make([]float64, a.rows)
+				if job == "update/gpu" {
+					if pc, err = New(tp.pr.A, o); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ResetTimer()
+				for range b.N {
+					if job == "update/gpu" {
+						err = pc.Update(tp.pr.A)
+					} else {
+						if pc != nil {
+							pc.Close()
+						}
+						pc, err = New(tp.pr.A, o)
+					}
+					if err == nil && job == "solve/gpu" {
+						clear(x)
+						res, err = pc.Solve(rhs, x)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				defer pc.Close()
+				if o.Device == mis.GPU && job != "update/gpu" && !pc.setupOnDevice() {
+					b.Fatalf("the setup ran on the host: %v", pc.setupFallback)
+				}
+				st := pc.Stats()
+				b.ReportMetric(setupBytes(pc)/rate*1e3, "floor_ms")
+				b.ReportMetric(st.Setup.Seconds()*1e3, "setup_ms")
+				for k, v := range st.Phases {
+					b.ReportMetric(v.Seconds()*1e3, k+"_ms")
+				}
+				if res != nil {
+					b.ReportMetric(float64(res.Iterations), "its")
+					b.ReportMetric(res.Elapsed.Seconds()*1e3, "solve_ms")
+				}
+				b.ReportMetric(float64(a.rows), "rows")
+			})
+		}
+	}
+}

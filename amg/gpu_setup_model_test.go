@@ -1,0 +1,498 @@
+package amg
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/misgrid/misgrid/amg/internal/fem"
+	"github.com/misgrid/misgrid/mesh"
+	"github.com/misgrid/misgrid/mis"
+)
+
+// Host models of setup.cu: each kernel's thread body in Go, run over
+// every thread (in a shuffled order where the kernel's threads race), and
+// the level they build together compared with the host setup. They run
+// in CI without a GPU; the GPU tests compare the kernels with the same
+// host functions.
+
+// su_norm2 is mesh.Norm2, operation for operation (the rounding
+// intrinsics keep nvcc from fusing them).
+type mNorm = mesh.Norm2
+
+func mStrong(x, theta, ds, do float64) bool {
+	return theta == 0 || x > float64(theta*math.Sqrt(ds))*math.Sqrt(do)
+}
+
+func mLower(col []int32, lo, hi int, c int32) int {
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		if col[m] < c {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// modelNodeDiag is su_node_diag.
+func modelNodeDiag(a *csr, bs int) (dn []float64, dir []uint8) {
+	nodes := a.rows / bs
+	dn, dir = make([]float64, nodes), make([]uint8, nodes)
+	for v := 0; v < nodes; v++ {
+		var s mNorm
+		off := false
+		for i := v * bs; i < (v+1)*bs; i++ {
+			for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+				c := int(a.col[k])
+				if c/bs == v {
+					s.Add(a.val[k])
+				}
+				off = off || (c != i && a.val[k] != 0)
+			}
+		}
+		dn[v] = s.Value()
+		if !off {
+			dir[v] = 1
+		}
+	}
+	return dn, dir
+}
+
+// modelStrength is su_strength over every node: counts when adj is nil,
+// otherwise writes at off. It returns the asymmetric node (or -1).
+func modelStrength(a *csr, bs int, theta float64, dn []float64, dir []uint8, cnt, off []int64, adj []int32) int {
+	nodes := a.rows / bs
+	bad := -1
+	fail := func(v int) {
+		if bad < 0 || v < bad {
+			bad = v
+		}
+	}
+	for v := 0; v < nodes; v++ {
+		w := int64(0)
+		emit := func(u int32) {
+			if adj != nil {
+				adj[off[v]+w] = u
+			}
+			w++
+		}
+		if dir[v] != 0 {
+			if adj == nil {
+				cnt[v+1] = 0
+			}
+			continue
+		}
+		if bs == 1 {
+			for k := a.ptr[v]; k < a.ptr[v+1]; k++ {
+				u := int(a.col[k])
+				if u == v || dir[u] != 0 {
+					continue
+				}
+				q := mLower(a.col, a.ptr[u], a.ptr[u+1], int32(v))
+				if q == a.ptr[u+1] || int(a.col[q]) != v {
+					fail(v)
+					continue
+				}
+				if mStrong(math.Abs(a.val[k]), theta, dn[v], dn[u]) || mStrong(math.Abs(a.val[q]), theta, dn[u], dn[v]) {
+					emit(int32(u))
+				}
+			}
+		} else {
+			p, e := make([]int, bs), make([]int, bs)
+			for r := 0; r < bs; r++ {
+				p[r], e[r] = a.ptr[v*bs+r], a.ptr[v*bs+r+1]
+			}
+			for {
+				u := math.MaxInt32
+				for r := 0; r < bs; r++ {
+					if p[r] < e[r] {
+						u = min(u, int(a.col[p[r]])/bs)
+					}
+				}
+				if u == math.MaxInt32 {
+					break
+				}
+				var s mNorm
+				for r := 0; r < bs; r++ {
+					for ; p[r] < e[r] && int(a.col[p[r]])/bs == u; p[r]++ {
+						s.Add(a.val[p[r]])
+					}
+				}
+				if u == v || dir[u] != 0 {
+					continue
+				}
+				var t mNorm
+				found := false
+				for i := u * bs; i < (u+1)*bs; i++ {
+					for k := mLower(a.col, a.ptr[i], a.ptr[i+1], int32(v*bs)); k < a.ptr[i+1] && int(a.col[k]) < (v+1)*bs; k++ {
+						found = true
+						t.Add(a.val[k])
+					}
+				}
+				if !found {
+					fail(v)
+					continue
+				}
+				if mStrong(s.Value(), theta, dn[v], dn[u]) || mStrong(t.Value(), theta, dn[u], dn[v]) {
+					emit(int32(u))
+				}
+			}
+		}
+		if adj == nil {
+			cnt[v+1] = w
+		}
+	}
+	return bad
+}
+
+// modelScan is su_scan_up, su_scan_top and su_scan_down over blocks.
+func modelScan(x []int64) {
+	n := int64(len(x))
+	blocks := min(scanBlocks, max(1, (n+gpuThreads-1)/gpuThreads))
+	ch := (n + blocks - 1) / blocks
+	part := make([]int64, blocks)
+	for b := int64(0); b < blocks; b++ {
+		for i := b * ch; i < min(n, (b+1)*ch); i++ {
+			part[b] += x[i]
+		}
+	}
+	s := int64(0)
+	for b := range part {
+		part[b], s = s, s+part[b]
+	}
+	for b := int64(0); b < blocks; b++ {
+		carry := part[b]
+		for t := b * ch; t < min(n, (b+1)*ch); t += gpuThreads {
+			// The tile's inclusive scan, then the carry.
+			tile := x[t:min(min(n, (b+1)*ch), t+gpuThreads)]
+			acc := int64(0)
+			for i := range tile {
+				acc += tile[i]
+				tile[i] = carry + acc
+			}
+			carry += acc
+		}
+	}
+}
+
+// modelGraph builds the strength graph as the device does.
+func modelGraph(a *csr, bs int, theta float64) (*mesh.Graph, []uint8, int) {
+	dn, dir := modelNodeDiag(a, bs)
+	nodes := a.rows / bs
+	off := make([]int64, nodes+1)
+	if bad := modelStrength(a, bs, theta, dn, dir, off, nil, nil); bad >= 0 {
+		return nil, nil, bad
+	}
+	modelScan(off)
+	adj := make([]int32, off[nodes])
+	modelStrength(a, bs, theta, dn, dir, nil, off, adj)
+	return &mesh.Graph{Offsets: off, Adj: adj}, dir, -1
+}
+
+func modelClasses(g *mesh.Graph) []mesh.Class {
+	mind, maxd := math.MaxInt, 0
+	for v := 0; v < g.N(); v++ {
+		mind, maxd = min(mind, g.Degree(int32(v))), max(maxd, g.Degree(int32(v)))
+	}
+	table := classTable(mind, maxd)
+	cls := make([]mesh.Class, g.N())
+	for v := range cls {
+		cls[v] = mesh.Class(table[g.Degree(int32(v))])
+	}
+	return cls
+}
+
+// modelFix is su_fix_sizes, su_fix_flags, the scan and su_renumber; small
+// counts the aggregates too small for k vectors.
+func modelFix(of []int32, nagg int, dir []uint8, bs, k int) (nout, small int) {
+	size := make([]int, nagg)
+	for v := range of {
+		if dir[v] != 0 {
+			of[v] = -1
+		}
+		if of[v] >= 0 {
+			size[of[v]]++
+		}
+	}
+	flag := make([]int64, nagg+1)
+	need := (k + bs - 1) / bs
+	for a, s := range size {
+		if s > 0 {
+			flag[a+1] = 1
+		}
+		if s > 0 && s < need {
+			small++
+		}
+	}
+	modelScan(flag)
+	if small > 0 {
+		return 0, small
+	}
+	for v, a := range of {
+		if a >= 0 {
+			of[v] = int32(flag[a])
+		}
+	}
+	return int(flag[nagg]), 0
+}
+
+// modelTentative is su_count, su_place (in a random order, as the
+// atomics may place), su_sort_members, su_tent_ptr and su_tent_qr.
+func modelTentative(of []int32, nagg, bs, k int, b []float64, rng *rand.Rand) (*csr, []float64) {
+	nodes := len(of)
+	cnt, pre := make([]int64, nagg+1), make([]int64, nodes+1)
+	for v, a := range of {
+		if a >= 0 {
+			cnt[a+1]++
+			pre[v+1] = 1
+		}
+	}
+	modelScan(cnt)
+	modelScan(pre)
+	pos, mem := make([]int32, nagg), make([]int32, nodes)
+	for _, v := range rng.Perm(nodes) {
+		if a := of[v]; a >= 0 {
+			mem[cnt[a]+int64(pos[a])] = int32(v)
+			pos[a]++
+		}
+	}
+	for a := 0; a < nagg; a++ {
+		slices.Sort(mem[cnt[a]:cnt[a+1]])
+	}
+	n := nodes * bs
+	t := &csr{rows: n, cols: nagg * k, ptr: make([]int, n+1)}
+	for i := 0; i <= n; i++ {
+		if i == n {
+			t.ptr[i] = int(pre[nodes]) * bs * k
+			continue
+		}
+		v, d := i/bs, i%bs
+		t.ptr[i] = int(pre[v])*bs*k + map[bool]int{true: d * k, false: 0}[of[v] >= 0]
+	}
+	t.col, t.val = make([]int32, t.ptr[n]), make([]float64, t.ptr[n])
+	bc := make([]float64, nagg*k*k)
+	w, vv := make([]float64, n*k), make([]float64, n*k)
+	for ag := 0; ag < nagg; ag++ {
+		m0, nm := int(cnt[ag]), int(cnt[ag+1]-cnt[ag])
+		m := nm * bs
+		a := w[m0*bs*k : (m0+nm)*bs*k]
+		for i := 0; i < nm; i++ {
+			node := int(mem[m0+i])
+			for d := 0; d < bs; d++ {
+				copy(a[(i*bs+d)*k:(i*bs+d+1)*k], b[(node*bs+d)*k:(node*bs+d+1)*k])
+			}
+		}
+		r := make([]float64, k*k)
+		householderQR(a[:m*k], m, k, r, vv[m0*bs*k:(m0+nm)*bs*k])
+		copy(bc[ag*k*k:], r)
+		for i := 0; i < nm; i++ {
+			node := int(mem[m0+i])
+			for d := 0; d < bs; d++ {
+				s := t.ptr[node*bs+d]
+				for j := 0; j < k; j++ {
+					t.col[s+j] = int32(ag*k + j)
+					t.val[s+j] = a[(i*bs+d)*k+j]
+				}
+			}
+		}
+	}
+	return t, bc
+}
+
+// modelAT is su_at (both passes, rows in a random order) and su_smooth.
+func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rng *rand.Rand) *csr {
+	n := a.rows
+	scr := make([]int32, a.nnz())
+	cnt := make([]int64, n+1)
+	row := func(i int) []int32 {
+		lo, hi := a.ptr[i], a.ptr[i+1]
+		seg := scr[lo:hi]
+		for q := range seg {
+			g := of[int(a.col[lo+q])/bs]
+			if g < 0 {
+				g = math.MaxInt32
+			}
+			seg[q] = g
+		}
+		slices.Sort(seg)
+		u := 0
+		for q := 0; q < len(seg) && seg[q] != math.MaxInt32; q++ {
+			if u == 0 || seg[u-1] != seg[q] {
+				seg[u] = seg[q]
+				u++
+			}
+		}
+		return seg[:u]
+	}
+	for _, i := range rng.Perm(n) {
+		cnt[i+1] = int64(len(row(i)) * k)
+	}
+	modelScan(cnt)
+	c := &csr{rows: n, cols: t.cols, ptr: make([]int, n+1)}
+	for i, x := range cnt {
+		c.ptr[i] = int(x)
+	}
+	c.col, c.val = make([]int32, c.ptr[n]), make([]float64, c.ptr[n])
+	for _, i := range rng.Perm(n) {
+		seg := row(i)
+		o := c.ptr[i]
+		for q, g := range seg {
+			for j := 0; j < k; j++ {
+				c.col[o+q*k+j] = g*int32(k) + int32(j)
+			}
+		}
+		for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
+			col := int(a.col[q])
+			g := of[col/bs]
+			if g < 0 {
+				continue
+			}
+			at := mLower(seg, 0, len(seg), g)
+			for j := 0; j < k; j++ {
+				c.val[o+at*k+j] += float64(a.val[q] * t.val[t.ptr[col]+j])
+			}
+		}
+	}
+	smoothProlongator(newPool(1), t, c, dinv, omega, c)
+	return c
+}
+
+type modelCase struct {
+	name  string
+	a     *csr
+	o     Options
+	theta float64
+}
+
+func modelCases(t *testing.T) []modelCase {
+	var cs []modelCase
+	for _, tp := range []testProblem{{"poisson2d-30", fem.Poisson(2, 30)}, {"poisson3d-12", fem.Poisson(3, 12)}, {"elasticity3d-6", fem.Elasticity(6)}} {
+		for _, theta := range []float64{0, 0.08} {
+			o, err := problemOptions(tp.pr, Options{Theta: theta}).withDefaults()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs = append(cs, modelCase{tp.name, mustCSR(t, tp.pr.A), o, theta})
+		}
+	}
+	return cs
+}
+
+// The device's strength graph, classes, aggregates, tentative
+// prolongator and smoothed prolongator (the models of setup.cu) are the
+// host's: graphs and aggregates exactly, prolongators to rounding.
+func TestSetupModelsMatchHost(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range modelCases(t) {
+		o := c.o
+		a := c.a
+		bs := o.BlockSize
+		b, k, err := nearNullspace(&o, a.rows, bs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for lvl := 0; lvl < 2 && a.rows > 50; lvl++ {
+			name := c.name + "/" + string(rune('0'+lvl))
+			if c.theta > 0 {
+				name += "/theta"
+			}
+			want, err := strengthGraph(newPool(1), a, c.theta, bs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, dir, bad := modelGraph(a, bs, c.theta)
+			if bad >= 0 {
+				t.Fatalf("%s: node %d reported asymmetric", name, bad)
+			}
+			if !slices.Equal(g.Offsets, want.Offsets) || !slices.Equal(g.Adj, want.Adj) {
+				t.Fatalf("%s: strength graphs differ", name)
+			}
+			for v, d := range dir {
+				if (d != 0) != (want.Dirichlet != nil && want.Dirichlet[v]) {
+					t.Fatalf("%s: Dirichlet flag of node %d differs", name, v)
+				}
+			}
+			if cls := modelClasses(g); !slices.Equal(cls, mesh.ClassifyByDegree(want)) {
+				t.Fatalf("%s: classes differ", name)
+			}
+			wof, wn, err := aggregateMIS2(want, 1, mis.CPU)
+			if err != nil {
+				t.Fatal(err)
+			}
+			of, n0 := slices.Clone(wof), wn
+			wof, wn = fixAggregates(want, wof, wn, bs, k)
+			nagg, small := modelFix(of, n0, dir, bs, k)
+			if small > 0 {
+				t.Logf("%s: %d small aggregates, fixed on the host", name, small)
+				of, nagg = fixAggregates(want, of, n0, bs, k)
+			}
+			if nagg != wn || !slices.Equal(of, wof) {
+				t.Fatalf("%s: aggregates differ (%d, want %d)", name, nagg, wn)
+			}
+			tm, bcm := modelTentative(of, nagg, bs, k, b, rng)
+			th, bch := tentative(wof, wn, bs, b, k)
+			if !slices.Equal(tm.ptr, th.ptr) || !slices.Equal(tm.col, th.col) || relDiff(tm.val, th.val) > 1e-14 || relDiff(bcm, bch) > 1e-14 {
+				t.Fatalf("%s: tentative prolongators differ", name)
+			}
+			dinv := make([]float64, a.rows)
+			for i, d := range a.diag() {
+				dinv[i] = 1 / d
+			}
+			lmax := newPool(1).maxEigDinvA(a, dinv, 12)
+			pm := modelAT(a, tm, of, bs, k, dinv, 4.0/3/lmax, rng)
+			ph := newPool(1).mulMat(a, th, groupOf(a, bs))
+			smoothProlongator(newPool(1), th, ph, dinv, 4.0/3/lmax, ph)
+			if !slices.Equal(pm.ptr, ph.ptr) || !slices.Equal(pm.col, ph.col) || relDiff(pm.val, ph.val) > 1e-13 {
+				t.Fatalf("%s: smoothed prolongators differ", name)
+			}
+			ac, _ := newPool(1).galerkinStreamed(a, ph, groupOf(a, bs), 1)
+			a, b, bs = ac, bch, k
+		}
+	}
+}
+
+// classTable gives ClassifyByDegree's classes on graphs with every
+// spread of degrees.
+func TestClassTable(t *testing.T) {
+	for seed := uint64(0); seed < 20; seed++ {
+		g := mesh.RandomGraph(300, float64(2+seed), seed)
+		if !slices.Equal(modelClasses(g), mesh.ClassifyByDegree(g)) {
+			t.Fatalf("seed %d: classes differ", seed)
+		}
+	}
+	g := &mesh.Graph{Offsets: []int64{0, 0, 0}}
+	if !slices.Equal(modelClasses(g), mesh.ClassifyByDegree(g)) {
+		t.Fatal("isolated vertices: classes differ")
+	}
+}
+
+// The chunked scan is the sequential prefix sum at every length.
+func TestScanModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 255, 256, 257, 1023, 70000, 262145, 300001} {
+		x := make([]int64, n)
+		for i := range x {
+			x[i] = rng.Int64N(100)
+		}
+		want := slices.Clone(x)
+		for i := 1; i < n; i++ {
+			want[i] += want[i-1]
+		}
+		modelScan(x)
+		if !slices.Equal(x, want) {
+			t.Fatalf("n=%d: scan differs", n)
+		}
+	}
+}
+
+// An unsymmetric pattern is reported, and the host builds that level.
+func TestStrengthModelAsymmetric(t *testing.T) {
+	// (0,1) has no mirror (1,0).
+	a := &csr{rows: 3, cols: 3, ptr: []int{0, 2, 4, 6}, col: []int32{0, 1, 1, 2, 1, 2}, val: []float64{2, -1, 2, -1, -1, 2}}
+	if _, _, bad := modelGraph(a, 1, 0); bad != 0 {
+		t.Fatalf("asymmetric pattern reported at node %d, want 0", bad)
+	}
+}

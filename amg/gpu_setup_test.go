@@ -1,0 +1,287 @@
+package amg
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/misgrid/misgrid/amg/internal/fem"
+	"github.com/misgrid/misgrid/mesh"
+	"github.com/misgrid/misgrid/mis"
+)
+
+// frobDiff returns ‖a − b‖_F / ‖b‖_F, whatever the two patterns.
+func frobDiff(a, b *csr) float64 {
+	if a.rows != b.rows || a.cols != b.cols {
+		return math.Inf(1)
+	}
+	var d, nb float64
+	row := map[int32]float64{}
+	for i := 0; i < a.rows; i++ {
+		clear(row)
+		for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+			row[a.col[k]] += a.val[k]
+		}
+		for k := b.ptr[i]; k < b.ptr[i+1]; k++ {
+			row[b.col[k]] -= b.val[k]
+			nb += b.val[k] * b.val[k]
+		}
+		for _, x := range row {
+			d += x * x
+		}
+	}
+	return math.Sqrt(d / nb)
+}
+
+type setupVariant struct {
+	name string
+	kv   []string
+}
+
+func setupVariants() []setupVariant {
+	return []setupVariant{
+		{"default", nil},
+		{"theta", []string{"theta=0.04"}},
+		{"reuse", []string{"reuse=true"}},
+		{"tentative", []string{"prolongation=tentative"}},
+		{"jacobi", []string{"smoother=jacobi", "theta=0.02"}},
+	}
+}
+
+// The device setup builds the host's hierarchy: the same levels and
+// aggregates, every operator within 1e-12 (relative Frobenius), the same
+// eigenvalue estimates to 1e-10, and PCG iterations ±1.
+func TestGPUSetupMatchesHost(t *testing.T) {
+	needGPU(t)
+	for _, tp := range problems() {
+		for _, v := range setupVariants() {
+			t.Run(tp.name+"/"+v.name, func(t *testing.T) {
+				o, err := ParseOptions(append([]string{"max_coarse=60"}, v.kv...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				cpu, gpu := hostAndDevice(t, tp.pr.A, problemOptions(tp.pr, o))
+				defer gpu.Close()
+				compareLevels(t, cpu, gpu)
+				n := cpu.Rows()
+				b := mulDense(mustCSR(t, tp.pr.A), randVec(n, 3))
+				xc, xg := make([]float64, n), make([]float64, n)
+				rc, err1 := cpu.Solve(b, xc)
+				rg, err2 := gpu.Solve(b, xg)
+				if err1 != nil || err2 != nil {
+					t.Fatal(err1, err2)
+				}
+				if d := rg.Iterations - rc.Iterations; d < -1 || d > 1 || !rg.Converged {
+					t.Errorf("GPU %d iterations (converged %v), CPU %d", rg.Iterations, rg.Converged, rc.Iterations)
+				}
+			})
+		}
+	}
+}
+
+// hostAndDevice sets a up with o on the host and on the device, which
+// must build it.
+func hostAndDevice(t *testing.T, a *mesh.CSR[float64], o Options) (cpu, gpu *Preconditioner) {
+	t.Helper()
+	o.Device = mis.CPU
+	cpu, err := New(a, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Device = mis.GPU
+	if gpu, err = New(a, o); err != nil {
+		t.Fatal(err)
+	}
+	if !gpu.setupOnDevice() {
+		t.Fatalf("the setup ran on the host: %v", gpu.setupFallback)
+	}
+	return cpu, gpu
+}
+
+func compareLevels(t *testing.T, cpu, gpu *Preconditioner) {
+	t.Helper()
+	if len(cpu.levels) != len(gpu.levels) {
+		t.Fatalf("%d levels, host %d", len(gpu.levels), len(cpu.levels))
+	}
+	for i, lc := range cpu.levels {
+		lg := gpu.levels[i]
+		if d := frobDiff(lg.a, lc.a); d > 1e-12 {
+			t.Errorf("level %d: A differs by %.3g", i, d)
+		}
+		if lc.p == nil {
+			continue
+		}
+		if lg.nagg != lc.nagg {
+			t.Fatalf("level %d: %d aggregates, host %d", i, lg.nagg, lc.nagg)
+		}
+		if lc.of != nil && !slices.Equal(lg.of, lc.of) {
+			t.Errorf("level %d: aggregates differ", i)
+		}
+		if d := frobDiff(lg.p, lc.p); d > 1e-12 {
+			t.Errorf("level %d: P differs by %.3g", i, d)
+		}
+		if d := math.Abs(lg.lmax-lc.lmax) / lc.lmax; d > 1e-10 {
+			t.Errorf("level %d: λmax %v, host %v", i, lg.lmax, lc.lmax)
+		}
+		if d := relDiff(lg.dinv, lc.dinv); d > 1e-15 {
+			t.Errorf("level %d: D⁻¹ differs by %.3g", i, d)
+		}
+	}
+}
+
+// Two device setups give bitwise the same hierarchy.
+func TestGPUSetupDeterministic(t *testing.T) {
+	needGPU(t)
+	for _, tp := range problems() {
+		o := problemOptions(tp.pr, Options{MaxCoarse: 60, Device: mis.GPU, Theta: 0.02})
+		var pcs [2]*Preconditioner
+		for i := range pcs {
+			pc, err := New(tp.pr.A, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pc.Close()
+			if !pc.setupOnDevice() {
+				t.Fatalf("%s: the setup ran on the host: %v", tp.name, pc.setupFallback)
+			}
+			pcs[i] = pc
+		}
+		for i, l := range pcs[0].levels {
+			m := pcs[1].levels[i]
+			if !slices.Equal(l.a.val, m.a.val) || l.lmax != m.lmax ||
+				(l.p != nil && (!slices.Equal(l.p.col, m.p.col) || !slices.Equal(l.p.val, m.p.val))) {
+				t.Errorf("%s: level %d differs between two device setups", tp.name, i)
+			}
+		}
+	}
+}
+
+// Bad input gets the host's errors on the device path, and the device
+// stays usable afterwards.
+func TestGPUSetupBadInput(t *testing.T) {
+	needGPU(t)
+	good := fem.Poisson(2, 6).A
+	clone := func(f func(a *mesh.CSR[float64])) *mesh.CSR[float64] {
+		a := *good
+		a.RowPtr = slices.Clone(good.RowPtr)
+		a.Col = slices.Clone(good.Col)
+		a.Val = slices.Clone(good.Val)
+		f(&a)
+		return &a
+	}
+	for _, c := range []struct {
+		name string
+		a    *mesh.CSR[float64]
+	}{
+		{"non-square", clone(func(a *mesh.CSR[float64]) { a.Cols++ })},
+		{"zero diagonal", clone(func(a *mesh.CSR[float64]) {
+			for k := a.RowPtr[7]; k < a.RowPtr[8]; k++ {
+				if a.Col[k] == 7 {
+					a.Val[k] = 0
+				}
+			}
+		})},
+		{"NaN", clone(func(a *mesh.CSR[float64]) { a.Val[10] = math.NaN() })},
+		{"Inf", clone(func(a *mesh.CSR[float64]) { a.Val[12] = math.Inf(-1) })},
+		{"column out of range", clone(func(a *mesh.CSR[float64]) { a.Col[5] = 99 })},
+		{"negative column", clone(func(a *mesh.CSR[float64]) { a.Col[5] = -3 })},
+	} {
+		_, errc := New(c.a, Options{})
+		_, errg := New(c.a, Options{Device: mis.GPU})
+		if errc == nil || errg == nil || errc.Error() != errg.Error() {
+			t.Errorf("%s: device error %v, host error %v", c.name, errg, errc)
+		}
+	}
+	pc, err := New(fem.Poisson(3, 10).A, Options{Device: mis.GPU})
+	if err != nil {
+		t.Fatalf("after bad input: %v", err)
+	}
+	defer pc.Close()
+	if !pc.setupOnDevice() {
+		t.Fatalf("after bad input the setup ran on the host: %v", pc.setupFallback)
+	}
+}
+
+// A matrix whose pattern is not structurally symmetric (an explicit zero
+// without its mirror) is set up on the host, with the host's result.
+func TestGPUSetupAsymmetricPattern(t *testing.T) {
+	needGPU(t)
+	pr := fem.Poisson(2, 12)
+	a := *pr.A
+	// Row 0 gains an explicit zero at column n−1; its mirror is absent.
+	n := a.Rows
+	a.Col = slices.Insert(slices.Clone(a.Col), int(a.RowPtr[1]), int32(n-1))
+	a.Val = slices.Insert(slices.Clone(a.Val), int(a.RowPtr[1]), 0)
+	a.RowPtr = slices.Clone(a.RowPtr)
+	for i := 1; i <= n; i++ {
+		a.RowPtr[i]++
+	}
+	cpu, err := New(&a, Options{MaxCoarse: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu, err := New(&a, Options{MaxCoarse: 20, Device: mis.GPU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gpu.Close()
+	if gpu.setupFallback == nil || !strings.Contains(gpu.setupFallback.Error(), "structurally symmetric") {
+		t.Errorf("fallback reason %v", gpu.setupFallback)
+	}
+	compareLevels(t, cpu, gpu)
+}
+
+// Update with Reuse refreshes the device setup's hierarchy: the same
+// result as the host's Update.
+func TestGPUSetupUpdate(t *testing.T) {
+	needGPU(t)
+	for _, tp := range problems() {
+		o := problemOptions(tp.pr, Options{MaxCoarse: 60, Reuse: true})
+		cpu, gpu := hostAndDevice(t, tp.pr.A, o)
+		defer gpu.Close()
+		o.Device = mis.GPU
+		// D·A·D keeps A symmetric positive definite.
+		a2 := *tp.pr.A
+		a2.Val = slices.Clone(tp.pr.A.Val)
+		bs := max(1, o.BlockSize)
+		d := func(i int) float64 { return 1 + 0.5*math.Sin(float64(i/bs)) }
+		for i := 0; i < a2.Rows; i++ {
+			for k := a2.RowPtr[i]; k < a2.RowPtr[i+1]; k++ {
+				a2.Val[k] *= d(i) * d(int(a2.Col[k]))
+			}
+		}
+		for _, pc := range []*Preconditioner{cpu, gpu} {
+			if err := pc.Update(&a2); err != nil {
+				t.Fatalf("%s: %v", tp.name, err)
+			}
+		}
+		if _, ok := gpu.Stats().Phases["eigen"]; !ok || gpu.reuse == nil {
+			t.Errorf("%s: Update did not run on the device", tp.name)
+		}
+		compareLevels(t, cpu, gpu)
+		fresh, err := New(&a2, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareLevels(t, fresh, gpu)
+		fresh.Close()
+		n := cpu.Rows()
+		r := randVec(n, 4)
+		zc, zg := make([]float64, n), make([]float64, n)
+		if err := errors.Join(cpu.Apply(r, zc), gpu.Apply(r, zg)); err != nil {
+			t.Fatal(err)
+		}
+		if d := relDiff(zg, zc); d > 1e-10 {
+			t.Errorf("%s: after Update, Apply differs by %.3g", tp.name, d)
+		}
+		// Without the device copy, Update sets up afresh.
+		if err := errors.Join(gpu.Close(), gpu.Update(tp.pr.A)); err != nil {
+			t.Fatalf("%s: Update after Close: %v", tp.name, err)
+		}
+		if !gpu.setupOnDevice() {
+			t.Errorf("%s: Update after Close ran on the host: %v", tp.name, gpu.setupFallback)
+		}
+	}
+}

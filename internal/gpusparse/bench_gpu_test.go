@@ -1,0 +1,222 @@
+package gpusparse
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/misgrid/misgrid/cuda"
+)
+
+// TestGPUBench times the products on the problems of issue 20 beside a
+// floor (the bytes each must move at the device's copy bandwidth, both
+// measured here) and writes the matrices as binary CSR for
+// bench/gpu/spgemm_cusparse.cu, which times cuSPARSE on them. It runs
+// when SPGEMM_BENCH names a directory for the matrices (see
+// bench/gpu/spgemm.sh); SPGEMM_N sets the Poisson grid (default 101
+// nodes a side) and SPGEMM_EN the elasticity grid (default 70; 0: none).
+func TestGPUBench(t *testing.T) {
+	dir := os.Getenv("SPGEMM_BENCH")
+	if dir == "" {
+		t.Skip("SPGEMM_BENCH is not set")
+	}
+	d := device(t)
+	bw := copyBandwidth(t, d)
+	t.Logf("device copy bandwidth: %.0f GB/s (read + write)", bw/1e9)
+	n, en := envInt("SPGEMM_N", 101), envInt("SPGEMM_EN", 70)
+	t0 := time.Now()
+	a := poisson(n)
+	p := smoothedAggregation(a, n, 3, 1)
+	t.Logf("poisson %d³: A %d rows %d nnz, P %d×%d %d nnz (built in %v)", n, a.rows, a.nnz(), p.rows, p.cols, p.nnz(), time.Since(t0))
+	benchProblem(t, d, bw, filepath.Join(dir, "poisson"), a, p, true)
+	if en > 0 {
+		a = elasticity(en)
+		p = smoothedAggregation(a, en, 3, 3)
+		t.Logf("elasticity %d³×3: A %d rows %d nnz, P %d×%d %d nnz", en, a.rows, a.nnz(), p.rows, p.cols, p.nnz())
+		benchProblem(t, d, bw, filepath.Join(dir, "elasticity"), a, p, false)
+	}
+}
+
+func envInt(name string, def int) int {
+	var v int
+	if _, err := fmt.Sscan(os.Getenv(name), &v); err != nil {
+		return def
+	}
+	return v
+}
+
+// copyBandwidth measures device-to-device copies of 512 MiB (bytes read
+// plus bytes written per second, best of 5).
+func copyBandwidth(t *testing.T, d *Device) float64 {
+	const size = 512 << 20
+	q := &queue{d: d}
+	src, err := q.scratch("bandwidth", size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := q.scratch("bandwidth", size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = src.Free(); _ = dst.Free() }()
+	s := d.l.Stream
+	e0, _ := d.l.Ctx.NewEvent()
+	e1, _ := d.l.Ctx.NewEvent()
+	best := time.Duration(1 << 62)
+	for r := 0; r < 6; r++ {
+		_ = e0.Record(s)
+		if err := cuda.CopyDeviceAsync(dst, 0, src, 0, size, s); err != nil {
+			t.Fatal(err)
+		}
+		_ = e1.Record(s)
+		_ = e1.Synchronize()
+		if el, err := cuda.Elapsed(e0, e1); err == nil && r > 0 {
+			best = min(best, el)
+		}
+	}
+	return 2 * size / best.Seconds()
+}
+
+// timeIt returns the median and the best wall time of reps runs of fn
+// (each waits for its work), after one warm-up run.
+func timeIt(t *testing.T, reps int, fn func() error) (med, best time.Duration) {
+	if err := fn(); err != nil {
+		t.Fatal(err)
+	}
+	ts := make([]time.Duration, reps)
+	for r := range ts {
+		t0 := time.Now()
+		if err := fn(); err != nil {
+			t.Fatal(err)
+		}
+		ts[r] = time.Since(t0)
+	}
+	slices.Sort(ts)
+	return ts[reps/2], ts[0]
+}
+
+// csrBytes is what reading (or writing) all of m moves.
+func csrBytes(rows, nnz int) float64 { return float64(4*(rows+1) + 12*nnz) }
+
+func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, check bool) {
+	if err := errors.Join(writeCSR(base+".A.bin", a), writeCSR(base+".P.bin", p)); err != nil {
+		t.Fatal(err)
+	}
+	da, dp := upload(t, d, a), upload(t, d, p)
+	g, err := d.Galerkin(da, dp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Free()
+	ap, r, ac := download(t, g.AP()), download(t, g.R()), download(t, g.Coarse())
+	t.Logf("%s: A·P %d nnz, Pᵀ·A·P %d×%d %d nnz", filepath.Base(base), ap.nnz(), ac.rows, ac.cols, ac.nnz())
+	if check {
+		wantAP := refMul(a, p, false)
+		if err := sameBits(ap, wantAP); err != nil {
+			t.Errorf("A·P differs from the host's: %v", err)
+		}
+		if err := sameBits(ac, refMul(refTranspose(p), wantAP, true)); err != nil {
+			t.Errorf("Pᵀ·A·P differs from the host's: %v", err)
+		}
+	}
+	if err := g.Numeric(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sameBits(download(t, g.Coarse()), ac); err != nil {
+		t.Errorf("a second numeric pass changed Pᵀ·A·P: %v", err)
+	}
+	// Floors: every input read once, every output written once.
+	in := csrBytes(a.rows, a.nnz()) + csrBytes(p.rows, p.nnz())
+	floorAP := in + csrBytes(ap.rows, ap.nnz())
+	floorAPn := in + float64(4*ap.nnz()+8*ap.nnz()+4*ap.rows) // pattern read, values written
+	floorT := 2 * csrBytes(p.rows, p.nnz())
+	floorTn := float64(4+8+8) * float64(p.nnz())
+	rap := csrBytes(r.rows, r.nnz()) + csrBytes(ap.rows, ap.nnz())
+	floorRAP := rap + csrBytes(ac.rows, ac.nnz())
+	floorRAPn := rap + float64(12*ac.nnz()+4*ac.rows)
+	prod := func(x, y *Matrix) func() error {
+		return func() error {
+			pr, err := d.Mul(x, y)
+			if err == nil {
+				err = pr.Free()
+			}
+			return err
+		}
+	}
+	rapFull := func() error {
+		pr, err := d.mul(g.R(), g.AP(), 0)
+		if err == nil {
+			err = pr.Free()
+		}
+		return err
+	}
+	tr := func() error {
+		x, err := d.Transpose(dp)
+		if err == nil {
+			err = x.Free()
+		}
+		return err
+	}
+	gal := func() error {
+		x, err := d.Galerkin(da, dp)
+		if err == nil {
+			err = x.Free()
+		}
+		return err
+	}
+	name := filepath.Base(base)
+	for _, row := range []struct {
+		what  string
+		fn    func() error
+		floor float64
+	}{
+		{"A·P symbolic+numeric", prod(da, dp), floorAP},
+		{"A·P numeric", g.ap.Numeric, floorAPn},
+		{"Pᵀ transpose", tr, floorT},
+		{"Pᵀ numeric (gather)", g.r.Numeric, floorTn},
+		{"Pᵀ·(AP) symbolic+numeric", rapFull, floorRAP},
+		{"Pᵀ·(AP) numeric", g.ac.Numeric, floorRAPn},
+		{"Galerkin all (AP, Pᵀ, RAP)", gal, floorAP + floorT + floorRAP},
+		{"Galerkin numeric re-setup", g.Numeric, floorAPn + floorTn + floorRAPn},
+	} {
+		med, best := timeIt(t, 7, row.fn)
+		fl := time.Duration(row.floor / bw * 1e9)
+		t.Logf("RESULT %s | %-28s | median %8.3f ms | best %8.3f ms | floor %7.3f ms (%.0f MB) | %.1f× floor",
+			name, row.what, ms(med), ms(best), ms(fl), row.floor/1e6, float64(med)/float64(fl))
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// writeCSR writes a as int64 rows, cols, nnz, then int32 offsets, int32
+// columns and float64 values, little-endian: the input of
+// spgemm_cusparse.
+func writeCSR(path string, a *hcsr) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	p32 := make([]int32, len(a.ptr))
+	for i, x := range a.ptr {
+		p32[i] = int32(x)
+	}
+	for _, v := range []any{[]int64{int64(a.rows), int64(a.cols), int64(a.nnz())}, p32, a.col[:a.nnz()], a.val[:a.nnz()]} {
+		if err = binary.Write(w, binary.LittleEndian, v); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err2 := f.Close(); err == nil {
+		err = err2
+	}
+	return err
+}

@@ -1,0 +1,35 @@
+// Package gpusparse holds sparse matrices on the GPU and the products
+// that the AMG setup needs there: C = A·B, the transpose, and the
+// Galerkin product Pᵀ·A·P, each in a symbolic pass (the pattern, once)
+// and a numeric pass (the values, re-run when the values change and the
+// patterns do not).
+//
+// Matrices are CSR with int32 row offsets and columns and float64
+// values, the layout of amg's GPU solve; columns are strictly increasing
+// in every row. Products return sorted rows.
+//
+// The products are deterministic and reproduce the host's bitwise: an
+// entry c_ij of A·B adds the products a_ik·b_kj over k in the storage
+// order of A's row, one at a time, each product and sum rounded on its
+// own (no fused multiply-add), the first product taken as it is — the
+// order of amg's mulMat, whatever its row grouping. Galerkin forms
+// A·P that way, then Pᵀ·(A·P) with Pᵀ's rows in ascending fine row
+// order and sums that start at +0, which is the order of amg's streamed
+// Galerkin product (galerkinStreamed). No floating-point atomics run, so
+// every run gives the same bits. (Go fuses x*y+z into one FMA on some
+// architectures, arm64 among them, and not on amd64 below GOAMD64=v3; the
+// bitwise match holds against a host that does not fuse.)
+//
+// Rows of a product with at most 256 entries are formed by one warp in
+// shared memory; longer rows take a slower path through global memory,
+// with a bitmap over the columns for their pattern. Scratch is what a
+// row needs, plus one int32 per row and per long row a bitmap of
+// cols/8 bytes for the blocks that handle them at once.
+//
+// Every function that queues work waits for it before it returns, so
+// results may be read from any stream afterwards. Errors are values:
+// sizes that do not match, offsets that do not fit int32 (the error says
+// so), device memory that runs out (the error names the bytes asked
+// for), and malformed matrices handed over as device pointers (Wrap
+// checks them on the device).
+package gpusparse

@@ -1,0 +1,525 @@
+// The setup of smoothed-aggregation AMG (package amg, gpu_setup*.go) on
+// the GPU: the strength graph of a CSR matrix, the boundary classes of
+// its vertices, the repair and renumbering of aggregates, the members of
+// every aggregate, the tentative prolongator by a Householder QR per
+// aggregate, the inverse diagonal, the vector steps of the Lanczos
+// estimate, the product A·T and the smoothed prolongator.
+//
+// Determinism and agreement with the host. Every kernel gives each output
+// element to one thread, which computes it in the order of the host code
+// it mirrors (amg/strength.go, aggregate.go, tentative.go, eig.go,
+// setup.go); the host's arithmetic is repeated with the rounding
+// intrinsics (__dmul_rn, __dadd_rn, ...), which nvcc never contracts into
+// fused multiply-adds, so a strength test or a QR gives the host's bits.
+// Atomics appear only on integers (counts, minima), whose results do not
+// depend on their order; the one atomic placement (su_place) is followed
+// by a sort. The prefix sums add fixed chunks in a fixed tree. Names are
+// prefixed su_.
+
+#define SU_THREADS 256
+#define SU_SCAN_BLOCKS 1024 // blocks of a prefix sum; amg/gpu_setup.go relies on it
+#define SU_MAX_BS 8         // dofs per node the strength kernel merges
+#define SU_MAX_K 8          // near-nullspace vectors of the QR
+#define SU_NONE 0x7fffffff
+
+#define SU_FOR(i, n) \
+	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (long long)gridDim.x * blockDim.x)
+
+#define MUL(a, b) __dmul_rn((a), (b))
+#define ADD(a, b) __dadd_rn((a), (b))
+#define SUB(a, b) __dsub_rn((a), (b))
+
+// su_norm2 is mesh.Norm2: a scaled sum of squares.
+struct su_norm2 {
+	double scale, ssq;
+};
+
+__device__ __forceinline__ void su_add(su_norm2 &n, double x) {
+	if (x == 0) return;
+	double a = fabs(x);
+	if (a > n.scale) {
+		double r = n.scale / a;
+		n.ssq = ADD(1.0, MUL(MUL(n.ssq, r), r));
+		n.scale = a;
+		return;
+	}
+	double r = a / n.scale;
+	n.ssq = ADD(n.ssq, MUL(r, r));
+}
+
+__device__ __forceinline__ double su_value(const su_norm2 &n) { return MUL(n.scale, sqrt(n.ssq)); }
+
+// su_strong is the host's x > θ·sqrt(d_self)·sqrt(d_other), in its order.
+__device__ __forceinline__ bool su_strong(double x, double theta, double dself, double dother) {
+	return theta == 0 || x > MUL(MUL(theta, sqrt(dself)), sqrt(dother));
+}
+
+// su_lower returns the first position in col[lo, hi) holding c or more.
+__device__ __forceinline__ int su_lower(const int *col, int lo, int hi, int c) {
+	while (lo < hi) {
+		int m = lo + (hi - lo) / 2;
+		if (col[m] < c)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+// su_node_diag sets dn[v], the norm of node v's diagonal block, and
+// dir[v], whether its rows hold no nonzero off-diagonal entry.
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_node_diag(int nodes, int bs, const int *ptr, const int *col, const double *val, double *dn,
+                 unsigned char *dir) {
+	SU_FOR(v, nodes) {
+		su_norm2 s = {0, 0};
+		bool off = false;
+		for (int i = (int)v * bs; i < ((int)v + 1) * bs; i++)
+			for (int k = ptr[i]; k < ptr[i + 1]; k++) {
+				int c = col[k];
+				if (c / bs == v) su_add(s, val[k]);
+				off = off || (c != i && val[k] != 0);
+			}
+		dn[v] = su_value(s);
+		dir[v] = !off;
+	}
+}
+
+// su_block returns the norm of the block (u, v) of node rows u and
+// whether the pattern has it.
+__device__ __forceinline__ bool su_block(const int *ptr, const int *col, const double *val, int bs, int u, int v,
+                                         su_norm2 &s) {
+	bool found = false;
+	for (int i = u * bs; i < (u + 1) * bs; i++) {
+		int e = ptr[i + 1];
+		for (int k = su_lower(col, ptr[i], e, v * bs); k < e && col[k] < (v + 1) * bs; k++) {
+			found = true;
+			su_add(s, val[k]);
+		}
+	}
+	return found;
+}
+
+// su_strength counts (fill == 0: cnt[v+1]) or writes (fill: adj at
+// off[v]) the strong neighbours of every node v: u–v is strong when
+// either direction passes the test. The pattern must be structurally
+// symmetric by nodes, as the union with the transpose is taken row by
+// row; the smallest node whose block (u, v) lacks its mirror goes to
+// err[0] (the host then builds the graph).
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_strength(int fill, int nodes, int bs, const int *ptr, const int *col, const double *val, double theta,
+                const double *dn, const unsigned char *dir, long long *cnt, const long long *off, int *adj,
+                unsigned long long *err) {
+	SU_FOR(vv, nodes) {
+		int v = (int)vv;
+		long long w = 0;
+		int *out = fill ? adj + off[v] : 0;
+		if (dir[v]) {
+			if (!fill) cnt[v + 1] = 0;
+			continue;
+		}
+		if (bs == 1) {
+			for (int k = ptr[v]; k < ptr[v + 1]; k++) {
+				int u = col[k];
+				if (u == v || dir[u]) continue;
+				int q = su_lower(col, ptr[u], ptr[u + 1], v);
+				if (q == ptr[u + 1] || col[q] != v) {
+					atomicMin(err, (unsigned long long)v);
+					continue;
+				}
+				if (su_strong(fabs(val[k]), theta, dn[v], dn[u]) || su_strong(fabs(val[q]), theta, dn[u], dn[v])) {
+					if (fill) out[w] = u;
+					w++;
+				}
+			}
+		} else {
+			int p[SU_MAX_BS], e[SU_MAX_BS];
+			for (int r = 0; r < bs; r++) p[r] = ptr[v * bs + r], e[r] = ptr[v * bs + r + 1];
+			for (;;) {
+				int u = SU_NONE;
+				for (int r = 0; r < bs; r++)
+					if (p[r] < e[r]) u = min(u, col[p[r]] / bs);
+				if (u == SU_NONE) break;
+				su_norm2 s = {0, 0};
+				for (int r = 0; r < bs; r++)
+					for (; p[r] < e[r] && col[p[r]] / bs == u; p[r]++) su_add(s, val[p[r]]);
+				if (u == v || dir[u]) continue;
+				su_norm2 t = {0, 0};
+				if (!su_block(ptr, col, val, bs, u, v, t)) {
+					atomicMin(err, (unsigned long long)v);
+					continue;
+				}
+				if (su_strong(su_value(s), theta, dn[v], dn[u]) || su_strong(su_value(t), theta, dn[u], dn[v])) {
+					if (fill) out[w] = u;
+					w++;
+				}
+			}
+		}
+		if (!fill) cnt[v + 1] = w;
+	}
+}
+
+// The prefix sum of x[0..n), in place (inclusive): su_scan_up sums the
+// chunk of every block into part, su_scan_top turns the parts into
+// exclusive offsets, su_scan_down scans each chunk from its offset.
+// Chunks are ceil(n / gridDim.x) long; the grid is the same for all three.
+
+__device__ __forceinline__ long long su_block_sum(long long s) {
+	__shared__ long long sh[SU_THREADS];
+	sh[threadIdx.x] = s;
+	__syncthreads();
+	for (int w = SU_THREADS / 2; w > 0; w >>= 1) {
+		if (threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
+		__syncthreads();
+	}
+	long long r = sh[0];
+	__syncthreads();
+	return r;
+}
+
+extern "C" __global__ void __launch_bounds__(SU_THREADS) su_scan_up(long long n, const long long *x, long long *part) {
+	long long ch = (n + gridDim.x - 1) / gridDim.x, lo = blockIdx.x * ch, hi = min(n, lo + ch);
+	long long s = 0;
+	for (long long i = lo + threadIdx.x; i < hi; i += SU_THREADS) s += x[i];
+	s = su_block_sum(s);
+	if (threadIdx.x == 0) part[blockIdx.x] = s;
+}
+
+extern "C" __global__ void __launch_bounds__(SU_THREADS) su_scan_top(int parts, long long *part) {
+	if (threadIdx.x != 0 || blockIdx.x != 0) return;
+	long long s = 0;
+	for (int b = 0; b < parts; b++) {
+		long long x = part[b];
+		part[b] = s;
+		s += x;
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(SU_THREADS) su_scan_down(long long n, long long *x, const long long *part) {
+	__shared__ long long sh[SU_THREADS];
+	long long ch = (n + gridDim.x - 1) / gridDim.x, lo = blockIdx.x * ch, hi = min(n, lo + ch);
+	long long carry = part[blockIdx.x];
+	for (long long t = lo; t < hi; t += SU_THREADS) {
+		long long i = t + threadIdx.x;
+		long long v = i < hi ? x[i] : 0;
+		sh[threadIdx.x] = v;
+		__syncthreads();
+		for (int o = 1; o < SU_THREADS; o <<= 1) {
+			long long y = threadIdx.x >= o ? sh[threadIdx.x - o] : 0;
+			__syncthreads();
+			sh[threadIdx.x] += y;
+			__syncthreads();
+		}
+		if (i < hi) x[i] = carry + sh[threadIdx.x];
+		carry += sh[SU_THREADS - 1];
+		__syncthreads();
+	}
+}
+
+// su_to_i32 copies n+1 offsets into int32, the form of the solve's
+// matrices (the caller checked the total).
+extern "C" __global__ void __launch_bounds__(SU_THREADS) su_to_i32(long long n, const long long *x, int *y) {
+	SU_FOR(i, n) y[i] = (int)x[i];
+}
+
+// su_fill64 sets x[0..n) to v.
+extern "C" __global__ void __launch_bounds__(SU_THREADS) su_fill64(long long n, long long *x, long long v) {
+	SU_FOR(i, n) x[i] = v;
+}
+
+// su_degrees keeps the smallest and the largest degree of a graph in
+// mm[0], mm[1] (set to n·max and 0 before).
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_degrees(int n, const long long *off, unsigned long long *mm) {
+	unsigned long long lo = ~0ull, hi = 0;
+	SU_FOR(v, n) {
+		unsigned long long d = (unsigned long long)(off[v + 1] - off[v]);
+		lo = min(lo, d);
+		hi = max(hi, d);
+	}
+	atomicMin(&mm[0], lo);
+	atomicMax(&mm[1], hi);
+}
+
+// su_classes maps every vertex's degree to its class through the host's
+// table (mesh.ClassifyByDegree, a function of the degree).
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_classes(int n, const long long *off, const unsigned char *table, unsigned char *cls) {
+	SU_FOR(v, n) cls[v] = table[off[v + 1] - off[v]];
+}
+
+// su_fix_sizes drops Dirichlet nodes from their aggregates and counts the
+// nodes of every aggregate (fixAggregates' first steps).
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_fix_sizes(int nodes, const unsigned char *dir, int *of, int *size) {
+	SU_FOR(v, nodes) {
+		int a = of[v];
+		if (dir[v]) a = of[v] = -1;
+		if (a >= 0) atomicAdd(&size[a], 1);
+	}
+}
+
+// su_fix_flags sets flag[a+1] for every non-empty aggregate (flag[0] = 0)
+// and counts in *small those with fewer than need nodes.
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_fix_flags(int nagg, const int *size, int need, long long *flag, unsigned long long *small) {
+	SU_FOR(a, nagg) {
+		int s = size[a];
+		flag[a + 1] = s > 0;
+		if (s > 0 && s < need) atomicAdd(small, 1ull);
+		if (a == 0) flag[0] = 0;
+	}
+}
+
+// su_renumber numbers the non-empty aggregates densely in their order.
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_renumber(int nodes, int *of, const long long *id) {
+	SU_FOR(v, nodes) {
+		int a = of[v];
+		if (a >= 0) of[v] = (int)id[a];
+	}
+}
+
+// su_count sets cnt[of[v]+1] to the nodes of each aggregate (cnt zeroed
+// before), and pre[v+1] whether node v is aggregated.
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_count(int nodes, const int *of, unsigned long long *cnt, long long *pre) {
+	SU_FOR(v, nodes) {
+		int a = of[v];
+		if (a >= 0) atomicAdd(&cnt[a + 1], 1ull);
+		pre[v + 1] = a >= 0;
+		if (v == 0) pre[0] = 0;
+	}
+}
+
+// su_place writes every aggregated node into its aggregate's range of
+// mem (in any order: su_sort_members orders them).
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_place(int nodes, const int *of, const long long *mptr, int *pos, int *mem) {
+	SU_FOR(v, nodes) {
+		int a = of[v];
+		if (a >= 0) mem[mptr[a] + atomicAdd(&pos[a], 1)] = (int)v;
+	}
+}
+
+__device__ __forceinline__ void su_isort(int *x, long long n) {
+	for (long long i = 1; i < n; i++) {
+		int y = x[i];
+		long long j = i - 1;
+		for (; j >= 0 && x[j] > y; j--) x[j + 1] = x[j];
+		x[j + 1] = y;
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_sort_members(int nagg, const long long *mptr, int *mem) {
+	SU_FOR(a, nagg) su_isort(mem + mptr[a], mptr[a + 1] - mptr[a]);
+}
+
+// su_tent_ptr sets the row offsets of the tentative prolongator: k
+// entries in every row of an aggregated node.
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_tent_ptr(int nodes, int bs, int k, const int *of, const long long *pre, int *pptr) {
+	long long n = (long long)nodes * bs;
+	SU_FOR(i, n + 1) {
+		if (i == n) {
+			pptr[i] = (int)(pre[nodes] * bs * k);
+			continue;
+		}
+		int v = (int)(i / bs), d = (int)(i % bs);
+		pptr[i] = (int)(pre[v] * bs * k + (of[v] >= 0 ? d * k : 0));
+	}
+}
+
+// su_reflect applies the reflector I − bt·v·vᵀ of column j of v to
+// columns j..k−1 of a (rows j..m−1), as householderQR does.
+__device__ __forceinline__ void su_reflect(double *a, const double *vv, int m, int k, int j, double bt) {
+	for (int c = j; c < k; c++) {
+		double s = 0;
+		for (int i = j; i < m; i++) s = ADD(s, MUL(vv[i * k + j], a[i * k + c]));
+		s = MUL(s, bt);
+		for (int i = j; i < m; i++) a[i * k + c] = SUB(a[i * k + c], MUL(s, vv[i * k + j]));
+	}
+}
+
+// su_tent_qr factors the rows of b (n×k, row-major) of every aggregate,
+// b_a = Q·R, by the host's householderQR: Q goes into the aggregate's
+// rows of the tentative prolongator, R into its rows of the coarse
+// near-nullspace bc. w and v are scratch of n·k, used at the aggregate's
+// members' offset.
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_tent_qr(int nagg, int bs, int k, const long long *mptr, const int *mem, const double *b, const int *pptr,
+               int *pcol, double *pval, double *bc, double *w, double *v) {
+	SU_FOR(ag, nagg) {
+		long long m0 = mptr[ag], nm = mptr[ag + 1] - m0;
+		int m = (int)(nm * bs);
+		double *a = w + m0 * bs * k, *vv = v + m0 * bs * k;
+		for (int i = 0; i < nm; i++) {
+			int node = mem[m0 + i];
+			for (int d = 0; d < bs; d++)
+				for (int j = 0; j < k; j++) a[(i * bs + d) * k + j] = b[((long long)node * bs + d) * k + j];
+		}
+		double r[SU_MAX_K * SU_MAX_K], beta[SU_MAX_K];
+		for (int q = 0; q < k * k; q++) r[q] = 0;
+		int steps = min(m, k);
+		for (int j = 0; j < steps; j++) {
+			double nrm = 0;
+			for (int i = j; i < m; i++) nrm = ADD(nrm, MUL(a[i * k + j], a[i * k + j]));
+			nrm = sqrt(nrm);
+			double alpha = -nrm;
+			if (a[j * k + j] < 0) alpha = nrm;
+			double s2 = 0;
+			for (int i = j; i < m; i++) {
+				double x = a[i * k + j];
+				if (i == j) x = SUB(x, alpha);
+				vv[i * k + j] = x;
+				s2 = ADD(s2, MUL(x, x));
+			}
+			double bt = s2 > 0 ? 2 / s2 : 0;
+			beta[j] = bt;
+			su_reflect(a, vv, m, k, j, bt);
+		}
+		for (int i = 0; i < steps; i++)
+			for (int c = i; c < k; c++) r[i * k + c] = a[i * k + c];
+		for (int q = 0; q < m * k; q++) a[q] = 0;
+		for (int j = 0; j < steps; j++) a[j * k + j] = 1;
+		for (int j = steps - 1; j >= 0; j--) su_reflect(a, vv, m, k, j, beta[j]);
+		for (int j = 0; j < steps; j++)
+			if (r[j * k + j] < 0) {
+				for (int c = j; c < k; c++) r[j * k + c] = -r[j * k + c];
+				for (int i = 0; i < m; i++) a[i * k + j] = -a[i * k + j];
+			}
+		for (int q = 0; q < k * k; q++) bc[ag * k * k + q] = r[q];
+		for (int i = 0; i < nm; i++) {
+			int node = mem[m0 + i];
+			for (int d = 0; d < bs; d++) {
+				int s = pptr[node * bs + d];
+				for (int j = 0; j < k; j++) {
+					pcol[s + j] = (int)ag * k + j;
+					pval[s + j] = a[(i * bs + d) * k + j];
+				}
+			}
+		}
+	}
+}
+
+// su_dinv sets dinv = 1/a_ii and sq = sqrt(dinv), and keeps in *err the
+// first row whose diagonal is missing or not positive (*err set to ~0
+// before).
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_dinv(int n, const int *ptr, const int *col, const double *val, double *dinv, double *sq,
+            unsigned long long *err) {
+	SU_FOR(i, n) {
+		int e = ptr[i + 1], q = su_lower(col, ptr[i], e, (int)i);
+		double d = q < e && col[q] == i ? val[q] : 0;
+		if (!(d > 0)) atomicMin(err, (unsigned long long)i);
+		double x = 1 / d;
+		dinv[i] = x;
+		sq[i] = sqrt(x);
+	}
+}
+
+// Steps of the Lanczos estimate (amg/eig.go), element by element.
+#define SU_LZ_START 0 // x = startValue(i)
+#define SU_LZ_SCALE 1 // x = y*s
+#define SU_LZ_W 2     // x = s*x − c*y
+#define SU_LZ_AXPY 3  // x −= c*y
+#define SU_LZ_DIV 4   // x /= c
+
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_lanczos(int mode, int n, double *x, const double *y, const double *s, double c) {
+	SU_FOR(i, n) {
+		switch (mode) {
+		case SU_LZ_START: {
+			unsigned int h = (unsigned int)i ^ 0x5eedu;
+			h = (h ^ h >> 16) * 0x7feb352du;
+			h = (h ^ h >> 15) * 0x846ca68bu;
+			h ^= h >> 16;
+			x[i] = (double)h / 4294967296.0 - 0.5;
+			break;
+		}
+		case SU_LZ_SCALE: x[i] = MUL(s[i], y[i]); break;
+		case SU_LZ_W: x[i] = SUB(MUL(s[i], x[i]), MUL(c, y[i])); break;
+		case SU_LZ_AXPY: x[i] = SUB(x[i], MUL(c, y[i])); break;
+		case SU_LZ_DIV: x[i] = x[i] / c; break;
+		}
+	}
+}
+
+// su_at computes C = A·T for a tentative prolongator T, whose row of an
+// aggregated node v holds the k columns of its aggregate of[v]·k + j.
+// Row i of C has the aggregates of its neighbours' nodes, sorted, k
+// columns each. Pass 0 sets cnt[i+1] to the row's length; pass 1 writes
+// it at cptr[i] and sums a_ij·T_j in the row order of A. scratch holds
+// nnz(A) ints.
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_at(int pass, int n, int bs, int k, const int *aptr, const int *acol, const double *aval, const int *of,
+          const int *tptr, const double *tval, int *scratch, long long *cnt, const int *cptr, int *ccol,
+          double *cval) {
+	SU_FOR(ii, n) {
+		int i = (int)ii, lo = aptr[i], len = aptr[i + 1] - lo;
+		int *seg = scratch + lo;
+		for (int q = 0; q < len; q++) {
+			int g = of[acol[lo + q] / bs];
+			seg[q] = g < 0 ? SU_NONE : g;
+		}
+		su_isort(seg, len);
+		int u = 0;
+		for (int q = 0; q < len && seg[q] != SU_NONE; q++)
+			if (u == 0 || seg[u - 1] != seg[q]) seg[u++] = seg[q];
+		if (pass == 0) {
+			cnt[i + 1] = (long long)u * k;
+			continue;
+		}
+		int o = cptr[i];
+		for (int q = 0; q < u; q++)
+			for (int j = 0; j < k; j++) {
+				ccol[o + q * k + j] = seg[q] * k + j;
+				cval[o + q * k + j] = 0;
+			}
+		for (int q = lo; q < lo + len; q++) {
+			int c = acol[q], g = of[c / bs];
+			if (g < 0) continue;
+			int at = su_lower(seg, 0, u, g);
+			double x = aval[q];
+			const double *t = tval + tptr[c];
+			double *y = cval + o + at * k;
+			for (int j = 0; j < k; j++) y[j] = ADD(y[j], MUL(x, t[j]));
+		}
+	}
+}
+
+// su_smooth sets p = t − ω·D⁻¹·(a·t) on the pattern of at (smoothProlongator);
+// pval may be atval.
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_smooth(int n, double omega, const double *dinv, const int *tptr, const int *tcol, const double *tval,
+              const int *atptr, const int *atcol, const double *atval, double *pval) {
+	SU_FOR(ii, n) {
+		int i = (int)ii;
+		double s = -omega * dinv[i];
+		int tk = tptr[i], te = tptr[i + 1];
+		for (int q = atptr[i]; q < atptr[i + 1]; q++) {
+			double v = MUL(s, atval[q]);
+			if (tk < te && tcol[tk] == atcol[q]) {
+				v = ADD(v, tval[tk]);
+				tk++;
+			}
+			pval[q] = v;
+		}
+	}
+}
+
+#undef SU_THREADS
+#undef SU_SCAN_BLOCKS
+#undef SU_MAX_BS
+#undef SU_MAX_K
+#undef SU_NONE
+#undef SU_FOR
+#undef MUL
+#undef ADD
+#undef SUB
+#undef SU_LZ_START
+#undef SU_LZ_SCALE
+#undef SU_LZ_W
+#undef SU_LZ_AXPY
+#undef SU_LZ_DIV
