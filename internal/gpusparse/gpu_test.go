@@ -124,7 +124,7 @@ func TestGPUErrors(t *testing.T) {
 	}
 	// A column out of range, handed over as device pointers.
 	bad := randomCSR(rng, 50, 20, 4, 0)
-	bad.col[bad.ptr[33]] = 25
+	bad.col[bad.ptr[34]-1] = 25 // fine for 30 columns
 	raw := &Matrix{rows: 50, cols: 30, nnz: bad.nnz(), owned: true, d: d}
 	var err error
 	if raw.ptr, raw.col, raw.val, err = rawBuffers(d, bad); err != nil {

@@ -121,14 +121,54 @@ func modelScan(size []int) ([]int, int64) {
 	return ptr, total
 }
 
+// modelWindow is sp_window: the words of row i's column-window bitmap
+// and its first column.
+func modelWindow(a, b *hcsr, i int) (words int, lo int32) {
+	lo, hi := int32(math.MaxInt32), int32(-1)
+	for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
+		k := a.col[q]
+		if bs, be := b.ptr[k], b.ptr[k+1]; bs < be {
+			lo, hi = min(lo, b.col[bs]), max(hi, b.col[be-1])
+		}
+	}
+	if hi < 0 {
+		return 0, lo
+	}
+	return int((hi-lo)>>5) + 1, lo
+}
+
+// modelWindowRow is sp_bits_row and sp_fill's emission: the set bits of
+// the window bitmap in order.
+func modelWindowRow(a, b *hcsr, i, words int, lo int32) []int32 {
+	bm := make([]uint32, words)
+	for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
+		k := a.col[q]
+		for r := b.ptr[k]; r < b.ptr[k+1]; r++ {
+			c := b.col[r] - lo
+			bm[c>>5] |= 1 << (c & 31)
+		}
+	}
+	var out []int32
+	for w, x := range bm {
+		for x != 0 {
+			out = append(out, lo+int32(w*32+bits.TrailingZeros32(x)))
+			x &= x - 1
+		}
+	}
+	return out
+}
+
 // modelSymbolic is sp_count, sp_long_rows (sizes), the scan, sp_fill
-// (compaction in slot order, then ranks) and sp_long_rows (columns).
+// (window bitmap, or hash table compacted in slot order then ranks) and
+// sp_long_rows (columns).
 func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
 	c := &hcsr{rows: a.rows, cols: b.cols}
 	size := make([]int, a.rows)
 	var longs []int
 	for i := 0; i < a.rows; i++ {
-		if _, n := modelHashRow(rng, a, b, i); n >= 0 {
+		if words, lo := modelWindow(a, b, i); words <= windowWords {
+			size[i] = len(modelWindowRow(a, b, i, words, lo))
+		} else if _, n := modelHashRow(rng, a, b, i); n >= 0 {
 			size[i] = n
 		} else {
 			longs = append(longs, i)
@@ -143,6 +183,10 @@ func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
 	c.val = make([]float64, c.nnz())
 	for i := 0; i < a.rows; i++ {
 		cs, n := c.ptr[i], c.ptr[i+1]-c.ptr[i]
+		if words, lo := modelWindow(a, b, i); words <= windowWords {
+			copy(c.col[cs:], modelWindowRow(a, b, i, words, lo))
+			continue
+		}
 		if n > RowLimit {
 			copy(c.col[cs:], modelBitsRow(a, b, i))
 			continue
@@ -181,16 +225,17 @@ func modelBsearch(p []int32, c int32) int {
 	return lo
 }
 
-// modelNumeric is sp_numeric: per k of A's row in order, the lanes add
+// modelNumeric is sp_numeric_g*: per k of A's row in order, the lanes add
 // their products of B's row k into their slots, in an order drawn from
-// rng (the slots are distinct, so it cannot matter).
+// rng (the slots are distinct, so it cannot matter), whatever the lanes
+// per row.
 func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
 	for i := 0; i < a.rows; i++ {
 		cs, ce := c.ptr[i], c.ptr[i+1]
 		p := c.col[cs:ce]
 		v := c.val[cs:ce]
-		if len(p) <= RowLimit {
-			v = make([]float64, len(p)) // the shared-memory slots
+		if len(p) <= RowLimit/4 {
+			v = make([]float64, len(p)) // the shared-memory slots (G = 8)
 		}
 		for x := range v {
 			v[x] = init
@@ -316,14 +361,20 @@ func TestSignedZeroStart(t *testing.T) {
 }
 
 // Rows of RowLimit columns stay in shared memory, longer ones do not,
-// whatever order the lanes insert in.
+// whatever order the lanes insert in; narrow rows take the window.
 func TestLongRowRouting(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
-	a, b := limitRows(rng), identityLike(600)
+	a, b := limitRows(rng), spread(600, 40)
+	if words, _ := modelWindow(a, spread(600, 1), 2); words > windowWords {
+		t.Errorf("a row over 600 columns needs %d words", words)
+	}
 	for rep := 0; rep < 5; rep++ {
 		for i, want := range []int{RowLimit - 1, RowLimit, -1} {
 			if _, n := modelHashRow(rng, a, b, i); n != want {
 				t.Errorf("row %d: count %d, want %d", i, n, want)
+			}
+			if words, _ := modelWindow(a, b, i); words <= windowWords {
+				t.Errorf("row %d: a window of %d words, want more than %d", i, words, windowWords)
 			}
 		}
 	}

@@ -258,7 +258,7 @@ func corpus(short bool) []testCase {
 	rng := rand.New(rand.NewPCG(7, 11))
 	var cs []testCase
 	for _, sz := range []struct{ rows, inner, cols, maxRow int }{{0, 3, 4, 2}, {5, 0, 4, 1}, {1, 1, 1, 1}, {17, 13, 9, 4},
-		{200, 150, 300, 12}, {300, 300, 300, 40}, {64, 2000, 2000, 200}} {
+		{200, 150, 300, 12}, {300, 300, 300, 40}, {64, 2000, 2000, 200}, {200, 150, 50000, 12}, {100, 300, 30000, 90}} {
 		a := randomCSR(rng, sz.rows, sz.inner, sz.maxRow, 0.1)
 		b := randomCSR(rng, sz.inner, sz.cols, sz.maxRow, 0.1)
 		cs = append(cs, testCase{name: fmt.Sprintf("random %d×%d·%d×%d", sz.rows, sz.inner, sz.inner, sz.cols), a: a, b: b})
@@ -279,8 +279,9 @@ func corpus(short bool) []testCase {
 		}
 		dense.ptr[i+1] = len(dense.col)
 	}
-	cs = append(cs, testCase{name: "dense row", a: dense, b: randomCSR(rng, 1500, 1200, 3, 0)})
-	cs = append(cs, testCase{name: "row at the shared limit", a: limitRows(rng), b: identityLike(600)})
+	// B's 20000 columns: rows wider than the window (hashed or long).
+	cs = append(cs, testCase{name: "dense row", a: dense, b: randomCSR(rng, 1500, 20000, 3, 0)})
+	cs = append(cs, testCase{name: "row at the shared limit", a: limitRows(rng), b: spread(600, 40)})
 	// A column of B in 2500 rows: a row of Bᵀ past midLimit.
 	col := randomCSR(rng, 2500, 40, 3, 0)
 	for i := 0; i < col.rows; i++ {
@@ -309,7 +310,7 @@ func corpus(short bool) []testCase {
 }
 
 // limitRows has rows whose products have RowLimit−1, RowLimit and
-// RowLimit+1 columns (with identityLike as B).
+// RowLimit+1 columns (with spread as B).
 func limitRows(rng *rand.Rand) *hcsr {
 	a := &hcsr{rows: 3, cols: 600, ptr: make([]int, 4)}
 	for i, n := range []int{RowLimit - 1, RowLimit, RowLimit + 1} {
@@ -322,11 +323,11 @@ func limitRows(rng *rand.Rand) *hcsr {
 	return a
 }
 
-// identityLike maps row k to column k (one entry per row).
-func identityLike(n int) *hcsr {
-	a := &hcsr{rows: n, cols: n, ptr: make([]int, n+1)}
+// spread maps row k to column k·gap (one entry per row).
+func spread(n, gap int) *hcsr {
+	a := &hcsr{rows: n, cols: n * gap, ptr: make([]int, n+1)}
 	for i := 0; i < n; i++ {
-		a.col = append(a.col, int32(i))
+		a.col = append(a.col, int32(i*gap))
 		a.val = append(a.val, 1.5)
 		a.ptr[i+1] = i + 1
 	}
