@@ -149,6 +149,10 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 			return err
 		}
 	}
+	sym := func() error { // A·P's pattern alone
+		pr := &Product{a: da, b: dp, c: &Matrix{rows: da.rows, cols: dp.cols, owned: true, d: d}}
+		return errors.Join(d.run(pr.symbolic), pr.Free())
+	}
 	rapFull := func() error {
 		pr, err := d.mul(g.R(), g.AP(), 0)
 		if err == nil {
@@ -177,6 +181,7 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 		floor float64
 	}{
 		{"A·P symbolic+numeric", prod(da, dp), floorAP},
+		{"A·P symbolic", sym, in + float64(4*ap.rows+4*ap.nnz())},
 		{"A·P numeric", g.ap.Numeric, floorAPn},
 		{"Pᵀ transpose", tr, floorT},
 		{"Pᵀ numeric (gather)", g.r.Numeric, floorTn},
