@@ -296,13 +296,26 @@ __device__ __forceinline__ void sp_numeric_rows(int rows, const int *aptr, const
 				mybs = bptr[k];
 				mybe = bptr[k + 1];
 			}
+			// Each lane's first product of the next k and its slot are
+			// fetched while the current k is added (software pipeline).
 			int m = min(G, ae - q0);
+			double na = __shfl_sync(mask, mya, 0, G);
+			int nbs = __shfl_sync(mask, mybs, 0, G), nbe = __shfl_sync(mask, mybe, 0, G);
+			int nx = 0;
+			double nb = 0;
+			if (nbs + gl < nbe) nx = sp_bsearch(p, n, bcol[nbs + gl]), nb = bval[nbs + gl];
 			for (int u = 0; u < m; u++) {
-				double a = __shfl_sync(mask, mya, u, G);
-				int bs = __shfl_sync(mask, mybs, u, G), be = __shfl_sync(mask, mybe, u, G);
-				for (int r = bs + gl; r < be; r += G) {
-					int x = sp_bsearch(p, n, bcol[r]);
-					v[x] = __dadd_rn(v[x], __dmul_rn(a, bval[r]));
+				double a = na, b = nb;
+				int bs = nbs, be = nbe, x = nx;
+				if (u + 1 < m) {
+					na = __shfl_sync(mask, mya, u + 1, G);
+					nbs = __shfl_sync(mask, mybs, u + 1, G), nbe = __shfl_sync(mask, mybe, u + 1, G);
+					if (nbs + gl < nbe) nx = sp_bsearch(p, n, bcol[nbs + gl]), nb = bval[nbs + gl];
+				}
+				if (bs + gl < be) v[x] = __dadd_rn(v[x], __dmul_rn(a, b));
+				for (int r = bs + gl + G; r < be; r += G) {
+					int y = sp_bsearch(p, n, bcol[r]);
+					v[y] = __dadd_rn(v[y], __dmul_rn(a, bval[r]));
 				}
 				__syncwarp(mask);
 			}
