@@ -11,7 +11,9 @@ import (
 // products to bit for bit: so the device's A·P and Pᵀ·A·P equal mulMat's
 // and galerkinStreamed's, whatever the row grouping and worker count.
 func TestHostProductsMatchDeviceOrder(t *testing.T) {
-	in := func(m *sparsetest.CSR) *csr { return &csr{rows: m.Rows, cols: m.Cols, ptr: m.Ptr, col: m.Col, val: m.Val} }
+	in := func(m *sparsetest.CSR) *csr {
+		return &csr{rows: m.Rows, cols: m.Cols, ptr: m.Ptr, col: m.Col, val: m.Val}
+	}
 	out := func(m *csr) *sparsetest.CSR {
 		return &sparsetest.CSR{Rows: m.rows, Cols: m.cols, Ptr: m.ptr, Col: m.col, Val: m.val}
 	}
