@@ -15,10 +15,12 @@
 // order of amg's mulMat, whatever its row grouping. Galerkin forms
 // A·P that way, then Pᵀ·(A·P) with Pᵀ's rows in ascending fine row
 // order and sums that start at +0, which is the order of amg's streamed
-// Galerkin product (galerkinStreamed). No floating-point atomics run, so
-// every run gives the same bits. (Go fuses x*y+z into one FMA on some
-// architectures, arm64 among them, and not on amd64 below GOAMD64=v3; the
-// bitwise match holds against a host that does not fuse.)
+// Galerkin product (galerkinStreamed); with amg's Reuse option the host
+// forms it by mulMat instead, which Mul of the transpose and A·P
+// reproduces (the two differ only in the sign of a zero sum). No
+// floating-point atomics run, so
+// every run gives the same bits. (amg rounds each product on its own too,
+// with explicit conversions, so that no Go architecture fuses them.)
 //
 // The symbolic pass takes a warp per row: a row whose columns span at
 // most 8192 gets its sorted pattern from a bitmap of that window in
