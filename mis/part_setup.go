@@ -63,6 +63,16 @@ type partState struct {
 	bytes         []int64 // per round
 	messages      int64
 	setupBytes    int64
+
+	// Stall detection (part_finish.go): undecided vertices of all parts
+	// before this round, the slow rounds so far, and whether the serial
+	// finish was refused for lack of memory.
+	undone         int64
+	watch          stallWatch
+	finishRefused  bool
+	finishPeers    []int
+	finishBytes    int64
+	finishVertices int64
 }
 
 // header flags, the first byte of every message.
@@ -213,6 +223,9 @@ func newPartState(ctx context.Context, ex Exchanger, l *Local, o *PartOptions) (
 	me, parts := ex.Part(), ex.Parts()
 	s := &partState{ex: ex, me: me, parts: parts, dist: max(o.Distance, 1)}
 	err := validateLocal(l, me, parts, o)
+	if err == nil {
+		s.undone = int64(l.N)
+	}
 	if err == nil {
 		err = s.buildLocal(l)
 	}
