@@ -34,7 +34,11 @@ var maxFinishMessage = 1 << 30
 func (s *partState) endRound(ctx context.Context, left int) (more, stalled bool, err error) {
 	v := s.outcome(false, left)
 	if err := s.ex.Allreduce(ctx, Sum, v); err != nil {
-		return false, false, err
+		// This part's share of the count is given (an MPI collective
+		// cannot be withdrawn): a final agreement would be one
+		// collective more than the parts that end with this count.
+		s.ex.Abort(ctx, s.abortPeers(), err)
+		return false, false, agreedError{err}
 	}
 	if err := s.failure(v); err != nil {
 		return false, false, agreedError{err}

@@ -78,8 +78,9 @@ type partState struct {
 // header flags, the first byte of every message.
 const flagDone byte = 1
 
-// agreedError is an error that every part has learned through a
-// collective, so nobody needs to be told with Abort.
+// agreedError is an error that needs no final agreement: every part has
+// learned it through a collective, or this part's share of the last
+// collective is given and the others end with that one.
 type agreedError struct{ err error }
 
 func (e agreedError) Error() string { return e.err.Error() }
