@@ -19,25 +19,25 @@ import (
 // item 6).
 func TestPartitionedChainPriorities(t *testing.T) {
 	for _, c := range chainCases(t) {
-		if c.g.N() > 200_000 {
+		if c.Graph.N() > 200_000 {
 			continue // the 1000² grid: the short cases show the same
 		}
-		p := mis.Priority{Kind: mis.User, Values: c.values}
-		keys, err := mis.Keys(c.g, p)
+		p := mis.Priority{Kind: mis.User, Values: c.Values}
+		keys, err := mis.Keys(c.Graph, p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, dist := range []int{1, 2} {
-			want := mistest.Greedy(t, c.g, keys, dist)
-			par := mistest.Parallel(t, c.g, keys, dist, 1)
+			want := mistest.Greedy(t, c.Graph, keys, dist)
+			par := mistest.Parallel(t, c.Graph, keys, dist, 1)
 			for _, k := range []int{1, 2, 5} {
 				for _, hashed := range []bool{false, true} {
-					name := fmt.Sprintf("%s d%d k=%d hashed=%v", c.name, dist, k, hashed)
+					name := fmt.Sprintf("%s d%d k=%d hashed=%v", c.Name, dist, k, hashed)
 					opts := mis.PartOptions{Distance: dist, Priority: p, Parts: k}
 					if hashed {
-						opts.Partition = partHashed(c.g.N(), k, 3)
+						opts.Partition = partHashed(c.Graph.N(), k, 3)
 					}
-					r, err := mis.ComputePartitioned(context.Background(), c.g, opts)
+					r, err := mis.ComputePartitioned(context.Background(), c.Graph, opts)
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}

@@ -182,48 +182,26 @@ func rowsOfRows(l *mis.Local, q int) []int32 {
 // Parallel, for any number of ranks (issue 21, item 6).
 func TestChainPriorities(t *testing.T) {
 	c := open(t, 20*time.Second)
-	const n, side = 20_000, 150
-	b := mesh.NewBuilder(n)
-	rising := make([]float64, n)
-	for v := range n {
-		rising[v] = float64(v)
-		if v > 0 {
-			b.Add(int32(v-1), int32(v))
-		}
-	}
-	quad := mesh.StructuredQuad(side, side)
-	grid, err := mesh.FromElements(quad, mesh.ElementOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tilted := make([]float64, grid.N())
-	for v := range tilted {
-		tilted[v] = quad.Coords[2*v] + 1e-3*quad.Coords[2*v+1]
-	}
-	for _, gc := range []struct {
-		name string
-		g    *mesh.Graph
-		vals []float64
-	}{{"rising path", b.Graph(), rising}, {"x+1e-3y quad", grid, tilted}} {
-		for _, part := range [][]int32{nil, hashed(gc.g.N(), c.Parts())} {
+	for _, gc := range mistest.Chains(t, 150, 20_000) {
+		for _, part := range [][]int32{nil, hashed(gc.Graph.N(), c.Parts())} {
 			for _, dist := range []int{1, 2} {
-				name := fmt.Sprintf("%s/hashed=%v/d%d", gc.name, part != nil, dist)
-				p := mis.Priority{Kind: mis.User, Values: gc.vals}
-				l := local(t, gc.g, c, part, p)
+				name := fmt.Sprintf("%s/hashed=%v/d%d", gc.Name, part != nil, dist)
+				p := mis.Priority{Kind: mis.User, Values: gc.Values}
+				l := local(t, gc.Graph, c, part, p)
 				res, err := mis.RunPart(context.Background(), c, &l, mis.PartOptions{Distance: dist, Priority: p})
 				if err != nil {
 					t.Errorf("%s: %v", name, err)
 					continue
 				}
-				keys, _ := mis.Keys(gc.g, p)
-				want := mistest.Greedy(t, gc.g, keys, dist)
+				keys, _ := mis.Keys(gc.Graph, p)
+				want := mistest.Greedy(t, gc.Graph, keys, dist)
 				for i, v := range rowsOfRows(&l, c.Part()) {
 					if res.In[i] != want.In[v] {
 						t.Errorf("%s: vertex %d: rank %d says in=%v, greedy says %v", name, v, c.Part(), res.In[i], want.In[v])
 						break
 					}
 				}
-				par := mistest.Parallel(t, gc.g, keys, dist, 1)
+				par := mistest.Parallel(t, gc.Graph, keys, dist, 1)
 				if res.Size != want.Size || res.Rounds != par.Rounds || res.Rounds > 4 || res.FinishVertices == 0 {
 					t.Errorf("%s: size %d (greedy %d), %d rounds (Parallel %d), %d vertices finished serially",
 						name, res.Size, want.Size, res.Rounds, par.Rounds, res.FinishVertices)
