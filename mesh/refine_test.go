@@ -1,7 +1,6 @@
 package mesh
 
 import (
-	"compress/gzip"
 	"errors"
 	"math"
 	"os"
@@ -243,16 +242,7 @@ func TestRefinePart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and classifies a mesh of 400k nodes")
 	}
-	f, err := os.Open("../bench/meshes/part.msh.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ReadGmsh(zr)
+	_, m, err := ReadFile("../bench/meshes/part.msh.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
