@@ -1,6 +1,7 @@
 /* Thread safety: 8 pthreads call the library at once, each with its own
  * context, first on graphs of their own and then on one shared read-only
- * graph; every result equals the single-threaded one. */
+ * graph; every result equals the single-threaded one. Then threads
+ * compute on a graph another thread is changing. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -123,6 +124,94 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* The audit's threads_mutate_graph case: one thread switches a shared
+ * graph's classes between two arrays while others compute its MIS with
+ * boundary priority. A call works on the graph as it was when it started
+ * (the handle holds a snapshot), so every set is the set of one of the
+ * two class arrays, never a mix, and nothing races. */
+enum { SETS = 15, READERS = 3 };
+static int32_t *classes[2], *want[2];
+static misgrid_graph mutated;
+static int readers_done; /* under fail_mu */
+
+static int all_read(void) {
+    pthread_mutex_lock(&fail_mu);
+    int done = readers_done == READERS;
+    pthread_mutex_unlock(&fail_mu);
+    return done;
+}
+
+/* Switches the classes until every reader is done. */
+static void *mutator(void *arg) {
+    struct job *j = arg;
+    misgrid_context ctx = 0;
+    if (misgrid_context_create(&ctx)) fail(j, "context_create", NULL);
+    pthread_barrier_wait(&start);
+    for (int i = 0; ctx && !all_read(); i++)
+        if (misgrid_graph_set_classes(ctx, mutated, n, classes[i % 2])) fail(j, "set_classes", ctx);
+    if (ctx) misgrid_context_destroy(ctx);
+    return NULL;
+}
+
+static void *reader(void *arg) {
+    struct job *j = arg;
+    misgrid_context ctx = 0;
+    int32_t *got = malloc((size_t)n * 4);
+    if (misgrid_context_create(&ctx)) fail(j, "context_create", NULL);
+    pthread_barrier_wait(&start);
+    for (int i = 0; ctx && i < SETS; i++) {
+        misgrid_result r;
+        if (misgrid_mis(ctx, mutated, "distance=2 priority=boundary", &r) ||
+            misgrid_result_set_flags(ctx, r, 0, n, got)) {
+            fail(j, "mis on the mutated graph", ctx);
+            break;
+        }
+        misgrid_result_destroy(ctx, r);
+        if (memcmp(got, want[0], (size_t)n * 4) && memcmp(got, want[1], (size_t)n * 4))
+            fail(j, "a set of neither class array", NULL);
+    }
+    free(got);
+    if (ctx) misgrid_context_destroy(ctx);
+    pthread_mutex_lock(&fail_mu);
+    readers_done++;
+    pthread_mutex_unlock(&fail_mu);
+    return NULL;
+}
+
+static void test_mutation(misgrid_context ctx) {
+    CHECK_OK(ctx, misgrid_graph_from_csr(ctx, n, n, nnz, MISGRID_INT32, 0, rowptr, col, MISGRID_FLOAT64, val, NULL,
+                                         &mutated));
+    for (int k = 0; k < 2; k++) {
+        classes[k] = malloc((size_t)n * 4);
+        want[k] = malloc((size_t)n * 4);
+        for (int64_t v = 0; v < n; v++) classes[k][v] = (int32_t)((v * (k + 3) / 7) % 4);
+        misgrid_result r;
+        CHECK_OK(ctx, misgrid_graph_set_classes(ctx, mutated, n, classes[k]));
+        CHECK_OK(ctx, misgrid_mis(ctx, mutated, "distance=2 priority=boundary", &r));
+        CHECK_OK(ctx, misgrid_result_set_flags(ctx, r, 0, n, want[k]));
+        misgrid_result_destroy(ctx, r);
+    }
+    CHECK(memcmp(want[0], want[1], (size_t)n * 4) != 0, "the two class arrays give one set");
+    pthread_t th[READERS + 1];
+    struct job jobs[READERS + 1];
+    pthread_barrier_init(&start, NULL, READERS + 1);
+    for (int i = 0; i <= READERS; i++) {
+        jobs[i].id = i;
+        jobs[i].failures = 0;
+        jobs[i].why[0] = 0;
+        CHECK(pthread_create(&th[i], NULL, i == READERS ? mutator : reader, &jobs[i]) == 0, "pthread_create %d", i);
+    }
+    for (int i = 0; i <= READERS; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i <= READERS; i++)
+        CHECK(jobs[i].failures == 0, "mutation, thread %d: %d failures, first: %s", i, jobs[i].failures, jobs[i].why);
+    pthread_barrier_destroy(&start);
+    CHECK_OK(ctx, misgrid_graph_destroy(ctx, mutated));
+    for (int k = 0; k < 2; k++) {
+        free(classes[k]);
+        free(want[k]);
+    }
+}
+
 int main(void) {
     n = (int64_t)NX * NY;
     nnz = grid_laplacian(NX, NY, &rowptr, &col, &val);
@@ -152,6 +241,7 @@ int main(void) {
     for (int i = 0; i < NTHREADS; i++)
         CHECK(jobs[i].failures == 0, "thread %d: %d failures, first: %s", i, jobs[i].failures, jobs[i].why);
     pthread_barrier_destroy(&start);
+    test_mutation(ctx);
 
     CHECK_OK(ctx, misgrid_graph_destroy(ctx, shared));
     CHECK_OK(ctx, misgrid_context_destroy(ctx));
