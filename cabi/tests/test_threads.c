@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 
@@ -212,6 +213,71 @@ static void test_mutation(misgrid_context ctx) {
     }
 }
 
+/* The audit's threads_destroy_graph and threads_destroy_ctx cases: a
+ * graph, or a context, is destroyed while other threads compute with it.
+ * Every call either gives the set it gives alone or fails with
+ * MISGRID_ERR_HANDLE, and each thread sees the failure once the handle
+ * is gone; the results go through each thread's own context. */
+static misgrid_graph doomed_graph;
+static misgrid_context doomed_ctx;
+
+static void *doomed_user(void *arg) {
+    struct job *j = arg;
+    misgrid_context own = 0;
+    int32_t *got = malloc((size_t)n * 4);
+    if (misgrid_context_create(&own)) fail(j, "context_create", NULL);
+    pthread_barrier_wait(&start);
+    int ended = 0;
+    for (int i = 0; own && i < 100000 && !ended; i++) {
+        misgrid_result r;
+        misgrid_status st = misgrid_mis(doomed_ctx ? doomed_ctx : own, doomed_ctx ? shared : doomed_graph,
+                                        "distance=2 priority=boundary", &r);
+        if (st == MISGRID_ERR_HANDLE) {
+            ended = 1;
+        } else if (st != MISGRID_OK) {
+            fail(j, "mis while a handle is destroyed", own);
+            break;
+        } else {
+            if (misgrid_result_set_flags(own, r, 0, n, got)) fail(j, "set_flags", own);
+            else if (memcmp(got, reference.mis2, (size_t)n * 4)) fail(j, "a set unlike the single-threaded one", NULL);
+            misgrid_result_destroy(own, r);
+        }
+    }
+    if (own && !ended) fail(j, "the destroyed handle kept working", NULL);
+    free(got);
+    if (own) misgrid_context_destroy(own);
+    return NULL;
+}
+
+static void test_destroy_midway(int context) {
+    misgrid_context ctx;
+    CHECK_OK(NULL, misgrid_context_create(&ctx));
+    doomed_ctx = 0;
+    if (context) CHECK_OK(NULL, misgrid_context_create(&doomed_ctx));
+    else CHECK_OK(ctx, misgrid_graph_from_csr(ctx, n, n, nnz, MISGRID_INT32, 0, rowptr, col, MISGRID_FLOAT64, val,
+                                              NULL, &doomed_graph));
+    pthread_t th[READERS];
+    struct job jobs[READERS];
+    pthread_barrier_init(&start, NULL, READERS + 1);
+    for (int i = 0; i < READERS; i++) {
+        jobs[i].id = i;
+        jobs[i].failures = 0;
+        jobs[i].why[0] = 0;
+        CHECK(pthread_create(&th[i], NULL, doomed_user, &jobs[i]) == 0, "pthread_create %d", i);
+    }
+    pthread_barrier_wait(&start);
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    if (context) CHECK_OK(NULL, misgrid_context_destroy(doomed_ctx));
+    else CHECK_OK(ctx, misgrid_graph_destroy(ctx, doomed_graph));
+    for (int i = 0; i < READERS; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < READERS; i++)
+        CHECK(jobs[i].failures == 0, "%s destroyed mid-run, thread %d: %d failures, first: %s",
+              context ? "context" : "graph", i, jobs[i].failures, jobs[i].why);
+    pthread_barrier_destroy(&start);
+    CHECK_OK(NULL, misgrid_context_destroy(ctx));
+}
+
 int main(void) {
     n = (int64_t)NX * NY;
     nnz = grid_laplacian(NX, NY, &rowptr, &col, &val);
@@ -242,6 +308,8 @@ int main(void) {
         CHECK(jobs[i].failures == 0, "thread %d: %d failures, first: %s", i, jobs[i].failures, jobs[i].why);
     pthread_barrier_destroy(&start);
     test_mutation(ctx);
+    test_destroy_midway(0);
+    test_destroy_midway(1);
 
     CHECK_OK(ctx, misgrid_graph_destroy(ctx, shared));
     CHECK_OK(ctx, misgrid_context_destroy(ctx));
