@@ -278,6 +278,70 @@ static void test_destroy_midway(int context) {
     CHECK_OK(NULL, misgrid_context_destroy(ctx));
 }
 
+/* The audit's threads_solver case: threads solve with one solver, whose
+ * calls take turns, while it is destroyed: each solve converges in the
+ * iterations of a solve alone, or fails with MISGRID_ERR_HANDLE. */
+static misgrid_solver doomed_solver;
+static int64_t solo_its;
+
+static void *solver_user(void *arg) {
+    struct job *j = arg;
+    misgrid_context own = 0;
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+    for (int64_t v = 0; v < n; v++) b[v] = 1;
+    if (misgrid_context_create(&own)) fail(j, "context_create", NULL);
+    pthread_barrier_wait(&start);
+    int ended = 0;
+    for (int i = 0; own && i < 100000 && !ended; i++) {
+        int32_t conv = 0;
+        int64_t its = 0;
+        double res = 0;
+        memset(x, 0, (size_t)n * sizeof *x);
+        misgrid_status st = misgrid_solver_solve(own, doomed_solver, n, b, x, &conv, &its, &res);
+        if (st == MISGRID_ERR_HANDLE) ended = 1;
+        else if (st != MISGRID_OK || !conv || its != solo_its) {
+            fail(j, "solve while the solver is destroyed", own);
+            break;
+        }
+    }
+    if (own && !ended) fail(j, "the destroyed solver kept working", NULL);
+    free(b);
+    free(x);
+    if (own) misgrid_context_destroy(own);
+    return NULL;
+}
+
+static void test_solver_destroyed(misgrid_context ctx) {
+    CHECK_OK(ctx, misgrid_solver_create(ctx, "tol=1e-8", &doomed_solver));
+    CHECK_OK(ctx, misgrid_solver_setup(ctx, doomed_solver, n, n, nnz, MISGRID_INT32, 0, rowptr, col, MISGRID_FLOAT64, val));
+    double *b = malloc((size_t)n * sizeof *b), *x = calloc((size_t)n, sizeof *x);
+    for (int64_t v = 0; v < n; v++) b[v] = 1;
+    int32_t conv = 0;
+    double res = 0;
+    CHECK_OK(ctx, misgrid_solver_solve(ctx, doomed_solver, n, b, x, &conv, &solo_its, &res));
+    CHECK(conv, "the solve alone did not converge");
+    free(b);
+    free(x);
+    pthread_t th[READERS];
+    struct job jobs[READERS];
+    pthread_barrier_init(&start, NULL, READERS + 1);
+    for (int i = 0; i < READERS; i++) {
+        jobs[i].id = i;
+        jobs[i].failures = 0;
+        jobs[i].why[0] = 0;
+        CHECK(pthread_create(&th[i], NULL, solver_user, &jobs[i]) == 0, "pthread_create %d", i);
+    }
+    pthread_barrier_wait(&start);
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    CHECK_OK(ctx, misgrid_solver_destroy(ctx, doomed_solver));
+    for (int i = 0; i < READERS; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < READERS; i++)
+        CHECK(jobs[i].failures == 0, "solver destroyed mid-run, thread %d: %d failures, first: %s", i, jobs[i].failures,
+              jobs[i].why);
+    pthread_barrier_destroy(&start);
+}
+
 int main(void) {
     n = (int64_t)NX * NY;
     nnz = grid_laplacian(NX, NY, &rowptr, &col, &val);
@@ -310,6 +374,7 @@ int main(void) {
     test_mutation(ctx);
     test_destroy_midway(0);
     test_destroy_midway(1);
+    test_solver_destroyed(ctx);
 
     CHECK_OK(ctx, misgrid_graph_destroy(ctx, shared));
     CHECK_OK(ctx, misgrid_context_destroy(ctx));
