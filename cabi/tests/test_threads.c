@@ -125,6 +125,26 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* spawn starts count threads, fn on jobs 0..count-2 and last (fn when
+ * NULL) on the last, all waiting at the start barrier, which extra more
+ * threads (the caller) pass too; reap joins them and checks their jobs. */
+static void spawn(pthread_t *th, struct job *jobs, int count, int extra, void *(*fn)(void *), void *(*last)(void *)) {
+    pthread_barrier_init(&start, NULL, (unsigned)(count + extra));
+    for (int i = 0; i < count; i++) {
+        jobs[i].id = i;
+        jobs[i].failures = 0;
+        jobs[i].why[0] = 0;
+        CHECK(pthread_create(&th[i], NULL, i == count - 1 && last ? last : fn, &jobs[i]) == 0, "pthread_create %d", i);
+    }
+}
+
+static void reap(pthread_t *th, struct job *jobs, int count, const char *what) {
+    for (int i = 0; i < count; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < count; i++)
+        CHECK(jobs[i].failures == 0, "%s, thread %d: %d failures, first: %s", what, i, jobs[i].failures, jobs[i].why);
+    pthread_barrier_destroy(&start);
+}
+
 /* The audit's threads_mutate_graph case: one thread switches a shared
  * graph's classes between two arrays while others compute its MIS with
  * boundary priority. A call works on the graph as it was when it started
@@ -195,17 +215,8 @@ static void test_mutation(misgrid_context ctx) {
     CHECK(memcmp(want[0], want[1], (size_t)n * 4) != 0, "the two class arrays give one set");
     pthread_t th[READERS + 1];
     struct job jobs[READERS + 1];
-    pthread_barrier_init(&start, NULL, READERS + 1);
-    for (int i = 0; i <= READERS; i++) {
-        jobs[i].id = i;
-        jobs[i].failures = 0;
-        jobs[i].why[0] = 0;
-        CHECK(pthread_create(&th[i], NULL, i == READERS ? mutator : reader, &jobs[i]) == 0, "pthread_create %d", i);
-    }
-    for (int i = 0; i <= READERS; i++) pthread_join(th[i], NULL);
-    for (int i = 0; i <= READERS; i++)
-        CHECK(jobs[i].failures == 0, "mutation, thread %d: %d failures, first: %s", i, jobs[i].failures, jobs[i].why);
-    pthread_barrier_destroy(&start);
+    spawn(th, jobs, READERS + 1, 0, reader, mutator);
+    reap(th, jobs, READERS + 1, "classes changed mid-run");
     CHECK_OK(ctx, misgrid_graph_destroy(ctx, mutated));
     for (int k = 0; k < 2; k++) {
         free(classes[k]);
@@ -258,23 +269,13 @@ static void test_destroy_midway(int context) {
                                               NULL, &doomed_graph));
     pthread_t th[READERS];
     struct job jobs[READERS];
-    pthread_barrier_init(&start, NULL, READERS + 1);
-    for (int i = 0; i < READERS; i++) {
-        jobs[i].id = i;
-        jobs[i].failures = 0;
-        jobs[i].why[0] = 0;
-        CHECK(pthread_create(&th[i], NULL, doomed_user, &jobs[i]) == 0, "pthread_create %d", i);
-    }
+    spawn(th, jobs, READERS, 1, doomed_user, NULL);
     pthread_barrier_wait(&start);
     struct timespec pause = {0, 20 * 1000 * 1000};
     nanosleep(&pause, NULL);
     if (context) CHECK_OK(NULL, misgrid_context_destroy(doomed_ctx));
     else CHECK_OK(ctx, misgrid_graph_destroy(ctx, doomed_graph));
-    for (int i = 0; i < READERS; i++) pthread_join(th[i], NULL);
-    for (int i = 0; i < READERS; i++)
-        CHECK(jobs[i].failures == 0, "%s destroyed mid-run, thread %d: %d failures, first: %s",
-              context ? "context" : "graph", i, jobs[i].failures, jobs[i].why);
-    pthread_barrier_destroy(&start);
+    reap(th, jobs, READERS, context ? "context destroyed mid-run" : "graph destroyed mid-run");
     CHECK_OK(NULL, misgrid_context_destroy(ctx));
 }
 
@@ -324,22 +325,12 @@ static void test_solver_destroyed(misgrid_context ctx) {
     free(x);
     pthread_t th[READERS];
     struct job jobs[READERS];
-    pthread_barrier_init(&start, NULL, READERS + 1);
-    for (int i = 0; i < READERS; i++) {
-        jobs[i].id = i;
-        jobs[i].failures = 0;
-        jobs[i].why[0] = 0;
-        CHECK(pthread_create(&th[i], NULL, solver_user, &jobs[i]) == 0, "pthread_create %d", i);
-    }
+    spawn(th, jobs, READERS, 1, solver_user, NULL);
     pthread_barrier_wait(&start);
     struct timespec pause = {0, 50 * 1000 * 1000};
     nanosleep(&pause, NULL);
     CHECK_OK(ctx, misgrid_solver_destroy(ctx, doomed_solver));
-    for (int i = 0; i < READERS; i++) pthread_join(th[i], NULL);
-    for (int i = 0; i < READERS; i++)
-        CHECK(jobs[i].failures == 0, "solver destroyed mid-run, thread %d: %d failures, first: %s", i, jobs[i].failures,
-              jobs[i].why);
-    pthread_barrier_destroy(&start);
+    reap(th, jobs, READERS, "solver destroyed mid-run");
 }
 
 int main(void) {
