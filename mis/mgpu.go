@@ -36,22 +36,26 @@ type MultiGPUOptions struct {
 	// decisions are monotone, so a part may sweep on while it is blocked
 	// only on stale ghosts). inject, when it returns true for (part,
 	// round), makes that part's kernel launch fail in the driver.
-	staged bool
-	batch  int
-	sweeps int
-	inject func(part, round int) bool
+	// noStall runs the rounds to the end however few they decide.
+	staged  bool
+	noStall bool
+	batch   int
+	sweeps  int
+	inject  func(part, round int) bool
 }
 
 // MultiGPUResult is the set found and the cost of the exchanges.
 type MultiGPUResult struct {
 	Result
 	Parts int
-	// BytesPerRound is what all parts copy to their neighbours in one
-	// round: every boundary state each exchange (distance 1: one byte per
-	// ghost; distance 2: ten bytes, states plus ball champions and
-	// flags). Distance 1 between parts that reach each other's memory
-	// has no exchanges: each ghost's byte is stored once per run
-	// (BytesPerRun), and BytesPerRound is that spread over the rounds.
+	// BytesPerRound is what all parts send to their neighbours in one
+	// round. Between parts that reach each other's memory there are no
+	// exchanges: each part stores what changed straight into its
+	// neighbours' ghosts (distance 1: each ghost's state once; distance
+	// 2: states, ball champions when they change, near flags), and
+	// BytesPerRound is BytesPerRun spread over the rounds. Otherwise every
+	// exchange copies every boundary state (distance 1: one byte per
+	// ghost; distance 2: ten bytes, states plus ball champions and flags).
 	BytesPerRound int64
 	// BytesPerRun is what all parts send to their neighbours in the run.
 	BytesPerRun int64
@@ -59,8 +63,14 @@ type MultiGPUResult struct {
 	// "staged", one per ordered pair of neighbouring parts.
 	Links []string
 	// Time is the device time of the run (state initialisation, every
-	// round, all devices synchronised), measured on the host.
+	// round, all devices synchronised), measured on the host; the serial
+	// finish of a stalled run is not in it (Elapsed has it).
 	Time time.Duration
+	// Stalled says the rounds stopped paying (a priority that chains the
+	// greedy order along the graph decides one link per round), and the
+	// serial greedy finished from the members decided so far: the same
+	// set (see finishGreedy).
+	Stalled bool
 }
 
 // mgpuLive counts device and pinned allocations of multi-GPU runs that
@@ -73,6 +83,8 @@ type MultiGPU struct {
 	opts  MultiGPUOptions
 	dist  int
 	n     int
+	g     *mesh.Graph
+	keys  []uint64 // for the serial finish of a stalled run
 	parts []*gpuPart
 	devs  []*devPart
 	links []*gpuLink
@@ -82,9 +94,9 @@ type MultiGPU struct {
 	sweeps int
 	prev   int64
 	seed   uint64
-	// direct: distance 1 where every link reaches its neighbour's memory;
-	// the sweeps store boundary decisions straight into the neighbours'
-	// ghost slots and there are no exchange steps.
+	// direct: every link reaches its neighbour's memory; the kernels
+	// store what changed straight into the neighbours' ghost slots and
+	// there are no exchange steps.
 	direct bool
 }
 
@@ -136,7 +148,7 @@ func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &MultiGPU{opts: opts, dist: dist, n: g.N(), parts: parts, batch: opts.batch, sweeps: 1, seed: opts.Priority.Seed}
+	m := &MultiGPU{opts: opts, dist: dist, n: g.N(), g: g, keys: keys, parts: parts, batch: opts.batch, sweeps: 1, seed: opts.Priority.Seed}
 	if dist == 1 {
 		m.sweeps = opts.sweeps
 		if m.sweeps <= 0 {
@@ -173,12 +185,13 @@ type devPart struct {
 	// ids of the owned vertices and ghosts; prim: the keys' primary ranks
 	// (nil for hash priority). The distance-1 sweep hashes on the fly.
 	gown, gghost, prim *cuda.Buffer
-	// rofs, raddr: for direct stores (MultiGPU.direct), the device
-	// addresses of the other parts' ghost slots of each owned vertex.
-	rofs, raddr *cuda.Buffer
-	base        uint32
-	undone      *cuda.Buffer // one counter per sweep, 2*slotHalf slots
-	counts      *cuda.HostBuffer
+	// rofs, rslot, bases, sent: for direct stores (MultiGPU.direct), the
+	// other parts' ghost slots of each owned vertex, the addresses of
+	// every part's arrays, and the bytes stored (Remote in part.cu).
+	rofs, rslot, bases, sent *cuda.Buffer
+	base                     uint32
+	undone                   *cuda.Buffer // one counter per sweep, 2*slotHalf slots
+	counts                   *cuda.HostBuffer
 
 	bufs  []*cuda.Buffer
 	hosts []*cuda.HostBuffer
@@ -259,7 +272,7 @@ func (m *MultiGPU) setup() error {
 			m.links = append(m.links, l)
 		}
 	}
-	if m.dist == 1 && !m.opts.staged {
+	if !m.opts.staged {
 		m.direct = true
 		for _, l := range m.links {
 			m.direct = m.direct && l.kind != "staged"
@@ -280,8 +293,13 @@ func (m *MultiGPU) setup() error {
 	return nil
 }
 
-// remoteSlots uploads, for each owned vertex of part from, the device
-// addresses of the ghost slots other parts keep of it (CSR by vertex).
+// slotBits is PART_SLOT_BITS of part.cu: a remote slot is part<<slotBits
+// | local id.
+const slotBits = 40
+
+// remoteSlots uploads, for each owned vertex of part from, the ghost
+// slots other parts keep of it (CSR by vertex), and the addresses of
+// every part's arrays.
 func (m *MultiGPU) remoteSlots(from int, d *devPart) error {
 	p := m.parts[from]
 	ofs := make([]int32, p.own+1)
@@ -296,23 +314,36 @@ func (m *MultiGPU) remoteSlots(from int, d *devPart) error {
 	for i := range p.own {
 		ofs[i+1] += ofs[i]
 	}
-	addr := make([]uint64, ofs[p.own])
+	slot := make([]uint64, ofs[p.own])
 	fill := append([]int32(nil), ofs[:p.own]...)
 	for _, l := range m.links {
 		if l.from != from {
 			continue
 		}
-		base := uint64(m.devs[l.to].st.Ptr()) + uint64(l.dstOff)
 		for i, v := range m.parts[from].send[l.to] {
-			addr[fill[v]] = base + uint64(i)
+			slot[fill[v]] = uint64(l.to)<<slotBits | uint64(l.dstOff+int64(i))
 			fill[v]++
+		}
+	}
+	k := len(m.devs)
+	bases := make([]uint64, 3*k)
+	for q, t := range m.devs {
+		bases[q] = uint64(t.st.Ptr())
+		if m.dist == 2 {
+			bases[k+q], bases[2*k+q] = uint64(t.m1.Ptr()), uint64(t.near.Ptr())
 		}
 	}
 	var err error
 	if d.rofs, err = d.upload(ofs, 4*int64(len(ofs))); err != nil {
 		return err
 	}
-	d.raddr, err = d.upload(addr, 8*int64(len(addr)))
+	if d.rslot, err = d.upload(slot, 8*int64(len(slot))); err != nil {
+		return err
+	}
+	if d.bases, err = d.upload(bases, 8*int64(len(bases))); err != nil {
+		return err
+	}
+	d.sent, err = d.alloc(8)
 	return err
 }
 

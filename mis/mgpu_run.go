@@ -6,14 +6,15 @@ import (
 	"time"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/misgpu"
 )
 
 // Run computes the MIS from scratch on the prepared parts.
 //
-// Distance 1 between parts that reach each other's memory has no
-// exchange step: each round is one sweep per part, which stores its
-// boundary decisions straight into the neighbours' ghost slots (see
-// part_sweep1v). Otherwise:
+// Between parts that reach each other's memory there is no exchange
+// step: each round is one sweep per part (distance 2: the ball and
+// decision phases), which stores what changed on its boundary straight
+// into the neighbours' ghost slots (see part.cu). Otherwise:
 //
 // Each round queues, on every part's stream, the phase kernels over the
 // owned vertices and the gathers of the boundary states each neighbour
@@ -24,6 +25,10 @@ import (
 // batch of rounds, reads the undecided counts. The decision rules are the
 // monotone greedy rules, so the set is the greedy one; the round-by-round
 // exchanges make it also independent of timing.
+//
+// When the rounds stop paying (misgpu.StallWatch: a priority that chains
+// the greedy order takes one round per link), the run stops and the
+// serial greedy finishes from the members decided so far.
 func (m *MultiGPU) Run(ctx context.Context) (*MultiGPUResult, error) {
 	start := time.Now()
 	for q, d := range m.devs {
@@ -40,7 +45,9 @@ func (m *MultiGPU) Run(ctx context.Context) (*MultiGPUResult, error) {
 	rounds := 0
 	m.prev = -1
 	last := make([]int64, m.batch) // counter slot of each round's last sweep
-	for done, b := false, 0; !done; b++ {
+	var watch misgpu.StallWatch
+	stalled := false
+	for done, b := false, 0; !done && !stalled; b++ {
 		if err := ctx.Err(); err != nil {
 			return nil, m.fail(-1, err)
 		}
@@ -72,8 +79,9 @@ func (m *MultiGPU) Run(ctx context.Context) (*MultiGPUResult, error) {
 				return nil, m.fail(q, err)
 			}
 		}
+		left := uint32(0)
 		for i := 0; i < m.batch && !done; i++ {
-			left := uint32(0)
+			left = 0
 			for _, d := range m.devs {
 				left += cuda.HostSlice[uint32](d.counts)[last[i]]
 			}
@@ -83,10 +91,11 @@ func (m *MultiGPU) Run(ctx context.Context) (*MultiGPUResult, error) {
 		}
 		if !done {
 			rounds += m.batch
+			stalled = !m.opts.noStall && watch.Stalled(rounds, left)
 		}
 	}
 	elapsed := time.Since(t0)
-	res := &MultiGPUResult{Parts: len(m.parts), Time: elapsed}
+	res := &MultiGPUResult{Parts: len(m.parts), Time: elapsed, Stalled: stalled}
 	res.In = make([]bool, m.n)
 	for q, p := range m.parts {
 		st := make([]uint8, max(p.own, 1))
@@ -100,6 +109,23 @@ func (m *MultiGPU) Run(ctx context.Context) (*MultiGPUResult, error) {
 			}
 		}
 	}
+	if err := m.traffic(res, rounds); err != nil {
+		return nil, err
+	}
+	if stalled {
+		// The states hold a valid prefix of the greedy order: every
+		// member is one of the greedy set, and finishGreedy blocks
+		// their balls itself.
+		res.Size += finishGreedy(m.g, m.keys, m.dist, res.In)
+	}
+	res.Rounds = rounds
+	res.Backend = "multi-gpu"
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// traffic fills in the links and the bytes sent of a run of rounds.
+func (m *MultiGPU) traffic(res *MultiGPUResult, rounds int) error {
 	per := int64(1)
 	if m.dist == 2 {
 		per = 10
@@ -113,14 +139,25 @@ func (m *MultiGPU) Run(ctx context.Context) (*MultiGPUResult, error) {
 		res.Links = append(res.Links, fmt.Sprintf("%d→%d %s", l.from, l.to, kind))
 	}
 	res.BytesPerRun = res.BytesPerRound * int64(rounds)
-	if m.direct {
-		res.BytesPerRun = res.BytesPerRound
-		res.BytesPerRound = (res.BytesPerRun + int64(rounds) - 1) / int64(rounds)
+	if !m.direct {
+		return nil
 	}
-	res.Rounds = rounds
-	res.Backend = "multi-gpu"
-	res.Elapsed = time.Since(start)
-	return res, nil
+	// Distance 1 stores each ghost's state once; distance 2 counts what
+	// it stored on the device.
+	if m.dist == 2 {
+		res.BytesPerRun = 0
+		for q, d := range m.devs {
+			var b [1]uint64
+			if err := cuda.CopyToHost(b[:], d.sent, 0); err != nil {
+				return m.fail(q, err)
+			}
+			res.BytesPerRun += int64(b[0])
+		}
+	} else {
+		res.BytesPerRun = res.BytesPerRound
+	}
+	res.BytesPerRound = (res.BytesPerRun + int64(rounds) - 1) / int64(max(rounds, 1))
+	return nil
 }
 
 // fail waits for whatever is still queued, so that Close can free the
@@ -138,6 +175,11 @@ func (m *MultiGPU) fail(q int, err error) error {
 func (m *MultiGPU) reset(d *devPart) error {
 	if err := d.st.MemsetAsync8(0, d.stream); err != nil {
 		return err
+	}
+	if d.sent != nil {
+		if err := d.sent.MemsetAsync32(0, d.stream); err != nil {
+			return err
+		}
 	}
 	if m.dist == 2 {
 		if err := d.near.MemsetAsync8(0, d.stream); err != nil {
@@ -179,7 +221,8 @@ func (m *MultiGPU) round(r int, next *int64) (int, error) {
 					prev = m.slot(d, m.prev)
 				}
 				if err := m.launch(q, r, "part_sweep1v", int64(p.own), d.off, d.adj, d.gown, d.gghost, d.prim,
-					d.rofs, d.raddr, int32(p.own), d.base, uint32(m.seed), uint32(m.seed>>32), d.st, prev, m.slot(d, slot)); err != nil {
+					d.rofs, d.rslot, d.bases, int32(len(m.devs)), int32(p.own), d.base, uint32(m.seed), uint32(m.seed>>32),
+					d.st, prev, m.slot(d, slot)); err != nil {
 					return q, err
 				}
 			}
@@ -195,18 +238,25 @@ func (m *MultiGPU) round(r int, next *int64) (int, error) {
 	*next++
 	for q, p := range m.parts {
 		d := m.devs[q]
-		if err := m.launch(q, r, "part_ball2", int64(p.own), d.off, d.adj, d.key, d.st, int32(p.own), d.m1, d.near); err != nil {
+		if err := m.launch(q, r, "part_ball2", int64(p.own), d.off, d.adj, d.key, d.st, int32(p.own), d.m1, d.near,
+			d.rofs, d.rslot, d.bases, int32(len(m.devs)), d.sent); err != nil {
 			return q, err
 		}
 	}
-	if q, err := m.exchange(r, true); err != nil {
-		return q, err
+	if !m.direct {
+		if q, err := m.exchange(r, true); err != nil {
+			return q, err
+		}
 	}
 	for q, p := range m.parts {
 		d := m.devs[q]
-		if err := m.launch(q, r, "part_decide2", int64(p.own), d.off, d.adj, d.key, d.st, d.m1, d.near, int32(p.own), m.slot(d, slot)); err != nil {
+		if err := m.launch(q, r, "part_decide2", int64(p.own), d.off, d.adj, d.key, d.st, d.m1, d.near, int32(p.own),
+			m.slot(d, slot), d.rofs, d.rslot, d.bases, int32(len(m.devs)), d.sent); err != nil {
 			return q, err
 		}
+	}
+	if m.direct {
+		return -1, nil
 	}
 	return m.exchange(r, false)
 }

@@ -8,8 +8,21 @@
 // a member is within the distance. Every value written is a fact of the
 // greedy set and a stale read only delays a decision, so sweeps run in
 // place; ghosts are refreshed between sweeps by whole-segment copies, or
-// (part_sweep1v between parts that reach each other's memory) by the
-// owner's direct stores of each decision.
+// (between parts that reach each other's memory: peers with access
+// enabled, or parts on one device) by the owner's direct stores of what
+// changed.
+//
+// Direct stores (Remote.ofs non-null): each owned vertex v lists, in
+// ofs[v]..ofs[v+1] of slot, the ghost slots other parts keep of it, each
+// as part<<40 | local id; bases holds the device addresses of every part's
+// state bytes, then of its MIS-2 champion keys, then of its near flags.
+// A part stores a value there only when it changed (a state once, a
+// champion key when it drops, a near flag once) and adds the bytes it
+// stored to *sent. The parts then never wait for each other: a ghost read
+// before a store lands only delays a decision, and every value is a fact
+// that stays true (a champion key only ever overstates the largest key
+// still in play in its ball, and the stores of one part land in the
+// order its kernels ran).
 
 #define PART_IN 1
 #define PART_OUT 2
@@ -24,36 +37,58 @@
 // neighbour; a vertex that joins writes OUT into its undecided owned
 // neighbours at once (all have smaller keys, so that is their greedy
 // state). Ghosts are never written here: only their owner's copies do.
-//
-// With rofs non-null (every link reaches its neighbour's memory: peers
-// with access enabled, or parts on one device) there are no exchanges:
-// each decision of a boundary vertex is also stored straight into the
-// ghost slots that other parts keep of it, rofs[v]..rofs[v+1] indexing
-// their device addresses in raddr. A decided value is a fact of the
-// greedy set and is written once, so the parts sweep without waiting for
-// each other; a ghost read before the store lands only delays a decision.
 
 #include "shared.cuh"
 
 typedef unsigned long long part_u64;
 typedef unsigned int part_u32;
 
+// Remote is what direct stores need (see the top of this file); ofs is
+// null where the ghosts travel by copies.
+struct Remote {
+	const int *ofs;
+	const part_u64 *slot;
+	const part_u64 *bases;  // 3*parts addresses: states, champion keys, near flags
+	int parts;
+	unsigned long long *sent;
+};
+
+#define PART_SLOT_BITS 40
+#define PART_ST 0
+#define PART_M1 1
+#define PART_NEAR 2
+
+// part_addr is the address of remote slot k in array arr of elements of
+// size bytes.
+__device__ __forceinline__ char *part_addr(const Remote &R, int k, int arr, int size) {
+	const part_u64 x = __ldg(R.slot + k);
+	const part_u64 q = x >> PART_SLOT_BITS, l = x & ((1ull << PART_SLOT_BITS) - 1);
+	return (char *)__ldg(R.bases + arr * R.parts + q) + l * size;
+}
+
+// part_tell stores byte x of v into array arr of every ghost slot of v.
+__device__ __forceinline__ void part_tell(const Remote &R, int v, unsigned char x, int arr = PART_ST) {
+	if (!R.ofs) return;
+	const int b = __ldg(R.ofs + v), e = __ldg(R.ofs + v + 1);
+	for (int k = b; k < e; k++) *(volatile unsigned char *)part_addr(R, k, arr, 1) = x;
+	if (R.sent && e > b) atomicAdd(R.sent, (unsigned long long)(e - b));
+}
+
+// part_tell64 stores v's champion key into every ghost slot of v.
+__device__ __forceinline__ void part_tell64(const Remote &R, int v, part_u64 x) {
+	if (!R.ofs) return;
+	const int b = __ldg(R.ofs + v), e = __ldg(R.ofs + v + 1);
+	for (int k = b; k < e; k++) *(volatile part_u64 *)part_addr(R, k, PART_M1, 8) = x;
+	if (R.sent && e > b) atomicAdd(R.sent, 8ull * (unsigned long long)(e - b));
+}
+
 struct PartKey {
 	const part_u32 *gown;    // global id of each owned vertex, or null: base + local id
 	const part_u32 *gghost;  // global id of each ghost
 	const part_u32 *prim;    // primary rank of each local vertex, or null (hash only)
-	const int *rofs;         // remote ghost slots of each owned vertex, or null
-	const part_u64 *raddr;
 	int own;
 	part_u32 base, seedlo, seedhi;
 };
-
-// part_tell stores v's decision into the other parts' ghost slots of v.
-__device__ __forceinline__ void part_tell(const PartKey &K, int v, unsigned char dec) {
-	if (!K.rofs) return;
-	for (int k = __ldg(K.rofs + v), e = __ldg(K.rofs + v + 1); k < e; k++)
-		*(volatile unsigned char *)(__ldg(K.raddr + k)) = dec;
-}
 
 
 __device__ __forceinline__ part_u64 part_key(const PartKey &K, int u) {
@@ -65,7 +100,7 @@ __device__ __forceinline__ part_u64 part_key(const PartKey &K, int u) {
 
 // part_visit1 decides v if it can; true when v stays undecided.
 __device__ __forceinline__ bool part_visit1(const long long *__restrict__ off, const int *__restrict__ adj,
-                                            const PartKey &K, unsigned char *st, int v) {
+                                            const PartKey &K, const Remote &R, unsigned char *st, int v) {
 	const long long b = off[v], e = off[v + 1];
 	const long long a = b & ~(long long)3;
 	const int lead = (int)(b - a), tot = lead + (int)(e - b);
@@ -91,7 +126,7 @@ __device__ __forceinline__ bool part_visit1(const long long *__restrict__ off, c
 		if (hund) return true;
 	}
 	st[v] = dec;
-	part_tell(K, v, dec);
+	part_tell(R, v, dec);
 	if (dec != PART_IN) return false;
 	for (int c0 = 0; c0 < tot; c0 += 8) {
 		int u[8];
@@ -104,7 +139,7 @@ __device__ __forceinline__ bool part_visit1(const long long *__restrict__ off, c
 		for (int j = 0; j < 8; j++)
 			if (s[j] == 0) {
 				st[u[j]] = PART_OUT;
-				part_tell(K, u[j], PART_OUT);
+				part_tell(R, u[j], PART_OUT);
 			}
 	}
 	return false;
@@ -116,23 +151,28 @@ __device__ __forceinline__ bool part_visit1(const long long *__restrict__ off, c
 // the count after this sweep.
 extern "C" __global__ void part_sweep1v(const long long *__restrict__ off, const int *__restrict__ adj,
                                         const part_u32 *gown, const part_u32 *gghost, const part_u32 *prim,
-                                        const int *rofs, const part_u64 *raddr, int own, part_u32 base,
-                                        part_u32 seedlo, part_u32 seedhi, unsigned char *st,
+                                        const int *rofs, const part_u64 *rslot, const part_u64 *bases, int parts,
+                                        int own, part_u32 base, part_u32 seedlo, part_u32 seedhi, unsigned char *st,
                                         const unsigned int *prev, unsigned int *undone) {
-	const PartKey K = {gown, gghost, prim, rofs, raddr, own, base, seedlo, seedhi};
+	const PartKey K = {gown, gghost, prim, own, base, seedlo, seedhi};
+	const Remote R = {rofs, rslot, bases, parts, nullptr};
 	if (prev && *(volatile const unsigned int *)prev == 0) return;
 	const int v = blockIdx.x * blockDim.x + threadIdx.x;
 	bool und = false;
-	if (v < K.own && st[v] == 0) und = part_visit1(off, adj, K, st, v);
+	if (v < K.own && st[v] == 0) und = part_visit1(off, adj, K, R, st, v);
 	unsigned int m = __ballot_sync(0xffffffffu, und);
 	if ((threadIdx.x & 31) == 0 && m) atomicAdd(undone, (unsigned int)__popc(m));
 }
 
 // part_ball2: for each owned w, m1[w] is the largest key in N[w] that is
 // not OUT (undecided or IN) and near[w] says whether N[w] holds a member.
+// With direct stores, a boundary w stores what changed into its ghosts.
 extern "C" __global__ void part_ball2(const long long *__restrict__ off, const int *__restrict__ adj,
                                       const unsigned long long *__restrict__ key, const unsigned char *__restrict__ st,
-                                      int own, unsigned long long *m1, unsigned char *near) {
+                                      int own, unsigned long long *m1, unsigned char *near, const int *rofs,
+                                      const part_u64 *rslot, const part_u64 *bases, int parts,
+                                      unsigned long long *sent) {
+	const Remote R = {rofs, rslot, bases, parts, sent};
 	int w = blockIdx.x * blockDim.x + threadIdx.x;
 	if (w >= own || near[w] != 0) {
 		// A ball with a member is settled: its m1 no longer matters.
@@ -151,6 +191,12 @@ extern "C" __global__ void part_ball2(const long long *__restrict__ off, const i
 			m = ku > m ? ku : m;
 		}
 	}
+	if (nr) {
+		// A covered ball is final, whatever its champion.
+		part_tell(R, w, 1, PART_NEAR);
+	} else if (m != m1[w]) {
+		part_tell64(R, w, m);
+	}
 	m1[w] = m;
 	near[w] = nr;
 }
@@ -161,13 +207,17 @@ extern "C" __global__ void part_ball2(const long long *__restrict__ off, const i
 extern "C" __global__ void part_decide2(const long long *__restrict__ off, const int *__restrict__ adj,
                                         const unsigned long long *__restrict__ key, unsigned char *st,
                                         const unsigned long long *__restrict__ m1,
-                                        const unsigned char *__restrict__ near, int own, unsigned int *undone) {
+                                        const unsigned char *__restrict__ near, int own, unsigned int *undone,
+                                        const int *rofs, const part_u64 *rslot, const part_u64 *bases, int parts,
+                                        unsigned long long *sent) {
+	const Remote R = {rofs, rslot, bases, parts, sent};
 	int v = blockIdx.x * blockDim.x + threadIdx.x;
 	if (v >= own || st[v] != 0) {
 		return;
 	}
 	if (near[v]) {
 		st[v] = PART_OUT;
+		part_tell(R, v, PART_OUT);
 		return;
 	}
 	unsigned long long kv = key[v];
@@ -176,6 +226,7 @@ extern "C" __global__ void part_decide2(const long long *__restrict__ off, const
 		int w = adj[e];
 		if (near[w]) {
 			st[v] = PART_OUT;
+			part_tell(R, v, PART_OUT);
 			return;
 		}
 		if (m1[w] != kv) {
@@ -184,6 +235,7 @@ extern "C" __global__ void part_decide2(const long long *__restrict__ off, const
 	}
 	if (champion) {
 		st[v] = PART_IN;
+		part_tell(R, v, PART_IN);
 		return;
 	}
 	atomicAdd(undone, 1u);
