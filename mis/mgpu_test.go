@@ -42,7 +42,7 @@ func TestMultiGPUIsGreedy(t *testing.T) {
 					// parts rebuild must match Keys exactly.
 					keys, _ := Keys(c.g, pr)
 					want := greedy(c.g, keys, dist)
-					opts := []MultiGPUOptions{{}, {Partition: mgpuPartition(c.g.N(), len(devs), true), mailboxes: true}}
+					opts := []MultiGPUOptions{{}, {pairs: true}, {Partition: mgpuPartition(c.g.N(), len(devs), true), mailboxes: true}}
 					if pr.Kind == Degree {
 						opts = append(opts, MultiGPUOptions{mailboxes: true}, MultiGPUOptions{Partition: lp, Order: order})
 					}

@@ -126,6 +126,7 @@ func benchGPUs(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("bench: %s: %w", spec, err)
 		}
+		locality := map[int][2][]int32{} // by part count: the partition and the order
 		for _, d := range distList {
 			prog.Show("%s distance %d: CPU greedy", spec, d)
 			want, err := mis.Compute(g, mis.Options{Distance: d, Priority: pri, Device: mis.CPU})
@@ -143,10 +144,16 @@ func benchGPUs(args []string, stdout, stderr io.Writer) error {
 				prog.Show("%s distance %d: %s", spec, d, cfg.name)
 				o := mis.MultiGPUOptions{Distance: d, Priority: pri, Devices: cfg.devices}
 				if cfg.partition == "locality" {
-					if o.Partition, o.Order, err = mis.LocalityPartition(g, len(cfg.devices)); err != nil {
-						dg.Close()
-						return fmt.Errorf("bench: %s: %w", spec, err)
+					k := len(cfg.devices)
+					if _, ok := locality[k]; !ok {
+						p, order, err := mis.LocalityPartition(g, k)
+						if err != nil {
+							dg.Close()
+							return fmt.Errorf("bench: %s: %w", spec, err)
+						}
+						locality[k] = [2][]int32{p, order}
 					}
+					o.Partition, o.Order = locality[k][0], locality[k][1]
 				}
 				r, err := benchGPUsOne(g.N(), o, g, *reps, want)
 				if err != nil {

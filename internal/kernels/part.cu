@@ -36,45 +36,69 @@ BUCKET2K(mis2b_p2, 2, false, false)
 // yet, store its state byte (class bits kept, OUT or IN alone) into
 // every ghost slot other parts keep of it: slot[ofs[i]..ofs[i+1]]. base
 // holds each part's state array, or for a mailbox its pair array, whose
-// fill count this part keeps in fill[part]. bytes adds what was sent.
+// fill count this part keeps in fill[part]. The lanes of a warp that
+// write pairs to one mailbox reserve their places with one atomic, so
+// that a warp writes its pairs as one run (whole lines over the link).
+// bytes adds what was sent.
 extern "C" __global__ void part_send(const u8 *st, const int *list, int nlist, u8 *sent, const int *ofs,
                                      const u64 *slot, const u64 *base, u32 *fill, u64 *bytes) {
+	const u32 lane = threadIdx.x & 31;
 	u32 b = 0;
-	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < nlist; i += gridDim.x * blockDim.x) {
-		if (sent[i]) continue;
-		const u32 s = __ldcg(st + list[i]);
-		if (STATE(s) == UND) continue;
-		sent[i] = 1;
-		const u8 x = (u8)((s & ~3u) | STATE(s));
-		for (int k = __ldg(ofs + i), e = __ldg(ofs + i + 1); k < e; k++) {
-			const u64 d = __ldg(slot + k);
+	// Every thread of a block takes the same trips, so the warp votes
+	// below see all lanes.
+	for (int i0 = blockIdx.x * blockDim.x; i0 < nlist; i0 += gridDim.x * blockDim.x) {
+		const int i = i0 + (int)threadIdx.x;
+		int k = 0, cnt = 0;
+		u8 x = 0;
+		if (i < nlist && !sent[i]) {
+			const u32 s = __ldcg(st + list[i]);
+			if (STATE(s) != UND) {
+				sent[i] = 1;
+				x = (u8)((s & ~3u) | STATE(s));
+				k = __ldg(ofs + i);
+				cnt = __ldg(ofs + i + 1) - k;
+			}
+		}
+		int most = cnt;
+#pragma unroll
+		for (int d = 16; d > 0; d >>= 1) most = max(most, __shfl_xor_sync(0xffffffffu, most, d));
+		for (int j = 0; j < most; j++) {
+			const bool has = j < cnt;
+			const u64 d = has ? __ldg(slot + k + j) : 0;
+			const bool box = has && (d & PART_MAILBOX);
 			const u64 q = (d & ~PART_MAILBOX) >> PART_SLOT_BITS, l = d & ((1ull << PART_SLOT_BITS) - 1);
-			if (d & PART_MAILBOX) {
-				const u32 at = atomicAdd(fill + q, 1u);
+			const u32 peers = __match_any_sync(0xffffffffu, box ? (u32)q : 0xffffffffu);
+			if (box) {
+				const u32 lead = __ffs(peers) - 1;
+				u32 at = 0;
+				if (lane == lead) at = atomicAdd(fill + q, (u32)__popc(peers));
+				at = __shfl_sync(peers, at, lead) + __popc(peers & ((1u << lane) - 1));
 				((u64 *)__ldg(base + q))[at] = l << 8 | x;
 				b += 8;
-			} else {
+			} else if (has) {
 				*(volatile u8 *)((u8 *)__ldg(base + q) + l) = x;
 				b += 1;
 			}
 		}
 	}
 	b = warp_sum(b);
-	if ((threadIdx.x & 31) == 0 && b) atomicAdd(bytes, (u64)b);
+	if (lane == 0 && b) atomicAdd(bytes, (u64)b);
 }
 
-// part_recv applies the pairs a sender has published in the pinned
-// mailbox box (*filled of them) from *done on, and moves *done on. One
-// block: the count is read once, by one thread, for all.
-extern "C" __global__ void part_recv(const u64 *box, const volatile u32 *filled, u32 *done, u8 *st) {
-	__shared__ u32 from, to;
-	if (threadIdx.x == 0) from = *done, to = *filled;
-	__syncthreads();
-	for (u32 i = from + threadIdx.x; i < to; i += blockDim.x) {
+// part_recv_at takes a snapshot of what a sender has published in a
+// mailbox (*filled, written after its sends completed): at[0] becomes
+// the last snapshot, at[1] the new one. part_recv then applies the pairs
+// between them.
+extern "C" __global__ void part_recv_at(const volatile u32 *filled, u32 *at) {
+	if (threadIdx.x == 0 && blockIdx.x == 0) at[0] = at[1], at[1] = *filled;
+}
+
+extern "C" __global__ void part_recv(const u64 *box, const u32 *at, u8 *st) {
+	const u32 from = at[0], to = at[1];
+	for (u32 i = from + blockIdx.x * blockDim.x + threadIdx.x; i < to; i += gridDim.x * blockDim.x) {
 		const u64 p = ((const volatile u64 *)box)[i];
 		st[p >> 8] = (u8)(p & 0xffu);
 	}
-	if (threadIdx.x == 0) *done = to;
 }
 
 // part_ghosts sets the initial ghost states: class bits from cls (or

@@ -66,6 +66,10 @@ type PartsOptions struct {
 	// Mailboxes sends through pinned host memory even where the parts
 	// reach each other's memory (tests of that path).
 	Mailboxes bool
+	// Pairs sends (slot, state) pairs into a mailbox in the receiver's
+	// memory where the parts reach each other's, written a warp's run at
+	// a time, instead of storing each state byte in its ghost slot.
+	Pairs bool
 	// Tail keeps MIS-1's persistent tail when there are several parts.
 	// A tail that waits on a ghost spins until its pass bound, since its
 	// neighbour's decisions are sent after that part's own tail.
@@ -95,18 +99,21 @@ type part struct {
 	// array or this part's mailbox to it; fill: the pairs in each
 	// mailbox; bytes: the bytes sent in the run.
 	gid, list, sent, ofs, slot, bases, fill, bytes *cuda.Buffer
-	pub                                            *cuda.HostBuffer // fill, published for the receivers
-	boxes                                          map[int]*cuda.HostBuffer
-	inbox                                          []inbox
-	bufs                                           []*cuda.Buffer
-	hosts                                          []*cuda.HostBuffer
+	// fill, published for the receivers once the sends are done: in
+	// pinned host memory for mailboxes there, in device memory for
+	// mailboxes in a peer's.
+	pubHost *cuda.HostBuffer
+	pubDev  *cuda.Buffer
+	inbox   []inbox
+	bufs    []*cuda.Buffer
+	hosts   []*cuda.HostBuffer
 }
 
 // inbox is a mailbox another part fills for this one.
 type inbox struct {
-	box    *cuda.HostBuffer
-	filled uintptr // the sender's published fill count of it
-	done   *cuda.Buffer
+	box, filled uintptr      // the pairs, and the sender's published count of them
+	cap         int64        // the most pairs
+	at          *cuda.Buffer // the pairs applied, and the last count seen
 }
 
 // liveParts counts the device and pinned allocations of Parts not yet
@@ -117,7 +124,7 @@ var liveParts atomic.Int64
 func LiveAllocations() int64 { return liveParts.Load() }
 
 func partKernels() []string {
-	return append(Kernels(), "mis2b_p2", "part_send", "part_recv", "part_ghosts")
+	return append(Kernels(), "mis2b_p2", "part_send", "part_recv_at", "part_recv", "part_ghosts")
 }
 
 // NewParts uploads every part to its device and prepares the links.
@@ -152,7 +159,7 @@ func newPart(s *PartSpec) (*part, error) {
 	if err != nil {
 		return nil, gpu.Unavailable(err)
 	}
-	p := &part{spec: s, ctx: ctx, boxes: map[int]*cuda.HostBuffer{}}
+	p := &part{spec: s, ctx: ctx}
 	// A loader of its own: the part's stream, and its own lock.
 	if p.l, err = gpu.New(ctx, false, kernels.Part, partKernels()); err != nil {
 		return p, err
@@ -267,15 +274,17 @@ func (pp *Parts) connect() error {
 			if err != nil {
 				return fmt.Errorf("link %d→%d: %w", from, to, err)
 			}
-			pp.links = append(pp.links, fmt.Sprintf("%d→%d %s", from, to, kind))
 			bases[to] = uint64(t.dg.ws.st.Ptr())
-			if kind == "mailbox" {
-				box, err := p.allocHost(8 * count[to])
-				if err != nil {
+			if kind == "mailbox" || pp.opts.Pairs {
+				if bases[to], err = pp.mailbox(p, t, kind, count[to]); err != nil {
 					return err
 				}
-				p.boxes[to], mailbox[to], bases[to] = box, true, uint64(hostPtr(box))
+				mailbox[to] = true
+				if kind != "mailbox" {
+					kind += " pairs"
+				}
 			}
+			pp.links = append(pp.links, fmt.Sprintf("%d→%d %s", from, to, kind))
 		}
 		slots := make([]uint64, len(p.spec.To))
 		for i, t := range p.spec.To {
@@ -294,21 +303,55 @@ func (pp *Parts) connect() error {
 		if p.fill, err = p.alloc(4 * int64(k)); err != nil {
 			return err
 		}
-		if p.pub, err = p.allocHost(4 * int64(k)); err != nil {
-			return err
-		}
-	}
-	for _, p := range pp.ps {
-		for to, box := range p.boxes {
-			t := pp.ps[to]
-			done, err := t.alloc(4)
-			if err != nil {
-				return err
-			}
-			t.inbox = append(t.inbox, inbox{box: box, filled: hostPtr(p.pub) + 4*uintptr(to), done: done})
-		}
 	}
 	return nil
+}
+
+// mailbox makes the mailbox of pairs part p sends part t, of n pairs at
+// most: in pinned host memory when kind is "mailbox", else in t's memory.
+// It returns the address of the pairs.
+func (pp *Parts) mailbox(p, t *part, kind string, n int64) (uint64, error) {
+	k := int64(len(pp.ps))
+	q := slicesIndex(pp.ps, t)
+	in := inbox{cap: n}
+	var err error
+	if kind == "mailbox" {
+		if p.pubHost == nil {
+			if p.pubHost, err = p.allocHost(4 * k); err != nil {
+				return 0, err
+			}
+		}
+		box, err := p.allocHost(8 * n)
+		if err != nil {
+			return 0, err
+		}
+		in.box, in.filled = hostPtr(box), hostPtr(p.pubHost)+4*uintptr(q)
+	} else {
+		if p.pubDev == nil {
+			if p.pubDev, err = p.alloc(4 * k); err != nil {
+				return 0, err
+			}
+		}
+		box, err := t.alloc(8 * n)
+		if err != nil {
+			return 0, err
+		}
+		in.box, in.filled = box.Ptr(), p.pubDev.Ptr()+4*uintptr(q)
+	}
+	if in.at, err = t.alloc(8); err != nil {
+		return 0, err
+	}
+	t.inbox = append(t.inbox, in)
+	return uint64(in.box), nil
+}
+
+func slicesIndex(ps []*part, t *part) int {
+	for i, p := range ps {
+		if p == t {
+			return i
+		}
+	}
+	return -1
 }
 
 // reach says how part p stores into part t: "same device", "peer"

@@ -18,8 +18,13 @@ type PartsResult struct {
 	Rounds  int   // the most launches that found work on any part
 	Bytes   int64 // sent between parts in the run
 	Stalled bool  // some part stopped when its rounds stopped paying (see Result.Stalled)
-	Time    time.Duration
-	Plans   []string // the kernels of each part's plan
+	// Time is the wall time from the first launch until every part's
+	// sweeps are done (the copies of the sets back are not in it); Parts
+	// holds each part's, with its launches that found work.
+	Time       time.Duration
+	PartTime   []time.Duration
+	PartRounds []int
+	Plans      []string // the kernels of each part's plan
 }
 
 // PartError is the failure of one part.
@@ -71,7 +76,10 @@ func (pr *partRun) after(pass int) error {
 	}
 	p, l := pr.p, pr.p.l
 	for _, in := range p.inbox {
-		if err := l.Launch(nil, "part_recv", 1, uintptr(hostPtr(in.box)), in.filled, in.done, p.dg.ws.st); err != nil {
+		if err := l.Launch(nil, "part_recv_at", 1, in.filled, in.at); err != nil {
+			return err
+		}
+		if err := l.Launch(nil, "part_recv", l.Grid("part_recv", in.cap, blockSize), in.box, in.at, p.dg.ws.st); err != nil {
 			return err
 		}
 	}
@@ -87,10 +95,17 @@ func (pr *partRun) after(pass int) error {
 		p.slot, p.bases, p.fill, p.bytes); err != nil {
 		return err
 	}
-	if len(p.boxes) == 0 {
-		return nil
+	// Published once the sends are done, so that a receiver that sees a
+	// count sees its pairs.
+	if p.pubHost != nil {
+		if err := p.fill.CopyToHostAsync(p.pubHost, 0, 0, p.fill.Size(), l.Stream); err != nil {
+			return err
+		}
 	}
-	return p.fill.CopyToHostAsync(p.pub, 0, 0, p.fill.Size(), l.Stream)
+	if p.pubDev != nil {
+		return cuda.CopyPeerAsync(p.pubDev, 0, p.fill, 0, p.fill.Size(), l.Stream)
+	}
+	return nil
 }
 
 // Run computes the MIS on every part at once. Each part runs the plan
@@ -120,14 +135,15 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 	}
 	start := time.Now()
 	errs := make([]error, len(pp.ps))
-	rounds := make([]int, len(pp.ps))
+	res.PartRounds = make([]int, len(pp.ps))
+	res.PartTime = make([]time.Duration, len(pp.ps))
 	var wg sync.WaitGroup
 	for q, p := range pp.ps {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var err error
-			rounds[q], res.In[q], err = p.run(runs[q])
+			res.PartRounds[q], res.In[q], err = p.run(runs[q], func() { res.PartTime[q] = time.Since(start) })
 			if err != nil {
 				errs[q] = err
 				stop.Store(true)
@@ -135,7 +151,6 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		}()
 	}
 	wg.Wait()
-	res.Time = time.Since(start)
 	// The first part that failed for a reason of its own.
 	for q, err := range errs {
 		if err != nil && !errors.Is(err, errAborted) {
@@ -143,7 +158,8 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		}
 	}
 	for q, r := range runs {
-		res.Rounds = max(res.Rounds, rounds[q])
+		res.Rounds = max(res.Rounds, res.PartRounds[q])
+		res.Time = max(res.Time, res.PartTime[q])
 		res.Stalled = res.Stalled || r.stall.stopped
 		var b [1]uint64
 		if err := cuda.CopyToHost(b[:], pp.ps[q].bytes, 0); err != nil {
@@ -214,11 +230,18 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 		}
 	}
 	for _, in := range p.inbox {
-		if err := in.done.MemsetAsync32(0, l.Stream); err != nil {
+		if err := in.at.MemsetAsync32(0, l.Stream); err != nil {
 			return nil, err
 		}
 	}
-	clear(p.pub.Bytes())
+	if p.pubDev != nil {
+		if err := p.pubDev.MemsetAsync32(0, l.Stream); err != nil {
+			return nil, err
+		}
+	}
+	if p.pubHost != nil {
+		clear(p.pubHost.Bytes())
+	}
 	return r, nil
 }
 
@@ -231,17 +254,20 @@ func primBuckets(n int, t Tuning) *Plan {
 		Keys: bucketThresholds(t.Buckets, 1.5, nil, false)}}}
 }
 
-// run runs the prepared sweeps of part p and returns its flags.
-func (p *part) run(r *run) (int, []bool, error) {
+// run runs the prepared sweeps of part p and returns its flags; done is
+// called when the sweeps are.
+func (p *part) run(r *run, done func()) (int, []bool, error) {
 	unlock, err := p.dg.lock()
 	if err != nil {
 		return 0, nil, err
 	}
 	defer unlock()
 	if p.dg.n == 0 {
+		done()
 		return 0, []bool{}, nil
 	}
 	rounds, err := r.sweeps(nil, nil)
+	done()
 	if err != nil {
 		return 0, nil, p.l.Fail(err)
 	}
