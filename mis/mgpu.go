@@ -33,11 +33,10 @@ type MultiGPUOptions struct {
 	// memory even where the devices reach each other's memory (the
 	// fallback path); pairs sends pairs into mailboxes in the peers'
 	// memory instead of storing bytes (misgpu.PartsOptions.Pairs); tail keeps MIS-1's persistent tail on several
-	// parts (misgpu.PartsOptions.Tail); noStall runs the rounds to the
-	// end however few vertices they decide; inject, when it returns true
+	// parts (misgpu.PartsOptions.Tail); inject, when it returns true
 	// for (part, launch), makes that part's launch fail in the driver.
-	mailboxes, pairs, tail, noStall bool
-	inject                          func(part, launch int) bool
+	mailboxes, pairs, tail bool
+	inject                 func(part, launch int) bool
 }
 
 // MultiGPUResult is the set found and the cost of the exchanges.
@@ -134,7 +133,7 @@ func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 		specs[q] = &p.spec
 	}
 	po := misgpu.PartsOptions{Dist: dist, Seed: opts.Priority.Seed, Mailboxes: opts.mailboxes, Pairs: opts.pairs, Tail: opts.tail,
-		MayStall: !opts.noStall, Inject: opts.inject}
+		Inject: opts.inject}
 	pp, err := misgpu.NewParts(specs, po)
 	if err != nil {
 		return nil, fmt.Errorf("mis: multi-GPU %w", err)

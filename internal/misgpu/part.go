@@ -74,8 +74,6 @@ type PartsOptions struct {
 	// A tail that waits on a ghost spins until its pass bound, since its
 	// neighbour's decisions are sent after that part's own tail.
 	Tail bool
-	// MayStall stops a part when its rounds stop paying (StallWatch).
-	MayStall bool
 	// Inject, when it returns true for (part, launch), makes that part's
 	// boundary launch fail (tests).
 	Inject func(part, launch int) bool

@@ -124,7 +124,10 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		}
 		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx,
 			extra: []any{p.gid, p.spec.Base, int32(p.spec.GIDFrom)}}
-		r.mayStall = o.MayStall
+		// A part stops when its rounds stop paying (StallWatch), the
+		// bound of a part that may wait on its neighbours; the caller
+		// finishes on the host.
+		r.mayStall = true
 		runs[q] = r
 		res.Plans = append(res.Plans, r.plan.kernels())
 	}

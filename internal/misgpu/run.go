@@ -72,7 +72,9 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 			if host[cur] == 0 {
 				break
 			}
-			if r.pass > limit {
+			// A part of a multi-GPU run may wait on its neighbours for
+			// any number of sweeps: its bound is the stall watch.
+			if r.pass > limit && r.part == nil {
 				return 0, fmt.Errorf("GPU sweeps did not converge after %d sweeps on %d vertices (a bug)", r.pass, dg.n)
 			}
 			if r.mayStall && r.stall.stalled(r.pass, host[cur]) {
