@@ -148,7 +148,7 @@ for stage in "${stages[@]}"; do
 		;;
 	setup)
 		run setup 400 bash -c "cd amg && MISGRID_SETUP_BENCH=${SETUP_BENCH:-poisson101,elasticity48} \
-			../bin/amg.test -test.run '^\$' -test.bench 'GPUSetup|GPUSolve' -test.benchtime 1x"
+			../bin/amg.test -test.run '^\$' -test.bench 'GPUSetup|GPUSolve|GPUMulVec' -test.benchtime 1x"
 		;;
 	sparse)
 		run sparse 400 bench/gpu/spgemm.sh bin
