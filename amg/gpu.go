@@ -196,8 +196,8 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 		}
 	}
 	g.op = g.levels[0].a
-	if pc.levels[0].a != pc.op {
-		if g.op, err = g.matrix(pc.op); err != nil {
+	if pc.levels[0].a != pc.fine {
+		if g.op, err = g.matrix(pc.fine); err != nil {
 			return nil, err
 		}
 	}
@@ -254,8 +254,8 @@ func (g *gpuSolver) refresh(pc *Preconditioner) error {
 		}
 		gl.lo, gl.hi = l.sm.lo, l.sm.hi
 	}
-	if pc.levels[0].a != pc.op {
-		if err := put(g.op, pc.op); err != nil {
+	if pc.levels[0].a != pc.fine {
+		if err := put(g.op, pc.fine); err != nil {
 			return err
 		}
 	}

@@ -129,6 +129,11 @@ type Options struct {
 
 	Workers int // goroutines; 0 means runtime.GOMAXPROCS(0)
 
+	// Ordering is the numbering the hierarchy is built and cycled in; the
+	// zero value renumbers a matrix whose numbering scatters its products
+	// (see AutoOrdering) and keeps others as given.
+	Ordering Ordering
+
 	// Device is where Apply and Solve run, and the aggregation MIS (see
 	// gpu.go): the zero value is mis.Auto, the GPU from
 	// mis.AutoMinVertices rows when one is usable.
@@ -222,6 +227,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, bad("tol", o.Tol, "0 < tol < 1")
 	case o.MaxIter < 1:
 		return o, bad("maxit", o.MaxIter, "at least 1")
+	case o.Ordering < AutoOrdering || o.Ordering > RCMOrdering:
+		return o, bad("ordering", int(o.Ordering), "auto, natural or rcm")
 	case !validDevice(o.Device):
 		return o, bad("device", o.Device, "cpu, gpu, gpu:N, auto or auto:N")
 	}
@@ -276,6 +283,8 @@ var registry = &option.Registry[Options]{
 			func(o *Options) *bool { return &o.Reuse }),
 		option.Int("threads", "goroutines for setup and solve (0: GOMAXPROCS)", 0, math.MaxInt32,
 			func(o *Options) *int { return &o.Workers }),
+		option.Enum("ordering", "numbering of the hierarchy (auto: rcm when the given one scatters the products)", []string{"auto", "natural", "rcm"},
+			func(o *Options) *Ordering { return &o.Ordering }),
 		{Info: option.Info{Key: "device", Values: "auto|cpu|gpu|gpu:N|auto:N", Doc: "where Apply and Solve run (auto: the GPU when one is usable and the matrix large enough)"},
 			Set: setDevice, Get: getDevice},
 	},

@@ -16,22 +16,27 @@ import (
 // so it serves as a PCG preconditioner. A Preconditioner is not safe for
 // concurrent use: Apply and Solve use its work vectors.
 type Preconditioner struct {
-	// op is the matrix as given, the operator of PCG: the caller's arrays
-	// when its rows are sorted without repeats, a normalized copy
-	// otherwise. The finest level holds it too, less the entries below
-	// Options.DropTol, whose positions in op are keep (nil when none were
-	// dropped or Options.Reuse is off).
-	op     *csr
-	keep   []int32
+	// op is the matrix as given: the caller's arrays when its rows are
+	// sorted without repeats, a normalized copy otherwise. fine is op in
+	// the hierarchy's numbering (op itself unless perm renumbers it), the
+	// operator of PCG. The finest level holds fine too, less the entries
+	// below Options.DropTol, whose positions in fine are keep (nil when
+	// none were dropped or Options.Reuse is off).
+	op, fine *csr
+	perm     *permutation
+	keep     []int32
 	opts   Options
 	pool   pool
 	levels []*level
 	coarse *coarseSolver
 	// kernel is an orthonormal basis of A's null space (Options.Kernel,
-	// or found by the setup), nil for a nonsingular A.
-	kernel [][]float64
+	// or found by the setup) in the hierarchy's numbering, userKernel the
+	// same in the caller's; nil for a nonsingular A.
+	kernel, userKernel [][]float64
 	stats  Stats
 	dev    *gpuSolver // the hierarchy on a GPU (gpu.go), nil on the CPU
+	// Apply's vectors in the hierarchy's numbering (with perm only).
+	hr, hz []float64
 }
 
 // level is one grid of the hierarchy: what the solve needs (a, p, r and the
@@ -119,13 +124,20 @@ func New(a *mesh.CSR[float64], opts Options) (*Preconditioner, error) {
 // setup builds the hierarchy of pc.op from scratch.
 func (pc *Preconditioner) setup() error {
 	o := &pc.opts
-	m := pc.op
-	b, k, err := nearNullspace(o, m.rows, o.BlockSize)
+	b, k, err := nearNullspace(o, pc.op.rows, o.BlockSize)
 	if err != nil {
 		return err
 	}
 	t0 := time.Now()
-	a0, keep := m.dropSmall(o.DropTol, o.BlockSize)
+	if err := pc.renumber(); err != nil {
+		return err
+	}
+	if pc.perm != nil {
+		b = pc.perm.rows(b, k)
+	}
+	pc.phase("order", t0)
+	t0 = time.Now()
+	a0, keep := pc.fine.dropSmall(o.DropTol, o.BlockSize)
 	pc.keep = nil
 	if o.Reuse {
 		pc.keep = keep
@@ -478,27 +490,32 @@ func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 	if err := pc.checkSymmetric(m); err != nil {
 		return err
 	}
-	fine0 := pc.levels[0].a == pc.op
+	fine0 := pc.levels[0].a == pc.fine
 	pc.op = m
 	if !pc.opts.Reuse {
 		if pc.dev != nil {
 			_ = pc.Close()
 		}
-		pc.levels, pc.coarse, pc.kernel = nil, nil, nil
+		pc.levels, pc.coarse, pc.kernel, pc.userKernel = nil, nil, nil, nil
 		if err := pc.setup(); err != nil {
 			return err
 		}
 		pc.stats.Setup = time.Since(start)
 		return nil
 	}
+	if pc.perm != nil {
+		pc.perm.values(pc.pool, m, pc.fine)
+	} else {
+		pc.fine = m
+	}
 	if fine0 {
-		pc.levels[0].a = m
+		pc.levels[0].a = pc.fine
 	}
 	if pc.keep != nil {
 		// The hierarchy keeps the pattern it was built on.
 		fine := pc.levels[0].a
 		for q, k := range pc.keep {
-			fine.val[q] = m.val[k]
+			fine.val[q] = pc.fine.val[k]
 		}
 	}
 	for i, l := range pc.levels[:len(pc.levels)-1] {
