@@ -25,16 +25,16 @@ type Preconditioner struct {
 	op, fine *csr
 	perm     *permutation
 	keep     []int32
-	opts   Options
-	pool   pool
-	levels []*level
-	coarse *coarseSolver
+	opts     Options
+	pool     pool
+	levels   []*level
+	coarse   *coarseSolver
 	// kernel is an orthonormal basis of A's null space (Options.Kernel,
 	// or found by the setup) in the hierarchy's numbering, userKernel the
 	// same in the caller's; nil for a nonsingular A.
 	kernel, userKernel [][]float64
-	stats  Stats
-	dev    *gpuSolver // the hierarchy on a GPU (gpu.go), nil on the CPU
+	stats              Stats
+	dev                *gpuSolver // the hierarchy on a GPU (gpu.go), nil on the CPU
 	// Apply's vectors in the hierarchy's numbering (with perm only).
 	hr, hz []float64
 }
