@@ -182,7 +182,11 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 		if gl.p, err = g.matrix(l.p); err != nil {
 			return nil, fmt.Errorf("amg: level %d: prolongator: %w", i, err)
 		}
-		if gl.r, err = g.matrix(l.r); err != nil {
+		r := l.r
+		if r == nil {
+			r = l.p.transpose() // the host restricts from P's rows
+		}
+		if gl.r, err = g.matrix(r); err != nil {
 			return nil, fmt.Errorf("amg: level %d: restriction: %w", i, err)
 		}
 		if gl.dinv, err = g.vector(l.sm.dinv); err != nil {

@@ -111,18 +111,17 @@ func New(a *mesh.CSR[float64], opts Options) (*Preconditioner, error) {
 	pc := &Preconditioner{opts: o, pool: newPool(o.Workers), op: m}
 	pc.stats.Phases = map[string]time.Duration{}
 	pc.phase("input", t0)
-	if err := pc.checkSymmetric(m); err != nil {
-		return nil, err
-	}
-	if err := pc.setup(); err != nil {
+	if err := pc.setup(true); err != nil {
 		return nil, err
 	}
 	pc.stats.Setup = time.Since(start)
 	return pc, nil
 }
 
-// setup builds the hierarchy of pc.op from scratch.
-func (pc *Preconditioner) setup() error {
+// setup builds the hierarchy of pc.op from scratch, checking first with
+// check that it is symmetric (in the hierarchy's numbering, where the
+// products are faster).
+func (pc *Preconditioner) setup(check bool) error {
 	o := &pc.opts
 	b, k, err := nearNullspace(o, pc.op.rows, o.BlockSize)
 	if err != nil {
@@ -136,6 +135,11 @@ func (pc *Preconditioner) setup() error {
 		b = pc.perm.rows(b, k)
 	}
 	pc.phase("order", t0)
+	if check {
+		if err := pc.checkSymmetric(pc.fine); err != nil {
+			return err
+		}
+	}
 	t0 = time.Now()
 	a0, keep := pc.fine.dropSmall(o.DropTol, o.BlockSize)
 	pc.keep = nil
@@ -344,10 +348,10 @@ func (pc *Preconditioner) galerkin(l *level, ac *csr) *csr {
 				gc = 1
 			}
 			ac, r := p.galerkinStreamed(l.a, l.p, l.ga, gc)
-			if o := &pc.opts; o.Workers > 1 || o.Device != mis.CPU {
-				// Restriction by rows of Pᵀ, in parallel (and the
-				// GPU copy's); one worker scatters from P's rows at
-				// the same speed (see restrict).
+			if pc.opts.Workers > 1 {
+				// Restriction by rows of Pᵀ, in parallel; one worker
+				// scatters from P's rows at the same speed (see
+				// restrict), and the GPU copy transposes on upload.
 				if r == nil {
 					r = l.p.transpose()
 				}
@@ -497,7 +501,7 @@ func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 			_ = pc.Close()
 		}
 		pc.levels, pc.coarse, pc.kernel, pc.userKernel = nil, nil, nil, nil
-		if err := pc.setup(); err != nil {
+		if err := pc.setup(false); err != nil {
 			return err
 		}
 		pc.stats.Setup = time.Since(start)
