@@ -70,8 +70,14 @@ const (
 // scalar elliptic problems. A zero field means the default named beside
 // it; OptionKeys lists every field with a text form and its default.
 type Options struct {
-	Theta     float64 // strength threshold: keep |a_ij| > θ·sqrt(|a_ii a_jj|); 0 keeps all couplings
-	BlockSize int     // degrees of freedom per node, interleaved; 0 means 1
+	// Theta is the strength threshold: node couplings with
+	// ‖A_ij‖ ≤ θ·sqrt(‖A_ii‖‖A_jj‖) are left out of the graph that
+	// aggregation coarsens. 0 means auto: DefaultSystemTheta when the
+	// near-nullspace has more vectors than unknowns per node (rigid-body
+	// modes), and otherwise every coupling; a negative value keeps every
+	// coupling.
+	Theta     float64
+	BlockSize int // degrees of freedom per node, interleaved; 0 means 1
 
 	// DropTol leaves entries with |a_ij| ≤ DropTol·sqrt(a_ii a_jj) out of
 	// the hierarchy (not out of the PCG operator): assembly round-off such
@@ -142,16 +148,24 @@ type Options struct {
 
 // The values that zero fields of Options take.
 const (
-	DefaultDropTol    = 1e-15
-	DefaultDamping    = 4.0 / 3
-	DefaultEigenSteps = 10
-	DefaultMaxCoarse  = 1000
-	DefaultMaxLevels  = 25
-	DefaultSweeps     = 2
-	DefaultChebyLower = 0.1
-	DefaultChebyUpper = 1.1
-	DefaultTol        = 1e-8
-	DefaultMaxIter    = 500
+	DefaultDropTol = 1e-15
+	// DefaultSystemTheta is Theta's auto value for systems with rigid-body
+	// modes: the weak couplings it drops below the finest level keep the
+	// coarsening from running ahead of the modes, a larger coarsest level
+	// that costs setup about what it saves in iterations (P1 elasticity
+	// on the harness's tetrahedra: 13 iterations instead of 18; scalar
+	// problems gain iterations on tetrahedra and lose them on triangles,
+	// at no gain in time, so they keep every coupling).
+	DefaultSystemTheta = 0.02
+	DefaultDamping     = 4.0 / 3
+	DefaultEigenSteps  = 10
+	DefaultMaxCoarse   = 1000
+	DefaultMaxLevels   = 25
+	DefaultSweeps      = 2
+	DefaultChebyLower  = 0.1
+	DefaultChebyUpper  = 1.1
+	DefaultTol         = 1e-8
+	DefaultMaxIter     = 500
 )
 
 // fill replaces the zero fields that have a fixed default.
@@ -178,6 +192,12 @@ func orDefault[T int | float64](p *T, def T) {
 // withDefaults fills the zero fields and checks the rest.
 func (o Options) withDefaults() (Options, error) {
 	o = o.fill()
+	switch {
+	case o.Theta < 0:
+		o.Theta = 0 // every coupling
+	case o.Theta == 0 && wideNullspace(&o):
+		o.Theta = DefaultSystemTheta
+	}
 	if o.Prolongation == AutoProlongation {
 		o.Prolongation = Smoothed
 		if o.Aggregation == Pairwise {
@@ -191,8 +211,8 @@ func (o Options) withDefaults() (Options, error) {
 		return fmt.Errorf("amg: option %s = %v: want %s", key, v, want)
 	}
 	switch {
-	case !(o.Theta >= 0 && o.Theta < 1):
-		return o, bad("theta", o.Theta, "0 ≤ θ < 1")
+	case !(o.Theta < 1):
+		return o, bad("theta", o.Theta, "θ < 1 (0: auto, negative: keep all)")
 	case !(o.DropTol < 0.1):
 		return o, bad("drop_tol", o.DropTol, "less than 0.1 (negative: keep all)")
 	case o.BlockSize < 1:
@@ -244,8 +264,7 @@ type OptionInfo = option.Info
 var registry = &option.Registry[Options]{
 	Pkg: "amg",
 	Keys: []option.Key[Options]{
-		option.Float("theta", "strength threshold: keep a_ij when |a_ij| > θ·sqrt(|a_ii a_jj|)", "number in [0,1)",
-			nil, func(o *Options) *float64 { return &o.Theta }),
+		thetaKey(),
 		option.Float("drop_tol", "leave entries ≤ drop_tol·sqrt(a_ii a_jj) out of the hierarchy (negative: keep all)", "number < 0.1",
 			nil, func(o *Options) *float64 { return &o.DropTol }),
 		option.Int("block_size", "degrees of freedom per node, interleaved", 1, math.MaxInt32,
@@ -296,6 +315,55 @@ var registry = &option.Registry[Options]{
 }
 
 func init() { registry.SetDefaults(Options{}.fill()) }
+
+// wideNullspace reports whether the near-nullspace has more vectors than
+// unknowns per node: rigid-body modes, or as many caller's vectors.
+func wideNullspace(o *Options) bool {
+	switch o.Nullspace {
+	case RigidBody:
+		return true
+	case Vectors:
+		return len(o.Vectors) > o.BlockSize
+	}
+	return false
+}
+
+// thetaKey is theta: auto (the zero Theta), or a threshold in [0,1),
+// where 0 keeps every coupling (a negative Theta).
+func thetaKey() option.Key[Options] {
+	k := option.Float("theta", "strength threshold: keep a_ij when |a_ij| > θ·sqrt(|a_ii a_jj|) (auto: 0.02 with rigid-body modes, else 0)", "number in [0,1)",
+		nil, func(o *Options) *float64 { return &o.Theta })
+	k.Values = "auto or " + k.Values
+	set := k.Set
+	k.Set = func(o *Options, v string) error {
+		if option.Normalize(v) == "auto" {
+			o.Theta = 0
+			return nil
+		}
+		t := *o
+		if err := set(&t, v); err != nil {
+			return err
+		}
+		if t.Theta < 0 {
+			return fmt.Errorf("want auto or a number in [0,1)")
+		}
+		if t.Theta == 0 {
+			t.Theta = -1
+		}
+		*o = t
+		return nil
+	}
+	k.Get = func(o *Options) string {
+		switch {
+		case o.Theta == 0:
+			return "auto"
+		case o.Theta < 0:
+			return "0"
+		}
+		return strconv.FormatFloat(o.Theta, 'g', -1, 64)
+	}
+	return k
+}
 
 // maxCoarseKey is max_coarse: a row count, or auto (0) for the size
 // that the cost of a dense factor sets.
