@@ -479,7 +479,8 @@ func (pc *Preconditioner) Rows() int { return pc.op.rows }
 // Galerkin products (numerically, on the patterns already found), the
 // smoothers and the coarse factor. Without it, it builds the hierarchy
 // afresh. Either way the result is the hierarchy New would build from a
-// when the aggregates do not depend on the values (θ = 0).
+// when the aggregates do not depend on the values (θ = 0, the default
+// for scalar problems).
 func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 	start := time.Now()
 	for k := range pc.stats.Phases {
