@@ -203,6 +203,17 @@ func (pl pool) mulMatRange(a, b *csr, g, lo, hi int, c *csr, scr []*spgemmScratc
 			scr[0] = newScratch(b.cols, g)
 		}
 		s := scr[0]
+		if cap(c.col) == 0 {
+			// The first chunk sizes the buffer (with an eighth to
+			// spare for the others): grown by append, it would leave
+			// garbage of several times its size.
+			nz := 0
+			for grp := lo; grp < hi; grp++ {
+				nz += s.count(a, b, grp, g) * g
+			}
+			nz += nz / 8
+			c.col, c.val = make([]int32, 0, nz), make([]float64, 0, nz)
+		}
 		c.col, c.val = c.col[:0], c.val[:0]
 		for grp := lo; grp < hi; grp++ {
 			row := s.accumulate(a, b, grp, g)
