@@ -395,7 +395,7 @@ func (pc *Preconditioner) finish() error {
 	var ref []float64
 	if last > 0 {
 		l := pc.levels[last-1]
-		ref = absEnergy(l.a, l.p)
+		ref = coarseRef(l.a, l.p, cl.a)
 	}
 	cs, err := newCoarseSolver(cl.a, ref)
 	if err != nil {
