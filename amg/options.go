@@ -333,13 +333,8 @@ func wideNullspace(o *Options) bool {
 func thetaKey() option.Key[Options] {
 	k := option.Float("theta", "strength threshold: keep a_ij when |a_ij| > θ·sqrt(|a_ii a_jj|) (auto: 0.02 with rigid-body modes, else 0)", "number in [0,1)",
 		nil, func(o *Options) *float64 { return &o.Theta })
-	k.Values = "auto or " + k.Values
 	set := k.Set
 	k.Set = func(o *Options, v string) error {
-		if option.Normalize(v) == "auto" {
-			o.Theta = 0
-			return nil
-		}
 		t := *o
 		if err := set(&t, v); err != nil {
 			return err
@@ -353,37 +348,34 @@ func thetaKey() option.Key[Options] {
 		*o = t
 		return nil
 	}
-	k.Get = func(o *Options) string {
-		switch {
-		case o.Theta == 0:
-			return "auto"
-		case o.Theta < 0:
-			return "0"
-		}
-		return strconv.FormatFloat(o.Theta, 'g', -1, 64)
-	}
-	return k
+	k.Get = func(o *Options) string { return strconv.FormatFloat(max(o.Theta, 0), 'g', -1, 64) }
+	return withAuto(k, func(o *Options) *float64 { return &o.Theta })
 }
 
 // maxCoarseKey is max_coarse: a row count, or auto (0) for the size
 // that the cost of a dense factor sets.
 func maxCoarseKey() option.Key[Options] {
-	k := option.Int("max_coarse", "rows of the coarsest level, solved by a dense pivoted Cholesky (auto: sized by cost)", 1, math.MaxInt32,
-		func(o *Options) *int { return &o.MaxCoarse })
+	return withAuto(option.Int("max_coarse", "rows of the coarsest level, solved by a dense pivoted Cholesky (auto: sized by cost)", 1, math.MaxInt32,
+		func(o *Options) *int { return &o.MaxCoarse }), func(o *Options) *int { return &o.MaxCoarse })
+}
+
+// withAuto lets k take auto, the zero value of its field, besides its
+// own values.
+func withAuto[T int | float64](k option.Key[Options], field func(*Options) *T) option.Key[Options] {
 	k.Values = "auto or " + k.Values
-	set := k.Set
+	set, get := k.Set, k.Get
 	k.Set = func(o *Options, v string) error {
 		if option.Normalize(v) == "auto" {
-			o.MaxCoarse = 0
+			*field(o) = 0
 			return nil
 		}
 		return set(o, v)
 	}
 	k.Get = func(o *Options) string {
-		if o.MaxCoarse == 0 {
+		if *field(o) == 0 {
 			return "auto"
 		}
-		return strconv.Itoa(o.MaxCoarse)
+		return get(o)
 	}
 	return k
 }
