@@ -369,26 +369,18 @@ func (pl pool) scatterRows(r, ap, ac *csr, k0, k1 int, cursor []int) {
 // accumulator, so they agree bitwise.
 func (pl pool) restrict(l *level, x, y []float64) {
 	if l.r != nil {
-		pl.forRows(l.r, func(lo, hi int) {
-			r := l.r
-			for i := lo; i < hi; i++ {
-				s := 0.0
-				vals := r.val[r.ptr[i]:r.ptr[i+1]]
-				for q, k := range r.col[r.ptr[i]:r.ptr[i+1]] {
-					s += vals[q] * x[k]
-				}
-				y[i] = s
-			}
-		})
+		pl.mulVec(l.r, x, y)
 		return
 	}
 	p := l.p
 	clear(y[:p.cols])
-	for k := 0; k < p.rows; k++ {
-		xk := x[k]
-		vals := p.val[p.ptr[k]:p.ptr[k+1]]
-		for q, i := range p.col[p.ptr[k]:p.ptr[k+1]] {
-			y[i] += vals[q] * xk
+	col, val, ends, base := rowsFrom(p, 0, p.rows)
+	xx := x[:len(ends)]
+	q := 0
+	for k, xk := range xx {
+		end := min(ends[k]-base, len(col), len(val))
+		for ; q < end; q++ {
+			y[col[q]] += val[q] * xk
 		}
 	}
 }
