@@ -30,6 +30,10 @@ const pivotTol = 1e-10
 
 // ref, when not nil, is the absolute energy (|P|ᵀ|A||P|)_ii of every
 // coarse row (see absEnergy), the scale of its rounding errors.
+// coarseRound is the ratio of a diagonal entry of the coarsest operator to
+// its absolute energy below which the entry is rounding.
+const coarseRound = 1e-12
+
 func newCoarseSolver(a *csr, ref []float64) (*coarseSolver, error) {
 	if a.rows > maxDense {
 		return nil, fmt.Errorf("amg: coarsest operator of %d rows, more than the dense solver takes (%d)", a.rows, maxDense)
@@ -47,7 +51,7 @@ func newCoarseSolver(a *csr, ref []float64) (*coarseSolver, error) {
 		if ref != nil {
 			r = ref[i]
 		}
-		if x > 1e-12*r {
+		if x > coarseRound*r {
 			c.s[i] = 1 / math.Sqrt(x)
 		}
 		c.perm[i] = i
@@ -213,6 +217,35 @@ func (c *coarseSolver) inverse() []float64 {
 		}
 	}
 	return inv
+}
+
+// coarseRef returns what newCoarseSolver compares the diagonal of the
+// coarsest operator ac = pᵀ·a·p with: a bound of absEnergy, max|p|·
+// (|p|ᵀ·|a|·1)_i, from one pass over a and one over p, where it already
+// clears every diagonal entry; absEnergy, which costs a product, only
+// where some entry is rounding against the bound (a singular ac).
+func coarseRef(a, p, ac *csr) []float64 {
+	rs := make([]float64, a.rows) // |a|·1
+	for k := range rs {
+		for _, v := range a.val[a.ptr[k]:a.ptr[k+1]] {
+			rs[k] += math.Abs(v)
+		}
+	}
+	pmax := 0.0
+	ref := make([]float64, p.cols)
+	for k := 0; k < p.rows; k++ {
+		for t := p.ptr[k]; t < p.ptr[k+1]; t++ {
+			v := math.Abs(p.val[t])
+			pmax = max(pmax, v)
+			ref[p.col[t]] += v * rs[k]
+		}
+	}
+	for i, x := range ac.diag() {
+		if ref[i] *= pmax; !(x > coarseRound*ref[i]) {
+			return absEnergy(a, p)
+		}
+	}
+	return ref
 }
 
 // absEnergy returns (|P|ᵀ·|A|·|P|)_ii for every column i of p: the

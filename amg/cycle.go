@@ -11,10 +11,23 @@ func (pc *Preconditioner) Apply(r, z []float64) error {
 	if len(r) != n || len(z) != n {
 		return fmt.Errorf("amg: Apply: len(r) = %d, len(z) = %d, want %d", len(r), len(z), n)
 	}
-	if ok, err := pc.applyDevice(r, z); ok {
+	q := pc.perm
+	z0 := z
+	if q != nil {
+		if pc.hr == nil {
+			pc.hr, pc.hz = make([]float64, n), make([]float64, n)
+		}
+		q.gather(pc.pool, r, pc.hr)
+		r, z = pc.hr, pc.hz
+	}
+	if ok, err := pc.applyDevice(r, z); !ok {
+		pc.cycle(0, z, r, true)
+	} else if err != nil {
 		return err
 	}
-	pc.cycle(0, z, r, true)
+	if q != nil {
+		q.scatter(pc.pool, z, z0)
+	}
 	return nil
 }
 

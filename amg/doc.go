@@ -6,10 +6,15 @@
 // New builds a hierarchy from a symmetric positive definite matrix (or a
 // singular semidefinite one, see Singular systems), used in place when its
 // rows are sorted, level by level until a level is small enough for a
-// dense factor (Options.MaxCoarse, by default sized by cost):
+// dense factor (Options.MaxCoarse, by default sized by cost). A matrix
+// whose numbering scatters its products (far columns whose cache lines
+// outweigh the entries, as Gmsh numbers tetrahedra) is first renumbered
+// by reverse Cuthill–McKee into a copy (Options.Ordering); the hierarchy
+// and PCG work in that numbering, Apply, Solve and Kernel translate.
 //
 //  1. Strength graph: nodes (BlockSize interleaved dofs each) joined where
-//     the coupling block is not small, ‖A_uv‖ ≥ θ·sqrt(‖A_uu‖‖A_vv‖).
+//     the coupling block is not small, ‖A_uv‖ > θ·sqrt(‖A_uu‖‖A_vv‖)
+//     (θ = 0.02 with rigid-body modes, 0 otherwise, by default).
 //     Rows coupled to nothing (eliminated Dirichlet conditions kept as
 //     identity rows) are flagged and left out of the aggregates.
 //  2. Aggregates: one per vertex of a distance-2 MIS taken with boundary
@@ -30,7 +35,7 @@
 //     maps).
 //
 // A level keeps what the solve needs: A, P (Pᵀ too when restriction runs
-// on several workers or the GPU), the inverse diagonal and the smoother's
+// on several workers), the inverse diagonal and the smoother's
 // interval; Options.Reuse keeps the pattern data of a numeric Update as
 // well. The coarsest level is solved by a Cholesky factor with diagonal
 // pivoting that stops at the numerical rank: a generalized inverse where

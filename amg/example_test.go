@@ -184,8 +184,8 @@ func ExampleNew_elasticity() {
 	// Output:
 	// level 0: 3120 rows, 2 dofs per node
 	// level 1: 414 rows, 3 dofs per node
-	// level 2: 30 rows, 3 dofs per node
-	// converged true in 16 iterations
+	// level 2: 45 rows, 3 dofs per node
+	// converged true in 14 iterations
 }
 
 // Options have a text form for command lines and the C ABI.

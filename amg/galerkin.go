@@ -55,7 +55,9 @@ func (pl pool) galerkinStreamed(a, p *csr, ga, gc int) (ac, r *csr) {
 			hi = max(lo+1, (searchPtr(a.ptr, lo*ga, a.nnz()*c/galerkinChunks)+ga-1)/ga)
 			hi = min(hi, ng)
 		}
-		pl.mulMatRange(a, p, ga, lo, hi, &ap, scr)
+		// The scatter by rows of pᵀ locates columns by a marker, so
+		// the product's rows need no sorting there.
+		pl.mulMatRange(a, p, ga, lo, hi, &ap, scr, r == nil)
 		if r != nil {
 			pl.scatterRows(r, &ap, ac, lo*ga, hi*ga, cursor)
 		} else {
@@ -185,14 +187,49 @@ func (pl pool) galerkinPattern(a, p, sup *csr, fg, gc int) *csr {
 
 // mulMatRange sets c to the rows of a·b in row groups [lo, hi) of size g
 // (local row numbers from 0), reusing c's arrays and the scratch in scr
-// (one per worker; the marks of disjoint ranges never collide).
-func (pl pool) mulMatRange(a, b *csr, g, lo, hi int, c *csr, scr []*spgemmScratch) {
+// (one per worker; the marks of disjoint ranges never collide). Rows are
+// sorted with sorted, in the order accumulate finds the columns without.
+func (pl pool) mulMatRange(a, b *csr, g, lo, hi int, c *csr, scr []*spgemmScratch, sorted bool) {
 	rows := (hi - lo) * g
 	c.rows, c.cols = rows, b.cols
 	c.ptr = slices.Grow(c.ptr[:0], rows+1)[:rows+1]
 	c.ptr[0] = 0
 	bounds := pl.groupRange(a, g, lo, hi)
 	scr = scr[:len(bounds)-1]
+	if len(scr) == 1 {
+		// One worker: append as the rows come, without a symbolic pass
+		// to place them (c's arrays are reused from chunk to chunk).
+		if scr[0] == nil {
+			scr[0] = newScratch(b.cols, g)
+		}
+		s := scr[0]
+		if cap(c.col) == 0 {
+			// The first chunk sizes the buffer (with an eighth to
+			// spare for the others): grown by append, it would leave
+			// garbage of several times its size.
+			nz := 0
+			for grp := lo; grp < hi; grp++ {
+				nz += s.count(a, b, grp, g) * g
+			}
+			nz += nz / 8
+			c.col, c.val = make([]int32, 0, nz), make([]float64, 0, nz)
+		}
+		c.col, c.val = c.col[:0], c.val[:0]
+		for grp := lo; grp < hi; grp++ {
+			row := s.accumulate(a, b, grp, g)
+			if sorted {
+				slices.Sort(row)
+			}
+			for t := 0; t < g; t++ {
+				c.col = append(c.col, row...)
+				for _, j := range row {
+					c.val = append(c.val, s.acc[int(j)*g+t])
+				}
+				c.ptr[(grp-lo)*g+t+1] = len(c.col)
+			}
+		}
+		return
+	}
 	pl.eachPartWith(bounds, scr, b.cols, g, func(l, h int, s *spgemmScratch) {
 		for grp := l; grp < h; grp++ {
 			cnt := s.count(a, b, grp, g)
@@ -210,7 +247,9 @@ func (pl pool) mulMatRange(a, b *csr, g, lo, hi int, c *csr, scr []*spgemmScratc
 	pl.eachPartWith(bounds, scr, b.cols, g, func(l, h int, s *spgemmScratch) {
 		for grp := l; grp < h; grp++ {
 			row := s.accumulate(a, b, grp, g)
-			slices.Sort(row)
+			if sorted {
+				slices.Sort(row)
+			}
 			for t := 0; t < g; t++ {
 				q := c.ptr[(grp-lo)*g+t]
 				copy(c.col[q:], row)
@@ -330,26 +369,18 @@ func (pl pool) scatterRows(r, ap, ac *csr, k0, k1 int, cursor []int) {
 // accumulator, so they agree bitwise.
 func (pl pool) restrict(l *level, x, y []float64) {
 	if l.r != nil {
-		pl.forRows(l.r, func(lo, hi int) {
-			r := l.r
-			for i := lo; i < hi; i++ {
-				s := 0.0
-				vals := r.val[r.ptr[i]:r.ptr[i+1]]
-				for q, k := range r.col[r.ptr[i]:r.ptr[i+1]] {
-					s += vals[q] * x[k]
-				}
-				y[i] = s
-			}
-		})
+		pl.mulVec(l.r, x, y)
 		return
 	}
 	p := l.p
 	clear(y[:p.cols])
-	for k := 0; k < p.rows; k++ {
-		xk := x[k]
-		vals := p.val[p.ptr[k]:p.ptr[k+1]]
-		for q, i := range p.col[p.ptr[k]:p.ptr[k+1]] {
-			y[i] += vals[q] * xk
+	col, val, ends, base := rowsFrom(p, 0, p.rows)
+	xx := x[:len(ends)]
+	q := 0
+	for k, xk := range xx {
+		end := min(ends[k]-base, len(col), len(val))
+		for ; q < end; q++ {
+			y[col[q]] += val[q] * xk
 		}
 	}
 }

@@ -204,7 +204,11 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 			}
 		}
 		if gl.r == nil {
-			if gl.r, err = g.matrix(l.r); err != nil {
+			r := l.r
+			if r == nil {
+				r = l.p.transpose() // the host restricts from P's rows
+			}
+			if gl.r, err = g.matrix(r); err != nil {
 				return nil, fmt.Errorf("amg: level %d: restriction: %w", i, err)
 			}
 		}
@@ -222,8 +226,8 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 	}
 	if g.op == nil {
 		g.op = g.levels[0].a
-		if pc.levels[0].a != pc.op {
-			if g.op, err = g.matrix(pc.op); err != nil {
+		if pc.levels[0].a != pc.fine {
+			if g.op, err = g.matrix(pc.fine); err != nil {
 				return nil, err
 			}
 		}
@@ -284,8 +288,8 @@ func (g *gpuSolver) refresh(pc *Preconditioner) error {
 		}
 		gl.lo, gl.hi = l.sm.lo, l.sm.hi
 	}
-	if pc.levels[0].a != pc.op {
-		if err := put(g.op, pc.op); err != nil {
+	if pc.levels[0].a != pc.fine {
+		if err := put(g.op, pc.fine); err != nil {
 			return err
 		}
 	}

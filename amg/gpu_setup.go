@@ -225,9 +225,9 @@ func (ds *devSetup) build(a *csr, b []float64, k int) error {
 	if err != nil {
 		return err
 	}
-	if a != pc.op {
+	if a != pc.fine {
 		// The PCG operator, with the entries the hierarchy dropped.
-		if ds.g.op, err = ds.upMatrix(pc.op); err != nil {
+		if ds.g.op, err = ds.upMatrix(pc.fine); err != nil {
 			return err
 		}
 	}

@@ -49,11 +49,12 @@ func (pc *Preconditioner) updateOnDevice() (bool, error) {
 	return true, nil
 }
 
-// rebuild replaces the hierarchy by a fresh setup of pc.op.
+// rebuild replaces the hierarchy by a fresh setup of pc.op, already
+// checked.
 func (pc *Preconditioner) rebuild() error {
 	_ = pc.Close()
-	pc.levels, pc.coarse, pc.kernel = nil, nil, nil
-	return pc.setup()
+	pc.levels, pc.coarse, pc.kernel, pc.userKernel = nil, nil, nil, nil
+	return pc.setup(false)
 }
 
 func (ds *devSetup) update() error {
@@ -67,7 +68,7 @@ func (ds *devSetup) update() error {
 	a0 := pc.levels[0].a
 	err := cuda.StageToDevice(ds.st, g.levels[0].a.val, 0, a0.val[:a0.nnz()])
 	if g.op != g.levels[0].a {
-		err = errors.Join(err, cuda.StageToDevice(ds.st, g.op.val, 0, pc.op.val[:pc.op.nnz()]))
+		err = errors.Join(err, cuda.StageToDevice(ds.st, g.op.val, 0, pc.fine.val[:pc.fine.nnz()]))
 	}
 	if err != nil {
 		return err

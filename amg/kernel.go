@@ -30,7 +30,7 @@ const givenKernelTol = 1e-8
 // else the null vectors of the coarsest operator interpolated to the
 // finest level, kept where they are null vectors of A.
 func (pc *Preconditioner) findKernel() error {
-	pc.kernel = nil
+	pc.setKernel(nil)
 	n := pc.op.rows
 	if len(pc.opts.Kernel) > 0 {
 		for j, v := range pc.opts.Kernel {
@@ -42,15 +42,25 @@ func (pc *Preconditioner) findKernel() error {
 					return fmt.Errorf("amg: kernel vector %d: entry %d is %v", j, i, x)
 				}
 			}
+		}
+		given := pc.opts.Kernel
+		if q := pc.perm; q != nil {
+			given = make([][]float64, len(pc.opts.Kernel))
+			for j, v := range pc.opts.Kernel {
+				given[j] = make([]float64, n)
+				q.gather(pc.pool, v, given[j])
+			}
+		}
+		for j, v := range given {
 			if r := pc.nullResidual(v); !(r <= givenKernelTol) {
 				return fmt.Errorf("amg: kernel vector %d is not a null vector of the matrix: ‖A·v‖ = %.3g·‖|A|·|v|‖, want at most %g", j, r, givenKernelTol)
 			}
 		}
-		k, err := pc.orthonormal(pc.opts.Kernel)
+		k, err := pc.orthonormal(given)
 		if err != nil {
 			return err
 		}
-		pc.kernel = k
+		pc.setKernel(k)
 		return nil
 	}
 	c := pc.coarse
@@ -80,16 +90,29 @@ func (pc *Preconditioner) findKernel() error {
 	if err != nil {
 		return nil // dependent candidates: leave the solve unprojected
 	}
-	pc.kernel = k
+	pc.setKernel(k)
 	return nil
+}
+
+// setKernel sets the null space basis, k in the hierarchy's numbering,
+// and the caller's copy that Kernel returns.
+func (pc *Preconditioner) setKernel(k [][]float64) {
+	pc.kernel, pc.userKernel = k, k
+	if q := pc.perm; q != nil {
+		pc.userKernel = make([][]float64, len(k))
+		for j, v := range k {
+			pc.userKernel[j] = make([]float64, len(v))
+			q.scatter(pc.pool, v, pc.userKernel[j])
+		}
+	}
 }
 
 // isNull reports whether ‖A·v‖ ≤ kernelRound·ε·sqrt(m)·‖|A|·|v|‖, m the
 // longest row of A: v is a null vector of A up to rounding.
 func (pc *Preconditioner) isNull(v []float64) bool {
 	m := 1
-	for i := 0; i < pc.op.rows; i++ {
-		m = max(m, pc.op.ptr[i+1]-pc.op.ptr[i])
+	for i := 0; i < pc.fine.rows; i++ {
+		m = max(m, pc.fine.ptr[i+1]-pc.fine.ptr[i])
 	}
 	return pc.nullResidual(v) <= kernelRound*0x1p-52*math.Sqrt(float64(m))
 }
@@ -97,7 +120,7 @@ func (pc *Preconditioner) isNull(v []float64) bool {
 // nullResidual returns ‖A·v‖/‖|A|·|v|‖ (+Inf for a zero v): how far v is
 // from a null vector of A, relative to the rounding of the product.
 func (pc *Preconditioner) nullResidual(v []float64) float64 {
-	a := pc.op
+	a := pc.fine
 	var r2, s2 float64
 	for i := 0; i < a.rows; i++ {
 		var r, s float64
@@ -162,4 +185,4 @@ func (pc *Preconditioner) project(x []float64) float64 {
 // Kernel returns the orthonormal basis of A's null space that Solve
 // projects out: Options.Kernel orthonormalized, the one the setup found,
 // or nil for a nonsingular matrix. The caller must not change it.
-func (pc *Preconditioner) Kernel() [][]float64 { return pc.kernel }
+func (pc *Preconditioner) Kernel() [][]float64 { return pc.userKernel }

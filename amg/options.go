@@ -70,8 +70,14 @@ const (
 // scalar elliptic problems. A zero field means the default named beside
 // it; OptionKeys lists every field with a text form and its default.
 type Options struct {
-	Theta     float64 // strength threshold: keep |a_ij| > θ·sqrt(|a_ii a_jj|); 0 keeps all couplings
-	BlockSize int     // degrees of freedom per node, interleaved; 0 means 1
+	// Theta is the strength threshold: node couplings with
+	// ‖A_ij‖ ≤ θ·sqrt(‖A_ii‖‖A_jj‖) are left out of the graph that
+	// aggregation coarsens. 0 means auto: DefaultSystemTheta when the
+	// near-nullspace has more vectors than unknowns per node (rigid-body
+	// modes), and otherwise every coupling; a negative value keeps every
+	// coupling.
+	Theta     float64
+	BlockSize int // degrees of freedom per node, interleaved; 0 means 1
 
 	// DropTol leaves entries with |a_ij| ≤ DropTol·sqrt(a_ii a_jj) out of
 	// the hierarchy (not out of the PCG operator): assembly round-off such
@@ -129,6 +135,11 @@ type Options struct {
 
 	Workers int // goroutines; 0 means runtime.GOMAXPROCS(0)
 
+	// Ordering is the numbering the hierarchy is built and cycled in; the
+	// zero value renumbers a matrix whose numbering scatters its products
+	// (see AutoOrdering) and keeps others as given.
+	Ordering Ordering
+
 	// Device is where Apply and Solve run, and the aggregation MIS (see
 	// gpu.go): the zero value is mis.Auto, the GPU from
 	// mis.AutoMinVertices rows when one is usable.
@@ -137,16 +148,24 @@ type Options struct {
 
 // The values that zero fields of Options take.
 const (
-	DefaultDropTol    = 1e-15
-	DefaultDamping    = 4.0 / 3
-	DefaultEigenSteps = 10
-	DefaultMaxCoarse  = 1000
-	DefaultMaxLevels  = 25
-	DefaultSweeps     = 2
-	DefaultChebyLower = 0.1
-	DefaultChebyUpper = 1.1
-	DefaultTol        = 1e-8
-	DefaultMaxIter    = 500
+	DefaultDropTol = 1e-15
+	// DefaultSystemTheta is Theta's auto value for systems with rigid-body
+	// modes: the weak couplings it drops below the finest level keep the
+	// coarsening from running ahead of the modes, a larger coarsest level
+	// that costs setup about what it saves in iterations (P1 elasticity
+	// on the harness's tetrahedra: 13 iterations instead of 18; scalar
+	// problems gain iterations on tetrahedra and lose them on triangles,
+	// at no gain in time, so they keep every coupling).
+	DefaultSystemTheta = 0.02
+	DefaultDamping     = 4.0 / 3
+	DefaultEigenSteps  = 10
+	DefaultMaxCoarse   = 1000
+	DefaultMaxLevels   = 25
+	DefaultSweeps      = 2
+	DefaultChebyLower  = 0.1
+	DefaultChebyUpper  = 1.1
+	DefaultTol         = 1e-8
+	DefaultMaxIter     = 500
 )
 
 // fill replaces the zero fields that have a fixed default.
@@ -173,6 +192,12 @@ func orDefault[T int | float64](p *T, def T) {
 // withDefaults fills the zero fields and checks the rest.
 func (o Options) withDefaults() (Options, error) {
 	o = o.fill()
+	switch {
+	case o.Theta < 0:
+		o.Theta = 0 // every coupling
+	case o.Theta == 0 && wideNullspace(&o):
+		o.Theta = DefaultSystemTheta
+	}
 	if o.Prolongation == AutoProlongation {
 		o.Prolongation = Smoothed
 		if o.Aggregation == Pairwise {
@@ -186,8 +211,8 @@ func (o Options) withDefaults() (Options, error) {
 		return fmt.Errorf("amg: option %s = %v: want %s", key, v, want)
 	}
 	switch {
-	case !(o.Theta >= 0 && o.Theta < 1):
-		return o, bad("theta", o.Theta, "0 ≤ θ < 1")
+	case !(o.Theta < 1):
+		return o, bad("theta", o.Theta, "θ < 1 (0: auto, negative: keep all)")
 	case !(o.DropTol < 0.1):
 		return o, bad("drop_tol", o.DropTol, "less than 0.1 (negative: keep all)")
 	case o.BlockSize < 1:
@@ -222,6 +247,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, bad("tol", o.Tol, "0 < tol < 1")
 	case o.MaxIter < 1:
 		return o, bad("maxit", o.MaxIter, "at least 1")
+	case o.Ordering < AutoOrdering || o.Ordering > RCMOrdering:
+		return o, bad("ordering", int(o.Ordering), "auto, natural or rcm")
 	case !validDevice(o.Device):
 		return o, bad("device", o.Device, "cpu, gpu, gpu:N, auto or auto:N")
 	}
@@ -237,8 +264,7 @@ type OptionInfo = option.Info
 var registry = &option.Registry[Options]{
 	Pkg: "amg",
 	Keys: []option.Key[Options]{
-		option.Float("theta", "strength threshold: keep a_ij when |a_ij| > θ·sqrt(|a_ii a_jj|)", "number in [0,1)",
-			nil, func(o *Options) *float64 { return &o.Theta }),
+		thetaKey(),
 		option.Float("drop_tol", "leave entries ≤ drop_tol·sqrt(a_ii a_jj) out of the hierarchy (negative: keep all)", "number < 0.1",
 			nil, func(o *Options) *float64 { return &o.DropTol }),
 		option.Int("block_size", "degrees of freedom per node, interleaved", 1, math.MaxInt32,
@@ -276,6 +302,8 @@ var registry = &option.Registry[Options]{
 			func(o *Options) *bool { return &o.Reuse }),
 		option.Int("threads", "goroutines for setup and solve (0: GOMAXPROCS)", 0, math.MaxInt32,
 			func(o *Options) *int { return &o.Workers }),
+		option.Enum("ordering", "numbering of the hierarchy (auto: rcm when the given one scatters the products)", []string{"auto", "natural", "rcm"},
+			func(o *Options) *Ordering { return &o.Ordering }),
 		{Info: option.Info{Key: "device", Values: "auto|cpu|gpu|gpu:N|auto:N", Doc: "where Apply and Solve run (auto: the GPU when one is usable and the matrix large enough)"},
 			Set: setDevice, Get: getDevice},
 	},
@@ -288,25 +316,66 @@ var registry = &option.Registry[Options]{
 
 func init() { registry.SetDefaults(Options{}.fill()) }
 
+// wideNullspace reports whether the near-nullspace has more vectors than
+// unknowns per node: rigid-body modes, or as many caller's vectors.
+func wideNullspace(o *Options) bool {
+	switch o.Nullspace {
+	case RigidBody:
+		return true
+	case Vectors:
+		return len(o.Vectors) > o.BlockSize
+	}
+	return false
+}
+
+// thetaKey is theta: auto (the zero Theta), or a threshold in [0,1),
+// where 0 keeps every coupling (a negative Theta).
+func thetaKey() option.Key[Options] {
+	k := option.Float("theta", "strength threshold: keep a_ij when |a_ij| > θ·sqrt(|a_ii a_jj|) (auto: 0.02 with rigid-body modes, else 0)", "number in [0,1)",
+		nil, func(o *Options) *float64 { return &o.Theta })
+	set := k.Set
+	k.Set = func(o *Options, v string) error {
+		t := *o
+		if err := set(&t, v); err != nil {
+			return err
+		}
+		if t.Theta < 0 {
+			return fmt.Errorf("want auto or a number in [0,1)")
+		}
+		if t.Theta == 0 {
+			t.Theta = -1
+		}
+		*o = t
+		return nil
+	}
+	k.Get = func(o *Options) string { return strconv.FormatFloat(max(o.Theta, 0), 'g', -1, 64) }
+	return withAuto(k, func(o *Options) *float64 { return &o.Theta })
+}
+
 // maxCoarseKey is max_coarse: a row count, or auto (0) for the size
 // that the cost of a dense factor sets.
 func maxCoarseKey() option.Key[Options] {
-	k := option.Int("max_coarse", "rows of the coarsest level, solved by a dense pivoted Cholesky (auto: sized by cost)", 1, math.MaxInt32,
-		func(o *Options) *int { return &o.MaxCoarse })
+	return withAuto(option.Int("max_coarse", "rows of the coarsest level, solved by a dense pivoted Cholesky (auto: sized by cost)", 1, math.MaxInt32,
+		func(o *Options) *int { return &o.MaxCoarse }), func(o *Options) *int { return &o.MaxCoarse })
+}
+
+// withAuto lets k take auto, the zero value of its field, besides its
+// own values.
+func withAuto[T int | float64](k option.Key[Options], field func(*Options) *T) option.Key[Options] {
 	k.Values = "auto or " + k.Values
-	set := k.Set
+	set, get := k.Set, k.Get
 	k.Set = func(o *Options, v string) error {
 		if option.Normalize(v) == "auto" {
-			o.MaxCoarse = 0
+			*field(o) = 0
 			return nil
 		}
 		return set(o, v)
 	}
 	k.Get = func(o *Options) string {
-		if o.MaxCoarse == 0 {
+		if *field(o) == 0 {
 			return "auto"
 		}
-		return strconv.Itoa(o.MaxCoarse)
+		return get(o)
 	}
 	return k
 }

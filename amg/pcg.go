@@ -93,12 +93,26 @@ func (pc *Preconditioner) Solve(b, x []float64) (*Result, error) {
 	if len(b) != n || len(x) != n {
 		return nil, fmt.Errorf("amg: Solve: len(b) = %d, len(x) = %d, want %d", len(b), len(x), n)
 	}
-	p := pc.pool
 	for i, v := range b {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("amg: Solve: b[%d] is %v", i, v)
 		}
 	}
+	q := pc.perm
+	if q == nil {
+		return pc.solve(b, x, start)
+	}
+	hb, hx := make([]float64, n), make([]float64, n)
+	q.gather(pc.pool, b, hb)
+	q.gather(pc.pool, x, hx)
+	res, err := pc.solve(hb, hx, start)
+	q.scatter(pc.pool, hx, x)
+	return res, err
+}
+
+// solve is Solve in the hierarchy's numbering.
+func (pc *Preconditioner) solve(b, x []float64, start time.Time) (*Result, error) {
+	p := pc.pool
 	res := &Result{}
 	bn := math.Sqrt(p.dot(b, b))
 	if bn == 0 {
@@ -154,13 +168,13 @@ func (pc *Preconditioner) Solve(b, x []float64) (*Result, error) {
 // trueResidual returns ‖b − A·x‖/bn.
 func (pc *Preconditioner) trueResidual(b, x []float64, bn float64) float64 {
 	r := make([]float64, len(b))
-	pc.pool.residual(pc.op, x, b, r)
+	pc.pool.residual(pc.fine, x, b, r)
 	return math.Sqrt(pc.pool.dot(r, r)) / bn
 }
 
 // pcg runs preconditioned CG on A·x = b (b consistent), filling res.
 func (pc *Preconditioner) pcg(b, x []float64, bn float64, res *Result) error {
-	a := pc.op
+	a := pc.fine
 	n := a.rows
 	p := pc.pool
 	r := make([]float64, n)

@@ -16,22 +16,27 @@ import (
 // so it serves as a PCG preconditioner. A Preconditioner is not safe for
 // concurrent use: Apply and Solve use its work vectors.
 type Preconditioner struct {
-	// op is the matrix as given, the operator of PCG: the caller's arrays
-	// when its rows are sorted without repeats, a normalized copy
-	// otherwise. The finest level holds it too, less the entries below
-	// Options.DropTol, whose positions in op are keep (nil when none were
-	// dropped or Options.Reuse is off).
-	op     *csr
-	keep   []int32
-	opts   Options
-	pool   pool
-	levels []*level
-	coarse *coarseSolver
+	// op is the matrix as given: the caller's arrays when its rows are
+	// sorted without repeats, a normalized copy otherwise. fine is op in
+	// the hierarchy's numbering (op itself unless perm renumbers it), the
+	// operator of PCG. The finest level holds fine too, less the entries
+	// below Options.DropTol, whose positions in fine are keep (nil when
+	// none were dropped or Options.Reuse is off).
+	op, fine *csr
+	perm     *permutation
+	keep     []int32
+	opts     Options
+	pool     pool
+	levels   []*level
+	coarse   *coarseSolver
 	// kernel is an orthonormal basis of A's null space (Options.Kernel,
-	// or found by the setup), nil for a nonsingular A.
-	kernel [][]float64
-	stats  Stats
-	dev    *gpuSolver // the hierarchy on a GPU (gpu.go), nil on the CPU
+	// or found by the setup) in the hierarchy's numbering, userKernel the
+	// same in the caller's; nil for a nonsingular A.
+	kernel, userKernel [][]float64
+	stats              Stats
+	dev                *gpuSolver // the hierarchy on a GPU (gpu.go), nil on the CPU
+	// Apply's vectors in the hierarchy's numbering (with perm only).
+	hr, hz []float64
 	// built is the hierarchy the device setup left for attachDevice,
 	// setupFallback why the last setup ran on the host instead of the
 	// device it was asked for (gpu_setup.go).
@@ -112,26 +117,37 @@ func New(a *mesh.CSR[float64], opts Options) (*Preconditioner, error) {
 	pc := &Preconditioner{opts: o, pool: newPool(o.Workers), op: m}
 	pc.stats.Phases = map[string]time.Duration{}
 	pc.phase("input", t0)
-	if err := pc.checkSymmetric(m); err != nil {
-		return nil, err
-	}
-	if err := pc.setup(); err != nil {
+	if err := pc.setup(true); err != nil {
 		return nil, err
 	}
 	pc.stats.Setup = time.Since(start)
 	return pc, nil
 }
 
-// setup builds the hierarchy of pc.op from scratch.
-func (pc *Preconditioner) setup() error {
+// setup builds the hierarchy of pc.op from scratch, checking first with
+// check that it is symmetric (in the hierarchy's numbering, where the
+// products are faster).
+func (pc *Preconditioner) setup(check bool) error {
 	o := &pc.opts
-	m := pc.op
-	b, k, err := nearNullspace(o, m.rows, o.BlockSize)
+	b, k, err := nearNullspace(o, pc.op.rows, o.BlockSize)
 	if err != nil {
 		return err
 	}
 	t0 := time.Now()
-	a0, keep := m.dropSmall(o.DropTol, o.BlockSize)
+	if err := pc.renumber(); err != nil {
+		return err
+	}
+	if pc.perm != nil {
+		b = pc.perm.rows(b, k)
+	}
+	pc.phase("order", t0)
+	if check {
+		if err := pc.checkSymmetric(pc.fine); err != nil {
+			return err
+		}
+	}
+	t0 = time.Now()
+	a0, keep := pc.fine.dropSmall(o.DropTol, o.BlockSize)
 	pc.keep = nil
 	if o.Reuse {
 		pc.keep = keep
@@ -341,10 +357,10 @@ func (pc *Preconditioner) galerkin(l *level, ac *csr) *csr {
 				gc = 1
 			}
 			ac, r := p.galerkinStreamed(l.a, l.p, l.ga, gc)
-			if o := &pc.opts; o.Workers > 1 || o.Device != mis.CPU {
-				// Restriction by rows of Pᵀ, in parallel (and the
-				// GPU copy's); one worker scatters from P's rows at
-				// the same speed (see restrict).
+			if pc.opts.Workers > 1 {
+				// Restriction by rows of Pᵀ, in parallel; one worker
+				// scatters from P's rows at the same speed (see
+				// restrict), and the GPU copy transposes on upload.
 				if r == nil {
 					r = l.p.transpose()
 				}
@@ -388,7 +404,7 @@ func (pc *Preconditioner) finish() error {
 	var ref []float64
 	if last > 0 {
 		l := pc.levels[last-1]
-		ref = absEnergy(l.a, l.p)
+		ref = coarseRef(l.a, l.p, cl.a)
 	}
 	cs, err := newCoarseSolver(cl.a, ref)
 	if err != nil {
@@ -472,7 +488,8 @@ func (pc *Preconditioner) Rows() int { return pc.op.rows }
 // Galerkin products (numerically, on the patterns already found), the
 // smoothers and the coarse factor. Without it, it builds the hierarchy
 // afresh. Either way the result is the hierarchy New would build from a
-// when the aggregates do not depend on the values (θ = 0).
+// when the aggregates do not depend on the values (θ = 0, the default
+// for scalar problems).
 func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 	start := time.Now()
 	for k := range pc.stats.Phases {
@@ -487,27 +504,32 @@ func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 	if err := pc.checkSymmetric(m); err != nil {
 		return err
 	}
-	fine0 := pc.levels[0].a == pc.op
+	fine0 := pc.levels[0].a == pc.fine
 	pc.op = m
 	if !pc.opts.Reuse {
 		if pc.dev != nil {
 			_ = pc.Close()
 		}
-		pc.levels, pc.coarse, pc.kernel = nil, nil, nil
-		if err := pc.setup(); err != nil {
+		pc.levels, pc.coarse, pc.kernel, pc.userKernel = nil, nil, nil, nil
+		if err := pc.setup(false); err != nil {
 			return err
 		}
 		pc.stats.Setup = time.Since(start)
 		return nil
 	}
+	if pc.perm != nil {
+		pc.perm.values(pc.pool, m, pc.fine)
+	} else {
+		pc.fine = m
+	}
 	if fine0 {
-		pc.levels[0].a = m
+		pc.levels[0].a = pc.fine
 	}
 	if pc.keep != nil {
 		// The hierarchy keeps the pattern it was built on.
 		fine := pc.levels[0].a
 		for q, k := range pc.keep {
-			fine.val[q] = m.val[k]
+			fine.val[q] = pc.fine.val[k]
 		}
 	}
 	if done, err := pc.updateOnDevice(); done {

@@ -67,8 +67,9 @@ func (p pool) chebyshev(a *csr, s *smootherData, x, b, r, d, dn []float64, zero,
 	dinv := s.dinv
 	it := 1 / theta
 	// Every loop works on subslices of one length, so that the compiler
-	// drops the bounds checks: rows of a 2D mesh hold about seven
-	// entries, and a check per vector per row costs as much as the row.
+	// drops the bounds checks, and walks the entries with one running
+	// index (dotTo): rows of a 2D mesh hold about seven entries, and a
+	// check per vector per row costs as much as the row.
 	if zero {
 		p.forRange(n, 2*n, func(lo, hi int) {
 			rr, dd, xx, bb, di := r[lo:hi], d[lo:hi], x[lo:hi], b[lo:hi], dinv[lo:hi]
@@ -81,11 +82,14 @@ func (p pool) chebyshev(a *csr, s *smootherData, x, b, r, d, dn []float64, zero,
 		})
 	} else {
 		p.forRows(a, func(lo, hi int) {
-			ptr, col, val := a.ptr[lo:hi+1], a.col, a.val
+			col, val, ends, base := rowsFrom(a, lo, hi)
 			rr, dd, bb, di := r[lo:hi], d[lo:hi], b[lo:hi], dinv[lo:hi]
-			dd, bb, di, ptr = dd[:len(rr)], bb[:len(rr)], di[:len(rr)], ptr[:len(rr)+1]
+			dd, bb, di, ends = dd[:len(rr)], bb[:len(rr)], di[:len(rr)], ends[:len(rr)]
+			k := 0
 			for i := range rr {
-				ri := bb[i] - rowDot(col[ptr[i]:ptr[i+1]], val[ptr[i]:ptr[i+1]], x)
+				end := ends[i] - base
+				ri := bb[i] - dotTo(col, val, x, k, end)
+				k = end
 				rr[i] = ri
 				dd[i] = it * di[i] * ri
 			}
@@ -96,11 +100,14 @@ func (p pool) chebyshev(a *csr, s *smootherData, x, b, r, d, dn []float64, zero,
 		c1, c2 := rhoNew*rho, 2*rhoNew/delta
 		dcur, dnext := d, dn
 		p.forRows(a, func(lo, hi int) {
-			ptr, col, val := a.ptr[lo:hi+1], a.col, a.val
+			col, val, ends, base := rowsFrom(a, lo, hi)
 			rr, dd, xx, nn, di := r[lo:hi], dcur[lo:hi], x[lo:hi], dnext[lo:hi], dinv[lo:hi]
-			dd, xx, nn, di, ptr = dd[:len(rr)], xx[:len(rr)], nn[:len(rr)], di[:len(rr)], ptr[:len(rr)+1]
+			dd, xx, nn, di, ends = dd[:len(rr)], xx[:len(rr)], nn[:len(rr)], di[:len(rr)], ends[:len(rr)]
+			k := 0
 			for i := range rr {
-				ri := rr[i] - rowDot(col[ptr[i]:ptr[i+1]], val[ptr[i]:ptr[i+1]], dcur)
+				end := ends[i] - base
+				ri := rr[i] - dotTo(col, val, dcur, k, end)
+				k = end
 				rr[i] = ri
 				dv := dd[i]
 				xx[i] += dv
@@ -112,11 +119,14 @@ func (p pool) chebyshev(a *csr, s *smootherData, x, b, r, d, dn []float64, zero,
 	}
 	if wantRes {
 		p.forRows(a, func(lo, hi int) {
-			ptr, col, val := a.ptr[lo:hi+1], a.col, a.val
+			col, val, ends, base := rowsFrom(a, lo, hi)
 			rr, dd, xx := r[lo:hi], d[lo:hi], x[lo:hi]
-			dd, xx, ptr = dd[:len(rr)], xx[:len(rr)], ptr[:len(rr)+1]
+			dd, xx, ends = dd[:len(rr)], xx[:len(rr)], ends[:len(rr)]
+			k := 0
 			for i := range rr {
-				rr[i] -= rowDot(col[ptr[i]:ptr[i+1]], val[ptr[i]:ptr[i+1]], d)
+				end := ends[i] - base
+				rr[i] -= dotTo(col, val, d, k, end)
+				k = end
 				xx[i] += dd[i]
 			}
 		})
@@ -170,7 +180,7 @@ func (p pool) gaussSeidel(a *csr, s *smootherData, x, b []float64, backward bool
 			ptr, col, val := a.ptr, a.col, a.val
 			for _, i := range cls[lo:hi] {
 				// x_i += (b_i − A_i·x)/a_ii; the diagonal term cancels.
-				x[i] += s.dinv[i] * (b[i] - rowDot(col[ptr[i]:ptr[i+1]], val[ptr[i]:ptr[i+1]], x))
+				x[i] += s.dinv[i] * (b[i] - dotTo(col, val, x, ptr[i], ptr[i+1]))
 			}
 		})
 	}

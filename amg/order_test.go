@@ -1,0 +1,246 @@
+package amg
+
+import (
+	"math"
+	"testing"
+
+	"github.com/misgrid/misgrid/amg/internal/fem"
+	"github.com/misgrid/misgrid/mesh"
+	"github.com/misgrid/misgrid/mis"
+)
+
+// relabel returns a with its nodes (blocks of bs rows) renumbered by
+// perm[old] = new, rows sorted: the same operator in another numbering.
+func relabel(a *mesh.CSR[float64], perm []int32, bs int) *mesh.CSR[float64] {
+	q := &permutation{inv: make([]int32, a.Rows)}
+	for v, nv := range perm {
+		for r := range bs {
+			q.inv[int(nv)*bs+r] = int32(v*bs + r)
+		}
+	}
+	m, err := fromMesh(a)
+	if err != nil {
+		panic(err)
+	}
+	c := q.matrix(newPool(1), m, false)
+	return c.toMesh()
+}
+
+// shuffled returns a random permutation of n (perm[old] = new).
+func shuffled(n int, seed uint64) []int32 {
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	for i := n - 1; i > 0; i-- {
+		j := int(mis.Hash32(int32(i), seed)) % (i + 1)
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	return perm
+}
+
+// A randomly numbered mesh matrix scatters; a grid's natural numbering
+// does not, nor do small matrices or blocks of 3 (their entries share
+// cache lines).
+func TestScattered(t *testing.T) {
+	p := newPool(2)
+	pr := fem.Poisson(3, 40) // 59,319 rows
+	if scattered(p, mustCSR(t, pr.A), 1) {
+		t.Error("natural grid numbering judged scattered")
+	}
+	if !scattered(p, mustCSR(t, relabel(pr.A, shuffled(pr.A.Rows, 1), 1)), 1) {
+		t.Error("random numbering not judged scattered")
+	}
+	small := fem.Poisson(3, 12)
+	if scattered(p, mustCSR(t, relabel(small.A, shuffled(small.A.Rows, 1), 1)), 1) {
+		t.Error("a matrix within the cache window judged scattered")
+	}
+	el := fem.Elasticity(20) // 26,460 rows
+	if scattered(p, mustCSR(t, relabel(el.A, shuffled(el.A.Rows/3, 1), 3)), 3) {
+		t.Error("blocks of 3 judged scattered")
+	}
+}
+
+// Renumbering is exactly the solver of the renumbered matrix: New with
+// ordering=rcm on A gives, bitwise, the hierarchy, Apply and Solve of New
+// on P·A·Pᵀ with the caller's vectors permuted; and Update with reuse
+// matches a fresh setup.
+func TestOrderingIsRenumbering(t *testing.T) {
+	pr := fem.Poisson(3, 14)
+	a := relabel(pr.A, shuffled(pr.A.Rows, 7), 1) // a scattered numbering
+	o := Options{MaxCoarse: 40, Ordering: RCMOrdering}
+	pc, err := New(a, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc.perm == nil {
+		t.Fatal("ordering=rcm left the numbering as given")
+	}
+	q := pc.perm
+	perm := make([]int32, len(q.inv)) // old → new
+	for i, old := range q.inv {
+		perm[old] = int32(i)
+	}
+	if bw, bw0 := bandwidth(pc.fine), bandwidth(mustCSR(t, a)); bw*4 > bw0 {
+		t.Errorf("bandwidth %d after RCM, %d before: want 4× narrower", bw, bw0)
+	}
+	o2 := o
+	o2.Ordering = NaturalOrdering
+	ref, err := New(relabel(a, perm, 1), o2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := pc.Rows()
+	b := randVec(n, 3)
+	pb := make([]float64, n)
+	q.gather(pc.pool, b, pb)
+	z, zr := make([]float64, n), make([]float64, n)
+	if err := pc.Apply(b, z); err != nil {
+		t.Fatal(err)
+	}
+	if err := ref.Apply(pb, zr); err != nil {
+		t.Fatal(err)
+	}
+	for i := range zr {
+		if z[q.inv[i]] != zr[i] {
+			t.Fatalf("Apply differs at %d: %g vs %g", i, z[q.inv[i]], zr[i])
+		}
+	}
+	x, xr := make([]float64, n), make([]float64, n)
+	res, err := pc.Solve(b, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resr, err := ref.Solve(pb, xr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Converged || res.Iterations != resr.Iterations {
+		t.Fatalf("%d iterations (converged %v), renumbered matrix %d", res.Iterations, res.Converged, resr.Iterations)
+	}
+	for i := range xr {
+		if x[q.inv[i]] != xr[i] {
+			t.Fatalf("Solve differs at %d: %g vs %g", i, x[q.inv[i]], xr[i])
+		}
+	}
+	// The caller's residual, in the caller's numbering.
+	r := mulDense(mustCSR(t, a), x)
+	for i := range r {
+		r[i] = b[i] - r[i]
+	}
+	if rel := norm(r) / norm(b); rel > 1e-8 {
+		t.Errorf("true relative residual %g", rel)
+	}
+}
+
+// A singular matrix renumbered: the null space is found, and returned in
+// the caller's numbering; a given one is checked in it; Solve converges
+// to the solution orthogonal to it.
+func TestOrderingSingular(t *testing.T) {
+	pr := fem.Neumann(3, 12)
+	a := relabel(pr.A, shuffled(pr.A.Rows, 5), 1)
+	m := mustCSR(t, a)
+	ones := make([]float64, m.rows)
+	for i := range ones {
+		ones[i] = 1
+	}
+	for _, kernel := range [][][]float64{nil, {ones}} {
+		pc, err := New(a, Options{Ordering: RCMOrdering, Kernel: kernel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pc.Kernel()) != 1 {
+			t.Fatalf("null space of %d vectors, want 1", len(pc.Kernel()))
+		}
+		v := pc.Kernel()[0]
+		if r := norm(mulDense(m, v)); r > 1e-10 {
+			t.Errorf("kernel vector: ‖A·v‖ = %g", r)
+		}
+		b := mulDense(m, randVec(m.rows, 5))
+		x := make([]float64, m.rows)
+		res, err := pc.Solve(b, x)
+		if err != nil || res.Status != Converged {
+			t.Fatalf("%v, %v", res, err)
+		}
+		if c := dotv(v, x) / norm(x); math.Abs(c) > 1e-10 {
+			t.Errorf("x has a component %g along the kernel", c)
+		}
+	}
+	shift := append([]float64(nil), ones...)
+	shift[3] = 2
+	if _, err := New(a, Options{Ordering: RCMOrdering, Kernel: [][]float64{shift}}); err == nil {
+		t.Error("a kernel vector outside the null space was accepted")
+	}
+}
+
+// Setup and solve with renumbering give bitwise the same results for any
+// worker count.
+func TestOrderingDeterministic(t *testing.T) {
+	pr := fem.Poisson(3, 16)
+	a := relabel(pr.A, shuffled(pr.A.Rows, 2), 1)
+	var ref []float64
+	for _, w := range []int{1, 2, 3, 8} {
+		pc, err := New(a, Options{Workers: w, MaxCoarse: 50, Ordering: RCMOrdering})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := randVec(pc.Rows(), 1)
+		x := make([]float64, len(b))
+		if _, err := pc.Solve(b, x); err != nil {
+			t.Fatal(err)
+		}
+		if ref == nil {
+			ref = x
+			continue
+		}
+		for i := range x {
+			if math.Float64bits(x[i]) != math.Float64bits(ref[i]) {
+				t.Fatalf("workers %d: x[%d] = %v, workers 1: %v", w, i, x[i], ref[i])
+			}
+		}
+	}
+}
+
+// sameHierarchy checks that an updated hierarchy is, bitwise, the one a
+// fresh setup built: its operators, and Apply.
+func sameHierarchy(t *testing.T, pc, fresh *Preconditioner) {
+	t.Helper()
+	if len(fresh.levels) != len(pc.levels) {
+		t.Fatalf("fresh setup has %d levels, updated %d", len(fresh.levels), len(pc.levels))
+	}
+	for lv := range pc.levels {
+		u, f := pc.levels[lv].a, fresh.levels[lv].a
+		if !samePattern(u, f) {
+			t.Fatalf("level %d: patterns differ", lv)
+		}
+		for k := range u.val {
+			if u.val[k] != f.val[k] {
+				t.Fatalf("level %d entry %d: updated %g, fresh %g", lv, k, u.val[k], f.val[k])
+			}
+		}
+	}
+	r := randVec(pc.Rows(), 9)
+	z1, z2 := make([]float64, len(r)), make([]float64, len(r))
+	if err := pc.Apply(r, z1); err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.Apply(r, z2); err != nil {
+		t.Fatal(err)
+	}
+	for i := range z1 {
+		if z1[i] != z2[i] {
+			t.Fatalf("Apply differs at %d: %g vs %g", i, z1[i], z2[i])
+		}
+	}
+}
+
+// bandwidth returns the largest |j − i| of a.
+func bandwidth(a *csr) int {
+	bw := 0
+	for i := 0; i < a.rows; i++ {
+		for _, j := range a.col[a.ptr[i]:a.ptr[i+1]] {
+			bw = max(bw, int(j)-i, i-int(j))
+		}
+	}
+	return bw
+}
