@@ -77,6 +77,7 @@ type devSetup struct {
 	pc    *Preconditioner
 	g     *gpuSolver // the solver being built; its stream runs everything
 	s     *gpu.Loader
+	in    *gpu.Loader // the input checks (gpu_input.go)
 	eng   *gpu.Loader // the MIS engine
 	agg   *gpuagg.Device
 	co    *gpuagg.Coarsener
@@ -88,6 +89,10 @@ type devSetup struct {
 	tmp   []*cuda.Buffer   // transients of the level being built
 	err   error            // first launch error
 	lv    []devLevel       // with Options.Reuse, what a numeric Update starts from
+	dkeep *cuda.Buffer     // with Options.Reuse and dropped entries, each kept entry's position in the input
+	// staged: a numeric Update's values are on the device already
+	// (checkOnDevice).
+	staged bool
 	sms   int
 }
 
@@ -108,10 +113,23 @@ func (pc *Preconditioner) buildOnDevice(a *csr, b []float64, k int) bool {
 	}
 	ds, err := openDevSetup(pc)
 	if err == nil {
-		err = ds.build(a, b, k)
+		err = ds.build(a, nil, b, k)
+	}
+	return pc.endDeviceSetup(ds, err)
+}
+
+// endDeviceSetup completes a device setup that ran with the result err:
+// the host's part (smoothers, coarse factor) and the solver, or, where
+// anything failed, the state for the host to build instead.
+func (pc *Preconditioner) endDeviceSetup(ds *devSetup, err error) bool {
+	if err == nil {
+		err = pc.hostNeeds(ds.g)
 	}
 	if err == nil {
 		err = pc.finish()
+	}
+	if err == nil {
+		err = pc.singularNeeds(ds.g)
 	}
 	if ds != nil {
 		if err == nil && pc.opts.Reuse {
@@ -150,6 +168,9 @@ func openDevSetup(pc *Preconditioner) (ds *devSetup, err error) {
 		return ds, err
 	}
 	if ds.s, err = gpu.For(ctx, kernels.Setup, setupKernels); err != nil {
+		return ds, err
+	}
+	if ds.in, err = gpu.For(ctx, kernels.Input, inputKernels); err != nil {
 		return ds, err
 	}
 	if ds.eng, err = misgpu.OpenContext(ctx); err != nil {
@@ -210,26 +231,30 @@ func (ds *devSetup) close() error {
 	return err
 }
 
-// build mirrors Preconditioner.build level by level.
-func (ds *devSetup) build(a *csr, b []float64, k int) error {
+// build mirrors Preconditioner.build level by level, from a on the host
+// or, where given, da on the device (then its host copy a may be a
+// mirror).
+func (ds *devSetup) build(a *csr, da *dcsr, b []float64, k int) error {
 	pc := ds.pc
 	o := &pc.opts
 	bs := o.BlockSize
-	stop := coarseRows(o, a.nnz())
+	stop := deviceCoarseRows(o, a.nnz())
 	t0 := time.Now()
-	da, err := ds.upMatrix(a)
-	if err != nil {
-		return err
+	var err error
+	if da == nil {
+		if da, err = ds.upMatrix(a); err != nil {
+			return err
+		}
+		if a != pc.op {
+			// The PCG operator, with the entries the hierarchy dropped.
+			if ds.g.op, err = ds.upMatrix(pc.op); err != nil {
+				return err
+			}
+		}
 	}
 	db, err := ds.keepVector(b)
 	if err != nil {
 		return err
-	}
-	if a != pc.op {
-		// The PCG operator, with the entries the hierarchy dropped.
-		if ds.g.op, err = ds.upMatrix(pc.op); err != nil {
-			return err
-		}
 	}
 	pc.phase("upload", t0)
 	for lvl := 0; ; lvl++ {
@@ -313,8 +338,8 @@ func (ds *devSetup) level(lvl int, l *level, da *dcsr, db *cuda.Buffer, k int) (
 
 // numeric is Preconditioner.numeric on the device: the inverse diagonal,
 // the eigenvalue estimate, the smoothed prolongator (kept for the solve),
-// and the host's copies of P and D⁻¹. A numeric Update runs it again on
-// the level's buffers.
+// the host's copy of D⁻¹ and the mirror of P. A numeric Update runs it
+// again on the level's buffers.
 func (ds *devSetup) numeric(l *level, da *dcsr, dl *devLevel, gl *gpuLevel) error {
 	pc := ds.pc
 	o := &pc.opts
@@ -339,11 +364,9 @@ func (ds *devSetup) numeric(l *level, da *dcsr, dl *devLevel, gl *gpuLevel) erro
 	pc.phase("prolongator", t0)
 	t0 = time.Now()
 	if l.p == nil {
-		if l.p, err = ds.download(p, l.nagg*dl.k); err != nil {
+		if l.p, err = ds.mirror(p, l.nagg*dl.k); err != nil {
 			return err
 		}
-	} else if err = ds.get(l.p.val, p.val); err != nil {
-		return err
 	}
 	if l.dinv == nil {
 		l.dinv = make([]float64, da.rows)
@@ -500,23 +523,6 @@ func (ds *devSetup) keepVector(v []float64) (*cuda.Buffer, error) {
 	return b, err
 }
 
-// download copies a device matrix into a host csr.
-func (ds *devSetup) download(d *dcsr, cols int) (*csr, error) {
-	ptr := make([]int32, d.rows+1)
-	if err := get(ds, ptr, d.ptr); err != nil {
-		return nil, err
-	}
-	c := &csr{rows: d.rows, ptr: make([]int, d.rows+1), col: make([]int32, d.nnz), val: make([]float64, d.nnz)}
-	for i, p := range ptr {
-		c.ptr[i] = int(p)
-	}
-	if err := errors.Join(get(ds, c.col, d.col), get(ds, c.val, d.val)); err != nil {
-		return nil, err
-	}
-	c.cols = cols
-	return c, nil
-}
-
 // setupOnDevice reports whether the last New or Update built the
 // hierarchy on the device (tests).
 func (pc *Preconditioner) setupOnDevice() bool {
@@ -526,7 +532,7 @@ func (pc *Preconditioner) setupOnDevice() bool {
 
 // galerkin forms the coarse operator and the restriction of level l on
 // the device (internal/gpusparse, bitwise the host's galerkinStreamed),
-// keeps both for the solve and returns the coarse operator's host copy.
+// keeps both for the solve and returns the coarse operator's mirror.
 // With Options.Reuse the product and its intermediate A·P stay for the
 // numeric Update (dl.gal).
 func (ds *devSetup) galerkin(l *level, da *dcsr, dl *devLevel) (*csr, *dcsr, error) {
@@ -558,11 +564,8 @@ func (ds *devSetup) galerkin(l *level, da *dcsr, dl *devLevel) (*csr, *dcsr, err
 	}
 	gl.r = &dcsr{rows: r.Rows(), nnz: r.NNZ(), ptr: r.Ptr(), col: r.Col(), val: r.Val(), g: lanesFor(r.NNZ(), r.Rows())}
 	dc := &dcsr{rows: c.Rows(), nnz: c.NNZ(), ptr: c.Ptr(), col: c.Col(), val: c.Val(), g: lanesFor(c.NNZ(), c.Rows())}
-	ptr, col, val, err := c.Download()
-	if err != nil {
-		return nil, nil, err
-	}
-	return &csr{rows: c.Rows(), cols: c.Cols(), ptr: ptr, col: col, val: val}, dc, nil
+	ac, err := ds.mirror(dc, c.Cols())
+	return ac, dc, err
 }
 
 // offsets32 returns a's row offsets as the int32 the kernels read.
@@ -575,4 +578,20 @@ func offsets32(a *csr) ([]int32, error) {
 		ptr[i] = int32(p)
 	}
 	return ptr, nil
+}
+
+// devCoarseRows bounds the coarsest level of a device setup when
+// MaxCoarse is not given. A level on the device costs about a millisecond
+// whatever its size, the host's dense factor of the coarsest operator
+// n³/3 operations and its explicit inverse for the device 2n³ more
+// (67 ms and 65 ms at coarseRows' 1000 rows): a smaller coarsest level
+// is cheaper for one more level at most.
+const devCoarseRows = 256
+
+// deviceCoarseRows is coarseRows for a device setup.
+func deviceCoarseRows(o *Options, nnz int) int {
+	if o.MaxCoarse > 0 {
+		return o.MaxCoarse
+	}
+	return min(coarseRows(o, nnz), devCoarseRows)
 }
