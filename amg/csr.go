@@ -15,9 +15,17 @@ type csr struct {
 	ptr        []int // len rows+1
 	col        []int32
 	val        []float64
+	// nz is the entry count of a mirror of a device matrix whose arrays
+	// are not on the host yet (ptr nil; gpu_input.go).
+	nz int
 }
 
-func (a *csr) nnz() int { return a.ptr[a.rows] }
+func (a *csr) nnz() int {
+	if a.ptr == nil {
+		return a.nz
+	}
+	return a.ptr[a.rows]
+}
 
 // fromMesh returns a in sorted, duplicate-free form, summing repeats, and
 // checks the values a solver depends on. A sorted a keeps its Col and Val

@@ -48,11 +48,14 @@ type inputError struct{ err error }
 
 func (e inputError) Error() string { return e.err.Error() }
 
-// mirror is a host matrix whose columns and values are on the device
-// only (nil on the host) until fill downloads them.
+// mirror is a host matrix whose arrays are on the device only (nil on
+// the host) until fill downloads them, or the inverse diagonal of a
+// level (l, dv).
 type mirror struct {
-	h *csr
-	d *dcsr
+	h  *csr
+	d  *dcsr
+	l  *level
+	dv *cuda.Buffer
 }
 
 // newOnDevice is New through the device's input checks. It reports
@@ -117,7 +120,9 @@ func (pc *Preconditioner) setupFromInput(b []float64, k int) (bool, error) {
 	if !pc.wantDeviceSetup(k) || pc.op.nnz() > math.MaxInt32 || strconv.IntSize != 64 {
 		return false, nil
 	}
+	t0 := time.Now()
 	ds, err := openDevSetup(pc)
+	pc.phase("open", t0)
 	if err != nil {
 		pc.setupFallback = err
 		return false, nil
@@ -296,25 +301,30 @@ func (ds *devSetup) launchIn(name string, items int64, args ...any) {
 	ds.err = ds.in.Launch(ds.g.stream, name, uint32(max(grid, 1)), args...)
 }
 
-// mirror returns the host's copy of d with its row offsets only, and
-// registers it with the solver for fill.
+// mirror returns the host's copy of d, its sizes only, and registers it
+// with the solver for fill.
 func (ds *devSetup) mirror(d *dcsr, cols int) (*csr, error) {
-	p32 := make([]int32, d.rows+1)
-	if err := get(ds, p32, d.ptr); err != nil {
-		return nil, err
-	}
-	h := &csr{rows: d.rows, cols: cols, ptr: make([]int, d.rows+1)}
-	for i, p := range p32 {
-		h.ptr[i] = int(p)
-	}
-	ds.g.mirrors = append(ds.g.mirrors, mirror{h, d})
+	h := &csr{rows: d.rows, cols: cols, nz: d.nnz}
+	ds.g.mirrors = append(ds.g.mirrors, mirror{h: h, d: d})
 	return h, nil
+}
+
+// mirrorDinv registers the device's inverse diagonal of level l for
+// fill, which sets l.dinv (and the Chebyshev smoother's, the same).
+func (ds *devSetup) mirrorDinv(l *level, d *cuda.Buffer) {
+	l.dinv = nil
+	for _, m := range ds.g.mirrors {
+		if m.l == l {
+			return
+		}
+	}
+	ds.g.mirrors = append(ds.g.mirrors, mirror{l: l, dv: d})
 }
 
 // fill downloads what the host copy h of a device matrix lacks; a matrix
 // that is not a mirror is left alone.
 func (g *gpuSolver) fill(h *csr) error {
-	if h == nil || (h.col != nil && h.val != nil) {
+	if h == nil || (h.ptr != nil && h.col != nil && h.val != nil) {
 		return nil
 	}
 	for _, m := range g.mirrors {
@@ -325,6 +335,17 @@ func (g *gpuSolver) fill(h *csr) error {
 			return err
 		}
 		nz := h.nnz()
+		if h.ptr == nil {
+			p32 := make([]int32, h.rows+1)
+			if err := cuda.CopyToHost(p32, m.d.ptr, 0); err != nil {
+				return err
+			}
+			ptr := make([]int, h.rows+1)
+			for i, p := range p32 {
+				ptr[i] = int(p)
+			}
+			h.ptr = ptr
+		}
 		if h.col == nil {
 			col := make([]int32, nz)
 			if err := cuda.CopyToHost(col, m.d.col, 0); err != nil {
@@ -404,9 +425,31 @@ func (pc *Preconditioner) hostCopies() error {
 // fillAll completes every mirror.
 func (g *gpuSolver) fillAll() error {
 	for _, m := range g.mirrors {
-		if err := g.fill(m.h); err != nil {
+		var err error
+		if m.l != nil {
+			err = g.fillDinv(m)
+		} else {
+			err = g.fill(m.h)
+		}
+		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+func (g *gpuSolver) fillDinv(m mirror) error {
+	l := m.l
+	if l.dinv != nil {
+		return nil
+	}
+	d := make([]float64, l.a.rows)
+	if err := errors.Join(g.stream.Synchronize(), cuda.CopyToHost(d, m.dv, 0)); err != nil {
+		return err
+	}
+	l.dinv = d
+	if l.sm.kind == Chebyshev {
+		l.sm.dinv = d
 	}
 	return nil
 }
@@ -415,6 +458,13 @@ func (g *gpuSolver) fillAll() error {
 // on the device.
 func (g *gpuSolver) stale() {
 	for _, m := range g.mirrors {
+		if m.l != nil {
+			m.l.dinv = nil
+			if m.l.sm.kind == Chebyshev {
+				m.l.sm.dinv = nil
+			}
+			continue
+		}
 		m.h.val = nil
 	}
 }

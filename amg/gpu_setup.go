@@ -111,7 +111,9 @@ func (pc *Preconditioner) buildOnDevice(a *csr, b []float64, k int) bool {
 	if !pc.wantDeviceSetup(k) {
 		return false
 	}
+	t0 := time.Now()
 	ds, err := openDevSetup(pc)
+	pc.phase("open", t0)
 	if err == nil {
 		err = ds.build(a, nil, b, k)
 	}
@@ -132,11 +134,13 @@ func (pc *Preconditioner) endDeviceSetup(ds *devSetup, err error) bool {
 		err = pc.singularNeeds(ds.g)
 	}
 	if ds != nil {
+		t0 := time.Now()
 		if err == nil && pc.opts.Reuse {
 			pc.reuse, err = ds, ds.freeLevel()
 		} else {
 			err = errors.Join(err, ds.close())
 		}
+		pc.phase("close", t0)
 	}
 	if err != nil {
 		pc.setupFallback = err
@@ -361,19 +365,14 @@ func (ds *devSetup) numeric(l *level, da *dcsr, dl *devLevel, gl *gpuLevel) erro
 	if gl.dinv == nil {
 		gl.dinv = dinv
 	}
-	pc.phase("prolongator", t0)
-	t0 = time.Now()
 	if l.p == nil {
 		if l.p, err = ds.mirror(p, l.nagg*dl.k); err != nil {
 			return err
 		}
 	}
-	if l.dinv == nil {
-		l.dinv = make([]float64, da.rows)
-	}
-	err = ds.get(l.dinv, dinv)
-	pc.phase("download", t0)
-	return err
+	ds.mirrorDinv(l, dinv)
+	pc.phase("prolongator", t0)
+	return nil
 }
 
 // launch queues a setup kernel over items threads (a grid-stride loop
@@ -490,7 +489,6 @@ func get[T cuda.Word](ds *devSetup, dst []T, src *cuda.Buffer) error {
 	return cuda.CopyToHost(dst, src, 0)
 }
 
-func (ds *devSetup) get(dst []float64, src *cuda.Buffer) error { return get(ds, dst, src) }
 
 // upMatrix copies a host matrix into solver memory through the stager.
 func (ds *devSetup) upMatrix(a *csr) (*dcsr, error) {

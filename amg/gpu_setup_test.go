@@ -102,6 +102,7 @@ func hostAndDevice(t *testing.T, a *mesh.CSR[float64], o Options) (cpu, gpu *Pre
 
 func compareLevels(t *testing.T, cpu, gpu *Preconditioner) {
 	t.Helper()
+	fillMirrors(t, cpu)
 	fillMirrors(t, gpu)
 	if len(cpu.levels) != len(gpu.levels) {
 		t.Fatalf("%d levels, host %d", len(gpu.levels), len(cpu.levels))
