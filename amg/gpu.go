@@ -122,6 +122,7 @@ type gpuSolver struct {
 	bufs                   []*cuda.Buffer
 	owners                 []interface{ Free() error } // objects freed with the solver (the device setup's products)
 	mirrors                []mirror                    // host copies of the device setup's matrices (gpu_input.go)
+	inPlace                bool                        // the PCG operator is the caller's memory (NewDevice)
 	err                    error                       // first launch error of a run
 }
 

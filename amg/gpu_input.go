@@ -145,14 +145,13 @@ func (pc *Preconditioner) setupFromInput(b []float64, k int) (bool, error) {
 // and drops its small entries: the finest level on the host (a mirror
 // when entries were dropped) and on the device.
 func (ds *devSetup) input() (*csr, *dcsr, error) {
-	pc, g := ds.pc, ds.g
+	pc := ds.pc
 	op := pc.op
 	n, nz := op.rows, op.nnz()
 	t0 := time.Now()
 	d := &dcsr{rows: n, nnz: nz, g: lanesFor(nz, n)}
 	p64, err1 := ds.alloc(8 * int64(n+1))
-	diag, err2 := ds.alloc(8 * int64(n))
-	var err3, err4, err5 error
+	var err2, err3, err4, err5 error
 	d.ptr, err3 = ds.keep(4 * int64(n+1))
 	d.col, err4 = ds.keep(4 * int64(nz))
 	d.val, err5 = ds.keep(8 * int64(nz))
@@ -166,11 +165,25 @@ func (ds *devSetup) input() (*csr, *dcsr, error) {
 		return nil, nil, err
 	}
 	pc.phase("upload", t0)
-	t0 = time.Now()
-	if err := ds.check("in_check64", n, nz, p64, d, diag); err != nil {
+	return ds.checkInput(d, p64, "in_check64")
+}
+
+// checkInput checks the matrix d, whose offsets are ptr as the kernel
+// (in_check64 or in_check32) reads them (d.ptr gets them as int32 if it
+// is another buffer), checks its symmetry and drops its small entries.
+func (ds *devSetup) checkInput(d *dcsr, ptr *cuda.Buffer, kernel string) (*csr, *dcsr, error) {
+	pc := ds.pc
+	t0 := time.Now()
+	diag, err := ds.alloc(8 * int64(d.rows))
+	if err != nil {
 		return nil, nil, err
 	}
-	ds.launch("su_to_i32", int64(n+1), int64(n+1), p64, d.ptr)
+	if err := ds.check(kernel, d.rows, d.nnz, ptr, d, diag); err != nil {
+		return nil, nil, err
+	}
+	if ptr != d.ptr {
+		ds.launch("su_to_i32", int64(d.rows+1), int64(d.rows+1), ptr, d.ptr)
+	}
 	if err := ds.symmetric(d); err != nil {
 		return nil, nil, err
 	}
@@ -179,7 +192,7 @@ func (ds *devSetup) input() (*csr, *dcsr, error) {
 	a0, da, err := ds.drop(d, diag)
 	pc.phase("input", t0)
 	if err == nil && da != d {
-		g.op = d
+		ds.g.op = d
 	}
 	return a0, da, err
 }
@@ -476,6 +489,9 @@ func (g *gpuSolver) stale() {
 // hierarchy on the host); on an error the device keeps the old values.
 func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 	ds, g := pc.reuse, pc.dev
+	if g != nil && g.inPlace {
+		return nil, errors.New("amg: Update: the matrix is the caller's device memory (NewDevice): use UpdateDevice")
+	}
 	if ds == nil || g == nil || g.op == nil {
 		return nil, nil
 	}

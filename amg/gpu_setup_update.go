@@ -49,6 +49,9 @@ func (pc *Preconditioner) updateOnDevice() (bool, error) {
 	if err == nil {
 		err = pc.findKernel()
 	}
+	if err != nil && ds.g.inPlace {
+		return true, err // no host matrix to set up again from
+	}
 	if err != nil {
 		return true, pc.rebuild()
 	}
