@@ -20,10 +20,10 @@ import (
 // (the runtime API's), and are wrapped, not copied (cuda.Context.
 // WrapDevicePtr).
 type DeviceMatrix struct {
-	Rows          int
-	RowPtr        *cuda.Buffer
-	Offsets64     bool
-	Col, Val      *cuda.Buffer
+	Rows      int
+	RowPtr    *cuda.Buffer
+	Offsets64 bool
+	Col, Val  *cuda.Buffer
 }
 
 // NewDevice builds the hierarchy of a matrix on the device, used in

@@ -121,7 +121,7 @@ func TestGPUNewDevice(t *testing.T) {
 			}
 			xh := make([]float64, n)
 			rh, err := gpu.Solve(b, xh)
-			if err != nil || rh.Iterations != rc.Iterations {
+			if err != nil || rh.Iterations < rc.Iterations-1 || rh.Iterations > rc.Iterations+1 {
 				t.Errorf("%s: after Close: %v, %v iterations, host %d", tp.name, err, rh, rc.Iterations)
 			}
 		}
@@ -155,6 +155,7 @@ func TestGPUNewDeviceBadInput(t *testing.T) {
 		{"unsorted", func(a *mesh.CSR[float64]) {
 			k := a.RowPtr[9]
 			a.Col[k], a.Col[k+1] = a.Col[k+1], a.Col[k]
+			a.Val[k], a.Val[k+1] = a.Val[k+1], a.Val[k]
 		}},
 	} {
 		for _, off64 := range []bool{false, true} {

@@ -156,7 +156,7 @@ func TestModelInputCheck(t *testing.T) {
 		{"Inf", cloneCSR(good, func(a *mesh.CSR[float64]) { a.Val[12] = math.Inf(-1) }), badEntry, "-Inf"},
 		{"column out of range", cloneCSR(good, func(a *mesh.CSR[float64]) { a.Col[5], a.Col[30] = 99, -1 }), badEntry, "Col[5] = 99"},
 		{"negative column", cloneCSR(good, func(a *mesh.CSR[float64]) { a.Col[7] = -3 }), badEntry, "Col[7] = -3"},
-		{"offsets decrease", cloneCSR(good, func(a *mesh.CSR[float64]) { a.RowPtr[4], a.RowPtr[20] = a.RowPtr[6], 1 << 40 }), badPtr, "RowPtr[4]"},
+		{"offsets decrease", cloneCSR(good, func(a *mesh.CSR[float64]) { a.RowPtr[4], a.RowPtr[20] = a.RowPtr[6], 1<<40 }), badPtr, "RowPtr[4]"},
 		{"unsorted", cloneCSR(good, func(a *mesh.CSR[float64]) {
 			k := a.RowPtr[11]
 			a.Col[k], a.Col[k+1] = a.Col[k+1], a.Col[k]

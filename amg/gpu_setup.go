@@ -93,7 +93,7 @@ type devSetup struct {
 	// staged: a numeric Update's values are on the device already
 	// (checkOnDevice).
 	staged bool
-	sms   int
+	sms    int
 }
 
 // wantDeviceSetup says whether New builds on the device.
@@ -488,7 +488,6 @@ func get[T cuda.Word](ds *devSetup, dst []T, src *cuda.Buffer) error {
 	}
 	return cuda.CopyToHost(dst, src, 0)
 }
-
 
 // upMatrix copies a host matrix into solver memory through the stager.
 func (ds *devSetup) upMatrix(a *csr) (*dcsr, error) {
