@@ -399,18 +399,51 @@ func (pc *Preconditioner) hostNeeds(g *gpuSolver) error {
 	return nil
 }
 
-// singularNeeds fills the prolongators findKernel interpolates with
-// where the coarsest operator is singular.
+// singularNeeds fills what findKernel reads: the operator where a kernel
+// is given or the coarsest operator is singular, the prolongators it
+// interpolates with in the latter case.
 func (pc *Preconditioner) singularNeeds(g *gpuSolver) error {
-	if c := pc.coarse; c == nil || c.rank == c.n || len(pc.opts.Kernel) > 0 {
+	c := pc.coarse
+	singular := c != nil && c.rank < c.n && len(pc.opts.Kernel) == 0
+	if !singular && len(pc.opts.Kernel) == 0 {
 		return nil
 	}
+	if err := g.fill(pc.op); err != nil {
+		return err
+	}
 	for _, l := range pc.levels {
-		if err := g.fill(l.p); err != nil {
+		if err := g.fill(l.p); err != nil && singular {
 			return err
 		}
 	}
 	return nil
+}
+
+// hostOp fills the host's operator where it mirrors the caller's device
+// matrix (NewDevice), for the host's PCG.
+func (pc *Preconditioner) hostOp() error {
+	if pc.dev == nil || pc.op.ptr != nil && pc.op.val != nil {
+		return nil
+	}
+	return pc.dev.fill(pc.op)
+}
+
+// deviceResidual is trueResidual on the device for an operator that is
+// the caller's device matrix (NewDevice), which the host does not hold.
+func (pc *Preconditioner) deviceResidual(b, x []float64, bn float64) (float64, bool) {
+	g := pc.dev
+	if g == nil || !g.inPlace || pc.op.val != nil {
+		return 0, false
+	}
+	if err := errors.Join(g.idle(), cuda.CopyToDevice(g.vb, 0, b), cuda.CopyToDevice(g.vx, 0, x)); err != nil {
+		return math.NaN(), true
+	}
+	g.rows(g.op, rowResid, g.vx, nil, g.vb, g.vr, nil, nil, nil, nil, 0, 0)
+	rr, err := g.dot(len(b), g.vr, g.vr)
+	if err != nil {
+		return math.NaN(), true
+	}
+	return math.Sqrt(rr) / bn, true
 }
 
 // hostCopies completes every host copy of the device's matrices, before

@@ -153,6 +153,9 @@ func (pc *Preconditioner) Solve(b, x []float64) (*Result, error) {
 
 // trueResidual returns ‖b − A·x‖/bn.
 func (pc *Preconditioner) trueResidual(b, x []float64, bn float64) float64 {
+	if r, ok := pc.deviceResidual(b, x, bn); ok {
+		return r
+	}
 	r := make([]float64, len(b))
 	pc.pool.residual(pc.op, x, b, r)
 	return math.Sqrt(pc.pool.dot(r, r)) / bn
@@ -160,6 +163,9 @@ func (pc *Preconditioner) trueResidual(b, x []float64, bn float64) float64 {
 
 // pcg runs preconditioned CG on A·x = b (b consistent), filling res.
 func (pc *Preconditioner) pcg(b, x []float64, bn float64, res *Result) error {
+	if err := pc.hostOp(); err != nil {
+		return err
+	}
 	a := pc.op
 	n := a.rows
 	p := pc.pool
