@@ -266,7 +266,7 @@ func (pl pool) scatterChunk(p, ap, ac *csr, fg, gc, k0, k1 int) {
 							pv := p.val[pq+r]
 							out := ac.val[ac.ptr[i0+r]:ac.ptr[i0+r+1]]
 							for m, x := range apv {
-								out[pos[m]] += pv * x
+								out[pos[m]] += float64(pv * x) // no fused multiply-add (see accumulate)
 							}
 						}
 					}
@@ -313,7 +313,7 @@ func (pl pool) scatterRows(r, ap, ac *csr, k0, k1 int, cursor []int) {
 						apc, apv := ap.col[ap.ptr[k]:ap.ptr[k+1]], ap.val[ap.ptr[k]:ap.ptr[k+1]]
 						apv = apv[:len(apc)]
 						for u, j := range apc {
-							out[pos[j]] += rv * apv[u]
+							out[pos[j]] += float64(rv * apv[u])
 						}
 					}
 					cursor[i] = q

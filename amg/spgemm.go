@@ -159,7 +159,9 @@ func (s *spgemmScratch) count(a, b *csr, grp, g int) int {
 
 // accumulate forms the rows of group grp of a·b in s.acc (column j of row
 // r at j·g+r) and returns their common column list, unsorted. The marker
-// holds the last group that touched a column.
+// holds the last group that touched a column. The conversions round each
+// product, so no architecture fuses it into a multiply-add: the sums are
+// the same everywhere and equal internal/gpusparse's.
 func (s *spgemmScratch) accumulate(a, b *csr, grp, g int) []int32 {
 	s.list = s.list[:0]
 	i0 := grp * g
@@ -178,7 +180,7 @@ func (s *spgemmScratch) accumulate(a, b *csr, grp, g int) []int32 {
 					acc[j] = av * bv[q]
 					s.list = append(s.list, j)
 				} else {
-					acc[j] += av * bv[q]
+					acc[j] += float64(av * bv[q])
 				}
 			}
 		}
@@ -206,7 +208,7 @@ func (s *spgemmScratch) accumulate(a, b *csr, grp, g int) []int32 {
 				}
 			} else {
 				for r := range ac {
-					ac[r] += av[r] * x
+					ac[r] += float64(av[r] * x)
 				}
 			}
 		}

@@ -18,8 +18,9 @@ import (
 // The tag in the top byte keeps handles outside every user-space address,
 // so a handle passed where a pointer is expected faults at once, and
 // random data is unlikely to look like a handle. The generation changes
-// each time a slot is freed, so a destroyed handle stays invalid until
-// its slot has been reused 2²⁴ times.
+// each time a slot is freed, and a slot whose 2²⁴ generations are spent
+// is never reused (24 bytes per 2²⁴ handles), so a destroyed handle stays
+// invalid for good.
 type kind uint8
 
 const (
@@ -134,7 +135,9 @@ func (t *handleTable) remove(h uintptr, want kind, name string) (any, error) {
 	obj := s.obj
 	s.obj, s.kind = nil, 0
 	s.gen = (s.gen + 1) & genMask
-	t.free = append(t.free, idx)
+	if s.gen != 0 {
+		t.free = append(t.free, idx)
+	} // else the generations are spent: the slot is retired for good.
 	t.live--
 	return obj, nil
 }

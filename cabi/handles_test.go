@@ -84,6 +84,34 @@ func TestHandleReuseKeepsStaleInvalid(t *testing.T) {
 	}
 }
 
+// A slot whose generations are spent is retired, not reused: a handle
+// destroyed 2²⁴ reuses ago would resolve again otherwise (the audit's
+// handle_wrap case, 2²⁴ context create/destroy cycles).
+func TestHandleGenerationsNeverWrap(t *testing.T) {
+	var tab handleTable
+	first := tab.put(kindContext, 0)
+	if _, err := tab.remove(first, kindContext, "ctx"); err != nil {
+		t.Fatal(err)
+	}
+	tab.slots[0].gen = genMask // as after 2²⁴−1 reuses
+	last := tab.put(kindContext, 1)
+	if uint32(last) != uint32(first) {
+		t.Fatalf("the freed slot was not reused: %#x after %#x", last, first)
+	}
+	if _, err := tab.remove(last, kindContext, "ctx"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		h := tab.put(kindContext, 2+i)
+		if h == first || uint32(h) == uint32(first) {
+			t.Fatalf("slot reused after its generations wrapped: %#x", h)
+		}
+	}
+	if _, err := tab.lookup(first, kindContext, "ctx"); err == nil {
+		t.Fatalf("the first handle of the slot resolves again")
+	}
+}
+
 func TestHandleTableConcurrent(t *testing.T) {
 	var tab handleTable
 	var wg sync.WaitGroup

@@ -18,4 +18,8 @@
 // under GOMEMLIMIT (see CheckMemory). Generators take sizes on trust;
 // StructuredBytes, Hex27GraphBytes, Grid7GraphBytes and RandomGraphBytes
 // estimate what they make, for callers that take sizes from users.
+//
+// Refine refines simplex meshes uniformly (each tet into 8, each triangle
+// into 4), so that a mesh small enough to store or send, such as a Gmsh
+// file, becomes a mesh of millions of nodes where it is used.
 package mesh

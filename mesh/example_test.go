@@ -106,3 +106,16 @@ func ExampleLocalityOrder() {
 	fmt.Println(h.Validate() == nil, h.N() == g.N())
 	// Output: true true
 }
+
+// A coarse tet mesh refined twice: each level splits every edge at its
+// midpoint and every tet into eight.
+func ExampleRefine() {
+	m := mesh.StructuredTet(3, 3, 3) // 27 nodes, 48 tets
+	r, err := mesh.Refine(m, mesh.RefineOptions{Levels: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d nodes, %d tets -> %d nodes, %d tets\n", m.NumNodes(), m.Blocks[0].Len(), r.NumNodes(), r.Blocks[0].Len())
+	// Output: 27 nodes, 48 tets -> 729 nodes, 3072 tets
+}

@@ -17,3 +17,12 @@ func SetSlowRounds(fraction, minActive int) func() {
 	slowFraction, slowMinActive = fraction, minActive
 	return func() { slowFraction, slowMinActive = of, om }
 }
+
+// SetFinishMessageLimit changes the largest share of the remainder one
+// part may send to the serial finish of the partitioned drivers; it
+// returns a restore function.
+func SetFinishMessageLimit(n int) func() {
+	old := maxFinishMessage
+	maxFinishMessage = n
+	return func() { maxFinishMessage = old }
+}

@@ -45,6 +45,22 @@ const slowRounds = 2
 
 var slowFraction, slowMinActive = 64, 1 << 12
 
+// stallWatch counts slow rounds in a row; the partitioned drivers use it
+// on the global counts, so they hand over after the same round as
+// Parallel whatever the parts.
+type stallWatch struct{ slow int }
+
+// stalled records a round that left left of before undecided vertices and
+// reports whether the serial greedy should now finish.
+func (w *stallWatch) stalled(before, left int64) bool {
+	if left >= int64(slowMinActive) && before-left < before/int64(slowFraction) {
+		w.slow++
+	} else {
+		w.slow = 0
+	}
+	return w.slow == slowRounds
+}
+
 // parallelMasked runs Parallel on the subgraph induced by the vertices with
 // exclude[v] false (exclude may be nil): excluded vertices start decided
 // and outside the set, so they neither join nor block.
@@ -72,7 +88,8 @@ func parallelMasked(g *mesh.Graph, keys []uint64, dist, workers int, exclude []b
 		}
 	}
 	p.cands = make([][]int32, workers)
-	rounds, slow := 0, 0
+	rounds := 0
+	var watch stallWatch
 	for len(p.active) > 0 {
 		rounds++
 		before := len(p.active)
@@ -81,12 +98,7 @@ func parallelMasked(g *mesh.Graph, keys []uint64, dist, workers int, exclude []b
 		} else {
 			p.round1()
 		}
-		if left := len(p.active); left >= slowMinActive && before-left < before/slowFraction {
-			slow++
-		} else {
-			slow = 0
-		}
-		if slow == slowRounds {
+		if watch.stalled(int64(before), int64(len(p.active))) {
 			p.finishSerial(dist)
 		}
 	}

@@ -87,6 +87,11 @@ type PartStats struct {
 	// SetupBytes is what the halo setup sent (lists of boundary vertices
 	// and, for non-hash priorities, their primary ranks).
 	SetupBytes int64
+	// FinishVertices is the number of vertices the serial finish decided
+	// after the rounds stalled (Exact mode; 0 when the rounds decided
+	// all), and FinishBytes what it sent: their rows to part 0 and the
+	// decisions back. Bytes does not count them.
+	FinishVertices, FinishBytes int64
 }
 
 // Bytes returns the message bytes of all rounds.

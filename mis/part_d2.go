@@ -37,7 +37,8 @@ func (s *partState) runExact2(ctx context.Context) error {
 	live := slices.Clone(active)
 	ghostUndone := nl - s.nOwn
 	var changed, cands, nearNew, outs []int32
-	for len(active) > 0 || ghostUndone > 0 {
+	busy := func() bool { return len(active) > 0 || ghostUndone > 0 }
+	return s.runRounds(ctx, &active, busy, func() error {
 		s.newRound()
 		changed = changed[:0]
 		for _, v := range live {
@@ -159,8 +160,8 @@ func (s *partState) runExact2(ctx context.Context) error {
 			}
 		}
 		live = l
-	}
-	return s.leave(ctx)
+		return nil
+	})
 }
 
 // encodeM1 packs m1 of vertex v (a global id near v on meshes, or -1) as

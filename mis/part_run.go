@@ -3,7 +3,9 @@ package mis
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
 )
 
 // RunPart computes this part's share of a partitioned MIS: it owns the
@@ -40,10 +42,27 @@ func RunPart(ctx context.Context, ex Exchanger, l *Local, opts PartOptions) (*Lo
 }
 
 // finish agrees with every other part on the outcome and sums the
-// figures. A part that failed tells its neighbours first.
+// figures. A part that failed tells its neighbours first; a part that
+// learned of a failure from endRound's count has agreed already.
 func (s *partState) finish(ctx context.Context, runErr error, mode PartMode) (*LocalResult, error) {
+	if _, agreed := errors.AsType[agreedError](runErr); agreed {
+		return nil, runErr
+	}
 	if runErr != nil {
-		s.ex.Abort(ctx, s.activePeers(), runErr)
+		s.ex.Abort(ctx, s.abortPeers(), runErr)
+	}
+	v := s.outcome(runErr != nil, 0)
+	if err := s.ex.Allreduce(ctx, Sum, v); err != nil {
+		if runErr != nil {
+			return nil, runErr
+		}
+		return nil, err
+	}
+	if runErr != nil {
+		return nil, runErr
+	}
+	if err := s.failure(v); err != nil {
+		return nil, err
 	}
 	size := int64(0)
 	in := make([]bool, s.nOwn)
@@ -53,37 +72,63 @@ func (s *partState) finish(ctx context.Context, runErr error, mode PartMode) (*L
 			size++
 		}
 	}
-	hi := []int64{0, 0, int64(s.rounds), int64(s.outer), int64(len(s.bytes))}
-	if runErr != nil {
-		hi[0], hi[1] = 1, int64(s.me)+1
-	}
+	hi := []int64{int64(s.rounds), int64(s.outer), int64(len(s.bytes))}
 	if err := s.ex.Allreduce(ctx, Max, hi); err != nil {
-		if runErr != nil {
-			return nil, runErr
-		}
 		return nil, err
 	}
-	if runErr != nil {
-		return nil, runErr
-	}
-	if hi[0] != 0 {
-		return nil, fmt.Errorf("mis: part %d: %w: part %d failed", s.me, ErrAborted, hi[1]-1)
-	}
-	sum := make([]int64, 3+hi[4])
-	sum[0], sum[1], sum[2] = size, s.messages, s.setupBytes
-	copy(sum[3:], s.bytes)
+	sum := make([]int64, 5+hi[2])
+	sum[0], sum[1], sum[2], sum[3], sum[4] = size, s.messages, s.setupBytes, s.finishVertices, s.finishBytes
+	copy(sum[5:], s.bytes)
 	if err := s.ex.Allreduce(ctx, Sum, sum); err != nil {
 		return nil, err
 	}
-	r := &LocalResult{In: in, Size: int(sum[0]), Rounds: int(hi[2])}
+	r := &LocalResult{In: in, Size: int(sum[0]), Rounds: int(hi[0])}
 	r.Parts = s.parts
 	r.Messages, r.SetupBytes = sum[1], sum[2]
-	r.BytesPerRound = sum[3:]
+	r.FinishVertices, r.FinishBytes = sum[3], sum[4]
+	r.BytesPerRound = sum[5:]
 	if mode == ADMMA {
-		r.OuterIterations = int(hi[3])
+		r.OuterIterations = int(hi[1])
 		r.Rounds = r.OuterIterations
 	}
 	return r, nil
+}
+
+// outcome is the vector of the collective that ends every round and the
+// run (summed over the parts): failed parts, the sum of their indices
+// plus one, undecided vertices. The two share one shape, so that a part
+// that failed mid-round and meets the others' end of the round in its
+// final agreement matches their collective, and all learn of the failure.
+func (s *partState) outcome(failed bool, left int) []int64 {
+	v := []int64{0, 0, int64(left)}
+	if failed {
+		v[0], v[1] = 1, int64(s.me)+1
+	}
+	return v
+}
+
+// failure reads a summed outcome: an error wrapping ErrAborted when some
+// part failed.
+func (s *partState) failure(v []int64) error {
+	switch {
+	case v[0] == 0:
+		return nil
+	case v[0] == 1:
+		return fmt.Errorf("mis: part %d: %w: part %d failed", s.me, ErrAborted, v[1]-1)
+	}
+	return fmt.Errorf("mis: part %d: %w: %d parts failed", s.me, ErrAborted, v[0])
+}
+
+// abortPeers are the parts a failing part tells: its active peers, and
+// during the serial finish the parts it exchanges with there.
+func (s *partState) abortPeers() []int {
+	ps := s.activePeers()
+	for _, q := range s.finishPeers {
+		if !slices.Contains(ps, q) {
+			ps = append(ps, q)
+		}
+	}
+	return ps
 }
 
 func (s *partState) activePeers() []int {
@@ -268,7 +313,8 @@ func (s *partState) runExact1(ctx context.Context) error {
 	}
 	ghostUndone := len(s.gid) - s.nOwn
 	var cands, outs []int32
-	for len(active) > 0 {
+	busy := func() bool { return len(active) > 0 }
+	return s.runRounds(ctx, &active, busy, func() error {
 		s.newRound()
 		cands = cands[:0]
 		for _, v := range active {
@@ -306,6 +352,49 @@ func (s *partState) runExact1(ctx context.Context) error {
 			return err
 		}
 		active = compactUndone(active, st)
+		return nil
+	})
+}
+
+// runRounds drives the rounds of the exact modes: round runs while busy
+// says this part has work, and once it has none the part leaves its
+// peers; but every part ends every round (endRound) until no vertex is
+// undecided anywhere, since all take part in the count and in the serial
+// finish that a stall hands over to. active holds the part's undecided
+// vertices.
+func (s *partState) runRounds(ctx context.Context, active *[]int32, busy func() bool, round func() error) error {
+	left := false
+	for {
+		if busy() {
+			if err := round(); err != nil {
+				return err
+			}
+		} else if !left {
+			if err := s.leave(ctx); err != nil {
+				return err
+			}
+			left = true
+		}
+		more, stalled, err := s.endRound(ctx, len(*active))
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		if stalled {
+			done, err := s.finishSerial(ctx, *active)
+			if err != nil {
+				return err
+			}
+			if done {
+				*active = (*active)[:0]
+				break
+			}
+		}
+	}
+	if left {
+		return nil
 	}
 	return s.leave(ctx)
 }

@@ -63,13 +63,24 @@ type partState struct {
 	bytes         []int64 // per round
 	messages      int64
 	setupBytes    int64
+
+	// Stall detection (part_finish.go): undecided vertices of all parts
+	// before this round, the slow rounds so far, and whether the serial
+	// finish was refused for lack of memory.
+	undone         int64
+	watch          stallWatch
+	finishRefused  bool
+	finishPeers    []int
+	finishBytes    int64
+	finishVertices int64
 }
 
 // header flags, the first byte of every message.
 const flagDone byte = 1
 
-// agreedError is an error that every part has learned through a
-// collective, so nobody needs to be told with Abort.
+// agreedError is an error that needs no final agreement: every part has
+// learned it through a collective, or this part's share of the last
+// collective is given and the others end with that one.
 type agreedError struct{ err error }
 
 func (e agreedError) Error() string { return e.err.Error() }
@@ -213,6 +224,9 @@ func newPartState(ctx context.Context, ex Exchanger, l *Local, o *PartOptions) (
 	me, parts := ex.Part(), ex.Parts()
 	s := &partState{ex: ex, me: me, parts: parts, dist: max(o.Distance, 1)}
 	err := validateLocal(l, me, parts, o)
+	if err == nil {
+		s.undone = int64(l.N)
+	}
 	if err == nil {
 		err = s.buildLocal(l)
 	}

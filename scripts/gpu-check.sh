@@ -1,14 +1,9 @@
 #!/usr/bin/env bash
 # gpu-check.sh runs everything the GPU side needs on a machine with an
-# NVIDIA GPU and no Go toolchain: the test binaries and the commands are
-# built beforehand on a machine with Go and copied along in bin/:
+# NVIDIA GPU and no Go toolchain: scripts/gpu-build.sh builds the test
+# binaries, the command, the harness and the C library into bin/
+# beforehand, on a machine with Go; carry bin/ along and run
 #
-#   go test -c -o bin/cuda.test ./cuda
-#   go test -c -o bin/mis.test ./mis
-#   go test -c -o bin/misgpu.test ./internal/misgpu
-#   go test -c -o bin/amg.test ./amg
-#   go build -o bin/misgrid ./cmd/misgrid
-#   go build -o bin/gpubench ./tools/gpubench
 #   scripts/gpu-check.sh [stage...]
 #
 # Stages (default: info tests sanitize bench):
@@ -16,7 +11,8 @@
 #   nvcc      compile internal/kernels with the local nvcc (ALLOW_NEW_PTX=1:
 #             only a check that the sources build there; the embedded
 #             images stay the committed ones)
-#   tests     GPU tests of cuda, the MIS engine, mis and amg, verbose
+#   tests     GPU tests of cuda, the MIS engine, mis, amg, gpuagg and
+#             gpusparse, verbose
 #   sanitize  compute-sanitizer memcheck and racecheck on the engine's
 #             TestGPUMidSize
 #   bench     misgrid bench -device gpu on the reference graphs (table + JSON)
@@ -25,6 +21,17 @@
 #             graph in one run (a refactoring must keep sets and times)
 #   tune      bin/gpubench $TUNE_FLAGS (a tuning against the default)
 #   ncu       Nsight Compute counters of a few sweeps (NCU_GRAPH)
+#   agg       aggregation and coarse graph on the device (gpuagg-check.sh)
+#   upload    staged uploads, device hierarchy and the C device-pointer
+#             test (upload-check.sh)
+#   setup     the AMG setup on the device: BenchmarkGPUSetup ($SETUP_BENCH,
+#             default Poisson 101³ and elasticity 48³) and the solve
+#             benchmarks, each phase beside its floor
+#   sparse    gpusparse against cuSPARSE (bench/gpu/spgemm.sh)
+#   gpus      the multi-GPU driver: its tests and misgrid bench -gpus 1,2
+#             ($GPUS_FLAGS)
+#   mesh      MIS and the hierarchy on the refined Gmsh part
+#             (bench/meshes/part.msh.gz:refine=2, 3.1M vertices)
 #
 # Results go to $OUT (default /tmp/gpu-check-out).
 set -uo pipefail
@@ -91,7 +98,9 @@ for stage in "${stages[@]}"; do
 		run tests 120 bash -c 'cd cuda && ../bin/cuda.test -test.v -test.count=1'
 		run tests 300 bash -c 'cd internal/misgpu && ../../bin/misgpu.test -test.v -test.count=1'
 		run tests 200 bash -c 'cd mis && ../bin/mis.test -test.v -test.count=1 -test.run "GPU|Device|MultiGPU"'
-		[[ -x bin/amg.test ]] && run tests 200 bash -c 'cd amg && ../bin/amg.test -test.v -test.count=1 -test.run "GPU|Device"'
+		run tests 300 bash -c 'cd amg && ../bin/amg.test -test.v -test.count=1 -test.run "GPU|Device"'
+		run tests 200 bash -c 'cd internal/gpuagg && ../../bin/gpuagg.test -test.v -test.count=1 -test.run GPU'
+		run tests 200 bash -c 'cd internal/gpusparse && ../../bin/gpusparse.test -test.v -test.count=1 -test.run "TestGPU(Corpus|Errors)"'
 		# Sticky errors break the process's GPU state: one process each.
 		run tests 60 bash -c 'cd cuda && MISGRID_TEST_STICKY=1 ../bin/cuda.test -test.v -test.run Sticky'
 		run tests 120 bash -c 'cd mis && MISGRID_TEST_STICKY=1 ../bin/mis.test -test.v -test.run Sticky'
@@ -130,6 +139,30 @@ for stage in "${stages[@]}"; do
 				--section WarpStateStats --section SchedulerStats \
 				bin/misgrid bench -device gpu -graphs "${NCU_GRAPH:-hex27:160}" -distance $d -reps 10
 		done
+		;;
+	agg)
+		run agg 400 scripts/gpuagg-check.sh bin tests bench
+		;;
+	upload)
+		run upload 400 scripts/upload-check.sh bin cabi tests bench
+		;;
+	setup)
+		run setup 400 bash -c "cd amg && MISGRID_SETUP_BENCH=${SETUP_BENCH:-poisson101,elasticity48} \
+			../bin/amg.test -test.run '^\$' -test.bench 'GPUSetup|GPUSolve|GPUMulVec' -test.benchtime 1x"
+		;;
+	sparse)
+		run sparse 400 bench/gpu/spgemm.sh bin
+		;;
+	gpus)
+		run gpus 60 bash -c 'nvidia-smi -L; nvidia-smi topo -m | head -8'
+		run gpus 300 bash -c 'cd mis && ../bin/mis.test -test.v -test.count=1 -test.run "MultiGPU|LayoutParts"'
+		run gpus 400 bin/misgrid bench ${GPUS_FLAGS:--gpus 1,2 -graphs hex27:256,random:16777216:16 -distance 1,2}
+		;;
+	mesh)
+		for pri in boundary degree hash; do
+			run mesh 300 bin/misgrid bench -device gpu -priority $pri -graphs bench/meshes/part.msh.gz:refine=2
+		done
+		run mesh 300 bin/misgrid coarsen -device gpu bench/meshes/part.msh.gz:refine=2
 		;;
 	*)
 		echo "unknown stage $stage" >&2

@@ -68,12 +68,28 @@ static cusparseHandle_t H;
 static const double one = 1, zero = 0;
 static const cusparseOperation_t NT = CUSPARSE_OPERATION_NON_TRANSPOSE;
 
-// spgemm forms C = A·B with cusparseSpGEMM, allocating all it needs.
-static Csr spgemm(Csr &a, Csr &b) {
+// emptyProduct is the descriptor of C = A·B before its size is known.
+static Csr emptyProduct(Csr &a, Csr &b) {
 	Csr c;
 	c.rows = a.rows, c.cols = b.cols;
 	CK(cudaMalloc(&c.ptr, (c.rows + 1) * 4));
 	CS(cusparseCreateCsr(&c.d, c.rows, c.cols, 0, c.ptr, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+	return c;
+}
+
+// bindProduct allocates C's columns and values for the size cuSPARSE found.
+static void bindProduct(Csr &c) {
+	int64_t r, cc, nnz;
+	CS(cusparseSpMatGetSize(c.d, &r, &cc, &nnz));
+	c.nnz = nnz;
+	CK(cudaMalloc(&c.col, std::max<int64_t>(nnz, 1) * 4));
+	CK(cudaMalloc(&c.val, std::max<int64_t>(nnz, 1) * 8));
+	CS(cusparseCsrSetPointers(c.d, c.ptr, c.col, c.val));
+}
+
+// spgemm forms C = A·B with cusparseSpGEMM, allocating all it needs.
+static Csr spgemm(Csr &a, Csr &b) {
+	Csr c = emptyProduct(a, b);
 	cusparseSpGEMMDescr_t sp;
 	CS(cusparseSpGEMM_createDescr(&sp));
 	size_t s1 = 0, s2 = 0;
@@ -84,12 +100,7 @@ static Csr spgemm(Csr &a, Csr &b) {
 	CS(cusparseSpGEMM_compute(H, NT, NT, &one, a.d, b.d, &zero, c.d, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, sp, &s2, nullptr));
 	CK(cudaMalloc(&b2, s2));
 	CS(cusparseSpGEMM_compute(H, NT, NT, &one, a.d, b.d, &zero, c.d, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, sp, &s2, b2));
-	int64_t r, cc, nnz;
-	CS(cusparseSpMatGetSize(c.d, &r, &cc, &nnz));
-	c.nnz = nnz;
-	CK(cudaMalloc(&c.col, std::max<int64_t>(nnz, 1) * 4));
-	CK(cudaMalloc(&c.val, std::max<int64_t>(nnz, 1) * 8));
-	CS(cusparseCsrSetPointers(c.d, c.ptr, c.col, c.val));
+	bindProduct(c);
 	CS(cusparseSpGEMM_copy(H, NT, NT, &one, a.d, b.d, &zero, c.d, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, sp));
 	CK(cudaDeviceSynchronize());
 	cusparseSpGEMM_destroyDescr(sp);
@@ -104,9 +115,7 @@ struct Reuse {
 	cusparseSpGEMMDescr_t sp;
 	void *buf[5] = {};
 	Reuse(Csr &a, Csr &b) {
-		c.rows = a.rows, c.cols = b.cols;
-		CK(cudaMalloc(&c.ptr, (c.rows + 1) * 4));
-		CS(cusparseCreateCsr(&c.d, c.rows, c.cols, 0, c.ptr, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+		c = emptyProduct(a, b);
 		CS(cusparseSpGEMM_createDescr(&sp));
 		size_t s[5] = {};
 		CS(cusparseSpGEMMreuse_workEstimation(H, NT, NT, a.d, b.d, c.d, CUSPARSE_SPGEMM_DEFAULT, sp, &s[0], nullptr));
@@ -117,12 +126,7 @@ struct Reuse {
 		CK(cudaMalloc(&buf[2], s[2]));
 		CK(cudaMalloc(&buf[3], s[3]));
 		CS(cusparseSpGEMMreuse_nnz(H, NT, NT, a.d, b.d, c.d, CUSPARSE_SPGEMM_DEFAULT, sp, &s[1], buf[1], &s[2], buf[2], &s[3], buf[3]));
-		int64_t r, cc, nnz;
-		CS(cusparseSpMatGetSize(c.d, &r, &cc, &nnz));
-		c.nnz = nnz;
-		CK(cudaMalloc(&c.col, std::max<int64_t>(nnz, 1) * 4));
-		CK(cudaMalloc(&c.val, std::max<int64_t>(nnz, 1) * 8));
-		CS(cusparseCsrSetPointers(c.d, c.ptr, c.col, c.val));
+		bindProduct(c);
 		CS(cusparseSpGEMMreuse_copy(H, NT, NT, a.d, b.d, c.d, CUSPARSE_SPGEMM_DEFAULT, sp, &s[4], nullptr));
 		CK(cudaMalloc(&buf[4], s[4]));
 		CS(cusparseSpGEMMreuse_copy(H, NT, NT, a.d, b.d, c.d, CUSPARSE_SPGEMM_DEFAULT, sp, &s[4], buf[4]));

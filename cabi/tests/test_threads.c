@@ -1,11 +1,13 @@
 /* Thread safety: 8 pthreads call the library at once, each with its own
  * context, first on graphs of their own and then on one shared read-only
- * graph; every result equals the single-threaded one. */
+ * graph; every result equals the single-threaded one. Then threads
+ * compute on a graph another thread is changing. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 
@@ -123,6 +125,214 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* spawn starts count threads, fn on jobs 0..count-2 and last (fn when
+ * NULL) on the last, all waiting at the start barrier, which extra more
+ * threads (the caller) pass too; reap joins them and checks their jobs. */
+static void spawn(pthread_t *th, struct job *jobs, int count, int extra, void *(*fn)(void *), void *(*last)(void *)) {
+    pthread_barrier_init(&start, NULL, (unsigned)(count + extra));
+    for (int i = 0; i < count; i++) {
+        jobs[i].id = i;
+        jobs[i].failures = 0;
+        jobs[i].why[0] = 0;
+        CHECK(pthread_create(&th[i], NULL, i == count - 1 && last ? last : fn, &jobs[i]) == 0, "pthread_create %d", i);
+    }
+}
+
+static void reap(pthread_t *th, struct job *jobs, int count, const char *what) {
+    for (int i = 0; i < count; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < count; i++)
+        CHECK(jobs[i].failures == 0, "%s, thread %d: %d failures, first: %s", what, i, jobs[i].failures, jobs[i].why);
+    pthread_barrier_destroy(&start);
+}
+
+/* The audit's threads_mutate_graph case: one thread switches a shared
+ * graph's classes between two arrays while others compute its MIS with
+ * boundary priority. A call works on the graph as it was when it started
+ * (the handle holds a snapshot), so every set is the set of one of the
+ * two class arrays, never a mix, and nothing races. */
+enum { SETS = 15, READERS = 3 };
+static int32_t *classes[2], *want[2];
+static misgrid_graph mutated;
+static int readers_done; /* under fail_mu */
+
+static int all_read(void) {
+    pthread_mutex_lock(&fail_mu);
+    int done = readers_done == READERS;
+    pthread_mutex_unlock(&fail_mu);
+    return done;
+}
+
+/* Switches the classes until every reader is done. */
+static void *mutator(void *arg) {
+    struct job *j = arg;
+    misgrid_context ctx = 0;
+    if (misgrid_context_create(&ctx)) fail(j, "context_create", NULL);
+    pthread_barrier_wait(&start);
+    for (int i = 0; ctx && !all_read(); i++)
+        if (misgrid_graph_set_classes(ctx, mutated, n, classes[i % 2])) fail(j, "set_classes", ctx);
+    if (ctx) misgrid_context_destroy(ctx);
+    return NULL;
+}
+
+static void *reader(void *arg) {
+    struct job *j = arg;
+    misgrid_context ctx = 0;
+    int32_t *got = malloc((size_t)n * 4);
+    if (misgrid_context_create(&ctx)) fail(j, "context_create", NULL);
+    pthread_barrier_wait(&start);
+    for (int i = 0; ctx && i < SETS; i++) {
+        misgrid_result r;
+        if (misgrid_mis(ctx, mutated, "distance=2 priority=boundary", &r) ||
+            misgrid_result_set_flags(ctx, r, 0, n, got)) {
+            fail(j, "mis on the mutated graph", ctx);
+            break;
+        }
+        misgrid_result_destroy(ctx, r);
+        if (memcmp(got, want[0], (size_t)n * 4) && memcmp(got, want[1], (size_t)n * 4))
+            fail(j, "a set of neither class array", NULL);
+    }
+    free(got);
+    if (ctx) misgrid_context_destroy(ctx);
+    pthread_mutex_lock(&fail_mu);
+    readers_done++;
+    pthread_mutex_unlock(&fail_mu);
+    return NULL;
+}
+
+static void test_mutation(misgrid_context ctx) {
+    CHECK_OK(ctx, misgrid_graph_from_csr(ctx, n, n, nnz, MISGRID_INT32, 0, rowptr, col, MISGRID_FLOAT64, val, NULL,
+                                         &mutated));
+    for (int k = 0; k < 2; k++) {
+        classes[k] = malloc((size_t)n * 4);
+        want[k] = malloc((size_t)n * 4);
+        for (int64_t v = 0; v < n; v++) classes[k][v] = (int32_t)((v * (k + 3) / 7) % 4);
+        misgrid_result r;
+        CHECK_OK(ctx, misgrid_graph_set_classes(ctx, mutated, n, classes[k]));
+        CHECK_OK(ctx, misgrid_mis(ctx, mutated, "distance=2 priority=boundary", &r));
+        CHECK_OK(ctx, misgrid_result_set_flags(ctx, r, 0, n, want[k]));
+        misgrid_result_destroy(ctx, r);
+    }
+    CHECK(memcmp(want[0], want[1], (size_t)n * 4) != 0, "the two class arrays give one set");
+    pthread_t th[READERS + 1];
+    struct job jobs[READERS + 1];
+    spawn(th, jobs, READERS + 1, 0, reader, mutator);
+    reap(th, jobs, READERS + 1, "classes changed mid-run");
+    CHECK_OK(ctx, misgrid_graph_destroy(ctx, mutated));
+    for (int k = 0; k < 2; k++) {
+        free(classes[k]);
+        free(want[k]);
+    }
+}
+
+/* The audit's threads_destroy_graph and threads_destroy_ctx cases: a
+ * graph, or a context, is destroyed while other threads compute with it.
+ * Every call either gives the set it gives alone or fails with
+ * MISGRID_ERR_HANDLE, and each thread sees the failure once the handle
+ * is gone; the results go through each thread's own context. */
+static misgrid_graph doomed_graph;
+static misgrid_context doomed_ctx;
+
+static void *doomed_user(void *arg) {
+    struct job *j = arg;
+    misgrid_context own = 0;
+    int32_t *got = malloc((size_t)n * 4);
+    if (misgrid_context_create(&own)) fail(j, "context_create", NULL);
+    pthread_barrier_wait(&start);
+    int ended = 0;
+    for (int i = 0; own && i < 100000 && !ended; i++) {
+        misgrid_result r;
+        misgrid_status st = misgrid_mis(doomed_ctx ? doomed_ctx : own, doomed_ctx ? shared : doomed_graph,
+                                        "distance=2 priority=boundary", &r);
+        if (st == MISGRID_ERR_HANDLE) {
+            ended = 1;
+        } else if (st != MISGRID_OK) {
+            fail(j, "mis while a handle is destroyed", own);
+            break;
+        } else {
+            if (misgrid_result_set_flags(own, r, 0, n, got)) fail(j, "set_flags", own);
+            else if (memcmp(got, reference.mis2, (size_t)n * 4)) fail(j, "a set unlike the single-threaded one", NULL);
+            misgrid_result_destroy(own, r);
+        }
+    }
+    if (own && !ended) fail(j, "the destroyed handle kept working", NULL);
+    free(got);
+    if (own) misgrid_context_destroy(own);
+    return NULL;
+}
+
+static void test_destroy_midway(int context) {
+    misgrid_context ctx;
+    CHECK_OK(NULL, misgrid_context_create(&ctx));
+    doomed_ctx = 0;
+    if (context) CHECK_OK(NULL, misgrid_context_create(&doomed_ctx));
+    else CHECK_OK(ctx, misgrid_graph_from_csr(ctx, n, n, nnz, MISGRID_INT32, 0, rowptr, col, MISGRID_FLOAT64, val,
+                                              NULL, &doomed_graph));
+    pthread_t th[READERS];
+    struct job jobs[READERS];
+    spawn(th, jobs, READERS, 1, doomed_user, NULL);
+    pthread_barrier_wait(&start);
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    if (context) CHECK_OK(NULL, misgrid_context_destroy(doomed_ctx));
+    else CHECK_OK(ctx, misgrid_graph_destroy(ctx, doomed_graph));
+    reap(th, jobs, READERS, context ? "context destroyed mid-run" : "graph destroyed mid-run");
+    CHECK_OK(NULL, misgrid_context_destroy(ctx));
+}
+
+/* The audit's threads_solver case: threads solve with one solver, whose
+ * calls take turns, while it is destroyed: each solve converges in the
+ * iterations of a solve alone, or fails with MISGRID_ERR_HANDLE. */
+static misgrid_solver doomed_solver;
+static int64_t solo_its;
+
+static void *solver_user(void *arg) {
+    struct job *j = arg;
+    misgrid_context own = 0;
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+    for (int64_t v = 0; v < n; v++) b[v] = 1;
+    if (misgrid_context_create(&own)) fail(j, "context_create", NULL);
+    pthread_barrier_wait(&start);
+    int ended = 0;
+    for (int i = 0; own && i < 100000 && !ended; i++) {
+        int32_t conv = 0;
+        int64_t its = 0;
+        double res = 0;
+        memset(x, 0, (size_t)n * sizeof *x);
+        misgrid_status st = misgrid_solver_solve(own, doomed_solver, n, b, x, &conv, &its, &res);
+        if (st == MISGRID_ERR_HANDLE) ended = 1;
+        else if (st != MISGRID_OK || !conv || its != solo_its) {
+            fail(j, "solve while the solver is destroyed", own);
+            break;
+        }
+    }
+    if (own && !ended) fail(j, "the destroyed solver kept working", NULL);
+    free(b);
+    free(x);
+    if (own) misgrid_context_destroy(own);
+    return NULL;
+}
+
+static void test_solver_destroyed(misgrid_context ctx) {
+    CHECK_OK(ctx, misgrid_solver_create(ctx, "tol=1e-8", &doomed_solver));
+    CHECK_OK(ctx, misgrid_solver_setup(ctx, doomed_solver, n, n, nnz, MISGRID_INT32, 0, rowptr, col, MISGRID_FLOAT64, val));
+    double *b = malloc((size_t)n * sizeof *b), *x = calloc((size_t)n, sizeof *x);
+    for (int64_t v = 0; v < n; v++) b[v] = 1;
+    int32_t conv = 0;
+    double res = 0;
+    CHECK_OK(ctx, misgrid_solver_solve(ctx, doomed_solver, n, b, x, &conv, &solo_its, &res));
+    CHECK(conv, "the solve alone did not converge");
+    free(b);
+    free(x);
+    pthread_t th[READERS];
+    struct job jobs[READERS];
+    spawn(th, jobs, READERS, 1, solver_user, NULL);
+    pthread_barrier_wait(&start);
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    CHECK_OK(ctx, misgrid_solver_destroy(ctx, doomed_solver));
+    reap(th, jobs, READERS, "solver destroyed mid-run");
+}
+
 int main(void) {
     n = (int64_t)NX * NY;
     nnz = grid_laplacian(NX, NY, &rowptr, &col, &val);
@@ -152,6 +362,10 @@ int main(void) {
     for (int i = 0; i < NTHREADS; i++)
         CHECK(jobs[i].failures == 0, "thread %d: %d failures, first: %s", i, jobs[i].failures, jobs[i].why);
     pthread_barrier_destroy(&start);
+    test_mutation(ctx);
+    test_destroy_midway(0);
+    test_destroy_midway(1);
+    test_solver_destroyed(ctx);
 
     CHECK_OK(ctx, misgrid_graph_destroy(ctx, shared));
     CHECK_OK(ctx, misgrid_context_destroy(ctx));

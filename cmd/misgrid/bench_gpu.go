@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/misgrid/misgrid/internal/genspec"
 	"github.com/misgrid/misgrid/internal/gpubench"
 	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
@@ -29,7 +30,8 @@ the CPU greedy set for the same graph and priority.
 
 -graphs takes generator specs (see 'misgrid help coarsen') and graph
 files: .mtx (Matrix Market), .msh (Gmsh 4.1) and .egr (ECL), each
-optionally gzipped (.gz).
+optionally gzipped (.gz); a mesh refined uniformly L times is named
+FILE.msh:refine=L (bench/meshes/part.msh.gz:refine=2: 3.1M nodes).
 
 -order runs each graph in several vertex orders: natural (as generated
 or read), rcm (reverse Cuthill-McKee), locality (mesh.LocalityOrder) and
@@ -98,13 +100,14 @@ func benchGPU(args []string, ordinal int, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// loadBenchGraph reads a graph file (by its extension, .gz too) or
-// builds the graph of a generator spec.
+// loadBenchGraph reads a graph file (by its extension, .gz too; a mesh
+// may end in :refine=L) or builds the graph of a generator spec.
 func loadBenchGraph(name string) (*mesh.Graph, error) {
-	base := strings.TrimSuffix(name, ".gz")
+	file, _, _ := genspec.CutRefine(name)
+	base := strings.TrimSuffix(file, ".gz")
 	for _, ext := range []string{".mtx", ".msh", ".egr"} {
 		if strings.HasSuffix(base, ext) {
-			g, _, err := mesh.ReadFile(name)
+			g, _, err := genspec.ReadFile(name)
 			return g, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/misgrid/misgrid/internal/genspec"
 	"github.com/misgrid/misgrid/internal/progress"
 	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
@@ -30,6 +31,8 @@ INPUT is a file or a generator spec:
   FILE.egr   ECL binary graph
              (any of them may be gzipped: FILE.mtx.gz)
   gen:SPEC   a generated graph, e.g. gen:hex:64, gen:hex27:100:relabel
+  FILE.msh:refine=L, gen:tet:N:refine=L
+             the mesh refined uniformly L times (see below)
 
 ` + genHelp + `
 -o writes, by extension:
@@ -133,13 +136,19 @@ func inputKind(input string) string {
 		}
 		return "graph"
 	}
-	name, _ := strings.CutSuffix(strings.ToLower(input), ".gz")
-	switch filepath.Ext(name) {
-	case ".mtx":
+	file, levels, err := genspec.CutRefine(input)
+	if err != nil {
+		return ""
+	}
+	name, _ := strings.CutSuffix(strings.ToLower(file), ".gz")
+	switch ext := filepath.Ext(name); {
+	case levels > 0 && ext != ".msh":
+		return ""
+	case ext == ".mtx":
 		return "matrix"
-	case ".msh":
+	case ext == ".msh":
 		return "mesh"
-	case ".egr":
+	case ext == ".egr":
 		return "graph"
 	}
 	return ""
@@ -340,14 +349,21 @@ func loadInput(input string, c *coarsenConfig, prog *progress.Reporter) (*mesh.G
 		prog.Show("generating %s", spec)
 		return generateWith(spec, c.elements, c.classify)
 	}
-	name, gz := strings.CutSuffix(strings.ToLower(input), ".gz")
+	file, levels, err := genspec.CutRefine(input)
+	if err != nil {
+		return nil, nil, err
+	}
+	name, gz := strings.CutSuffix(strings.ToLower(file), ".gz")
 	ext := filepath.Ext(name)
 	switch ext {
 	case ".mtx", ".msh", ".egr":
 	default:
 		return nil, nil, fmt.Errorf("%s: unknown input type %q (want .mtx, .msh, .egr, any of them .gz, or gen:SPEC)", input, ext)
 	}
-	f, err := os.Open(input)
+	if levels > 0 && ext != ".msh" {
+		return nil, nil, fmt.Errorf("%s: refine applies to meshes (.msh) only", input)
+	}
+	f, err := os.Open(file)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -380,7 +396,11 @@ func loadInput(input string, c *coarsenConfig, prog *progress.Reporter) (*mesh.G
 			}
 		}
 	case ".msh":
-		if m, err = mesh.ReadGmsh(r); err == nil {
+		if m, err = mesh.ReadGmsh(r); err == nil && levels > 0 {
+			prog.Show("refining the mesh %d times", levels)
+			m, err = mesh.Refine(m, mesh.RefineOptions{Levels: levels, MaxBytes: c.elements.MaxBytes})
+		}
+		if err == nil {
 			prog.Show("building the graph")
 			g, err = meshGraphWith(m, c.elements, c.classify)
 		}

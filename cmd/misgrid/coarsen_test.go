@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,6 +120,43 @@ func TestCoarsenVTU(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A mesh file with :refine=L is refined before its graph is built, as
+// gen:tri:N:refine=L is; refine on a matrix is refused.
+func TestCoarsenRefined(t *testing.T) {
+	plain, _, err := runCmd(t, "coarsen", "-max_levels", "1", "../../mesh/testdata/two_tets_crlf.msh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fine, _, err := runCmd(t, "coarsen", "-max_levels", "1", "../../mesh/testdata/two_tets_crlf.msh:refine=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vertices(t, fine) <= 10*vertices(t, plain) {
+		t.Errorf("refined twice: %d vertices, unrefined %d", vertices(t, fine), vertices(t, plain))
+	}
+	if _, _, err := runCmd(t, "coarsen", "-max_levels", "1", "gen:tri:5:refine=1"); err != nil {
+		t.Error(err)
+	}
+	if _, _, err := runCmd(t, "coarsen", "testdata/lap3x3.mtx:refine=1"); err == nil {
+		t.Error("refine on a matrix: no error")
+	}
+}
+
+// vertices reads the vertex count of coarsen's summary: "INPUT: N vertices".
+func vertices(t *testing.T, summary string) int {
+	t.Helper()
+	for _, f := range strings.Split(summary, "\n") {
+		if _, rest, ok := strings.Cut(f, ": "); ok {
+			var n int
+			if _, err := fmt.Sscanf(rest, "%d vertices", &n); err == nil {
+				return n
+			}
+		}
+	}
+	t.Fatalf("no vertex count in:\n%s", summary)
+	return 0
 }
 
 // TestCoarsenEGR writes the coarse graph and compares it with the

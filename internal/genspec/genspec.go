@@ -25,6 +25,10 @@ const Help = `generator specs (N vertices per side, all on the unit square or cu
   grid7:N          7-point stencil graph, N³ vertices
   random:N:DEG     random graph, N vertices, average degree DEG
   any spec + :relabel   the same graph in a random vertex order
+  tet and tri specs, and .msh files, + :refine=L
+                   the mesh refined uniformly L times (each tet into 8, each
+                   triangle into 4: about 7× the nodes a level in 3D), e.g.
+                   gen:tet:40:refine=2, part.msh.gz:refine=2
 `
 
 // Generate builds the graph of a generator spec such as "hex:64" or
@@ -69,13 +73,23 @@ var kinds = map[string]kind{
 // killed, not failed.
 func GenerateWith(spec string, eo mesh.ElementOptions, co mesh.ClassifyOptions) (*mesh.Graph, *mesh.Mesh, error) {
 	parts := strings.Split(spec, ":")
-	relabel := false
-	if len(parts) > 1 && parts[len(parts)-1] == "relabel" {
-		relabel = true
-		parts = parts[:len(parts)-1]
-	}
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("generator %q: %s (see 'misgrid help coarsen')", spec, fmt.Sprintf(format, args...))
+	}
+	relabel, levels := false, 0
+	for len(parts) > 2 {
+		last := parts[len(parts)-1]
+		if last == "relabel" && !relabel {
+			relabel = true
+		} else if v, ok := strings.CutPrefix(last, "refine="); ok && levels == 0 {
+			var err error
+			if levels, err = parseLevels(v); err != nil {
+				return nil, nil, bad("%v", err)
+			}
+		} else {
+			break
+		}
+		parts = parts[:len(parts)-1]
 	}
 	want := 2
 	if parts[0] == "random" {
@@ -109,8 +123,16 @@ func GenerateWith(spec string, eo mesh.ElementOptions, co mesh.ClassifyOptions) 
 	}
 	var g *mesh.Graph
 	var m *mesh.Mesh
+	if levels > 0 && parts[0] != "tet" && parts[0] != "tri" {
+		return nil, nil, bad("refine applies to the tet and tri meshes")
+	}
 	if k.mesh != nil {
 		m = k.mesh(n)
+		if levels > 0 {
+			if m, err = mesh.Refine(m, mesh.RefineOptions{Levels: levels, MaxBytes: eo.MaxBytes}); err != nil {
+				return nil, nil, fmt.Errorf("generator %q: %w", spec, err)
+			}
+		}
 		if g, err = MeshGraphWith(m, eo, co); err != nil {
 			return nil, nil, fmt.Errorf("generator %q: %w", spec, err)
 		}
@@ -123,6 +145,63 @@ func GenerateWith(spec string, eo mesh.ElementOptions, co mesh.ClassifyOptions) 
 		if m != nil {
 			m = permuteMesh(m, perm)
 		}
+	}
+	return g, m, nil
+}
+
+// maxLevels bounds refine=L: eight levels multiply the elements by 8⁸.
+const maxLevels = 8
+
+func parseLevels(v string) (int, error) {
+	l, err := strconv.Atoi(v)
+	if err != nil || l < 1 || l > maxLevels {
+		return 0, fmt.Errorf("refine=%q: want an integer in [1, %d]", v, maxLevels)
+	}
+	return l, nil
+}
+
+// CutRefine splits the ":refine=L" suffix off the name of an input file:
+// it returns the file name and L, or the name and 0 without the suffix.
+func CutRefine(input string) (string, int, error) {
+	name, v, ok := cutLast(input, ":refine=")
+	if !ok {
+		return input, 0, nil
+	}
+	l, err := parseLevels(v)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s: %w", input, err)
+	}
+	return name, l, nil
+}
+
+func cutLast(s, sep string) (before, after string, found bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
+}
+
+// ReadFile is mesh.ReadFile for names that may end in ":refine=L": the
+// mesh of a .msh file is then refined L times, and the graph built from
+// it, with boundary classes from its facets.
+func ReadFile(name string) (*mesh.Graph, *mesh.Mesh, error) {
+	path, levels, err := CutRefine(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, m, err := mesh.ReadFile(path)
+	if err != nil || levels == 0 {
+		return g, m, err
+	}
+	if m == nil {
+		return nil, nil, fmt.Errorf("%s: refine applies to meshes (.msh) only", name)
+	}
+	if m, err = mesh.Refine(m, mesh.RefineOptions{Levels: levels}); err == nil {
+		g, err = MeshGraph(m, 0)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return g, m, nil
 }

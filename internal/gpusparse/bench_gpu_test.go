@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/gpusparse/sparsetest"
 )
 
 // TestGPUBench times the products on the problems of issue 20 beside a
@@ -31,14 +32,14 @@ func TestGPUBench(t *testing.T) {
 	t.Logf("device copy bandwidth: %.0f GB/s (read + write)", bw/1e9)
 	n, en := envInt("SPGEMM_N", 101), envInt("SPGEMM_EN", 70)
 	t0 := time.Now()
-	a := poisson(n)
-	p := smoothedAggregation(a, n, 3, 1)
-	t.Logf("poisson %d³: A %d rows %d nnz, P %d×%d %d nnz (built in %v)", n, a.rows, a.nnz(), p.rows, p.cols, p.nnz(), time.Since(t0))
+	a := sparsetest.Poisson(n)
+	p := sparsetest.SmoothedAggregation(a, n, 3, 1)
+	t.Logf("poisson %d³: A %d rows %d nnz, P %d×%d %d nnz (built in %v)", n, a.Rows, a.NNZ(), p.Rows, p.Cols, p.NNZ(), time.Since(t0))
 	benchProblem(t, d, bw, filepath.Join(dir, "poisson"), a, p, true)
 	if en > 0 {
-		a = elasticity(en)
-		p = smoothedAggregation(a, en, 3, 3)
-		t.Logf("elasticity %d³×3: A %d rows %d nnz, P %d×%d %d nnz", en, a.rows, a.nnz(), p.rows, p.cols, p.nnz())
+		a = sparsetest.Elasticity(en)
+		p = sparsetest.SmoothedAggregation(a, en, 3, 3)
+		t.Logf("elasticity %d³×3: A %d rows %d nnz, P %d×%d %d nnz", en, a.Rows, a.NNZ(), p.Rows, p.Cols, p.NNZ())
 		benchProblem(t, d, bw, filepath.Join(dir, "elasticity"), a, p, false)
 	}
 }
@@ -115,31 +116,31 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 	}
 	defer g.Free()
 	ap, r, ac := download(t, g.AP()), download(t, g.R()), download(t, g.Coarse())
-	t.Logf("%s: A·P %d nnz, Pᵀ·A·P %d×%d %d nnz", filepath.Base(base), ap.nnz(), ac.rows, ac.cols, ac.nnz())
+	t.Logf("%s: A·P %d nnz, Pᵀ·A·P %d×%d %d nnz", filepath.Base(base), ap.NNZ(), ac.Rows, ac.Cols, ac.NNZ())
 	if check {
-		wantAP := refMul(a, p, false)
-		if err := sameBits(ap, wantAP); err != nil {
+		wantAP := sparsetest.Mul(a, p, false)
+		if err := sparsetest.SameBits(ap, wantAP); err != nil {
 			t.Errorf("A·P differs from the host's: %v", err)
 		}
-		if err := sameBits(ac, refMul(refTranspose(p), wantAP, true)); err != nil {
+		if err := sparsetest.SameBits(ac, sparsetest.Mul(sparsetest.Transpose(p), wantAP, true)); err != nil {
 			t.Errorf("Pᵀ·A·P differs from the host's: %v", err)
 		}
 	}
 	if err := g.Numeric(); err != nil {
 		t.Fatal(err)
 	}
-	if err := sameBits(download(t, g.Coarse()), ac); err != nil {
+	if err := sparsetest.SameBits(download(t, g.Coarse()), ac); err != nil {
 		t.Errorf("a second numeric pass changed Pᵀ·A·P: %v", err)
 	}
 	// Floors: every input read once, every output written once.
-	in := csrBytes(a.rows, a.nnz()) + csrBytes(p.rows, p.nnz())
-	floorAP := in + csrBytes(ap.rows, ap.nnz())
-	floorAPn := in + float64(4*ap.nnz()+8*ap.nnz()+4*ap.rows) // pattern read, values written
-	floorT := 2 * csrBytes(p.rows, p.nnz())
-	floorTn := float64(4+8+8) * float64(p.nnz())
-	rap := csrBytes(r.rows, r.nnz()) + csrBytes(ap.rows, ap.nnz())
-	floorRAP := rap + csrBytes(ac.rows, ac.nnz())
-	floorRAPn := rap + float64(12*ac.nnz()+4*ac.rows)
+	in := csrBytes(a.Rows, a.NNZ()) + csrBytes(p.Rows, p.NNZ())
+	floorAP := in + csrBytes(ap.Rows, ap.NNZ())
+	floorAPn := in + float64(4*ap.NNZ()+8*ap.NNZ()+4*ap.Rows) // pattern read, values written
+	floorT := 2 * csrBytes(p.Rows, p.NNZ())
+	floorTn := float64(4+8+8) * float64(p.NNZ())
+	rap := csrBytes(r.Rows, r.NNZ()) + csrBytes(ap.Rows, ap.NNZ())
+	floorRAP := rap + csrBytes(ac.Rows, ac.NNZ())
+	floorRAPn := rap + float64(12*ac.NNZ()+4*ac.Rows)
 	prod := func(x, y *Matrix) func() error {
 		return func() error {
 			pr, err := d.Mul(x, y)
@@ -147,6 +148,30 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 				err = pr.Free()
 			}
 			return err
+		}
+	}
+	sym := func() error { // A·P's pattern alone
+		pr := &Product{a: da, b: dp, c: &Matrix{rows: da.rows, cols: dp.cols, owned: true, d: d}}
+		return errors.Join(d.run(pr.symbolic), pr.Free())
+	}
+	// The two kernels of A·P's pattern alone, rewriting g's: the rest of
+	// the symbolic pass is allocation, scans and waits.
+	apc := g.AP()
+	kernel := func(name string) func() error {
+		return func() error {
+			return d.run(func(q *queue) error {
+				if name == "sp_fill" {
+					return q.launch(name, apc.rows, 8, int32(apc.rows), da.ptr, da.col, dp.ptr, dp.col, apc.ptr, apc.col)
+				}
+				longs, err := q.scratch("longs", int64(apc.rows+1)*4)
+				if err == nil {
+					err = longs.MemsetAsync32(0, d.l.Stream)
+				}
+				if err == nil {
+					err = q.launch(name, apc.rows, 8, int32(apc.rows), da.ptr, da.col, dp.ptr, dp.col, longs, longs, longs.Ptr()+uintptr(apc.rows)*4)
+				}
+				return err
+			})
 		}
 	}
 	rapFull := func() error {
@@ -177,6 +202,9 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 		floor float64
 	}{
 		{"A·P symbolic+numeric", prod(da, dp), floorAP},
+		{"A·P symbolic", sym, in + float64(4*ap.Rows+4*ap.NNZ())},
+		{"A·P count kernel (+alloc)", kernel("sp_count"), in},
+		{"A·P fill kernel", kernel("sp_fill"), in + float64(4*ap.Rows+4*ap.NNZ())},
 		{"A·P numeric", g.ap.Numeric, floorAPn},
 		{"Pᵀ transpose", tr, floorT},
 		{"Pᵀ numeric (gather)", g.r.Numeric, floorTn},
@@ -203,11 +231,11 @@ func writeCSR(path string, a *hcsr) error {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	p32 := make([]int32, len(a.ptr))
-	for i, x := range a.ptr {
+	p32 := make([]int32, len(a.Ptr))
+	for i, x := range a.Ptr {
 		p32[i] = int32(x)
 	}
-	for _, v := range []any{[]int64{int64(a.rows), int64(a.cols), int64(a.nnz())}, p32, a.col[:a.nnz()], a.val[:a.nnz()]} {
+	for _, v := range []any{[]int64{int64(a.Rows), int64(a.Cols), int64(a.NNZ())}, p32, a.Col[:a.NNZ()], a.Val[:a.NNZ()]} {
 		if err = binary.Write(w, binary.LittleEndian, v); err != nil {
 			break
 		}

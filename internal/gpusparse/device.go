@@ -18,10 +18,13 @@ const (
 	// correct, through global memory, and slower.
 	RowLimit = 256
 	midLimit = 2048 // SP_MID: the longest row of a transpose sorted by a block
-	scanTile = 1024 // SP_THREADS*4
+	// windowWords is SP_BW: rows of a product whose columns span at most
+	// 32·windowWords take their pattern from a bitmap of that window.
+	windowWords = 256
+	scanTile    = 1024 // SP_THREADS*4
 )
 
-var kernelNames = []string{"sp_count", "sp_fill", "sp_long_rows", "sp_numeric", "sp_scan_blocks", "sp_scan_parts",
+var kernelNames = []string{"sp_count", "sp_fill", "sp_long_rows", "sp_numeric_g4", "sp_numeric_g8", "sp_numeric_g16", "sp_numeric_g32", "sp_scan_blocks", "sp_scan_parts",
 	"sp_scan_apply", "sp_tr_count", "sp_tr_scatter", "sp_tr_sort", "sp_tr_mid", "sp_tr_long", "sp_gather", "sp_check"}
 
 // maxInt32 bounds rows, columns and nonzeros of a device matrix.

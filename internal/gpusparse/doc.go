@@ -15,16 +15,23 @@
 // order of amg's mulMat, whatever its row grouping. Galerkin forms
 // A·P that way, then Pᵀ·(A·P) with Pᵀ's rows in ascending fine row
 // order and sums that start at +0, which is the order of amg's streamed
-// Galerkin product (galerkinStreamed). No floating-point atomics run, so
-// every run gives the same bits. (Go fuses x*y+z into one FMA on some
-// architectures, arm64 among them, and not on amd64 below GOAMD64=v3; the
-// bitwise match holds against a host that does not fuse.)
+// Galerkin product (galerkinStreamed); with amg's Reuse option the host
+// forms it by mulMat instead, which Mul of the transpose and A·P
+// reproduces (the two differ only in the sign of a zero sum). No
+// floating-point atomics run, so
+// every run gives the same bits. (amg rounds each product on its own too,
+// with explicit conversions, so that no Go architecture fuses them.)
 //
-// Rows of a product with at most 256 entries are formed by one warp in
-// shared memory; longer rows take a slower path through global memory,
-// with a bitmap over the columns for their pattern. Scratch is what a
-// row needs, plus one int32 per row and per long row a bitmap of
-// cols/8 bytes for the blocks that handle them at once.
+// The symbolic pass takes a warp per row: a row whose columns span at
+// most 8192 gets its sorted pattern from a bitmap of that window in
+// shared memory (the rows of mesh operators and their products); a
+// wider one hashes its columns in shared memory and ranks them, up to
+// RowLimit columns; longer rows take a slower path with a bitmap over
+// all the columns in global memory. The numeric pass takes 4 to 32
+// lanes per row (about the mean row length of B), accumulating in
+// shared memory up to RowLimit·lanes/32 entries a row and in the result
+// itself beyond. Scratch is what a row needs, plus one int32 per row
+// and, per long row handled at once, a bitmap of cols/8 bytes.
 //
 // Every function that queues work waits for it before it returns, so
 // results may be read from any stream afterwards. Errors are values:

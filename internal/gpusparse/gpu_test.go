@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/gpusparse/sparsetest"
 )
 
 // device opens GPU 0 or skips the test.
@@ -25,7 +26,7 @@ func device(tb testing.TB) *Device {
 
 func upload(tb testing.TB, d *Device, a *hcsr) *Matrix {
 	tb.Helper()
-	m, err := d.Upload(a.rows, a.cols, a.ptr, a.col, a.val)
+	m, err := d.Upload(a.Rows, a.Cols, a.Ptr, a.Col, a.Val)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func download(tb testing.TB, m *Matrix) *hcsr {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &hcsr{rows: m.Rows(), cols: m.Cols(), ptr: ptr, col: col, val: val}
+	return &hcsr{Rows: m.Rows(), Cols: m.Cols(), Ptr: ptr, Col: col, Val: val}
 }
 
 // Every product, transpose and Galerkin product of the corpus equals the
@@ -49,54 +50,54 @@ func download(tb testing.TB, m *Matrix) *hcsr {
 func TestGPUCorpus(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, c := range corpus(testing.Short()) {
-		a, b := upload(t, d, c.a), upload(t, d, c.b)
+	for _, c := range sparsetest.Corpus(testing.Short()) {
+		a, b := upload(t, d, c.A), upload(t, d, c.B)
 		for rep := 0; rep < 2; rep++ {
 			p, err := d.Mul(a, b)
 			if err != nil {
-				t.Fatalf("%s: %v", c.name, err)
+				t.Fatalf("%s: %v", c.Name, err)
 			}
-			want := refMul(c.a, c.b, false)
-			if err := sameBits(download(t, p.C()), want); err != nil {
-				t.Errorf("%s: product (run %d): %v", c.name, rep, err)
+			want := sparsetest.Mul(c.A, c.B, false)
+			if err := sparsetest.SameBits(download(t, p.C()), want); err != nil {
+				t.Errorf("%s: product (run %d): %v", c.Name, rep, err)
 			}
 			if err := p.Numeric(); err != nil {
 				t.Fatal(err)
 			}
-			if err := sameBits(download(t, p.C()), want); err != nil {
-				t.Errorf("%s: product, numeric again: %v", c.name, err)
+			if err := sparsetest.SameBits(download(t, p.C()), want); err != nil {
+				t.Errorf("%s: product, numeric again: %v", c.Name, err)
 			}
 			_ = p.Free()
 			tr, err := d.Transpose(b)
 			if err != nil {
-				t.Fatalf("%s: %v", c.name, err)
+				t.Fatalf("%s: %v", c.Name, err)
 			}
-			if err := sameBits(download(t, tr.T()), refTranspose(c.b)); err != nil {
-				t.Errorf("%s: transpose (run %d): %v", c.name, rep, err)
+			if err := sparsetest.SameBits(download(t, tr.T()), sparsetest.Transpose(c.B)); err != nil {
+				t.Errorf("%s: transpose (run %d): %v", c.Name, rep, err)
 			}
 			_ = tr.Free()
 		}
-		if !c.sq {
+		if !c.Sq {
 			continue
 		}
 		g, err := d.Galerkin(a, b)
 		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
+			t.Fatalf("%s: %v", c.Name, err)
 		}
-		if err := sameBits(download(t, g.Coarse()), refGalerkin(c.a, c.b)); err != nil {
-			t.Errorf("%s: Galerkin: %v", c.name, err)
+		if err := sparsetest.SameBits(download(t, g.Coarse()), sparsetest.Galerkin(c.A, c.B)); err != nil {
+			t.Errorf("%s: Galerkin: %v", c.Name, err)
 		}
 		// Numeric re-setup: new values on the same patterns.
-		na, nb := *c.a, *c.b
-		na.val, nb.val = scaled(rng, c.a.val), scaled(rng, c.b.val)
-		if err := errors.Join(a.SetValues(na.val[:na.nnz()]), b.SetValues(nb.val[:nb.nnz()]), g.Numeric()); err != nil {
+		na, nb := *c.A, *c.B
+		na.Val, nb.Val = scaled(rng, c.A.Val), scaled(rng, c.B.Val)
+		if err := errors.Join(a.SetValues(na.Val[:na.NNZ()]), b.SetValues(nb.Val[:nb.NNZ()]), g.Numeric()); err != nil {
 			t.Fatal(err)
 		}
-		if err := sameBits(download(t, g.Coarse()), refGalerkin(&na, &nb)); err != nil {
-			t.Errorf("%s: Galerkin after new values: %v", c.name, err)
+		if err := sparsetest.SameBits(download(t, g.Coarse()), sparsetest.Galerkin(&na, &nb)); err != nil {
+			t.Errorf("%s: Galerkin after new values: %v", c.Name, err)
 		}
-		if err := sameBits(download(t, g.R()), refTranspose(&nb)); err != nil {
-			t.Errorf("%s: restriction after new values: %v", c.name, err)
+		if err := sparsetest.SameBits(download(t, g.R()), sparsetest.Transpose(&nb)); err != nil {
+			t.Errorf("%s: restriction after new values: %v", c.Name, err)
 		}
 		_ = g.Free()
 	}
@@ -115,7 +116,7 @@ func scaled(rng *rand.Rand, v []float64) []float64 {
 func TestGPUErrors(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(5, 6))
-	a := upload(t, d, randomCSR(rng, 10, 7, 3, 0))
+	a := upload(t, d, sparsetest.Random(rng, 10, 7, 3, 0))
 	if _, err := d.Mul(a, a); err == nil || !strings.Contains(err.Error(), "inner sizes") {
 		t.Errorf("10×7 · 10×7: %v", err)
 	}
@@ -123,21 +124,21 @@ func TestGPUErrors(t *testing.T) {
 		t.Errorf("Galerkin of a non-square operator: %v", err)
 	}
 	// A column out of range, handed over as device pointers.
-	bad := randomCSR(rng, 50, 20, 4, 0)
-	bad.col[bad.ptr[33]] = 25
-	raw := &Matrix{rows: 50, cols: 30, nnz: bad.nnz(), owned: true, d: d}
+	bad := sparsetest.Random(rng, 50, 20, 4, 0)
+	bad.Col[bad.Ptr[34]-1] = 25 // fine for 30 columns
+	raw := &Matrix{rows: 50, cols: 30, nnz: bad.NNZ(), owned: true, d: d}
 	var err error
 	if raw.ptr, raw.col, raw.val, err = rawBuffers(d, bad); err != nil {
 		t.Fatal(err)
 	}
 	defer raw.Free()
-	if _, err := d.Wrap(50, 20, bad.nnz(), raw.ptr, raw.col, raw.val); err == nil || !strings.Contains(err.Error(), "row 33 ") {
+	if _, err := d.Wrap(50, 20, bad.NNZ(), raw.ptr, raw.col, raw.val); err == nil || !strings.Contains(err.Error(), "row 33 ") {
 		t.Errorf("column past the end in row 33: %v", err)
 	}
-	if _, err := d.Wrap(50, 20, bad.nnz()+1, raw.ptr, raw.col, raw.val); err == nil {
+	if _, err := d.Wrap(50, 20, bad.NNZ()+1, raw.ptr, raw.col, raw.val); err == nil {
 		t.Error("wrapped with more nonzeros than the buffers hold")
 	}
-	m, err := d.Wrap(50, 30, bad.nnz(), raw.ptr, raw.col, raw.val)
+	m, err := d.Wrap(50, 30, bad.NNZ(), raw.ptr, raw.col, raw.val)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestGPUErrors(t *testing.T) {
 		t.Errorf("allocating 1 PiB: %v", err)
 	}
 	// Still usable.
-	p, err := d.Mul(a, upload(t, d, randomCSR(rng, 7, 9, 3, 0)))
+	p, err := d.Mul(a, upload(t, d, sparsetest.Random(rng, 7, 9, 3, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,20 +161,20 @@ func TestGPUErrors(t *testing.T) {
 // rawBuffers copies a to device buffers as they are, unchecked.
 func rawBuffers(d *Device, a *hcsr) (ptr, col, val *cuda.Buffer, err error) {
 	q := &queue{d: d}
-	p32 := make([]int32, len(a.ptr))
-	for i, x := range a.ptr {
+	p32 := make([]int32, len(a.Ptr))
+	for i, x := range a.Ptr {
 		p32[i] = int32(x)
 	}
 	if ptr, err = q.alloc("ptr", int64(len(p32))*4); err != nil {
 		return
 	}
-	if col, err = q.alloc("col", int64(a.nnz())*4); err != nil {
+	if col, err = q.alloc("col", int64(a.NNZ())*4); err != nil {
 		return
 	}
-	if val, err = q.alloc("val", int64(a.nnz())*8); err != nil {
+	if val, err = q.alloc("val", int64(a.NNZ())*8); err != nil {
 		return
 	}
-	err = errors.Join(copyIn(ptr, p32), copyIn(col, a.col), copyIn(val, a.val), d.l.Ctx.Synchronize())
+	err = errors.Join(copyIn(ptr, p32), copyIn(col, a.Col), copyIn(val, a.Val), d.l.Ctx.Synchronize())
 	return
 }
 

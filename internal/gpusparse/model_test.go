@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/misgrid/misgrid/internal/gpusparse/sparsetest"
 )
 
 // Host models of the kernels of sparse.cu, step for step: the same
@@ -29,24 +31,24 @@ func modelHashRow(rng *rand.Rand, a, b *hcsr, i int) ([]int32, int) {
 	}
 	type cursor struct{ q, r int }
 	var lanes []cursor
-	for l := 0; l < warp && a.ptr[i]+l < a.ptr[i+1]; l++ {
-		lanes = append(lanes, cursor{q: a.ptr[i] + l, r: b.ptr[a.col[a.ptr[i]+l]]})
+	for l := 0; l < warp && a.Ptr[i]+l < a.Ptr[i+1]; l++ {
+		lanes = append(lanes, cursor{q: a.Ptr[i] + l, r: b.Ptr[a.Col[a.Ptr[i]+l]]})
 	}
 	cnt := 0
 	for len(lanes) > 0 {
 		x := rng.IntN(len(lanes))
 		c := &lanes[x]
-		k := a.col[c.q]
-		if c.r == b.ptr[k+1] { // next entry of this lane
+		k := a.Col[c.q]
+		if c.r == b.Ptr[k+1] { // next entry of this lane
 			c.q += warp
-			if c.q >= a.ptr[i+1] {
+			if c.q >= a.Ptr[i+1] {
 				lanes = slices.Delete(lanes, x, x+1)
 			} else {
-				c.r = b.ptr[a.col[c.q]]
+				c.r = b.Ptr[a.Col[c.q]]
 			}
 			continue
 		}
-		col := b.col[c.r]
+		col := b.Col[c.r]
 		c.r++
 		s := modelSlot(col)
 		for t[s] != -1 && t[s] != col {
@@ -64,11 +66,11 @@ func modelHashRow(rng *rand.Rand, a, b *hcsr, i int) ([]int32, int) {
 
 // modelBitsRow is sp_long_rows' bitmap for row i and its emission.
 func modelBitsRow(a, b *hcsr, i int) []int32 {
-	bm := make([]uint32, (b.cols+31)/32)
-	for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
-		k := a.col[q]
-		for r := b.ptr[k]; r < b.ptr[k+1]; r++ {
-			bm[b.col[r]>>5] |= 1 << (b.col[r] & 31)
+	bm := make([]uint32, (b.Cols+31)/32)
+	for q := a.Ptr[i]; q < a.Ptr[i+1]; q++ {
+		k := a.Col[q]
+		for r := b.Ptr[k]; r < b.Ptr[k+1]; r++ {
+			bm[b.Col[r]>>5] |= 1 << (b.Col[r] & 31)
 		}
 	}
 	return modelEmit(bm)
@@ -121,14 +123,54 @@ func modelScan(size []int) ([]int, int64) {
 	return ptr, total
 }
 
+// modelWindow is sp_window: the words of row i's column-window bitmap
+// and its first column.
+func modelWindow(a, b *hcsr, i int) (words int, lo int32) {
+	lo, hi := int32(math.MaxInt32), int32(-1)
+	for q := a.Ptr[i]; q < a.Ptr[i+1]; q++ {
+		k := a.Col[q]
+		if bs, be := b.Ptr[k], b.Ptr[k+1]; bs < be {
+			lo, hi = min(lo, b.Col[bs]), max(hi, b.Col[be-1])
+		}
+	}
+	if hi < 0 {
+		return 0, lo
+	}
+	return int((hi-lo)>>5) + 1, lo
+}
+
+// modelWindowRow is sp_bits_row and sp_fill's emission: the set bits of
+// the window bitmap in order.
+func modelWindowRow(a, b *hcsr, i, words int, lo int32) []int32 {
+	bm := make([]uint32, words)
+	for q := a.Ptr[i]; q < a.Ptr[i+1]; q++ {
+		k := a.Col[q]
+		for r := b.Ptr[k]; r < b.Ptr[k+1]; r++ {
+			c := b.Col[r] - lo
+			bm[c>>5] |= 1 << (c & 31)
+		}
+	}
+	var out []int32
+	for w, x := range bm {
+		for x != 0 {
+			out = append(out, lo+int32(w*32+bits.TrailingZeros32(x)))
+			x &= x - 1
+		}
+	}
+	return out
+}
+
 // modelSymbolic is sp_count, sp_long_rows (sizes), the scan, sp_fill
-// (compaction in slot order, then ranks) and sp_long_rows (columns).
+// (window bitmap, or hash table compacted in slot order then ranks) and
+// sp_long_rows (columns).
 func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
-	c := &hcsr{rows: a.rows, cols: b.cols}
-	size := make([]int, a.rows)
+	c := &hcsr{Rows: a.Rows, Cols: b.Cols}
+	size := make([]int, a.Rows)
 	var longs []int
-	for i := 0; i < a.rows; i++ {
-		if _, n := modelHashRow(rng, a, b, i); n >= 0 {
+	for i := 0; i < a.Rows; i++ {
+		if words, lo := modelWindow(a, b, i); words <= windowWords {
+			size[i] = len(modelWindowRow(a, b, i, words, lo))
+		} else if _, n := modelHashRow(rng, a, b, i); n >= 0 {
 			size[i] = n
 		} else {
 			longs = append(longs, i)
@@ -138,13 +180,17 @@ func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
 	for _, i := range longs {
 		size[i] = len(modelBitsRow(a, b, i))
 	}
-	c.ptr, _ = modelScan(size)
-	c.col = make([]int32, c.nnz())
-	c.val = make([]float64, c.nnz())
-	for i := 0; i < a.rows; i++ {
-		cs, n := c.ptr[i], c.ptr[i+1]-c.ptr[i]
+	c.Ptr, _ = modelScan(size)
+	c.Col = make([]int32, c.NNZ())
+	c.Val = make([]float64, c.NNZ())
+	for i := 0; i < a.Rows; i++ {
+		cs, n := c.Ptr[i], c.Ptr[i+1]-c.Ptr[i]
+		if words, lo := modelWindow(a, b, i); words <= windowWords {
+			copy(c.Col[cs:], modelWindowRow(a, b, i, words, lo))
+			continue
+		}
 		if n > RowLimit {
-			copy(c.col[cs:], modelBitsRow(a, b, i))
+			copy(c.Col[cs:], modelBitsRow(a, b, i))
 			continue
 		}
 		t, _ := modelHashRow(rng, a, b, i)
@@ -162,7 +208,7 @@ func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
 					rank++
 				}
 			}
-			c.col[cs+rank] = t[x]
+			c.Col[cs+rank] = t[x]
 		}
 	}
 	return c
@@ -181,31 +227,32 @@ func modelBsearch(p []int32, c int32) int {
 	return lo
 }
 
-// modelNumeric is sp_numeric: per k of A's row in order, the lanes add
+// modelNumeric is sp_numeric_g*: per k of A's row in order, the lanes add
 // their products of B's row k into their slots, in an order drawn from
-// rng (the slots are distinct, so it cannot matter).
+// rng (the slots are distinct, so it cannot matter), whatever the lanes
+// per row.
 func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
-	for i := 0; i < a.rows; i++ {
-		cs, ce := c.ptr[i], c.ptr[i+1]
-		p := c.col[cs:ce]
-		v := c.val[cs:ce]
-		if len(p) <= RowLimit {
-			v = make([]float64, len(p)) // the shared-memory slots
+	for i := 0; i < a.Rows; i++ {
+		cs, ce := c.Ptr[i], c.Ptr[i+1]
+		p := c.Col[cs:ce]
+		v := c.Val[cs:ce]
+		if len(p) <= RowLimit/4 {
+			v = make([]float64, len(p)) // the shared-memory slots (G = 8)
 		}
 		for x := range v {
 			v[x] = init
 		}
-		for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
-			av := a.val[q]
-			k := a.col[q]
-			lanes := rng.Perm(b.ptr[k+1] - b.ptr[k])
+		for q := a.Ptr[i]; q < a.Ptr[i+1]; q++ {
+			av := a.Val[q]
+			k := a.Col[q]
+			lanes := rng.Perm(b.Ptr[k+1] - b.Ptr[k])
 			for _, l := range lanes {
-				r := b.ptr[k] + l
-				x := modelBsearch(p, b.col[r])
-				v[x] = float64(v[x] + float64(av*b.val[r]))
+				r := b.Ptr[k] + l
+				x := modelBsearch(p, b.Col[r])
+				v[x] = float64(v[x] + float64(av*b.Val[r]))
 			}
 		}
-		copy(c.val[cs:ce], v)
+		copy(c.Val[cs:ce], v)
 	}
 }
 
@@ -220,35 +267,35 @@ func modelMul(rng *rand.Rand, a, b *hcsr, init float64) *hcsr {
 // order drawn from rng, as the atomics hand out slots), sp_tr_sort,
 // sp_tr_mid, sp_tr_long and sp_gather. It returns Aᵀ and the permutation.
 func modelTranspose(rng *rand.Rand, a *hcsr) (*hcsr, []int32) {
-	cnt := make([]int, a.cols)
-	for _, j := range a.col[:a.nnz()] {
+	cnt := make([]int, a.Cols)
+	for _, j := range a.Col[:a.NNZ()] {
 		cnt[j]++
 	}
-	t := &hcsr{rows: a.cols, cols: a.rows}
-	t.ptr, _ = modelScan(cnt)
-	t.col = make([]int32, a.nnz())
-	t.val = make([]float64, a.nnz())
-	perm := make([]int32, a.nnz())
-	cursor := slices.Clone(t.ptr)
-	for _, i := range rng.Perm(a.rows) {
-		for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
-			at := cursor[a.col[q]]
-			cursor[a.col[q]]++
-			t.col[at], perm[at] = int32(i), int32(q)
+	t := &hcsr{Rows: a.Cols, Cols: a.Rows}
+	t.Ptr, _ = modelScan(cnt)
+	t.Col = make([]int32, a.NNZ())
+	t.Val = make([]float64, a.NNZ())
+	perm := make([]int32, a.NNZ())
+	cursor := slices.Clone(t.Ptr)
+	for _, i := range rng.Perm(a.Rows) {
+		for q := a.Ptr[i]; q < a.Ptr[i+1]; q++ {
+			at := cursor[a.Col[q]]
+			cursor[a.Col[q]]++
+			t.Col[at], perm[at] = int32(i), int32(q)
 		}
 	}
-	for j := 0; j < t.rows; j++ {
-		ts, te := t.ptr[j], t.ptr[j+1]
-		key, pos := slices.Clone(t.col[ts:te]), slices.Clone(perm[ts:te])
+	for j := 0; j < t.Rows; j++ {
+		ts, te := t.Ptr[j], t.Ptr[j+1]
+		key, pos := slices.Clone(t.Col[ts:te]), slices.Clone(perm[ts:te])
 		if te-ts > midLimit {
-			bm := make([]uint32, (a.rows+31)/32)
+			bm := make([]uint32, (a.Rows+31)/32)
 			for _, i := range key {
 				bm[i>>5] |= 1 << (i & 31)
 			}
-			copy(t.col[ts:], modelEmit(bm))
+			copy(t.Col[ts:], modelEmit(bm))
 			for x := ts; x < te; x++ {
-				i := t.col[x]
-				perm[x] = int32(a.ptr[i] + modelBsearch(a.col[a.ptr[i]:a.ptr[i+1]], int32(j)))
+				i := t.Col[x]
+				perm[x] = int32(a.Ptr[i] + modelBsearch(a.Col[a.Ptr[i]:a.Ptr[i+1]], int32(j)))
 			}
 			continue
 		}
@@ -259,11 +306,11 @@ func modelTranspose(rng *rand.Rand, a *hcsr) (*hcsr, []int32) {
 					rank++
 				}
 			}
-			t.col[ts+rank], perm[ts+rank] = key[x], pos[x]
+			t.Col[ts+rank], perm[ts+rank] = key[x], pos[x]
 		}
 	}
-	for x := range t.val {
-		t.val[x] = a.val[perm[x]]
+	for x := range t.Val {
+		t.Val[x] = a.Val[perm[x]]
 	}
 	return t, perm
 }
@@ -279,21 +326,21 @@ func modelGalerkin(rng *rand.Rand, a, p *hcsr) *hcsr {
 // and every order the device may take.
 func TestModels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, c := range corpus(testing.Short()) {
+	for _, c := range sparsetest.Corpus(testing.Short()) {
 		for rep := 0; rep < 2; rep++ {
-			if err := sameBits(modelMul(rng, c.a, c.b, math.Copysign(0, -1)), refMul(c.a, c.b, false)); err != nil {
-				t.Errorf("%s: product: %v", c.name, err)
+			if err := sparsetest.SameBits(modelMul(rng, c.A, c.B, math.Copysign(0, -1)), sparsetest.Mul(c.A, c.B, false)); err != nil {
+				t.Errorf("%s: product: %v", c.Name, err)
 			}
-			if err := sameBits(modelMul(rng, c.a, c.b, 0), refMul(c.a, c.b, true)); err != nil {
-				t.Errorf("%s: product from +0: %v", c.name, err)
+			if err := sparsetest.SameBits(modelMul(rng, c.A, c.B, 0), sparsetest.Mul(c.A, c.B, true)); err != nil {
+				t.Errorf("%s: product from +0: %v", c.Name, err)
 			}
-			tr, _ := modelTranspose(rng, c.b)
-			if err := sameBits(tr, refTranspose(c.b)); err != nil {
-				t.Errorf("%s: transpose: %v", c.name, err)
+			tr, _ := modelTranspose(rng, c.B)
+			if err := sparsetest.SameBits(tr, sparsetest.Transpose(c.B)); err != nil {
+				t.Errorf("%s: transpose: %v", c.Name, err)
 			}
-			if c.sq {
-				if err := sameBits(modelGalerkin(rng, c.a, c.b), refGalerkin(c.a, c.b)); err != nil {
-					t.Errorf("%s: Galerkin: %v", c.name, err)
+			if c.Sq {
+				if err := sparsetest.SameBits(modelGalerkin(rng, c.A, c.B), sparsetest.Galerkin(c.A, c.B)); err != nil {
+					t.Errorf("%s: Galerkin: %v", c.Name, err)
 				}
 			}
 		}
@@ -316,14 +363,20 @@ func TestSignedZeroStart(t *testing.T) {
 }
 
 // Rows of RowLimit columns stay in shared memory, longer ones do not,
-// whatever order the lanes insert in.
+// whatever order the lanes insert in; narrow rows take the window.
 func TestLongRowRouting(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
-	a, b := limitRows(rng), identityLike(600)
+	a, b := sparsetest.LimitRows(rng), sparsetest.Spread(600, 40)
+	if words, _ := modelWindow(a, sparsetest.Spread(600, 1), 2); words > windowWords {
+		t.Errorf("a row over 600 columns needs %d words", words)
+	}
 	for rep := 0; rep < 5; rep++ {
 		for i, want := range []int{RowLimit - 1, RowLimit, -1} {
 			if _, n := modelHashRow(rng, a, b, i); n != want {
 				t.Errorf("row %d: count %d, want %d", i, n, want)
+			}
+			if words, _ := modelWindow(a, b, i); words <= windowWords {
+				t.Errorf("row %d: a window of %d words, want more than %d", i, words, windowWords)
 			}
 		}
 	}

@@ -107,7 +107,20 @@ func (p *Product) symbolic(q *queue) error {
 // whose patterns must be those Mul saw.
 func (p *Product) Numeric() error {
 	a, b, c := p.a, p.b, p.c
+	g := lanesPerRow(b)
 	return a.d.run(func(q *queue) error {
-		return q.launch("sp_numeric", c.rows, 8, int32(c.rows), a.ptr, a.col, a.val, b.ptr, b.col, b.val, c.ptr, c.col, c.val, p.init)
+		return q.launch(fmt.Sprintf("sp_numeric_g%d", g), c.rows, 8*32/g, int32(c.rows), a.ptr, a.col, a.val, b.ptr, b.col, b.val, c.ptr, c.col, c.val, p.init)
 	})
+}
+
+// lanesPerRow picks the lanes of the numeric pass per row of C: about
+// the mean row length of B, the products that one k of A's row brings.
+func lanesPerRow(b *Matrix) int {
+	m := float64(b.nnz) / float64(max(b.rows, 1))
+	for _, g := range []int{4, 8, 16} {
+		if m <= float64(g) {
+			return g
+		}
+	}
+	return 32
 }

@@ -17,6 +17,7 @@
 #define SP_HCAP 512  // hash slots per warp in the symbolic pass
 #define SP_LIMIT 256 // longest row kept in shared memory (distinct columns)
 #define SP_MID 2048  // longest row of a transpose sorted by a block in shared memory
+#define SP_BW 256    // words of a row's column-window bitmap (8192 columns; <= SP_HCAP)
 #define SP_EMPTY (-1)
 #define SP_FULL 0xffffffffu
 
@@ -34,54 +35,97 @@ __device__ __forceinline__ int sp_insert(int *t, int c) {
 }
 
 // sp_hash_row inserts the columns of row i of A·B into t, one k of A's row
-// per lane, and returns the number of distinct columns, or -1 as soon as
-// it is known to exceed SP_LIMIT. cnt and over are the warp's shared
-// counter and flag. At most SP_LIMIT+32 columns are ever inserted, so
-// the table never fills.
-__device__ int sp_hash_row(int *t, int *cnt, int *over, int i, const int *aptr, const int *acol, const int *bptr, const int *bcol) {
+// per lane, and returns the number of distinct columns, or -1 when it
+// exceeds SP_LIMIT. cnt is the warp's shared counter. A lane stops at the
+// first column it inserts past SP_LIMIT, so at most SP_LIMIT+32 columns
+// are ever inserted and the table never fills; no lane stops before the
+// count passes SP_LIMIT, so a count at or under it is exact.
+__device__ int sp_hash_row(int *t, int *cnt, int i, const int *aptr, const int *acol, const int *bptr, const int *bcol) {
 	int lane = threadIdx.x & 31;
 	for (int s = lane; s < SP_HCAP; s += 32) t[s] = SP_EMPTY;
-	if (lane == 0) *cnt = 0, *over = 0;
+	if (lane == 0) *cnt = 0;
 	__syncwarp();
 	int ae = aptr[i + 1];
-	for (int q = aptr[i] + lane; q < ae; q += 32) {
+	bool stop = false;
+	for (int q = aptr[i] + lane; q < ae && !stop; q += 32) {
 		int k = acol[q];
 		int be = bptr[k + 1];
-		for (int r = bptr[k]; r < be; r++) {
-			if (*(volatile int *)over) break;
-			if (sp_insert(t, bcol[r]) && atomicAdd(cnt, 1) + 1 > SP_LIMIT) *(volatile int *)over = 1;
-		}
+		for (int r = bptr[k]; r < be; r++)
+			if (sp_insert(t, bcol[r]) && atomicAdd(cnt, 1) >= SP_LIMIT) {
+				stop = true;
+				break;
+			}
 	}
 	__syncwarp();
-	int n = *over ? -1 : *cnt;
+	int n = *cnt;
 	__syncwarp();
-	return n;
+	return n > SP_LIMIT ? -1 : n;
 }
 
 struct sp_warp_scratch {
 	int table[SP_WARPS][SP_HCAP];
-	int cnt[SP_WARPS], over[SP_WARPS];
+	int cnt[SP_WARPS];
 };
 
-// sp_count writes the size of every row of A·B that has at most SP_LIMIT
-// columns to size[i]; the others are listed in longs (*nlong of them,
-// in any order) and get their size from sp_long_rows.
+// sp_window returns the number of 32-bit words that a bitmap of the
+// columns of row i of A·B needs, from the smallest column to the largest
+// (0 for an empty row), and the smallest in *lo. Rows of B are sorted, so
+// their first and last entries bound them.
+__device__ int sp_window(int i, const int *aptr, const int *acol, const int *bptr, const int *bcol, int *lo) {
+	int lane = threadIdx.x & 31, l = 0x7fffffff, h = -1;
+	for (int q = aptr[i] + lane; q < aptr[i + 1]; q += 32) {
+		int k = acol[q], bs = bptr[k], be = bptr[k + 1];
+		if (bs < be) l = min(l, bcol[bs]), h = max(h, bcol[be - 1]);
+	}
+	l = __reduce_min_sync(SP_FULL, l);
+	h = __reduce_max_sync(SP_FULL, h);
+	*lo = l;
+	return h < 0 ? 0 : ((h - l) >> 5) + 1;
+}
+
+// sp_bits_row sets the bits of the columns of row i of A·B in the warp's
+// window bitmap bm (words words from column lo), one k of A's row per
+// lane, and returns their number.
+__device__ int sp_bits_row(unsigned *bm, int words, int lo, int i, const int *aptr, const int *acol, const int *bptr, const int *bcol) {
+	int lane = threadIdx.x & 31;
+	for (int x = lane; x < words; x += 32) bm[x] = 0u;
+	__syncwarp();
+	for (int q = aptr[i] + lane; q < aptr[i + 1]; q += 32) {
+		int k = acol[q], be = bptr[k + 1];
+		for (int r = bptr[k]; r < be; r++) {
+			int c = bcol[r] - lo;
+			atomicOr(bm + (c >> 5), 1u << (c & 31));
+		}
+	}
+	__syncwarp();
+	unsigned n = 0;
+	for (int x = lane; x < words; x += 32) n += __popc(bm[x]);
+	return (int)__reduce_add_sync(SP_FULL, n);
+}
+
+// sp_count writes the size of every row of A·B to size[i] when its
+// columns fit a window bitmap or number at most SP_LIMIT (hashed); the
+// others are listed in longs (*nlong of them, in any order) and get
+// their size from sp_long_rows.
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
 sp_count(int rows, const int *aptr, const int *acol, const int *bptr, const int *bcol, int *size, int *longs, int *nlong) {
 	__shared__ sp_warp_scratch sh;
 	int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
 	for (int i = blockIdx.x * SP_WARPS + w; i < rows; i += gridDim.x * SP_WARPS) {
-		int n = sp_hash_row(sh.table[w], &sh.cnt[w], &sh.over[w], i, aptr, acol, bptr, bcol);
+		int lo, words = sp_window(i, aptr, acol, bptr, bcol, &lo), n;
+		if (words <= SP_BW) n = sp_bits_row((unsigned *)sh.table[w], words, lo, i, aptr, acol, bptr, bcol);
+		else n = sp_hash_row(sh.table[w], &sh.cnt[w], i, aptr, acol, bptr, bcol);
 		if (lane == 0) {
 			if (n >= 0) size[i] = n;
 			else longs[atomicAdd(nlong, 1)] = i;
 		}
+		__syncwarp();
 	}
 }
 
-// sp_fill writes the sorted columns of every row of A·B with at most
-// SP_LIMIT of them at ccol[cptr[i]:]: the table is compacted in place,
-// then each column goes to its rank in the row.
+// sp_fill writes the sorted columns of the rows of A·B that sp_count
+// did not list at ccol[cptr[i]:]: from the window bitmap in order, or
+// from the hash table compacted in place, each column at its rank.
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
 sp_fill(int rows, const int *aptr, const int *acol, const int *bptr, const int *bcol, const int *cptr, int *ccol) {
 	__shared__ sp_warp_scratch sh;
@@ -89,8 +133,31 @@ sp_fill(int rows, const int *aptr, const int *acol, const int *bptr, const int *
 	int *t = sh.table[w];
 	for (int i = blockIdx.x * SP_WARPS + w; i < rows; i += gridDim.x * SP_WARPS) {
 		int cs = cptr[i], n = cptr[i + 1] - cs;
+		int lo, words = sp_window(i, aptr, acol, bptr, bcol, &lo);
+		if (words <= SP_BW) {
+			unsigned *bm = (unsigned *)t;
+			sp_bits_row(bm, words, lo, i, aptr, acol, bptr, bcol);
+			int done = 0;
+			for (int w0 = 0; w0 < words; w0 += 32) {
+				unsigned b = w0 + lane < words ? bm[w0 + lane] : 0u;
+				int c = __popc(b), x = c;
+#pragma unroll
+				for (int d = 1; d < 32; d <<= 1) {
+					int y = __shfl_up_sync(SP_FULL, x, d);
+					if (lane >= d) x += y;
+				}
+				int at = done + x - c;
+				while (b) {
+					ccol[cs + at++] = lo + (w0 + lane) * 32 + __ffs(b) - 1;
+					b &= b - 1;
+				}
+				done += __shfl_sync(SP_FULL, x, 31);
+			}
+			__syncwarp();
+			continue;
+		}
 		if (n > SP_LIMIT) continue;
-		sp_hash_row(t, &sh.cnt[w], &sh.over[w], i, aptr, acol, bptr, bcol);
+		sp_hash_row(t, &sh.cnt[w], i, aptr, acol, bptr, bcol);
 		int m = 0;
 		for (int s = 0; s < SP_HCAP; s += 32) {
 			int c = t[s + lane];
@@ -191,55 +258,84 @@ __device__ __forceinline__ int sp_bsearch(const int *p, int n, int c) {
 	return lo;
 }
 
-// sp_numeric sets the values of C = A·B on its pattern, a warp per row:
+// sp_numeric sets the values of C = A·B on its pattern, G lanes per row:
 // for each k of A's row in order, the lanes add a_ik·b_kj for the
 // (distinct) columns j of B's row k into distinct slots, so each entry
-// gets its products in A's row order. Rows of at most SP_LIMIT entries
-// accumulate in shared memory, longer ones in cval itself.
-extern "C" __global__ void __launch_bounds__(SP_THREADS)
-sp_numeric(int rows, const int *aptr, const int *acol, const double *aval, const int *bptr, const int *bcol, const double *bval,
-           const int *cptr, const int *ccol, double *cval, double init) {
+// gets its products in A's row order. A warp holds 32/G rows, each with
+// SP_LIMIT·G/32 slots of shared memory; longer rows accumulate in cval
+// itself. G is picked by the host from B's mean row length.
+template <int G>
+__device__ __forceinline__ void sp_numeric_rows(int rows, const int *aptr, const int *acol, const double *aval, const int *bptr, const int *bcol,
+                                                const double *bval, const int *cptr, const int *ccol, double *cval, double init) {
+	constexpr int R = 32 / G, CAP = SP_LIMIT / R;
 	__shared__ int pat[SP_WARPS][SP_LIMIT];
 	__shared__ double acc[SP_WARPS][SP_LIMIT];
-	int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
-	for (int i = blockIdx.x * SP_WARPS + w; i < rows; i += gridDim.x * SP_WARPS) {
+	int w = threadIdx.x >> 5, lane = threadIdx.x & 31, grp = lane / G, gl = lane % G;
+	unsigned mask = G == 32 ? SP_FULL : ((1u << G) - 1) << (grp * G);
+	int *mypat = pat[w] + grp * CAP;
+	double *myacc = acc[w] + grp * CAP;
+	for (int i = (blockIdx.x * SP_WARPS + w) * R + grp; i < rows; i += gridDim.x * SP_WARPS * R) {
 		int cs = cptr[i], n = cptr[i + 1] - cs;
 		const int *p = ccol + cs;
 		double *v = cval + cs;
-		if (n <= SP_LIMIT) {
-			for (int x = lane; x < n; x += 32) pat[w][x] = p[x];
-			p = pat[w];
-			v = acc[w];
+		if (n <= CAP) {
+			for (int x = gl; x < n; x += G) mypat[x] = p[x];
+			p = mypat;
+			v = myacc;
 		}
-		for (int x = lane; x < n; x += 32) v[x] = init;
-		__syncwarp();
+		for (int x = gl; x < n; x += G) v[x] = init;
+		__syncwarp(mask);
 		int ae = aptr[i + 1];
-		for (int q0 = aptr[i]; q0 < ae; q0 += 32) {
-			// A's next 32 entries and their rows of B, one per lane.
-			int myk = 0, mybs = 0, mybe = 0;
+		for (int q0 = aptr[i]; q0 < ae; q0 += G) {
+			// A's next G entries and their rows of B, one per lane.
+			int mybs = 0, mybe = 0;
 			double mya = 0;
-			if (q0 + lane < ae) {
-				myk = acol[q0 + lane];
-				mya = aval[q0 + lane];
-				mybs = bptr[myk];
-				mybe = bptr[myk + 1];
+			if (q0 + gl < ae) {
+				int k = acol[q0 + gl];
+				mya = aval[q0 + gl];
+				mybs = bptr[k];
+				mybe = bptr[k + 1];
 			}
-			int m = min(32, ae - q0);
+			// Each lane's first product of the next k and its slot are
+			// fetched while the current k is added (software pipeline).
+			int m = min(G, ae - q0);
+			double na = __shfl_sync(mask, mya, 0, G);
+			int nbs = __shfl_sync(mask, mybs, 0, G), nbe = __shfl_sync(mask, mybe, 0, G);
+			int nx = 0;
+			double nb = 0;
+			if (nbs + gl < nbe) nx = sp_bsearch(p, n, bcol[nbs + gl]), nb = bval[nbs + gl];
 			for (int u = 0; u < m; u++) {
-				double a = __shfl_sync(SP_FULL, mya, u);
-				int bs = __shfl_sync(SP_FULL, mybs, u), be = __shfl_sync(SP_FULL, mybe, u);
-				for (int r = bs + lane; r < be; r += 32) {
-					int x = sp_bsearch(p, n, bcol[r]);
-					v[x] = __dadd_rn(v[x], __dmul_rn(a, bval[r]));
+				double a = na, b = nb;
+				int bs = nbs, be = nbe, x = nx;
+				if (u + 1 < m) {
+					na = __shfl_sync(mask, mya, u + 1, G);
+					nbs = __shfl_sync(mask, mybs, u + 1, G), nbe = __shfl_sync(mask, mybe, u + 1, G);
+					if (nbs + gl < nbe) nx = sp_bsearch(p, n, bcol[nbs + gl]), nb = bval[nbs + gl];
 				}
-				__syncwarp();
+				if (bs + gl < be) v[x] = __dadd_rn(v[x], __dmul_rn(a, b));
+				for (int r = bs + gl + G; r < be; r += G) {
+					int y = sp_bsearch(p, n, bcol[r]);
+					v[y] = __dadd_rn(v[y], __dmul_rn(a, bval[r]));
+				}
+				__syncwarp(mask);
 			}
 		}
-		if (n <= SP_LIMIT)
-			for (int x = lane; x < n; x += 32) cval[cs + x] = v[x];
-		__syncwarp();
+		if (n <= CAP)
+			for (int x = gl; x < n; x += G) cval[cs + x] = v[x];
+		__syncwarp(mask);
 	}
 }
+
+#define SP_NUMERIC(G)                                                                                                                     \
+	extern "C" __global__ void __launch_bounds__(SP_THREADS)                                                                              \
+	    sp_numeric_g##G(int rows, const int *aptr, const int *acol, const double *aval, const int *bptr, const int *bcol, const double *bval, \
+	                    const int *cptr, const int *ccol, double *cval, double init) {                                                      \
+		sp_numeric_rows<G>(rows, aptr, acol, aval, bptr, bcol, bval, cptr, ccol, cval, init);                                             \
+	}
+SP_NUMERIC(4)
+SP_NUMERIC(8)
+SP_NUMERIC(16)
+SP_NUMERIC(32)
 
 // sp_scan_blocks sums each tile of SP_THREADS*4 sizes into part[tile]
 // (int64, so that a total past 2^31 is seen).

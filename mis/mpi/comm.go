@@ -72,8 +72,10 @@ import "C"
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -151,7 +153,18 @@ type Comm struct {
 	have    []bool
 	orphans []orphan
 	closed  bool
+
+	// phase counts the collectives this rank has started. Every message
+	// carries it in its first 8 bytes: the driver's protocol keeps each
+	// exchange between the same two collectives on both sides, so a
+	// message from an earlier phase is left over from a run that failed
+	// (its abort, or data its receiver never read) and is dropped instead
+	// of poisoning the next run on this communicator.
+	phase uint64
 }
+
+// phaseBytes is the length of the phase header of every message.
+const phaseBytes = 8
 
 // orphan is a request that could not be completed or cancelled in time,
 // with the buffers MPI may still touch.
@@ -301,10 +314,15 @@ func (c *Comm) Exchange(ctx context.Context, peers []int, send [][]byte) ([][]by
 			c.dropSends(i)
 			return nil, c.errorf("exchange with invalid peer %d", q)
 		}
-		b := c.sendBuf(i, len(send[i]))
-		copy(unsafe.Slice((*byte)(b), len(send[i])), send[i])
+		n := phaseBytes + len(send[i])
+		if n > math.MaxInt32 {
+			c.dropSends(i)
+			return nil, c.errorf("exchange: a message of %d bytes to rank %d (MPI counts are C ints)", len(send[i]), q)
+		}
+		b := c.sendBuf(i, n)
+		c.putPhase(b, send[i])
 		mu.Lock()
-		e := C.mg_isend(c.comm, b, C.int(len(send[i])), C.int(q), C.mgTagData, &c.sreq[i])
+		e := C.mg_isend(c.comm, b, C.int(n), C.int(q), C.mgTagData, &c.sreq[i])
 		mu.Unlock()
 		if e != C.MPI_SUCCESS {
 			c.dropSends(i)
@@ -374,9 +392,31 @@ func (c *Comm) Exchange(ctx context.Context, peers []int, send [][]byte) ([][]by
 	return recv, nil
 }
 
-// probeRecv receives the next message from rank q into receive buffer i,
-// if one has arrived.
+// putPhase writes the phase header and msg into the C buffer b.
+func (c *Comm) putPhase(b unsafe.Pointer, msg []byte) {
+	dst := unsafe.Slice((*byte)(b), phaseBytes+len(msg))
+	binary.LittleEndian.PutUint64(dst, c.phase)
+	copy(dst[phaseBytes:], msg)
+}
+
+// probeRecv receives the next message of this phase from rank q into
+// receive buffer i, if one has arrived, dropping those of earlier phases.
 func (c *Comm) probeRecv(q, i int) (b []byte, tag C.int, ok bool, err error) {
+	for {
+		b, tag, ok, err = c.probeRecvAny(q, i)
+		if err != nil || !ok {
+			return nil, 0, false, err
+		}
+		if len(b) < phaseBytes {
+			return nil, 0, false, c.errorf("a message of %d bytes from rank %d, shorter than its header", len(b), q)
+		}
+		if binary.LittleEndian.Uint64(b) >= c.phase {
+			return b[phaseBytes:], tag, true, nil
+		}
+	}
+}
+
+func (c *Comm) probeRecvAny(q, i int) (b []byte, tag C.int, ok bool, err error) {
 	var flag, count C.int
 	mu.Lock()
 	defer mu.Unlock()
@@ -464,6 +504,7 @@ func (c *Comm) Alltoall(ctx context.Context, send []int64) ([]int64, error) {
 	sb, rb := cmalloc(8*c.size), cmalloc(8*c.size)
 	copy(unsafe.Slice((*int64)(sb), c.size), send)
 	var req C.MPI_Request
+	c.phase++
 	mu.Lock()
 	e := C.mg_ialltoall(c.comm, sb, rb, &req)
 	mu.Unlock()
@@ -495,6 +536,7 @@ func (c *Comm) Allreduce(ctx context.Context, op mis.ReduceOp, vals []int64) err
 		sum = 1
 	}
 	var req C.MPI_Request
+	c.phase++
 	mu.Lock()
 	e := C.mg_iallreduce(c.comm, sb, rb, C.int(n), sum, &req)
 	mu.Unlock()
@@ -532,11 +574,11 @@ func (c *Comm) Abort(ctx context.Context, peers []int, err error) {
 		if q < 0 || q >= c.size || q == c.rank {
 			continue
 		}
-		b := cmalloc(len(msg))
-		copy(unsafe.Slice((*byte)(b), len(msg)), msg)
+		b := cmalloc(phaseBytes + len(msg))
+		c.putPhase(b, []byte(msg))
 		var req C.MPI_Request
 		mu.Lock()
-		e := C.mg_isend(c.comm, b, C.int(len(msg)), C.int(q), C.mgTagAbort, &req)
+		e := C.mg_isend(c.comm, b, C.int(phaseBytes+len(msg)), C.int(q), C.mgTagAbort, &req)
 		mu.Unlock()
 		if e != C.MPI_SUCCESS {
 			cfree(b)

@@ -176,6 +176,41 @@ func rowsOfRows(l *mis.Local, q int) []int32 {
 	return r
 }
 
+// Chain priorities (values rising along a path, x + 10⁻³·y on a quad
+// grid) take one round per link until the ranks agree that the rounds
+// stall and rank 0 finishes serially: the greedy set, the rounds of
+// Parallel, for any number of ranks (issue 21, item 6).
+func TestChainPriorities(t *testing.T) {
+	c := open(t, 20*time.Second)
+	for _, gc := range mistest.Chains(t, 150, 20_000) {
+		for _, part := range [][]int32{nil, hashed(gc.Graph.N(), c.Parts())} {
+			for _, dist := range []int{1, 2} {
+				name := fmt.Sprintf("%s/hashed=%v/d%d", gc.Name, part != nil, dist)
+				p := mis.Priority{Kind: mis.User, Values: gc.Values}
+				l := local(t, gc.Graph, c, part, p)
+				res, err := mis.RunPart(context.Background(), c, &l, mis.PartOptions{Distance: dist, Priority: p})
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				keys, _ := mis.Keys(gc.Graph, p)
+				want := mistest.Greedy(t, gc.Graph, keys, dist)
+				for i, v := range rowsOfRows(&l, c.Part()) {
+					if res.In[i] != want.In[v] {
+						t.Errorf("%s: vertex %d: rank %d says in=%v, greedy says %v", name, v, c.Part(), res.In[i], want.In[v])
+						break
+					}
+				}
+				par := mistest.Parallel(t, gc.Graph, keys, dist, 1)
+				if res.Size != want.Size || res.Rounds != par.Rounds || res.Rounds > 4 || res.FinishVertices == 0 {
+					t.Errorf("%s: size %d (greedy %d), %d rounds (Parallel %d), %d vertices finished serially",
+						name, res.Size, want.Size, res.Rounds, par.Rounds, res.FinishVertices)
+				}
+			}
+		}
+	}
+}
+
 // Job.Compute gathers the whole set on every rank; ADMMA's set must be a
 // valid MIS, and the exact one the greedy set.
 func TestJobCompute(t *testing.T) {
@@ -300,4 +335,8 @@ func TestFaultStall(t *testing.T) {
 		t.Errorf("rank %d took %v with a %v timeout: %v", c.Part(), d, timeout, err)
 	}
 	t.Logf("rank %d failed after %v: %v", c.Part(), d.Round(time.Millisecond), err)
+	// A rank that gave up in a collective (the count that ends each
+	// round) leaves it to complete when the hung rank joins: Close must
+	// find it done once rank 0 has caught up.
+	time.Sleep(time.Until(start.Add(3 * timeout)))
 }
