@@ -142,9 +142,19 @@ func (pc *Preconditioner) setupDevice(a DeviceMatrix) error {
 	if err != nil {
 		return err
 	}
-	if ds.g.e.Ctx.Raw() != a.Val.Context().Raw() {
+	ctx := ds.g.e.Ctx
+	if ctx.Raw() != a.Val.Context().Raw() {
 		_ = errors.Join(ds.close(), ds.g.free())
 		return fmt.Errorf("amg: NewDevice: the matrix must be in the primary context of GPU %d", o.Device.Index())
+	}
+	// The caller's buffers, wrapped again as buffers of the setup's
+	// context object (the same CUDA context), which the device layers
+	// compare.
+	for _, b := range []**cuda.Buffer{&a.RowPtr, &a.Col, &a.Val} {
+		if *b, err = ctx.WrapDevicePtr((*b).Ptr(), (*b).Size()); err != nil {
+			_ = errors.Join(ds.close(), ds.g.free())
+			return err
+		}
 	}
 	d := &dcsr{rows: n, nnz: nz, col: a.Col, val: a.Val, g: lanesFor(nz, n), ptr: a.RowPtr}
 	kernel := "in_check32"
@@ -254,11 +264,13 @@ func (ds *devSetup) diagOf(a DeviceMatrix, i int) (float64, error) {
 }
 
 // UpdateDevice is Update for a Preconditioner from NewDevice: new values
-// on the pattern given there (the same RowPtr and Col buffers), at a.Val,
-// which may be the same buffer or another one; the previous values'
-// buffer is no longer read. With Options.Reuse it runs the numeric
-// re-setup on the device (Update's), otherwise a new setup. On an error
-// the hierarchy keeps the previous values.
+// on the pattern given there (the same RowPtr and Col buffers) at a.Val.
+// Values rewritten in the buffer the hierarchy reads (NewDevice's, or the
+// last UpdateDevice's) get, with Options.Reuse, the numeric re-setup on
+// the device (Update's); values in another buffer, or no Reuse, a new
+// setup, which replaces the hierarchy once it succeeded. On an error the
+// hierarchy is left as it was (its operator is the caller's array as it
+// now is).
 func (pc *Preconditioner) UpdateDevice(a DeviceMatrix) error {
 	start := time.Now()
 	g := pc.dev
@@ -270,23 +282,25 @@ func (pc *Preconditioner) UpdateDevice(a DeviceMatrix) error {
 		a.Col.Ptr() != op.col.Ptr() || a.RowPtr == nil || !a.Offsets64 && a.RowPtr.Ptr() != op.ptr.Ptr() {
 		return errors.New("amg: UpdateDevice: the matrix is not on the pattern given to NewDevice (the same RowPtr and Col buffers, as many values)")
 	}
-	for k := range pc.stats.Phases {
-		delete(pc.stats.Phases, k)
-	}
-	old := op.val
-	if !pc.opts.Reuse || pc.reuse == nil {
-		_ = pc.release()
-		pc.levels, pc.coarse, pc.kernel = nil, nil, nil
-		pc.op = &csr{rows: op.rows, cols: op.rows, nz: op.nnz}
-		if err := pc.setupDevice(a); err != nil {
+	if !pc.opts.Reuse || pc.reuse == nil || a.Val.Ptr() != op.val.Ptr() {
+		q, err := NewDevice(a, pc.opts)
+		if err != nil {
 			return err
 		}
+		old := *pc
+		*pc = *q
+		if pc.reuse != nil {
+			pc.reuse.pc = pc
+		}
+		_ = old.release()
 		pc.stats.Setup = time.Since(start)
 		return nil
 	}
+	for k := range pc.stats.Phases {
+		delete(pc.stats.Phases, k)
+	}
 	ds := pc.reuse
 	t0 := time.Now()
-	op.val = a.Val
 	err := g.idle()
 	diag, err2 := ds.alloc(8 * int64(op.rows))
 	if err = errors.Join(err, err2); err == nil {
@@ -301,7 +315,6 @@ func (pc *Preconditioner) UpdateDevice(a DeviceMatrix) error {
 	err = errors.Join(err, ds.freeLevel())
 	pc.phase("check", t0)
 	if err != nil {
-		op.val = old
 		ds.err = nil
 		var ie inputError
 		if errors.As(err, &ie) {
@@ -310,7 +323,6 @@ func (pc *Preconditioner) UpdateDevice(a DeviceMatrix) error {
 		return err
 	}
 	ds.staged = true
-	pc.op.val = nil
 	if _, err := pc.updateOnDevice(); err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func TestGPUNewDevice(t *testing.T) {
 				t.Fatalf("%s: %v", tp.name, err)
 			}
 			defer gpu.Close()
-			if !gpu.setupOnDevice() || gpu.dev.op.col != m.Col {
+			if !gpu.setupOnDevice() || gpu.dev.op.col.Ptr() != m.Col.Ptr() {
 				t.Fatalf("%s: not set up in place on the device", tp.name)
 			}
 			ref, err := New(tp.pr.A, o)
@@ -77,14 +77,36 @@ func TestGPUNewDevice(t *testing.T) {
 			}
 			compareLevels(t, ref, gpu)
 			ref.Close()
-			// D·A·D, uploaded into a second values buffer.
-			a2 := *tp.pr.A
-			a2.Val = slices.Clone(a2.Val)
-			for i := 0; i < a2.Rows; i++ {
-				for k := a2.RowPtr[i]; k < a2.RowPtr[i+1]; k++ {
-					a2.Val[k] *= (1 + 0.3*math.Cos(float64(i))) * (1 + 0.3*math.Cos(float64(a2.Col[k])))
+			// D·A·D, rewritten into the values buffer (the numeric
+			// re-setup), then D·D·A·D·D in a second buffer (a new setup).
+			scaled := func(a *mesh.CSR[float64]) *mesh.CSR[float64] {
+				a2 := *a
+				a2.Val = slices.Clone(a2.Val)
+				for i := 0; i < a2.Rows; i++ {
+					for k := a2.RowPtr[i]; k < a2.RowPtr[i+1]; k++ {
+						a2.Val[k] *= (1 + 0.3*math.Cos(float64(i))) * (1 + 0.3*math.Cos(float64(a2.Col[k])))
+					}
 				}
+				return &a2
 			}
+			a1 := scaled(tp.pr.A)
+			if err := cuda.CopyToDevice(m.Val, 0, a1.Val); err != nil {
+				t.Fatal(err)
+			}
+			if err := gpu.UpdateDevice(m); err != nil {
+				t.Fatalf("%s: UpdateDevice in place: %v", tp.name, err)
+			}
+			if _, ok := gpu.Stats().Phases["mis"]; ok {
+				t.Errorf("%s: UpdateDevice in place set up anew", tp.name)
+			}
+			o.Device = mis.CPU
+			fresh1, err := New(a1, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareLevels(t, fresh1, gpu)
+			o.Device = mis.GPU
+			a2 := *scaled(a1)
 			m2, free2 := deviceCopy(t, &a2, off64)
 			defer free2()
 			m2.RowPtr, m2.Col = m.RowPtr, m.Col

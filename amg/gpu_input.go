@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -160,8 +161,7 @@ func (ds *devSetup) input() (*csr, *dcsr, error) {
 	}
 	// int is int64 here (strconv.IntSize): the offsets go up as they are.
 	ptr64 := unsafe.Slice((*int64)(unsafe.Pointer(&op.ptr[0])), n+1)
-	if err := errors.Join(cuda.StageToDevice(ds.st, p64, 0, ptr64),
-		cuda.StageToDevice(ds.st, d.col, 0, op.col), cuda.StageToDevice(ds.st, d.val, 0, op.val)); err != nil {
+	if err := errors.Join(stage(ds, p64, ptr64), stage(ds, d.col, op.col), stage(ds, d.val, op.val)); err != nil {
 		return nil, nil, err
 	}
 	pc.phase("upload", t0)
@@ -537,7 +537,7 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 	t0 = time.Now()
 	ds.err = nil
 	n, nz := m.rows, m.nnz()
-	if err := cuda.StageToDevice(ds.st, g.op.val, 0, m.val); err != nil {
+	if err := stage(ds, g.op.val, m.val); err != nil {
 		return nil, err
 	}
 	pc.phase("upload", t0)
@@ -563,7 +563,7 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 		}
 		_ = g.idle()
 		ds.err = nil
-		return nil, errors.Join(err, cuda.StageToDevice(ds.st, g.op.val, 0, pc.op.val[:pc.op.nnz()]))
+		return nil, errors.Join(err, stage(ds, g.op.val, pc.op.val[:pc.op.nnz()]))
 	}
 	ds.staged = true
 	return m, nil
@@ -601,4 +601,79 @@ func (pc *Preconditioner) sameArrays(a *mesh.CSR[float64]) *csr {
 		return nil
 	}
 	return &csr{rows: op.rows, cols: op.cols, ptr: op.ptr, col: op.col, val: a.Val[:nz:nz]}
+}
+
+// stagers keeps one idle Stager per CUDA context, on a stream of its
+// own, for the next setup: its 32 MiB of pinned chunks cost ~17 ms to
+// allocate (BenchmarkGPUSetup's "open" phase), more than most of a
+// setup. A setup takes it on its first copy and gives it back at its
+// end; setups running at once on one context make their own.
+var stagers = struct {
+	sync.Mutex
+	idle map[uintptr]*sharedStager
+}{idle: map[uintptr]*sharedStager{}}
+
+type sharedStager struct {
+	st *cuda.Stager
+	s  *cuda.Stream
+}
+
+func takeStager(ctx *cuda.Context) (*sharedStager, error) {
+	stagers.Lock()
+	x := stagers.idle[ctx.Raw()]
+	delete(stagers.idle, ctx.Raw())
+	stagers.Unlock()
+	if x != nil {
+		return x, nil
+	}
+	s, err := ctx.NewStream()
+	if err != nil {
+		return nil, err
+	}
+	st, err := ctx.NewStager(s, cuda.StagerOptions{})
+	if err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return &sharedStager{st: st, s: s}, nil
+}
+
+// releaseStager gives the setup's stager back (idle: its copies are
+// complete, stage waits for them).
+func (ds *devSetup) releaseStager() {
+	x := ds.st
+	if x == nil {
+		return
+	}
+	ds.st = nil
+	raw := ds.g.e.Ctx.Raw()
+	stagers.Lock()
+	if stagers.idle[raw] == nil {
+		stagers.idle[raw] = x
+		x = nil
+	}
+	stagers.Unlock()
+	if x != nil {
+		_ = errors.Join(x.st.Close(), x.s.Close())
+	}
+}
+
+// stage copies src to the start of dst through the stager, after the
+// work queued on the setup's stream (which may still write dst, or zero
+// it) and complete on return, so the stream's next kernels read it.
+func stage[T cuda.Word](ds *devSetup, dst *cuda.Buffer, src []T) error {
+	if ds.st == nil {
+		x, err := takeStager(ds.g.e.Ctx)
+		if err != nil {
+			return err
+		}
+		ds.st = x
+	}
+	if err := ds.g.stream.Synchronize(); err != nil {
+		return ds.g.e.Fail(err)
+	}
+	if err := cuda.StageToDevice(ds.st.st, dst, 0, src); err != nil {
+		return err
+	}
+	return ds.st.st.Synchronize()
 }

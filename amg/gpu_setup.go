@@ -82,7 +82,7 @@ type devSetup struct {
 	agg   *gpuagg.Device
 	co    *gpuagg.Coarsener
 	sp    *gpusparse.Device
-	st    *cuda.Stager
+	st    *sharedStager    // taken on first use (stage), given back when the setup or update ends
 	part  *cuda.Buffer     // scan parts
 	words *cuda.Buffer     // error and size words read back
 	hw    *cuda.HostBuffer // their host copy
@@ -135,6 +135,7 @@ func (pc *Preconditioner) endDeviceSetup(ds *devSetup, err error) bool {
 	}
 	if ds != nil {
 		t0 := time.Now()
+		ds.releaseStager()
 		if err == nil && pc.opts.Reuse {
 			pc.reuse, err = ds, ds.freeLevel()
 		} else {
@@ -187,9 +188,6 @@ func openDevSetup(pc *Preconditioner) (ds *devSetup, err error) {
 		return ds, err
 	}
 	ds.co = ds.agg.NewCoarsener()
-	if ds.st, err = ctx.NewStager(ds.g.stream, cuda.StagerOptions{}); err != nil {
-		return ds, err
-	}
 	if ds.sms, err = ctx.Device().Attribute(cuda.AttrMultiprocessorCount); err != nil {
 		return ds, err
 	}
@@ -226,9 +224,7 @@ func (ds *devSetup) close() error {
 	if ds.agg != nil {
 		err = errors.Join(err, ds.agg.Close())
 	}
-	if ds.st != nil {
-		err = errors.Join(err, ds.st.Close())
-	}
+	ds.releaseStager()
 	if ds.hw != nil {
 		err = errors.Join(err, ds.hw.Free())
 	}
@@ -505,9 +501,7 @@ func (ds *devSetup) upMatrix(a *csr) (*dcsr, error) {
 			return nil, err
 		}
 	}
-	err = errors.Join(cuda.StageToDevice(ds.st, d.ptr, 0, ptr),
-		cuda.StageToDevice(ds.st, d.col, 0, a.col[:nz]),
-		cuda.StageToDevice(ds.st, d.val, 0, a.val[:nz]))
+	err = errors.Join(stage(ds, d.ptr, ptr), stage(ds, d.col, a.col[:nz]), stage(ds, d.val, a.val[:nz]))
 	return d, err
 }
 
@@ -515,7 +509,7 @@ func (ds *devSetup) upMatrix(a *csr) (*dcsr, error) {
 func (ds *devSetup) keepVector(v []float64) (*cuda.Buffer, error) {
 	b, err := ds.keep(8 * int64(len(v)))
 	if err == nil {
-		err = cuda.StageToDevice(ds.st, b, 0, v)
+		err = stage(ds, b, v)
 	}
 	return b, err
 }

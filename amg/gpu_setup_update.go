@@ -37,6 +37,7 @@ func (pc *Preconditioner) updateOnDevice() (bool, error) {
 		return true, pc.rebuild()
 	}
 	err := ds.update()
+	ds.releaseStager()
 	if err == nil {
 		err = pc.hostNeeds(ds.g)
 	}
@@ -76,7 +77,7 @@ func (ds *devSetup) update() error {
 	g.stale()
 	var err error
 	if !ds.staged {
-		err = cuda.StageToDevice(ds.st, g.op.val, 0, pc.op.val[:pc.op.nnz()])
+		err = stage(ds, g.op.val, pc.op.val[:pc.op.nnz()])
 	}
 	ds.staged = false
 	if d0 := g.levels[0].a; g.op != d0 && ds.dkeep != nil {
@@ -84,7 +85,7 @@ func (ds *devSetup) update() error {
 		ds.launchIn("in_gather", int64(d0.nnz), int64(d0.nnz), ds.dkeep, g.op.val, d0.val)
 	} else if g.op != d0 {
 		a0 := pc.levels[0].a
-		err = errors.Join(err, cuda.StageToDevice(ds.st, d0.val, 0, a0.val[:a0.nnz()]))
+		err = errors.Join(err, stage(ds, d0.val, a0.val[:a0.nnz()]))
 	}
 	if err != nil {
 		return err
