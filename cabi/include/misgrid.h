@@ -610,10 +610,12 @@ misgrid_status misgrid_device_solver_setup(misgrid_context ctx, misgrid_solver s
                                            const int32_t *colind, const double *values);
 
 /* New values (nnz device doubles, in colind's order) for the pattern of
- * misgrid_device_solver_setup: with reuse=true the numeric re-setup on
- * the device (aggregates kept), otherwise a new setup. values may be the
- * array given before, rewritten, or another one. Checked as the setup's;
- * on failure the solver keeps its previous values. */
+ * misgrid_device_solver_setup. Rewritten in the array the solver reads
+ * (the setup's, or the last update's) and with reuse=true: the numeric
+ * re-setup on the device (aggregates kept); in another array, or without
+ * reuse: a new setup, which replaces the solver's once it succeeded.
+ * Checked as the setup's; on failure the hierarchy is left as it was
+ * (the operator is the caller's array as it now is). */
 misgrid_status misgrid_device_solver_update(misgrid_context ctx, misgrid_solver solver,
                                             int64_t nnz, const double *values);
 
