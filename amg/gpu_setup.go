@@ -16,36 +16,45 @@ import (
 )
 
 // The setup on the device. With Options.Device gpu (or auto from
-// mis.AutoMinVertices rows) New uploads the matrix once (pinned, staged
-// copies) and builds every level on the GPU, in the host's steps and
-// with the host's results: strength graph (setup.cu), distance-2 MIS
-// with boundary priority (the MIS engine), aggregates (internal/gpuagg)
-// and their repair, tentative prolongator by a Householder QR per
-// aggregate, inverse diagonal and Lanczos estimate, A·T and the smoothed
-// prolongator, and the Galerkin product with the restriction
-// (internal/gpusparse). The device's matrices become the solve's levels
-// as they are. The host keeps copies of P and of the coarse operators
-// (the coarse solver, Stats, a CPU fallback after Close). With
-// Options.Reuse the Galerkin product runs on the host instead, which
-// keeps the patterns that the numeric Update (on the host) needs; the
-// Update then refreshes the device's values.
+// mis.AutoMinVertices rows) New uploads the caller's CSR as it is
+// (pinned, staged copies) and checks it there (gpu_input.go, input.cu),
+// drops its small entries there, and builds every level on the GPU, in
+// the host's steps and with the host's results: strength graph
+// (setup.cu), distance-2 MIS with boundary priority (the MIS engine),
+// aggregates (internal/gpuagg) and their repair, tentative prolongator by
+// a Householder QR per aggregate, inverse diagonal and Lanczos estimate,
+// A·T and the smoothed prolongator, and the Galerkin product with the
+// restriction (internal/gpusparse). The device's matrices become the
+// solve's levels as they are. The host holds mirrors of them (sizes
+// only) and downloads what its part needs (the coarsest operator and the
+// level above it, for the coarse factor) or what Close leaves it; the
+// PCG operator on the host is the caller's arrays. Without MaxCoarse the
+// coarsest level is smaller than the host's (devCoarseRows). With
+// Options.Reuse the Galerkin products keep their patterns, and a numeric
+// Update reruns the numeric steps on the device after checking the new
+// values there (checkOnDevice). NewDevice (gpu_device.go) takes a matrix
+// that is already in device memory.
 //
 // Figures (BenchmarkGPUSetup -benchtime 1x, one H100 of a 32-core host,
-// CPU setup in the same run): Q1 Poisson 101³ (1M rows) sets up in
-// 805 ms against 2,571 ms on the CPU; its device phases take 45 ms
-// (strength 3.0, MIS 6.1, aggregates 2.9, tentative 2.3, eigen 3.4,
-// prolongator 2.4, Galerkin with the host copy of Ac 24.8), the rest is
-// the host's: input checks and the dropped-entry copy 489, coarse factor
-// 67, uploads 73, host copies of P 52, symmetry check 27. Setup plus PCG
-// to 1e-8: 653 ms (9 iterations, solve 16 ms). A numeric Update: 353 ms,
-// of which 17 on the device. Q1 elasticity 48³ (346k rows, rigid-body
-// modes): 1,060 ms against 2,396 ms, the coarse factor taking 541.
+// CPU setup in the same run; ms, floor = bytes at the measured device or
+// bus rate in brackets): Q1 Poisson 101³ (1M rows) sets up in 91–102
+// against 1,460 on the CPU: upload 18.0 (5.9), open 17.6–28.6 (the
+// stager's pinned memory, now kept per context for the next setup),
+// check 2.1 (0.33), drop 2.4 (0.33), strength 6.7 (0.09), MIS 4.9,
+// aggregates 2.4, tentative 2.4, eigen 4.1 (0.89), prolongator 2.3
+// (0.13), Galerkin 12.5 (0.24), smoother 2.2–5.3, coarse 0.4, close 4.0.
+// Setup plus PCG to 1e-8: 112 (9 iterations, solve 15). A numeric
+// Update: 27 (upload 11.3, check 2.9, eigen 4.0, Galerkin 7.9). Q1
+// elasticity 69³ (1.01M rows, rigid-body modes): 426 against 5,432, the
+// Galerkin product taking 199 (1.1); its numeric Update 183.
 //
 // Where the device path cannot follow the host (a pattern that is not
 // structurally symmetric, more than 8 dofs per node or near-nullspace
 // vectors, pairwise aggregation, Gauss–Seidel) or fails, the whole setup
 // runs on the host instead; Stats.Phases then has no "mis" entry from
-// the device and setupFallback says why.
+// the device and setupFallback says why. Rows out of order, or input the
+// device's checks flag, go through the host's fromMesh first (its
+// errors, its sort).
 
 var setupKernels = []string{"su_node_diag", "su_strength", "su_scan_up", "su_scan_top", "su_scan_down",
 	"su_to_i32", "su_fill64", "su_degrees", "su_classes", "su_fix_sizes", "su_fix_flags", "su_renumber",
