@@ -123,8 +123,7 @@ func deviceOffsets(a DeviceMatrix, i, j int) ([2]int64, error) {
 	return r, nil
 }
 
-// setupDevice builds the hierarchy of a on the device (NewDevice, or
-// UpdateDevice without Options.Reuse).
+// setupDevice builds the hierarchy of a on the device (NewDevice).
 func (pc *Preconditioner) setupDevice(a DeviceMatrix) error {
 	o := &pc.opts
 	n, nz := a.Rows, pc.op.nz
@@ -150,15 +149,14 @@ func (pc *Preconditioner) setupDevice(a DeviceMatrix) error {
 	// The caller's buffers, wrapped again as buffers of the setup's
 	// context object (the same CUDA context), which the device layers
 	// compare.
-	for _, b := range []**cuda.Buffer{&a.RowPtr, &a.Col, &a.Val} {
-		if *b, err = ctx.WrapDevicePtr((*b).Ptr(), (*b).Size()); err != nil {
+	for _, p := range []**cuda.Buffer{&a.RowPtr, &a.Col, &a.Val} {
+		if *p, err = ctx.WrapDevicePtr((*p).Ptr(), (*p).Size()); err != nil {
 			_ = errors.Join(ds.close(), ds.g.free())
 			return err
 		}
 	}
 	d := &dcsr{rows: n, nnz: nz, col: a.Col, val: a.Val, g: lanesFor(nz, n), ptr: a.RowPtr}
 	kernel := "in_check32"
-	t0 = time.Now()
 	if a.Offsets64 {
 		kernel = "in_check64"
 		if d.ptr, err = ds.keep(4 * int64(n+1)); err != nil {

@@ -455,9 +455,14 @@ func (pc *Preconditioner) hostCopies() error {
 		return nil
 	}
 	err := g.fillAll()
-	g.mirrors = nil
 	if err == nil {
+		g.mirrors = nil
 		return nil
+	}
+	if pc.op.ptr == nil || pc.op.val == nil {
+		// The operator is the caller's device matrix (NewDevice): no
+		// host setup without it; the device copy stays.
+		return fmt.Errorf("amg: Close: the hierarchy cannot come to the host: %w", err)
 	}
 	dev := pc.opts.Device
 	pc.opts.Device = mis.CPU
