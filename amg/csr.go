@@ -15,9 +15,17 @@ type csr struct {
 	ptr        []int // len rows+1
 	col        []int32
 	val        []float64
+	// nz is the entry count of a mirror of a device matrix whose arrays
+	// are not on the host yet (ptr nil; gpu_input.go).
+	nz int
 }
 
-func (a *csr) nnz() int { return a.ptr[a.rows] }
+func (a *csr) nnz() int {
+	if a.ptr == nil {
+		return a.nz
+	}
+	return a.ptr[a.rows]
+}
 
 // fromMesh returns a in sorted, duplicate-free form, summing repeats, and
 // checks the values a solver depends on. A sorted a keeps its Col and Val
@@ -44,7 +52,7 @@ func fromMesh(a *mesh.CSR[float64]) (*csr, error) {
 	}
 	for i := 0; i < n; i++ {
 		if a.RowPtr[i+1] < a.RowPtr[i] {
-			return nil, fmt.Errorf("amg: RowPtr[%d] = %d < RowPtr[%d] = %d", i+1, a.RowPtr[i+1], i, a.RowPtr[i])
+			return nil, errRowPtr(i, a.RowPtr[i], a.RowPtr[i+1])
 		}
 	}
 	nz := a.RowPtr[n]
@@ -63,11 +71,8 @@ func fromMesh(a *mesh.CSR[float64]) (*csr, error) {
 		vals := a.Val[a.RowPtr[i]:a.RowPtr[i+1]]
 		vals = vals[:len(cols)]
 		for q, c := range cols {
-			if c < 0 || int(c) >= n {
-				return nil, fmt.Errorf("amg: row %d: Col[%d] = %d out of range [0,%d)", i, a.RowPtr[i]+int64(q), c, n)
-			}
-			if v := vals[q]; v-v != 0 { // NaN or ±Inf
-				return nil, fmt.Errorf("amg: entry (%d,%d) is %v", i, c, v)
+			if err := entryError(i, a.RowPtr[i]+int64(q), c, vals[q], n); err != nil {
+				return nil, err
 			}
 			if c <= prev {
 				sorted = false
@@ -184,7 +189,7 @@ func (a *csr) checkValues() error {
 	for i := 0; i < a.rows; i++ {
 		for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
 			if v := a.val[k]; v-v != 0 {
-				return fmt.Errorf("amg: entry (%d,%d) is %v", i, a.col[k], v)
+				return entryError(i, int64(k), a.col[k], v, a.cols)
 			}
 		}
 	}
@@ -200,10 +205,33 @@ func (a *csr) checkDiagonal() error {
 			d = a.val[a.ptr[i]+k]
 		}
 		if !(d > 0) {
-			return fmt.Errorf("amg: diagonal entry (%d,%d) is %v, want > 0 (a symmetric positive definite matrix)", i, i, d)
+			return errDiagonal(i, d)
 		}
 	}
 	return nil
+}
+
+// The input's errors, which the host's checks and the device's
+// (gpu_input.go) word alike.
+
+func errRowPtr(i int, lo, hi int64) error {
+	return fmt.Errorf("amg: RowPtr[%d] = %d < RowPtr[%d] = %d", i+1, hi, i, lo)
+}
+
+// entryError reports entry k of row i, column c, value v, if either is
+// wrong (the column first).
+func entryError(i int, k int64, c int32, v float64, n int) error {
+	if c < 0 || int(c) >= n {
+		return fmt.Errorf("amg: row %d: Col[%d] = %d out of range [0,%d)", i, k, c, n)
+	}
+	if v-v != 0 { // NaN or ±Inf
+		return fmt.Errorf("amg: entry (%d,%d) is %v", i, c, v)
+	}
+	return nil
+}
+
+func errDiagonal(i int, d float64) error {
+	return fmt.Errorf("amg: diagonal entry (%d,%d) is %v, want > 0 (a symmetric positive definite matrix)", i, i, d)
 }
 
 // toMesh returns a view of a as a mesh.CSR for the graph builders.

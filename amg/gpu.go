@@ -53,6 +53,15 @@ func (pc *Preconditioner) Device() mis.Device {
 // of a Preconditioner dropped without Close is freed by the garbage
 // collector eventually.
 func (pc *Preconditioner) Close() error {
+	if err := pc.hostCopies(); err != nil {
+		return err
+	}
+	return pc.release()
+}
+
+// release frees the device copy, host copies incomplete or not (the
+// hierarchy is then set up again).
+func (pc *Preconditioner) release() error {
 	if pc.dev == nil {
 		return nil
 	}
@@ -112,6 +121,8 @@ type gpuSolver struct {
 	host                   *cuda.HostBuffer
 	bufs                   []*cuda.Buffer
 	owners                 []interface{ Free() error } // objects freed with the solver (the device setup's products)
+	mirrors                []mirror                    // host copies of the device setup's matrices (gpu_input.go)
+	inPlace                bool                        // the PCG operator is the caller's memory (NewDevice)
 	err                    error                       // first launch error of a run
 }
 

@@ -16,36 +16,45 @@ import (
 )
 
 // The setup on the device. With Options.Device gpu (or auto from
-// mis.AutoMinVertices rows) New uploads the matrix once (pinned, staged
-// copies) and builds every level on the GPU, in the host's steps and
-// with the host's results: strength graph (setup.cu), distance-2 MIS
-// with boundary priority (the MIS engine), aggregates (internal/gpuagg)
-// and their repair, tentative prolongator by a Householder QR per
-// aggregate, inverse diagonal and Lanczos estimate, A·T and the smoothed
-// prolongator, and the Galerkin product with the restriction
-// (internal/gpusparse). The device's matrices become the solve's levels
-// as they are. The host keeps copies of P and of the coarse operators
-// (the coarse solver, Stats, a CPU fallback after Close). With
-// Options.Reuse the Galerkin product runs on the host instead, which
-// keeps the patterns that the numeric Update (on the host) needs; the
-// Update then refreshes the device's values.
+// mis.AutoMinVertices rows) New uploads the caller's CSR as it is
+// (pinned, staged copies) and checks it there (gpu_input.go, input.cu),
+// drops its small entries there, and builds every level on the GPU, in
+// the host's steps and with the host's results: strength graph
+// (setup.cu), distance-2 MIS with boundary priority (the MIS engine),
+// aggregates (internal/gpuagg) and their repair, tentative prolongator by
+// a Householder QR per aggregate, inverse diagonal and Lanczos estimate,
+// A·T and the smoothed prolongator, and the Galerkin product with the
+// restriction (internal/gpusparse). The device's matrices become the
+// solve's levels as they are. The host holds mirrors of them (sizes
+// only) and downloads what its part needs (the coarsest operator and the
+// level above it, for the coarse factor) or what Close leaves it; the
+// PCG operator on the host is the caller's arrays. Without MaxCoarse the
+// coarsest level is smaller than the host's (devCoarseRows). With
+// Options.Reuse the Galerkin products keep their patterns, and a numeric
+// Update reruns the numeric steps on the device after checking the new
+// values there (checkOnDevice). NewDevice (gpu_device.go) takes a matrix
+// that is already in device memory.
 //
 // Figures (BenchmarkGPUSetup -benchtime 1x, one H100 of a 32-core host,
-// CPU setup in the same run): Q1 Poisson 101³ (1M rows) sets up in
-// 805 ms against 2,571 ms on the CPU; its device phases take 45 ms
-// (strength 3.0, MIS 6.1, aggregates 2.9, tentative 2.3, eigen 3.4,
-// prolongator 2.4, Galerkin with the host copy of Ac 24.8), the rest is
-// the host's: input checks and the dropped-entry copy 489, coarse factor
-// 67, uploads 73, host copies of P 52, symmetry check 27. Setup plus PCG
-// to 1e-8: 653 ms (9 iterations, solve 16 ms). A numeric Update: 353 ms,
-// of which 17 on the device. Q1 elasticity 48³ (346k rows, rigid-body
-// modes): 1,060 ms against 2,396 ms, the coarse factor taking 541.
+// CPU setup in the same run; ms, floor = bytes at the measured device or
+// bus rate in brackets): Q1 Poisson 101³ (1M rows) sets up in 91–102
+// against 1,460 on the CPU: upload 18.0 (5.9), open 17.6–28.6 (the
+// stager's pinned memory, now kept per context for the next setup),
+// check 2.1 (0.33), drop 2.4 (0.33), strength 6.7 (0.09), MIS 4.9,
+// aggregates 2.4, tentative 2.4, eigen 4.1 (0.89), prolongator 2.3
+// (0.13), Galerkin 12.5 (0.24), smoother 2.2–5.3, coarse 0.4, close 4.0.
+// Setup plus PCG to 1e-8: 112 (9 iterations, solve 15). A numeric
+// Update: 27 (upload 11.3, check 2.9, eigen 4.0, Galerkin 7.9). Q1
+// elasticity 69³ (1.01M rows, rigid-body modes): 426 against 5,432, the
+// Galerkin product taking 199 (1.1); its numeric Update 183.
 //
 // Where the device path cannot follow the host (a pattern that is not
 // structurally symmetric, more than 8 dofs per node or near-nullspace
 // vectors, pairwise aggregation, Gauss–Seidel) or fails, the whole setup
 // runs on the host instead; Stats.Phases then has no "mis" entry from
-// the device and setupFallback says why.
+// the device and setupFallback says why. Rows out of order, or input the
+// device's checks flag, go through the host's fromMesh first (its
+// errors, its sort).
 
 var setupKernels = []string{"su_node_diag", "su_strength", "su_scan_up", "su_scan_top", "su_scan_down",
 	"su_to_i32", "su_fill64", "su_degrees", "su_classes", "su_fix_sizes", "su_fix_flags", "su_renumber",
@@ -77,18 +86,23 @@ type devSetup struct {
 	pc    *Preconditioner
 	g     *gpuSolver // the solver being built; its stream runs everything
 	s     *gpu.Loader
+	in    *gpu.Loader // the input checks (gpu_input.go)
 	eng   *gpu.Loader // the MIS engine
 	agg   *gpuagg.Device
 	co    *gpuagg.Coarsener
 	sp    *gpusparse.Device
-	st    *cuda.Stager
+	st    *sharedStager    // taken on first use (stage), given back when the setup or update ends
 	part  *cuda.Buffer     // scan parts
 	words *cuda.Buffer     // error and size words read back
 	hw    *cuda.HostBuffer // their host copy
 	tmp   []*cuda.Buffer   // transients of the level being built
 	err   error            // first launch error
 	lv    []devLevel       // with Options.Reuse, what a numeric Update starts from
-	sms   int
+	dkeep *cuda.Buffer     // with Options.Reuse and dropped entries, each kept entry's position in the input
+	// staged: a numeric Update's values are on the device already
+	// (checkOnDevice).
+	staged bool
+	sms    int
 }
 
 // wantDeviceSetup says whether New builds on the device.
@@ -106,19 +120,37 @@ func (pc *Preconditioner) buildOnDevice(a *csr, b []float64, k int) bool {
 	if !pc.wantDeviceSetup(k) {
 		return false
 	}
+	t0 := time.Now()
 	ds, err := openDevSetup(pc)
+	pc.phase("open", t0)
 	if err == nil {
-		err = ds.build(a, b, k)
+		err = ds.build(a, nil, b, k)
+	}
+	return pc.endDeviceSetup(ds, err)
+}
+
+// endDeviceSetup completes a device setup that ran with the result err:
+// the host's part (smoothers, coarse factor) and the solver, or, where
+// anything failed, the state for the host to build instead.
+func (pc *Preconditioner) endDeviceSetup(ds *devSetup, err error) bool {
+	if err == nil {
+		err = pc.hostNeeds(ds.g)
 	}
 	if err == nil {
 		err = pc.finish()
 	}
+	if err == nil {
+		err = pc.singularNeeds(ds.g)
+	}
 	if ds != nil {
+		t0 := time.Now()
+		ds.releaseStager()
 		if err == nil && pc.opts.Reuse {
 			pc.reuse, err = ds, ds.freeLevel()
 		} else {
 			err = errors.Join(err, ds.close())
 		}
+		pc.phase("close", t0)
 	}
 	if err != nil {
 		pc.setupFallback = err
@@ -152,6 +184,9 @@ func openDevSetup(pc *Preconditioner) (ds *devSetup, err error) {
 	if ds.s, err = gpu.For(ctx, kernels.Setup, setupKernels); err != nil {
 		return ds, err
 	}
+	if ds.in, err = gpu.For(ctx, kernels.Input, inputKernels); err != nil {
+		return ds, err
+	}
 	if ds.eng, err = misgpu.OpenContext(ctx); err != nil {
 		return ds, err
 	}
@@ -162,9 +197,6 @@ func openDevSetup(pc *Preconditioner) (ds *devSetup, err error) {
 		return ds, err
 	}
 	ds.co = ds.agg.NewCoarsener()
-	if ds.st, err = ctx.NewStager(ds.g.stream, cuda.StagerOptions{}); err != nil {
-		return ds, err
-	}
 	if ds.sms, err = ctx.Device().Attribute(cuda.AttrMultiprocessorCount); err != nil {
 		return ds, err
 	}
@@ -201,35 +233,37 @@ func (ds *devSetup) close() error {
 	if ds.agg != nil {
 		err = errors.Join(err, ds.agg.Close())
 	}
-	if ds.st != nil {
-		err = errors.Join(err, ds.st.Close())
-	}
+	ds.releaseStager()
 	if ds.hw != nil {
 		err = errors.Join(err, ds.hw.Free())
 	}
 	return err
 }
 
-// build mirrors Preconditioner.build level by level.
-func (ds *devSetup) build(a *csr, b []float64, k int) error {
+// build mirrors Preconditioner.build level by level, from a on the host
+// or, where given, da on the device (then its host copy a may be a
+// mirror).
+func (ds *devSetup) build(a *csr, da *dcsr, b []float64, k int) error {
 	pc := ds.pc
 	o := &pc.opts
 	bs := o.BlockSize
-	stop := coarseRows(o, a.nnz())
+	stop := deviceCoarseRows(o, a.nnz())
 	t0 := time.Now()
-	da, err := ds.upMatrix(a)
-	if err != nil {
-		return err
+	var err error
+	if da == nil {
+		if da, err = ds.upMatrix(a); err != nil {
+			return err
+		}
+		if a != pc.fine {
+			// The PCG operator, with the entries the hierarchy dropped.
+			if ds.g.op, err = ds.upMatrix(pc.fine); err != nil {
+				return err
+			}
+		}
 	}
 	db, err := ds.keepVector(b)
 	if err != nil {
 		return err
-	}
-	if a != pc.fine {
-		// The PCG operator, with the entries the hierarchy dropped.
-		if ds.g.op, err = ds.upMatrix(pc.fine); err != nil {
-			return err
-		}
 	}
 	pc.phase("upload", t0)
 	for lvl := 0; ; lvl++ {
@@ -313,8 +347,8 @@ func (ds *devSetup) level(lvl int, l *level, da *dcsr, db *cuda.Buffer, k int) (
 
 // numeric is Preconditioner.numeric on the device: the inverse diagonal,
 // the eigenvalue estimate, the smoothed prolongator (kept for the solve),
-// and the host's copies of P and D⁻¹. A numeric Update runs it again on
-// the level's buffers.
+// the host's copy of D⁻¹ and the mirror of P. A numeric Update runs it
+// again on the level's buffers.
 func (ds *devSetup) numeric(l *level, da *dcsr, dl *devLevel, gl *gpuLevel) error {
 	pc := ds.pc
 	o := &pc.opts
@@ -336,21 +370,14 @@ func (ds *devSetup) numeric(l *level, da *dcsr, dl *devLevel, gl *gpuLevel) erro
 	if gl.dinv == nil {
 		gl.dinv = dinv
 	}
-	pc.phase("prolongator", t0)
-	t0 = time.Now()
 	if l.p == nil {
-		if l.p, err = ds.download(p, l.nagg*dl.k); err != nil {
+		if l.p, err = ds.mirror(p, l.nagg*dl.k); err != nil {
 			return err
 		}
-	} else if err = ds.get(l.p.val, p.val); err != nil {
-		return err
 	}
-	if l.dinv == nil {
-		l.dinv = make([]float64, da.rows)
-	}
-	err = ds.get(l.dinv, dinv)
-	pc.phase("download", t0)
-	return err
+	ds.mirrorDinv(l, dinv)
+	pc.phase("prolongator", t0)
+	return nil
 }
 
 // launch queues a setup kernel over items threads (a grid-stride loop
@@ -467,8 +494,6 @@ func get[T cuda.Word](ds *devSetup, dst []T, src *cuda.Buffer) error {
 	return cuda.CopyToHost(dst, src, 0)
 }
 
-func (ds *devSetup) get(dst []float64, src *cuda.Buffer) error { return get(ds, dst, src) }
-
 // upMatrix copies a host matrix into solver memory through the stager.
 func (ds *devSetup) upMatrix(a *csr) (*dcsr, error) {
 	ptr, err := offsets32(a)
@@ -485,9 +510,7 @@ func (ds *devSetup) upMatrix(a *csr) (*dcsr, error) {
 			return nil, err
 		}
 	}
-	err = errors.Join(cuda.StageToDevice(ds.st, d.ptr, 0, ptr),
-		cuda.StageToDevice(ds.st, d.col, 0, a.col[:nz]),
-		cuda.StageToDevice(ds.st, d.val, 0, a.val[:nz]))
+	err = errors.Join(stage(ds, d.ptr, ptr), stage(ds, d.col, a.col[:nz]), stage(ds, d.val, a.val[:nz]))
 	return d, err
 }
 
@@ -495,26 +518,9 @@ func (ds *devSetup) upMatrix(a *csr) (*dcsr, error) {
 func (ds *devSetup) keepVector(v []float64) (*cuda.Buffer, error) {
 	b, err := ds.keep(8 * int64(len(v)))
 	if err == nil {
-		err = cuda.StageToDevice(ds.st, b, 0, v)
+		err = stage(ds, b, v)
 	}
 	return b, err
-}
-
-// download copies a device matrix into a host csr.
-func (ds *devSetup) download(d *dcsr, cols int) (*csr, error) {
-	ptr := make([]int32, d.rows+1)
-	if err := get(ds, ptr, d.ptr); err != nil {
-		return nil, err
-	}
-	c := &csr{rows: d.rows, ptr: make([]int, d.rows+1), col: make([]int32, d.nnz), val: make([]float64, d.nnz)}
-	for i, p := range ptr {
-		c.ptr[i] = int(p)
-	}
-	if err := errors.Join(get(ds, c.col, d.col), get(ds, c.val, d.val)); err != nil {
-		return nil, err
-	}
-	c.cols = cols
-	return c, nil
 }
 
 // setupOnDevice reports whether the last New or Update built the
@@ -526,7 +532,7 @@ func (pc *Preconditioner) setupOnDevice() bool {
 
 // galerkin forms the coarse operator and the restriction of level l on
 // the device (internal/gpusparse, bitwise the host's galerkinStreamed),
-// keeps both for the solve and returns the coarse operator's host copy.
+// keeps both for the solve and returns the coarse operator's mirror.
 // With Options.Reuse the product and its intermediate A·P stay for the
 // numeric Update (dl.gal).
 func (ds *devSetup) galerkin(l *level, da *dcsr, dl *devLevel) (*csr, *dcsr, error) {
@@ -558,11 +564,8 @@ func (ds *devSetup) galerkin(l *level, da *dcsr, dl *devLevel) (*csr, *dcsr, err
 	}
 	gl.r = &dcsr{rows: r.Rows(), nnz: r.NNZ(), ptr: r.Ptr(), col: r.Col(), val: r.Val(), g: lanesFor(r.NNZ(), r.Rows())}
 	dc := &dcsr{rows: c.Rows(), nnz: c.NNZ(), ptr: c.Ptr(), col: c.Col(), val: c.Val(), g: lanesFor(c.NNZ(), c.Rows())}
-	ptr, col, val, err := c.Download()
-	if err != nil {
-		return nil, nil, err
-	}
-	return &csr{rows: c.Rows(), cols: c.Cols(), ptr: ptr, col: col, val: val}, dc, nil
+	ac, err := ds.mirror(dc, c.Cols())
+	return ac, dc, err
 }
 
 // offsets32 returns a's row offsets as the int32 the kernels read.
@@ -575,4 +578,20 @@ func offsets32(a *csr) ([]int32, error) {
 		ptr[i] = int32(p)
 	}
 	return ptr, nil
+}
+
+// devCoarseRows bounds the coarsest level of a device setup when
+// MaxCoarse is not given. A level on the device costs about a millisecond
+// whatever its size, the host's dense factor of the coarsest operator
+// n³/3 operations and its explicit inverse for the device 2n³ more
+// (67 ms and 65 ms at coarseRows' 1000 rows): a smaller coarsest level
+// is cheaper for one more level at most.
+const devCoarseRows = 256
+
+// deviceCoarseRows is coarseRows for a device setup.
+func deviceCoarseRows(o *Options, nnz int) int {
+	if o.MaxCoarse > 0 {
+		return o.MaxCoarse
+	}
+	return min(coarseRows(o, nnz), devCoarseRows)
 }

@@ -87,7 +87,7 @@ func (ds *devSetup) mis(g *gpuagg.Graph) (*cuda.Buffer, error) {
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, err
 	}
-	if err := cuda.StageToDevice(ds.st, tb, 0, table); err != nil {
+	if err := stage(ds, tb, table); err != nil {
 		return nil, err
 	}
 	ds.launch("su_classes", int64(n), int32(n), g.Offsets, tb, cls)
@@ -113,7 +113,7 @@ func (ds *devSetup) mis(g *gpuagg.Graph) (*cuda.Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fb, cuda.StageToDevice(ds.st, fb, 0, flags)
+	return fb, stage(ds, fb, flags)
 }
 
 // aggregates are mis.Aggregate's (internal/gpuagg) with fixAggregates'
@@ -168,7 +168,7 @@ func (ds *devSetup) fixOnHost(g *gpuagg.Graph, dir, of *cuda.Buffer, nagg, bs, k
 		hg.Dirichlet[v] = x != 0
 	}
 	hof, n := fixAggregates(hg, hof, nagg, bs, k)
-	return n, cuda.StageToDevice(ds.st, of, 0, hof)
+	return n, stage(ds, of, hof)
 }
 
 // tentative is tentative() on the device: the prolongator's pattern from

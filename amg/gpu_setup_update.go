@@ -24,8 +24,8 @@ type devLevel struct {
 // device, for a hierarchy the device setup built: the new values go up,
 // and every level recomputes D⁻¹ and the eigenvalue estimate, A·T and P
 // on their patterns, and the numeric pass of its Galerkin product; the
-// host's copies of P, D⁻¹ and the coarse operators are refreshed, then
-// the smoothers and the coarse factor (finish). It reports false for a
+// host's copies of D⁻¹ and of the matrices the host reads (hostNeeds) are
+// refreshed, then the smoothers and the coarse factor (finish). It reports false for a
 // hierarchy built on the host, whose Update runs there. A device copy
 // that is gone (Close) or fails is replaced by a fresh setup.
 func (pc *Preconditioner) updateOnDevice() (bool, error) {
@@ -37,11 +37,21 @@ func (pc *Preconditioner) updateOnDevice() (bool, error) {
 		return true, pc.rebuild()
 	}
 	err := ds.update()
+	ds.releaseStager()
+	if err == nil {
+		err = pc.hostNeeds(ds.g)
+	}
 	if err == nil {
 		err = pc.finish()
 	}
 	if err == nil {
+		err = pc.singularNeeds(ds.g)
+	}
+	if err == nil {
 		err = pc.findKernel()
+	}
+	if err != nil && ds.g.inPlace {
+		return true, err // no host matrix to set up again from
 	}
 	if err != nil {
 		return true, pc.rebuild()
@@ -52,7 +62,7 @@ func (pc *Preconditioner) updateOnDevice() (bool, error) {
 // rebuild replaces the hierarchy by a fresh setup of pc.op, already
 // checked.
 func (pc *Preconditioner) rebuild() error {
-	_ = pc.Close()
+	_ = pc.release()
 	pc.levels, pc.coarse, pc.kernel, pc.userKernel = nil, nil, nil, nil
 	return pc.setup(false)
 }
@@ -65,10 +75,18 @@ func (ds *devSetup) update() error {
 	ds.err = nil
 	defer ds.freeLevel()
 	t0 := time.Now()
-	a0 := pc.levels[0].a
-	err := cuda.StageToDevice(ds.st, g.levels[0].a.val, 0, a0.val[:a0.nnz()])
-	if g.op != g.levels[0].a {
-		err = errors.Join(err, cuda.StageToDevice(ds.st, g.op.val, 0, pc.fine.val[:pc.fine.nnz()]))
+	g.stale()
+	var err error
+	if !ds.staged {
+		err = stage(ds, g.op.val, pc.fine.val[:pc.fine.nnz()])
+	}
+	ds.staged = false
+	if d0 := g.levels[0].a; g.op != d0 && ds.dkeep != nil {
+		// The hierarchy's finest level: the kept entries' new values.
+		ds.launchIn("in_gather", int64(d0.nnz), int64(d0.nnz), ds.dkeep, g.op.val, d0.val)
+	} else if g.op != d0 {
+		a0 := pc.levels[0].a
+		err = errors.Join(err, stage(ds, d0.val, a0.val[:a0.nnz()]))
 	}
 	if err != nil {
 		return err
@@ -84,10 +102,6 @@ func (ds *devSetup) update() error {
 			return g.e.Fail(err)
 		}
 		if err := dl.gal.Numeric(); err != nil {
-			return err
-		}
-		next := pc.levels[i+1].a
-		if err := get(ds, next.val[:next.nnz()], dl.gal.Coarse().Val()); err != nil {
 			return err
 		}
 		pc.phase("galerkin", t0)

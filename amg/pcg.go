@@ -167,6 +167,9 @@ func (pc *Preconditioner) solve(b, x []float64, start time.Time) (*Result, error
 
 // trueResidual returns ‖b − A·x‖/bn.
 func (pc *Preconditioner) trueResidual(b, x []float64, bn float64) float64 {
+	if r, ok := pc.deviceResidual(b, x, bn); ok {
+		return r
+	}
 	r := make([]float64, len(b))
 	pc.pool.residual(pc.fine, x, b, r)
 	return math.Sqrt(pc.pool.dot(r, r)) / bn
@@ -174,6 +177,9 @@ func (pc *Preconditioner) trueResidual(b, x []float64, bn float64) float64 {
 
 // pcg runs preconditioned CG on A·x = b (b consistent), filling res.
 func (pc *Preconditioner) pcg(b, x []float64, bn float64, res *Result) error {
+	if err := pc.hostOp(); err != nil {
+		return err
+	}
 	a := pc.fine
 	n := a.rows
 	p := pc.pool

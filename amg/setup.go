@@ -106,6 +106,13 @@ func New(a *mesh.CSR[float64], opts Options) (*Preconditioner, error) {
 	if err != nil {
 		return nil, err
 	}
+	if pc, done, err := newOnDevice(a, o); done {
+		if err != nil {
+			return nil, err
+		}
+		pc.stats.Setup = time.Since(start)
+		return pc, nil
+	}
 	t0 := time.Now()
 	m, err := fromMesh(a)
 	if err != nil {
@@ -132,6 +139,12 @@ func (pc *Preconditioner) setup(check bool) error {
 	b, k, err := nearNullspace(o, pc.op.rows, o.BlockSize)
 	if err != nil {
 		return err
+	}
+	if done, err := pc.setupFromInput(b, k); done {
+		if err != nil {
+			return err
+		}
+		return pc.findKernel()
 	}
 	t0 := time.Now()
 	if err := pc.renumber(); err != nil {
@@ -195,9 +208,14 @@ func (pc *Preconditioner) checkSymmetric(a *csr) error {
 	pc.pool.mulVec(a, x, ax)
 	pc.pool.mulVec(a, y, ay)
 	s1, s2 := pc.pool.dot(x, ay), pc.pool.dot(y, ax)
-	// Cauchy–Schwarz bounds both sides by ‖x‖‖Ay‖ + ‖y‖‖Ax‖; for random
-	// vectors rounding stays many orders below 1e-10 of that.
 	scale := math.Sqrt(pc.pool.dot(x, x)*pc.pool.dot(ay, ay)) + math.Sqrt(pc.pool.dot(y, y)*pc.pool.dot(ax, ax))
+	return asymmetric(s1, s2, scale)
+}
+
+// asymmetric is checkSymmetric's verdict on s1 = xᵀAy and s2 = yᵀAx.
+// Cauchy–Schwarz bounds both by scale = ‖x‖‖Ay‖ + ‖y‖‖Ax‖; for random
+// vectors rounding stays many orders below 1e-10 of that.
+func asymmetric(s1, s2, scale float64) error {
 	if math.Abs(s1-s2) > 1e-10*scale {
 		return fmt.Errorf("amg: matrix is not symmetric (xᵀAy = %.17g, yᵀAx = %.17g for test vectors)", s1, s2)
 	}
@@ -495,20 +513,23 @@ func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 	for k := range pc.stats.Phases {
 		delete(pc.stats.Phases, k)
 	}
-	t0 := time.Now()
-	m, err := pc.sameLayout(a)
-	if err != nil {
-		return err
+	m, err := pc.checkOnDevice(a)
+	if m == nil && err == nil {
+		t0 := time.Now()
+		if m, err = pc.sameLayout(a); err != nil {
+			return err
+		}
+		pc.phase("check", t0)
+		err = pc.checkSymmetric(m)
 	}
-	pc.phase("check", t0)
-	if err := pc.checkSymmetric(m); err != nil {
+	if err != nil {
 		return err
 	}
 	fine0 := pc.levels[0].a == pc.fine
 	pc.op = m
 	if !pc.opts.Reuse {
 		if pc.dev != nil {
-			_ = pc.Close()
+			_ = pc.release()
 		}
 		pc.levels, pc.coarse, pc.kernel, pc.userKernel = nil, nil, nil, nil
 		if err := pc.setup(false); err != nil {

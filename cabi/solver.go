@@ -29,6 +29,10 @@ type solverObj struct {
 	col     []int32
 	last    *amg.Result // the last solve
 	history []float64
+
+	// The matrix of misgrid_device_solver_setup (rowptr and col are
+	// then nil; device_solver.go).
+	devMatrix amg.DeviceMatrix
 }
 
 func lookupSolver(h C.misgrid_solver) (*solverObj, error) {
@@ -247,6 +251,9 @@ func misgrid_solver_update_values(ctx C.misgrid_context, solver C.misgrid_solver
 		return withSolver(solver, func(s *solverObj) error {
 			if err := s.needSetup(); err != nil {
 				return err
+			}
+			if s.rowptr == nil {
+				return errorf(statusArg, "the solver was set up from device memory: use misgrid_device_solver_update")
 			}
 			if int64(nnz) != int64(len(s.col)) {
 				return errorf(statusRange, "nnz = %d, but the matrix given to misgrid_solver_setup has %d entries", int64(nnz), len(s.col))

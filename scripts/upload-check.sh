@@ -7,12 +7,12 @@
 #   go test -c -o BIN/mis.test ./mis
 #   go test -c -o BIN/misgpu.test ./internal/misgpu
 #   make -C cabi lib && cp cabi/build/libmisgrid.so.0 BIN/
-#   cp -r cabi/include cabi/tests/check.h cabi/tests/test_device.c BIN/
+#   cp -r cabi/include cabi/tests/check.h cabi/tests/test_device.c cabi/tests/test_device_solver.c BIN/
 #   scripts/upload-check.sh BIN [stage...]
 #
 # Stages (default: cabi tests bench sanitize): cabi (compile
-# test_device.c with nvcc against the library and the CUDA runtime, run
-# it), tests (the GPU tests of the staged upload, the classes by degree,
+# test_device.c and test_device_solver.c with nvcc against the library
+# and the CUDA runtime, run them), tests (the GPU tests of the staged upload, the classes by degree,
 # Compute, the device hierarchy and ComputeDeviceTo), bench
 # (BenchmarkGPUComputeFromHost and BenchmarkGPUHierarchy on hex27 HEX³,
 # default 160), sanitize (compute-sanitizer memcheck and racecheck on the
@@ -45,6 +45,9 @@ for stage in "${stages[@]}"; do
 		run cabi 120 nvcc -O2 -x c -I"$bin/include" -I"$bin" -o "$bin/test_device" "$bin/test_device.c" \
 			-L"$bin" -lmisgrid -Xlinker -rpath,"$bin"
 		run cabi 120 "$bin/test_device"
+		run cabi 120 nvcc -O2 -x c -I"$bin/include" -I"$bin" -o "$bin/test_device_solver" "$bin/test_device_solver.c" \
+			-L"$bin" -lmisgrid -lm -Xlinker -rpath,"$bin"
+		run cabi 120 "$bin/test_device_solver"
 		;;
 	tests)
 		run tests 60 "$bin/misgpu.test" -test.run 'Upload|DegreeClass|ClassifyByDegree' -test.v

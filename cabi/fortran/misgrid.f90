@@ -76,7 +76,8 @@ module misgrid
        c_misgrid_solver_info, c_misgrid_solver_level_info, &
        c_misgrid_mis_distributed, c_misgrid_mis_distributed_f, &
        c_misgrid_device_graph_from_csr, c_misgrid_device_graph_destroy, &
-       c_misgrid_device_mis, c_misgrid_device_hierarchy
+       c_misgrid_device_mis, c_misgrid_device_hierarchy, &
+       c_misgrid_device_solver_setup, c_misgrid_device_solver_update
   ! Where an output array lives (misgrid_device_mis).
   integer(c_int32_t), parameter, public :: MISGRID_HOST = 0, MISGRID_DEVICE = 1
 
@@ -486,6 +487,23 @@ module misgrid
        type(c_ptr), intent(inout) :: result
        integer(c_int) :: st
      end function c_misgrid_device_hierarchy
+     ! A matrix in GPU memory (misgrid.h, "device solver"): rowptr, colind
+     ! and values are device addresses.
+     function c_misgrid_device_solver_setup(ctx, solver, cuda_context, nrows, nnz, index_type, &
+          rowptr, colind, values) bind(c, name='misgrid_device_solver_setup') result(st)
+       import :: c_ptr, c_int, c_int32_t, c_int64_t
+       type(c_ptr), value :: ctx, solver, cuda_context, rowptr, colind, values
+       integer(c_int64_t), value :: nrows, nnz
+       integer(c_int32_t), value :: index_type
+       integer(c_int) :: st
+     end function c_misgrid_device_solver_setup
+     function c_misgrid_device_solver_update(ctx, solver, nnz, values) &
+          bind(c, name='misgrid_device_solver_update') result(st)
+       import :: c_ptr, c_int, c_int64_t
+       type(c_ptr), value :: ctx, solver, values
+       integer(c_int64_t), value :: nnz
+       integer(c_int) :: st
+     end function c_misgrid_device_solver_update
      function c_strlen(s) bind(c, name='strlen') result(n)
        import :: c_ptr, c_size_t
        type(c_ptr), value :: s

@@ -432,8 +432,8 @@ misgrid_status misgrid_result_level_graph(misgrid_context ctx, misgrid_result re
  * (cuCtxSynchronize), so arrays written on any stream are complete, and
  * returns once its outputs, on the host or on the device, are complete.
  *
- * Matrices already on the device will take the same arguments plus the
- * values (misgrid_device_matrix_*, with the device AMG setup).
+ * Matrices already on the device: misgrid_device_solver_setup (section
+ * "device solver").
  */
 misgrid_status misgrid_device_graph_from_csr(misgrid_context ctx, void *cuda_context, int64_t n,
                                              int64_t nnz, const int64_t *rowptr,
@@ -568,6 +568,56 @@ misgrid_status misgrid_solver_info(misgrid_context ctx, misgrid_solver solver, i
 misgrid_status misgrid_solver_level_info(misgrid_context ctx, misgrid_solver solver,
                                          int64_t level, int64_t *rows, int64_t *nonzeros,
                                          int64_t *block_size);
+
+/* ---------------------------------------------------------------- device solver */
+
+/*
+ * The AMG setup of a matrix that already lives in GPU memory (a CUDA FEM
+ * assembly, PETSc's MATAIJCUSPARSE arrays), used in place: the hierarchy
+ * is built on the device and no entry goes to the host.
+ *
+ * Arrays (device pointers of one CUDA context, base 0): rowptr holds
+ * nrows+1 offsets of index_type MISGRID_INT32 (as cuSPARSE and
+ * aijcusparse keep them) or MISGRID_INT64, rowptr[nrows] = nnz; colind nnz
+ * int32_t column ids, sorted without repeats in every row; values nnz
+ * doubles. The matrix must be symmetric positive definite, as for
+ * misgrid_solver_setup, and is checked on the device with its errors
+ * (an entry out of range, NaN/Inf or a diagonal that is not positive,
+ * named; not symmetric): MISGRID_ERR_ARG. Rows out of order are refused
+ * (misgrid_solver_setup sorts them). A failed call leaves the solver as
+ * it was and the device usable.
+ *
+ * Ownership: the caller keeps the arrays and must leave them allocated
+ * and unchanged until the next misgrid_device_solver_update, the next
+ * setup or misgrid_solver_destroy (values at a new address after an
+ * update: from then on those). misgrid frees none of them.
+ *
+ * Context and streams: as for device graphs. cuda_context NULL means the
+ * primary context of the GPU that holds rowptr (the runtime API's); the
+ * setup runs there on a stream of its own, after waiting for the work
+ * queued in the context, and returns with its work done. Only primary
+ * contexts are taken.
+ *
+ * The solver's options apply (device= is the matrix's GPU), within what
+ * the device setup does: aggregation=mis2, smoother chebyshev or
+ * jacobi, up to 8 dofs per node and near-nullspace vectors.
+ * misgrid_solver_apply and misgrid_solver_solve then take host vectors as
+ * for any solver.
+ */
+misgrid_status misgrid_device_solver_setup(misgrid_context ctx, misgrid_solver solver,
+                                           void *cuda_context, int64_t nrows, int64_t nnz,
+                                           int32_t index_type, const void *rowptr,
+                                           const int32_t *colind, const double *values);
+
+/* New values (nnz device doubles, in colind's order) for the pattern of
+ * misgrid_device_solver_setup. Rewritten in the array the solver reads
+ * (the setup's, or the last update's) and with reuse=true: the numeric
+ * re-setup on the device (aggregates kept); in another array, or without
+ * reuse: a new setup, which replaces the solver's once it succeeded.
+ * Checked as the setup's; on failure the hierarchy is left as it was
+ * (the operator is the caller's array as it now is). */
+misgrid_status misgrid_device_solver_update(misgrid_context ctx, misgrid_solver solver,
+                                            int64_t nnz, const double *values);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
-/* The device-graph entries' argument checks, on any machine (no CUDA
- * toolkit needed): NULL outputs and arrays, bad sizes, handles of the
- * wrong kind, and, without a GPU, MISGRID_ERR_NOGPU. test_device.c runs
- * the entries on a GPU. */
+/* The device entries' argument checks (device graphs, device solver), on
+ * any machine (no CUDA toolkit needed): NULL outputs and arrays, bad
+ * sizes, handles of the wrong kind, and, without a GPU,
+ * MISGRID_ERR_NOGPU. test_device.c and test_device_solver.c run the
+ * entries on a GPU. */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -41,6 +42,25 @@ int main(void) {
     CHECK_ERR(ctx, misgrid_device_hierarchy(ctx, 0, NULL, NULL), MISGRID_ERR_NULL, "result");
     CHECK(flags[0] == 7 && flags[1] == 7 && size == -3, "a failed call wrote its outputs");
     CHECK_OK(ctx, misgrid_graph_destroy(ctx, g));
+
+    /* The device solver entries (misgrid_device_solver_*). */
+    misgrid_solver s;
+    int32_t rp32[3] = {0, 1, 2};
+    double val[2] = {2, 2};
+    CHECK_OK(ctx, misgrid_solver_create(ctx, NULL, &s));
+    CHECK_ERR(ctx, misgrid_device_solver_setup(ctx, s, NULL, -2, 2, MISGRID_INT32, rp32, col, val), MISGRID_ERR_RANGE,
+              "negative");
+    CHECK_ERR(ctx, misgrid_device_solver_setup(ctx, s, NULL, 2, 2, 9, rp32, col, val), MISGRID_ERR_ARG, "index_type");
+    CHECK_ERR(ctx, misgrid_device_solver_setup(ctx, s, NULL, 2, 2, MISGRID_INT32, NULL, col, val), MISGRID_ERR_NULL,
+              "rowptr");
+    st = misgrid_device_solver_setup(ctx, s, NULL, 2, 2, MISGRID_INT32, rp32, col, val);
+    CHECK(st == MISGRID_ERR_NOGPU || st == MISGRID_ERR_ARG, "host arrays: %s (%s)", misgrid_status_string(st),
+          misgrid_error_message(ctx));
+    CHECK_ERR(ctx, misgrid_device_solver_update(ctx, s, 2, val), MISGRID_ERR_ARG, "no matrix yet");
+    CHECK_ERR(ctx, misgrid_device_solver_setup(ctx, (misgrid_solver)(uintptr_t)dg, NULL, 2, 2, MISGRID_INT32, rp32, col,
+                                               val),
+              MISGRID_ERR_HANDLE, "solver");
+    CHECK_OK(ctx, misgrid_solver_destroy(ctx, s));
 
     misgrid_handle_count(&handles1);
     CHECK(handles1 == handles0, "%lld handles live at the end, %lld at the start", (long long)handles1,

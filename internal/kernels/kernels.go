@@ -36,6 +36,12 @@ var AMG []byte
 //go:embed setup.fatbin
 var Setup []byte
 
+// Input is the image of the AMG setup's input checks on the device
+// (input.cu).
+//
+//go:embed input.fatbin
+var Input []byte
+
 // Sparse is the image of the sparse products of internal/gpusparse
 // (sparse.cu).
 //

@@ -1,0 +1,687 @@
+package amg
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/mesh"
+	"github.com/misgrid/misgrid/mis"
+)
+
+// The input of the device setup (input.cu). New with a device setup
+// uploads the caller's CSR as it is (pinned, staged copies) and checks
+// it there: offsets, column range, order and repeats, NaN/Inf, positive
+// diagonal, then symmetry by two SpMVs. What the device flags, or rows
+// out of order, go to the host's fromMesh, which names the entry (or
+// sorts the rows) as without a device. Small entries are dropped on the
+// device (count, scan, place, with each kept entry's position for the
+// numeric Update's gather). The host keeps the caller's arrays as the
+// PCG operator (no copy); the hierarchy's matrices stay on the device,
+// and the host holds only their row offsets (mirrors) until something
+// on the host needs the rest: the coarse solver, Close, a singular
+// coarse operator's kernel, l1-Jacobi.
+
+var inputKernels = []string{"in_check64", "in_check32", "in_drop_count", "in_drop_block", "in_drop_place",
+	"in_gather", "in_hash_vec"}
+
+// Words of in_check's bad[] (IN_BAD_*).
+const (
+	badPtr = iota
+	badEntry
+	badOrder
+	badDiag
+)
+
+// errHostInput hands a matrix that the device's checks flagged (or whose
+// rows are out of order) to the host's, which report or sort it.
+var errHostInput = fmt.Errorf("%w: the input needs the host's checks", errDeviceSetup)
+
+// inputError is an error of the matrix found on the device, returned as
+// the host would return it.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+
+// mirror is a host matrix whose arrays are on the device only (nil on
+// the host) until fill downloads them, or the inverse diagonal of a
+// level (l, dv).
+type mirror struct {
+	h  *csr
+	d  *dcsr
+	l  *level
+	dv *cuda.Buffer
+}
+
+// newOnDevice is New through the device's input checks. It reports
+// false where the device setup cannot or need not run, or where the
+// device flagged the input: New then runs on the host from the start.
+func newOnDevice(a *mesh.CSR[float64], o Options) (*Preconditioner, bool, error) {
+	if !inputFits(a, &o) {
+		return nil, false, nil
+	}
+	t0 := time.Now()
+	pc := &Preconditioner{opts: o, pool: newPool(o.Workers)}
+	pc.stats.Phases = map[string]time.Duration{}
+	n, nz := a.Rows, int(a.RowPtr[a.Rows])
+	pc.op = &csr{rows: n, cols: n, ptr: pc.pool.offsets(a.RowPtr), col: a.Col[:nz:nz], val: a.Val[:nz:nz]}
+	pc.phase("input", t0)
+	b, k, err := nearNullspace(&pc.opts, n, o.BlockSize)
+	if err != nil {
+		return nil, false, nil
+	}
+	done, err := pc.setupFromInput(b, k)
+	switch {
+	case !done:
+		return nil, false, nil
+	case err == nil:
+		err = pc.findKernel()
+	}
+	if err != nil {
+		_ = pc.release()
+		return nil, true, err
+	}
+	return pc, true, nil
+}
+
+// inputFits makes fromMesh's checks that cost nothing, and those of the
+// device setup's sizes; a matrix failing any goes to the host.
+func inputFits(a *mesh.CSR[float64], o *Options) bool {
+	if a == nil || a.Rows != a.Cols || a.Rows <= 0 || a.Rows > math.MaxInt32 || len(a.RowPtr) != a.Rows+1 ||
+		a.RowPtr[0] != 0 || strconv.IntSize != 64 || a.Rows%o.BlockSize != 0 || !o.Device.WantsGPU(a.Rows) {
+		return false
+	}
+	nz := a.RowPtr[a.Rows]
+	return nz >= 0 && nz <= math.MaxInt32 && int64(len(a.Col)) == nz && int64(len(a.Val)) == nz
+}
+
+// offsets returns RowPtr as the package's int offsets.
+func (p pool) offsets(rp []int64) []int {
+	ptr := make([]int, len(rp))
+	p.forRange(len(rp), len(rp), func(lo, hi int) {
+		for i, x := range rp[lo:hi] {
+			ptr[lo+i] = int(x)
+		}
+	})
+	return ptr
+}
+
+// setupFromInput builds the hierarchy of pc.op on the device from its
+// upload. It reports false, with pc.setupFallback saying why, where the
+// host is to build it, and true with the input's error where the device
+// found one that the host reports the same way.
+func (pc *Preconditioner) setupFromInput(b []float64, k int) (bool, error) {
+	pc.setupFallback = nil
+	if !pc.wantDeviceSetup(k) || pc.op.nnz() > math.MaxInt32 || strconv.IntSize != 64 {
+		return false, nil
+	}
+	// The device works in the caller's numbering: the locality of the
+	// numbering matters less to it than a host-side permutation costs.
+	pc.fine, pc.perm = pc.op, nil
+	t0 := time.Now()
+	ds, err := openDevSetup(pc)
+	pc.phase("open", t0)
+	if err != nil {
+		pc.setupFallback = err
+		return false, nil
+	}
+	pc.keep = nil
+	a0, da, err := ds.input()
+	var ie inputError
+	if errors.As(err, &ie) {
+		_ = ds.close()
+		_ = ds.g.free()
+		return true, ie.err
+	}
+	if err == nil {
+		err = ds.build(a0, da, b, k)
+	}
+	return pc.endDeviceSetup(ds, err), nil
+}
+
+// input uploads pc.op and checks it (in_check64), checks its symmetry,
+// and drops its small entries: the finest level on the host (a mirror
+// when entries were dropped) and on the device.
+func (ds *devSetup) input() (*csr, *dcsr, error) {
+	pc := ds.pc
+	op := pc.op
+	n, nz := op.rows, op.nnz()
+	t0 := time.Now()
+	d := &dcsr{rows: n, nnz: nz, g: lanesFor(nz, n)}
+	p64, err1 := ds.alloc(8 * int64(n+1))
+	var err2, err3, err4, err5 error
+	d.ptr, err3 = ds.keep(4 * int64(n+1))
+	d.col, err4 = ds.keep(4 * int64(nz))
+	d.val, err5 = ds.keep(8 * int64(nz))
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+		return nil, nil, err
+	}
+	// int is int64 here (strconv.IntSize): the offsets go up as they are.
+	ptr64 := unsafe.Slice((*int64)(unsafe.Pointer(&op.ptr[0])), n+1)
+	if err := errors.Join(stage(ds, p64, ptr64), stage(ds, d.col, op.col), stage(ds, d.val, op.val)); err != nil {
+		return nil, nil, err
+	}
+	pc.phase("upload", t0)
+	return ds.checkInput(d, p64, "in_check64")
+}
+
+// checkInput checks the matrix d, whose offsets are ptr as the kernel
+// (in_check64 or in_check32) reads them (d.ptr gets them as int32 if it
+// is another buffer), checks its symmetry and drops its small entries.
+func (ds *devSetup) checkInput(d *dcsr, ptr *cuda.Buffer, kernel string) (*csr, *dcsr, error) {
+	pc := ds.pc
+	t0 := time.Now()
+	diag, err := ds.alloc(8 * int64(d.rows))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ds.check(kernel, d.rows, d.nnz, ptr, d, diag); err != nil {
+		return nil, nil, err
+	}
+	if ptr != d.ptr {
+		ds.launch("su_to_i32", int64(d.rows+1), int64(d.rows+1), ptr, d.ptr)
+	}
+	if err := ds.symmetric(d); err != nil {
+		return nil, nil, err
+	}
+	pc.phase("check", t0)
+	t0 = time.Now()
+	a0, da, err := ds.drop(d, diag)
+	pc.phase("input", t0)
+	if err == nil && da != d {
+		ds.g.op = d
+	}
+	return a0, da, err
+}
+
+// check runs in_check64 or in_check32 on d with offsets ptr; any flag
+// is errHostInput.
+func (ds *devSetup) check(kernel string, n, nz int, ptr *cuda.Buffer, d *dcsr, diag *cuda.Buffer) error {
+	for i := range 4 {
+		ds.setWord(i, noWord)
+	}
+	ds.launchIn(kernel, int64(n), int32(n), int64(nz), ptr, d.col, d.val, diag, ds.words)
+	w, err := ds.read(ds.words, int64(0), ds.words, int64(1), ds.words, int64(2), ds.words, int64(3))
+	if err != nil {
+		return err
+	}
+	for _, x := range w {
+		if x != noWord {
+			return errHostInput
+		}
+	}
+	return nil
+}
+
+// symmetric is checkSymmetric by two SpMVs on the device, with the same
+// test vectors.
+func (ds *devSetup) symmetric(d *dcsr) error {
+	n := d.rows
+	var v [4]*cuda.Buffer
+	for i := range v {
+		var err error
+		if v[i], err = ds.alloc(8 * int64(n)); err != nil {
+			return err
+		}
+	}
+	x, y, ax, ay := v[0], v[1], v[2], v[3]
+	ds.launchIn("in_hash_vec", int64(n), int32(n), uint32(1), x)
+	ds.launchIn("in_hash_vec", int64(n), int32(n), uint32(2), y)
+	if ds.err == nil {
+		ds.g.rows(d, rowMV, x, ax, nil, nil, nil, nil, nil, nil, 0, 0)
+		ds.g.rows(d, rowMV, y, ay, nil, nil, nil, nil, nil, nil, 0, 0)
+	}
+	var s [6]float64
+	for i, p := range [][2]*cuda.Buffer{{x, ay}, {y, ax}, {x, x}, {ay, ay}, {y, y}, {ax, ax}} {
+		var err error
+		if s[i], err = ds.dot(n, p[0], p[1]); err != nil {
+			return err
+		}
+	}
+	if err := asymmetric(s[0], s[1], math.Sqrt(s[2]*s[3])+math.Sqrt(s[4]*s[5])); err != nil {
+		return inputError{err}
+	}
+	return nil
+}
+
+// drop is dropSmall on the device. The kept entries' positions stay on
+// the device with Options.Reuse (ds.dkeep) for the numeric Update.
+func (ds *devSetup) drop(d *dcsr, diag *cuda.Buffer) (*csr, *dcsr, error) {
+	pc := ds.pc
+	o := &pc.opts
+	if o.DropTol <= 0 {
+		return pc.op, d, nil
+	}
+	n, nz, t2 := d.rows, d.nnz, o.DropTol*o.DropTol
+	cnt, err := ds.alloc(8 * int64(n+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	ds.launchIn("in_drop_count", int64(n), int32(n), d.ptr, d.col, d.val, diag, t2, cnt)
+	ds.scan(cnt, int64(n+1))
+	w, err := ds.read(cnt, int64(n))
+	if err != nil {
+		return nil, nil, err
+	}
+	kept := int(w[0])
+	if dropped := nz - kept; dropped == 0 || dropped < nz/minDrop {
+		return pc.op, d, nil
+	}
+	if bs := o.BlockSize; bs > 1 && bs <= maxGroup {
+		ds.setWord(0, noWord)
+		ds.setWord(1, noWord)
+		ds.launchIn("in_drop_block", int64(n/bs), int32(n/bs), int32(bs), d.ptr, d.col, d.val, diag, t2, ds.words)
+		f, err := ds.read(ds.words, int64(0), ds.words, int64(1))
+		if err != nil {
+			return nil, nil, err
+		}
+		if f[0] == noWord && f[1] != noWord {
+			return pc.op, d, nil // see dropSmall
+		}
+	}
+	da := &dcsr{rows: n, nnz: kept, g: lanesFor(kept, n)}
+	var err1, err2, err3, err4 error
+	da.ptr, err1 = ds.keep(4 * int64(n+1))
+	da.col, err2 = ds.keep(4 * int64(kept))
+	da.val, err3 = ds.keep(8 * int64(kept))
+	keep := ds.dkeep
+	if o.Reuse {
+		keep, err4 = ds.keep(4 * int64(kept))
+	} else {
+		keep, err4 = ds.alloc(4 * int64(kept))
+	}
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return nil, nil, err
+	}
+	if o.Reuse {
+		ds.dkeep = keep
+	}
+	ds.launchIn("in_drop_place", int64(n), int32(n), d.ptr, d.col, d.val, diag, t2, cnt, da.col, da.val, keep)
+	ds.launch("su_to_i32", int64(n+1), int64(n+1), cnt, da.ptr)
+	a0, err := ds.mirror(da, n)
+	return a0, da, err
+}
+
+// launchIn queues an input kernel over items threads.
+func (ds *devSetup) launchIn(name string, items int64, args ...any) {
+	if ds.err != nil {
+		return
+	}
+	grid := min((items+gpuThreads-1)/gpuThreads, int64(ds.sms)*8)
+	ds.err = ds.in.Launch(ds.g.stream, name, uint32(max(grid, 1)), args...)
+}
+
+// mirror returns the host's copy of d, its sizes only, and registers it
+// with the solver for fill.
+func (ds *devSetup) mirror(d *dcsr, cols int) (*csr, error) {
+	h := &csr{rows: d.rows, cols: cols, nz: d.nnz}
+	ds.g.mirrors = append(ds.g.mirrors, mirror{h: h, d: d})
+	return h, nil
+}
+
+// mirrorDinv registers the device's inverse diagonal of level l for
+// fill, which sets l.dinv (and the Chebyshev smoother's, the same).
+func (ds *devSetup) mirrorDinv(l *level, d *cuda.Buffer) {
+	l.dinv = nil
+	for _, m := range ds.g.mirrors {
+		if m.l == l {
+			return
+		}
+	}
+	ds.g.mirrors = append(ds.g.mirrors, mirror{l: l, dv: d})
+}
+
+// fill downloads what the host copy h of a device matrix lacks; a matrix
+// that is not a mirror is left alone.
+func (g *gpuSolver) fill(h *csr) error {
+	if h == nil || (h.ptr != nil && h.col != nil && h.val != nil) {
+		return nil
+	}
+	for _, m := range g.mirrors {
+		if m.h != h {
+			continue
+		}
+		if err := g.stream.Synchronize(); err != nil {
+			return err
+		}
+		nz := h.nnz()
+		if h.ptr == nil {
+			p32 := make([]int32, h.rows+1)
+			if err := cuda.CopyToHost(p32, m.d.ptr, 0); err != nil {
+				return err
+			}
+			ptr := make([]int, h.rows+1)
+			for i, p := range p32 {
+				ptr[i] = int(p)
+			}
+			h.ptr = ptr
+		}
+		if h.col == nil {
+			col := make([]int32, nz)
+			if err := cuda.CopyToHost(col, m.d.col, 0); err != nil {
+				return err
+			}
+			h.col = col
+		}
+		val := make([]float64, nz)
+		if err := cuda.CopyToHost(val, m.d.val, 0); err != nil {
+			return err
+		}
+		h.val = val
+		return nil
+	}
+	return nil
+}
+
+// hostNeeds downloads what the host's part of the setup reads: the
+// coarsest operator (its factor), the level above it (absEnergy), every
+// operator for l1-Jacobi, and every prolongator where the coarsest
+// operator is singular (findKernel).
+func (pc *Preconditioner) hostNeeds(g *gpuSolver) error {
+	last := len(pc.levels) - 1
+	need := []*csr{pc.levels[last].a}
+	if last > 0 {
+		need = append(need, pc.levels[last-1].a, pc.levels[last-1].p)
+	}
+	if pc.opts.Smoother == L1Jacobi {
+		for _, l := range pc.levels {
+			need = append(need, l.a)
+		}
+	}
+	for _, h := range need {
+		if err := g.fill(h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// singularNeeds fills what findKernel reads: the operator where a kernel
+// is given or the coarsest operator is singular, the prolongators it
+// interpolates with in the latter case.
+func (pc *Preconditioner) singularNeeds(g *gpuSolver) error {
+	c := pc.coarse
+	singular := c != nil && c.rank < c.n && len(pc.opts.Kernel) == 0
+	if !singular && len(pc.opts.Kernel) == 0 {
+		return nil
+	}
+	if err := g.fill(pc.op); err != nil {
+		return err
+	}
+	for _, l := range pc.levels {
+		if err := g.fill(l.p); err != nil && singular {
+			return err
+		}
+	}
+	return nil
+}
+
+// hostOp fills the host's operator where it mirrors the caller's device
+// matrix (NewDevice), for the host's PCG.
+func (pc *Preconditioner) hostOp() error {
+	if pc.dev == nil || pc.op.ptr != nil && pc.op.val != nil {
+		return nil
+	}
+	return pc.dev.fill(pc.op)
+}
+
+// deviceResidual is trueResidual on the device for an operator that is
+// the caller's device matrix (NewDevice), which the host does not hold.
+func (pc *Preconditioner) deviceResidual(b, x []float64, bn float64) (float64, bool) {
+	g := pc.dev
+	if g == nil || !g.inPlace || pc.op.val != nil {
+		return 0, false
+	}
+	if err := errors.Join(g.idle(), cuda.CopyToDevice(g.vb, 0, b), cuda.CopyToDevice(g.vx, 0, x)); err != nil {
+		return math.NaN(), true
+	}
+	g.rows(g.op, rowResid, g.vx, nil, g.vb, g.vr, nil, nil, nil, nil, 0, 0)
+	rr, err := g.dot(len(b), g.vr, g.vr)
+	if err != nil {
+		return math.NaN(), true
+	}
+	return math.Sqrt(rr) / bn, true
+}
+
+// hostCopies completes every host copy of the device's matrices, before
+// the device copy goes (Close). Where the device cannot give them back,
+// the hierarchy is set up again on the host.
+func (pc *Preconditioner) hostCopies() error {
+	g := pc.dev
+	if g == nil || len(g.mirrors) == 0 {
+		return nil
+	}
+	err := g.fillAll()
+	if err == nil {
+		g.mirrors = nil
+		return nil
+	}
+	if pc.op.ptr == nil || pc.op.val == nil {
+		// The operator is the caller's device matrix (NewDevice): no
+		// host setup without it; the device copy stays.
+		return fmt.Errorf("amg: Close: the hierarchy cannot come to the host: %w", err)
+	}
+	dev := pc.opts.Device
+	pc.opts.Device = mis.CPU
+	pc.levels, pc.coarse, pc.kernel, pc.userKernel = nil, nil, nil, nil
+	pc.dev, pc.reuse = nil, nil
+	err = errors.Join(err, g.free(), pc.setup(false))
+	pc.opts.Device = dev
+	return err
+}
+
+// fillAll completes every mirror.
+func (g *gpuSolver) fillAll() error {
+	for _, m := range g.mirrors {
+		var err error
+		if m.l != nil {
+			err = g.fillDinv(m)
+		} else {
+			err = g.fill(m.h)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *gpuSolver) fillDinv(m mirror) error {
+	l := m.l
+	if l.dinv != nil {
+		return nil
+	}
+	d := make([]float64, l.a.rows)
+	if err := errors.Join(g.stream.Synchronize(), cuda.CopyToHost(d, m.dv, 0)); err != nil {
+		return err
+	}
+	l.dinv = d
+	if l.sm.kind == Chebyshev {
+		l.sm.dinv = d
+	}
+	return nil
+}
+
+// stale marks the values of every mirror as old after a numeric Update
+// on the device.
+func (g *gpuSolver) stale() {
+	for _, m := range g.mirrors {
+		if m.l != nil {
+			m.l.dinv = nil
+			if m.l.sm.kind == Chebyshev {
+				m.l.sm.dinv = nil
+			}
+			continue
+		}
+		m.h.val = nil
+	}
+}
+
+// checkOnDevice is Update's check of a for a hierarchy the device set up
+// with Options.Reuse: a with the operator's exact layout goes up into the
+// device's operator and is checked there (values, diagonal, symmetry).
+// It returns nil, nil where the host is to check (another layout, a
+// hierarchy on the host); on an error the device keeps the old values.
+func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
+	ds, g := pc.reuse, pc.dev
+	if g != nil && g.inPlace {
+		return nil, errors.New("amg: Update: the matrix is the caller's device memory (NewDevice): use UpdateDevice")
+	}
+	if ds == nil || g == nil || g.op == nil {
+		return nil, nil
+	}
+	t0 := time.Now()
+	m := pc.sameArrays(a)
+	pc.phase("check", t0)
+	if m == nil || g.idle() != nil {
+		return nil, nil
+	}
+	t0 = time.Now()
+	ds.err = nil
+	n, nz := m.rows, m.nnz()
+	if err := stage(ds, g.op.val, m.val); err != nil {
+		return nil, err
+	}
+	pc.phase("upload", t0)
+	t0 = time.Now()
+	defer pc.phase("check", t0)
+	diag, err := ds.alloc(8 * int64(n))
+	if err == nil {
+		err = ds.check("in_check32", n, nz, g.op.ptr, g.op, diag)
+		if errors.Is(err, errHostInput) {
+			if err = m.checkValues(); err == nil {
+				err = errors.New("amg: Update: the device's checks failed where the host's pass")
+			}
+		}
+	}
+	if err == nil {
+		err = ds.symmetric(g.op)
+	}
+	err = errors.Join(err, ds.freeLevel())
+	if err != nil {
+		var ie inputError
+		if errors.As(err, &ie) {
+			err = ie.err
+		}
+		_ = g.idle()
+		ds.err = nil
+		return nil, errors.Join(err, stage(ds, g.op.val, pc.op.val[:pc.op.nnz()]))
+	}
+	ds.staged = true
+	return m, nil
+}
+
+// sameArrays returns a's values on the operator's pattern when a has its
+// exact layout, else nil. Columns in the operator's own array (the
+// caller reassembled into it) need no comparison.
+func (pc *Preconditioner) sameArrays(a *mesh.CSR[float64]) *csr {
+	op := pc.op
+	nz := op.nnz()
+	if a == nil || a.Rows != op.rows || a.Cols != op.cols || len(a.RowPtr) != op.rows+1 ||
+		len(a.Col) != nz || len(a.Val) != nz || nz == 0 {
+		return nil
+	}
+	var differ atomic.Bool
+	pc.pool.forRange(len(a.RowPtr), len(a.RowPtr), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if a.RowPtr[i] != int64(op.ptr[i]) {
+				differ.Store(true)
+				return
+			}
+		}
+	})
+	if &a.Col[0] != &op.col[0] {
+		pc.pool.forRange(nz, nz, func(lo, hi int) {
+			for k := lo; k < hi && !differ.Load(); k++ {
+				if a.Col[k] != op.col[k] {
+					differ.Store(true)
+				}
+			}
+		})
+	}
+	if differ.Load() {
+		return nil
+	}
+	return &csr{rows: op.rows, cols: op.cols, ptr: op.ptr, col: op.col, val: a.Val[:nz:nz]}
+}
+
+// stagers keeps one idle Stager per CUDA context, on a stream of its
+// own, for the next setup: its 32 MiB of pinned chunks cost ~17 ms to
+// allocate (BenchmarkGPUSetup's "open" phase), more than most of a
+// setup. A setup takes it on its first copy and gives it back at its
+// end; setups running at once on one context make their own.
+var stagers = struct {
+	sync.Mutex
+	idle map[uintptr]*sharedStager
+}{idle: map[uintptr]*sharedStager{}}
+
+type sharedStager struct {
+	st *cuda.Stager
+	s  *cuda.Stream
+}
+
+func takeStager(ctx *cuda.Context) (*sharedStager, error) {
+	stagers.Lock()
+	x := stagers.idle[ctx.Raw()]
+	delete(stagers.idle, ctx.Raw())
+	stagers.Unlock()
+	if x != nil {
+		return x, nil
+	}
+	s, err := ctx.NewStream()
+	if err != nil {
+		return nil, err
+	}
+	st, err := ctx.NewStager(s, cuda.StagerOptions{})
+	if err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return &sharedStager{st: st, s: s}, nil
+}
+
+// releaseStager gives the setup's stager back (idle: its copies are
+// complete, stage waits for them).
+func (ds *devSetup) releaseStager() {
+	x := ds.st
+	if x == nil {
+		return
+	}
+	ds.st = nil
+	raw := ds.g.e.Ctx.Raw()
+	stagers.Lock()
+	if stagers.idle[raw] == nil {
+		stagers.idle[raw] = x
+		x = nil
+	}
+	stagers.Unlock()
+	if x != nil {
+		_ = errors.Join(x.st.Close(), x.s.Close())
+	}
+}
+
+// stage copies src to the start of dst through the stager, after the
+// work queued on the setup's stream (which may still write dst, or zero
+// it) and complete on return, so the stream's next kernels read it.
+func stage[T cuda.Word](ds *devSetup, dst *cuda.Buffer, src []T) error {
+	if ds.st == nil {
+		x, err := takeStager(ds.g.e.Ctx)
+		if err != nil {
+			return err
+		}
+		ds.st = x
+	}
+	if err := ds.g.stream.Synchronize(); err != nil {
+		return ds.g.e.Fail(err)
+	}
+	if err := cuda.StageToDevice(ds.st.st, dst, 0, src); err != nil {
+		return err
+	}
+	return ds.st.st.Synchronize()
+}

@@ -1,0 +1,163 @@
+// The input of the AMG setup on the device (package amg, gpu_input.go):
+// the checks amg's fromMesh makes on a CSR matrix, the removal of small
+// entries (csr.dropSmall), the gather that maps the caller's values onto
+// the hierarchy's finest pattern, and the test vectors of the symmetry
+// check. The matrix is the caller's as uploaded, with int64 (in_*64) or
+// int32 (in_*32) row offsets.
+//
+// Errors are minima of row or entry indices (integer atomics, whose
+// result does not depend on their order), so the host names the entry
+// its own loop would have named first. Each output element has one
+// writer. Names are prefixed in_.
+
+#define IN_THREADS 256
+
+#define IN_FOR(i, n) \
+	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (long long)gridDim.x * blockDim.x)
+
+// Words of bad[] (set to all ones before): the first row whose offsets
+// decrease, the first entry with a column out of range or a value that is
+// not finite, the first row out of order or with a repeat, the first row
+// whose diagonal is not positive (checked on sorted rows only).
+#define IN_BAD_PTR 0
+#define IN_BAD_ENTRY 1
+#define IN_BAD_ORDER 2
+#define IN_BAD_DIAG 3
+
+// in_check validates the rows of an n×n matrix with nnz entries whose
+// ptr[0] = 0 and ptr[n] = nnz the host checked, and sets diag[i] (0 where
+// row i has no diagonal). A row whose offsets leave [0, nnz] reads
+// nothing: the offsets decrease at some other row, which bad[0] names.
+template <typename P>
+__device__ __forceinline__ void in_check(int n, long long nnz, const P *ptr, const int *col, const double *val,
+                                         double *diag, unsigned long long *bad) {
+	IN_FOR(ii, n) {
+		int i = (int)ii;
+		long long lo = ptr[i], hi = ptr[i + 1];
+		if (lo > hi) {
+			atomicMin(&bad[IN_BAD_PTR], (unsigned long long)i);
+			continue;
+		}
+		if (lo < 0 || hi > nnz) continue;
+		int prev = -1;
+		bool sorted = true;
+		double d = 0;
+		for (long long k = lo; k < hi; k++) {
+			int c = col[k];
+			double v = val[k];
+			if (c < 0 || c >= n || !isfinite(v)) {
+				atomicMin(&bad[IN_BAD_ENTRY], (unsigned long long)k);
+				sorted = false;
+				break;
+			}
+			sorted = sorted && c > prev;
+			prev = c;
+			if (c == i) d = v;
+		}
+		if (!sorted) {
+			atomicMin(&bad[IN_BAD_ORDER], (unsigned long long)i);
+			continue;
+		}
+		diag[i] = d;
+		if (!(d > 0)) atomicMin(&bad[IN_BAD_DIAG], (unsigned long long)i);
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(IN_THREADS)
+    in_check64(int n, long long nnz, const long long *ptr, const int *col, const double *val, double *diag,
+               unsigned long long *bad) {
+	in_check(n, nnz, ptr, col, val, diag, bad);
+}
+
+extern "C" __global__ void __launch_bounds__(IN_THREADS)
+    in_check32(int n, long long nnz, const int *ptr, const int *col, const double *val, double *diag,
+               unsigned long long *bad) {
+	in_check(n, nnz, ptr, col, val, diag, bad);
+}
+
+// in_small is dropSmall's test |a_ij| ≤ tol·sqrt(a_ii·a_jj) off the
+// diagonal, squared as the host writes it (t2 = tol²).
+__device__ __forceinline__ bool in_small(double v, double t2, const double *diag, int i, int j) {
+	return __dmul_rn(v, v) <= __dmul_rn(__dmul_rn(t2, diag[i]), diag[j]) && j != i;
+}
+
+// in_drop_count sets cnt[i+1] to the entries row i keeps.
+extern "C" __global__ void __launch_bounds__(IN_THREADS)
+    in_drop_count(int n, const int *ptr, const int *col, const double *val, const double *diag, double t2,
+                  long long *cnt) {
+	IN_FOR(ii, n) {
+		int i = (int)ii;
+		long long w = 0;
+		for (int k = ptr[i]; k < ptr[i + 1]; k++) w += !in_small(val[k], t2, diag, i, col[k]);
+		cnt[i + 1] = w;
+	}
+}
+
+// in_drop_block checks the node blocks of bs rows for dropSmall: flag[0]
+// is the first node whose rows have different patterns (the matrix is
+// then not grouped, groupOf), flag[1] the first node where a column is
+// small in some of its rows only.
+extern "C" __global__ void __launch_bounds__(IN_THREADS)
+    in_drop_block(int nodes, int bs, const int *ptr, const int *col, const double *val, const double *diag,
+                  double t2, unsigned long long *flag) {
+	IN_FOR(vv, nodes) {
+		int i0 = (int)vv * bs, p0 = ptr[i0], len = ptr[i0 + 1] - p0;
+		bool same = true, mixed = false;
+		for (int r = 1; r < bs && same; r++) {
+			int pr = ptr[i0 + r];
+			same = ptr[i0 + r + 1] - pr == len;
+			for (int q = 0; q < len && same; q++) same = col[pr + q] == col[p0 + q];
+		}
+		if (!same) {
+			atomicMin(&flag[0], (unsigned long long)vv);
+			continue;
+		}
+		for (int q = 0; q < len && !mixed; q++) {
+			int j = col[p0 + q];
+			bool s0 = in_small(val[p0 + q], t2, diag, i0, j);
+			for (int r = 1; r < bs; r++) mixed = mixed || in_small(val[ptr[i0 + r] + q], t2, diag, i0 + r, j) != s0;
+		}
+		if (mixed) atomicMin(&flag[1], (unsigned long long)vv);
+	}
+}
+
+// in_drop_place writes the kept entries of every row from off[i] (the
+// exclusive prefix sum of in_drop_count's counts) with their positions in
+// the matrix given.
+extern "C" __global__ void __launch_bounds__(IN_THREADS)
+    in_drop_place(int n, const int *ptr, const int *col, const double *val, const double *diag, double t2,
+                  const long long *off, int *col2, double *val2, int *keep) {
+	IN_FOR(ii, n) {
+		int i = (int)ii;
+		long long w = off[i];
+		for (int k = ptr[i]; k < ptr[i + 1]; k++) {
+			int j = col[k];
+			if (in_small(val[k], t2, diag, i, j)) continue;
+			col2[w] = j;
+			val2[w] = val[k];
+			keep[w] = k;
+			w++;
+		}
+	}
+}
+
+// in_gather sets dst[q] = src[keep[q]]: a numeric update's values on the
+// pattern the hierarchy kept.
+extern "C" __global__ void __launch_bounds__(IN_THREADS)
+    in_gather(long long m, const int *keep, const double *src, double *dst) {
+	IN_FOR(q, m) dst[q] = src[keep[q]];
+}
+
+// in_hash_vec sets x[i] = Hash32(i, seed)/2³² − 0.5 (mis.Hash32), the
+// symmetry check's test vectors.
+extern "C" __global__ void __launch_bounds__(IN_THREADS) in_hash_vec(int n, unsigned int seed, double *x) {
+	IN_FOR(i, n) {
+		unsigned int h = (unsigned int)i ^ seed;
+		h ^= h >> 16;
+		h *= 0x7feb352du;
+		h ^= h >> 15;
+		h *= 0x846ca68bu;
+		h ^= h >> 16;
+		x[i] = (double)h / 4294967296.0 - 0.5;
+	}
+}
