@@ -29,4 +29,7 @@ if [[ $# -gt 0 ]]; then
 	git worktree add -q --detach "$tmp" "$1"
 	(cd "$tmp" && go build "${ld[@]}" -o "$OLDPWD/bin/misgrid-old" ./cmd/misgrid)
 fi
+# Compressed, bin/ travels with the working tree in one call (64 MiB);
+# gpu-check.sh unpacks it.
+gzip -f -6 bin/*.test bin/misgrid bin/misgrid-old bin/gpubench bin/libmisgrid.so.0 2>/dev/null || true
 du -sh bin

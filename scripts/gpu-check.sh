@@ -38,6 +38,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-${TMPDIR:-/tmp}/gpu-check-out}
 mkdir -p "$OUT"
+# gpu-build.sh gzips the binaries so that bin/ fits one call's transfer.
+for f in bin/*.gz; do
+	[[ -e $f ]] && gunzip -f "$f" && chmod +x "${f%.gz}"
+done
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=(info tests sanitize bench)
 status=0
@@ -144,7 +148,7 @@ for stage in "${stages[@]}"; do
 		run agg 400 scripts/gpuagg-check.sh bin tests bench
 		;;
 	upload)
-		run upload 400 scripts/upload-check.sh bin cabi tests bench
+		run upload 400 scripts/upload-check.sh bin ${UPLOAD_STAGES:-cabi tests bench}
 		;;
 	setup)
 		run setup 400 bash -c "cd amg && MISGRID_SETUP_BENCH=${SETUP_BENCH:-poisson101,elasticity48} \
@@ -159,10 +163,10 @@ for stage in "${stages[@]}"; do
 		run gpus 400 bin/misgrid bench ${GPUS_FLAGS:--gpus 1,2 -graphs hex27:256,random:16777216:16 -distance 1,2}
 		;;
 	mesh)
-		for pri in boundary degree hash; do
+		for pri in ${MESH_PRIORITIES:-degree boundary hash}; do
 			run mesh 300 bin/misgrid bench -device gpu -priority $pri -graphs bench/meshes/part.msh.gz:refine=2
 		done
-		run mesh 300 bin/misgrid coarsen -device gpu bench/meshes/part.msh.gz:refine=2
+		[[ ${MESH_COARSEN:-1} == 1 ]] && run mesh 300 bin/misgrid coarsen -device gpu bench/meshes/part.msh.gz:refine=2
 		;;
 	*)
 		echo "unknown stage $stage" >&2
