@@ -24,9 +24,13 @@
 // GPU for graphs of AutoMinVertices vertices and more when one is usable
 // and the CPU otherwise, CPU never touches the GPU, GPU fails with an
 // error wrapping ErrNoGPU when it cannot run there. GPU.On(1), or "gpu:1"
-// through ParseDevice, names the CUDA device. Graphs already in GPU memory
-// go through UploadGraph or NewDeviceGraph and ComputeDevice; several
-// GPUs of one host through ComputeMultiGPU; ranks of an MPI job or parts
+// through ParseDevice, names the CUDA device; HierarchyOptions.Device
+// does the same for Hierarchy, which then builds every level on the
+// device. A graph kept in GPU memory (UploadGraph from a host graph,
+// NewDeviceGraph on the caller's device memory) runs there through
+// ComputeDevice, ComputeDeviceTo (the set left on the device) and
+// HierarchyDevice; several GPUs of one host through ComputeMultiGPU;
+// ranks of an MPI job or parts
 // in one process through the partitioned drivers (ComputePartitioned,
 // RunPart). docs/gpu.md describes the GPU engine.
 package mis

@@ -32,9 +32,10 @@ type MultiGPUOptions struct {
 	// For tests and benchmarks. mailboxes sends through pinned host
 	// memory even where the devices reach each other's memory (the
 	// fallback path); pairs sends pairs into mailboxes in the peers'
-	// memory instead of storing bytes (misgpu.PartsOptions.Pairs); tail keeps MIS-1's persistent tail on several
-	// parts (misgpu.PartsOptions.Tail); inject, when it returns true
-	// for (part, launch), makes that part's launch fail in the driver.
+	// memory instead of storing bytes (misgpu.PartsOptions.Pairs); tail
+	// keeps MIS-1's persistent tail on several parts
+	// (misgpu.PartsOptions.Tail); inject, when it returns true for
+	// (part, launch), makes that part's launch fail in the driver.
 	mailboxes, pairs, tail bool
 	inject                 func(part, launch int) bool
 }
@@ -60,8 +61,8 @@ type MultiGPUResult struct {
 	Time time.Duration
 	// Stalled says the rounds stopped paying (a priority that chains the
 	// greedy order along the graph decides one link per round), and the
-	// serial greedy finished from the members decided so far: the same
-	// set (see finishGreedy).
+	// serial greedy finished from the members decided so far. The set is
+	// the same either way.
 	Stalled bool
 }
 
@@ -91,10 +92,10 @@ func ComputeMultiGPU(ctx context.Context, g *mesh.Graph, opts MultiGPUOptions) (
 }
 
 // NewMultiGPU splits g, uploads each part to its device and prepares the
-// links between them. Each part runs the single-GPU engine
-// (internal/misgpu) on its vertices, with the keys of their global ids;
-// after every launch a part sends the boundary vertices it decided to
-// the parts that keep them as ghosts (see misgpu.Parts).
+// links between them. Each part runs the engine of Compute on its
+// vertices, with the keys of their global ids, so that the parts rank
+// every vertex alike; after every launch a part sends the boundary
+// vertices it decided to the parts that keep them as ghosts.
 func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 	if g == nil {
 		return nil, errors.New("mis: multi-GPU: nil graph")
@@ -142,9 +143,9 @@ func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 }
 
 // Run computes the MIS from scratch on the prepared parts. When the
-// rounds of a part stop paying (misgpu.StallWatch: a priority that
-// chains the greedy order takes one round per link), the run stops and
-// the serial greedy finishes from the members decided so far.
+// rounds stop paying (a priority that chains the greedy order along the
+// graph decides one link per round), the run stops and the serial greedy
+// finishes from the members decided so far, as Compute's engine does.
 func (m *MultiGPU) Run(ctx context.Context) (*MultiGPUResult, error) {
 	start := time.Now()
 	r, err := m.pp.Run(ctx)

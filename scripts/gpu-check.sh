@@ -21,9 +21,10 @@
 #             graph in one run (a refactoring must keep sets and times)
 #   tune      bin/gpubench $TUNE_FLAGS (a tuning against the default)
 #   ncu       Nsight Compute counters of a few sweeps (NCU_GRAPH)
-#   agg       aggregation and coarse graph on the device (gpuagg-check.sh)
+#   agg       aggregation and coarse graph on the device (gpuagg-check.sh,
+#             its logs in $OUT/agg)
 #   upload    staged uploads, device hierarchy and the C device-pointer
-#             test (upload-check.sh)
+#             test (upload-check.sh, its logs in $OUT/upload)
 #   setup     the AMG setup on the device: BenchmarkGPUSetup ($SETUP_BENCH,
 #             default Poisson 101³ and elasticity 48³) and the solve
 #             benchmarks, each phase beside its floor
@@ -44,19 +45,8 @@ for f in bin/*.gz; do
 done
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=(info tests sanitize bench)
-status=0
+source scripts/lib.sh
 GRAPHS=${BENCH_GRAPHS:-hex27:160 hex27:160:relabel hex27:256 grid7:200 random:4000000:16}
-
-run() { # run NAME TIMEOUT CMD...: log to $OUT/NAME.txt, remember failures
-	local name=$1 limit=$2
-	shift 2
-	echo "=== $name: $*" | tee -a "$OUT/$name.txt"
-	timeout "$limit" "$@" 2>&1 | tee -a "$OUT/$name.txt"
-	local rc=${PIPESTATUS[0]}
-	echo "=== $name: exit $rc" | tee -a "$OUT/$name.txt"
-	[[ $rc -ne 0 ]] && status=1
-	return 0
-}
 
 # table FILE: the JSON reports of bench runs in FILE as a Markdown table.
 table() {
@@ -145,10 +135,10 @@ for stage in "${stages[@]}"; do
 		done
 		;;
 	agg)
-		run agg 400 scripts/gpuagg-check.sh bin tests bench
+		run agg 400 env OUT="$OUT/agg" scripts/gpuagg-check.sh bin tests bench
 		;;
 	upload)
-		run upload 400 scripts/upload-check.sh bin ${UPLOAD_STAGES:-cabi tests bench}
+		run upload 400 env OUT="$OUT/upload" scripts/upload-check.sh bin ${UPLOAD_STAGES:-cabi tests bench}
 		;;
 	setup)
 		run setup 400 bash -c "cd amg && MISGRID_SETUP_BENCH=${SETUP_BENCH:-poisson101,elasticity48} \

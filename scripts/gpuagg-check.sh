@@ -18,19 +18,8 @@ OUT=${OUT:-${TMPDIR:-/tmp}/gpuagg-check-out}
 mkdir -p "$OUT"
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=(info tests sanitize bench)
-status=0
-
-run() { # run NAME TIMEOUT CMD...: append to $OUT/NAME.txt, remember failures
-	local name=$1 limit=$2
-	shift 2
-	echo "=== $name: $*" >>"$OUT/$name.txt"
-	timeout "$limit" "$@" >>"$OUT/$name.txt" 2>&1
-	local rc=$?
-	echo "=== $name: exit $rc" >>"$OUT/$name.txt"
-	tail -n 25 "$OUT/$name.txt"
-	[[ $rc -ne 0 ]] && status=1
-	return 0
-}
+RUN_TAIL=25
+source "$(dirname "$0")/lib.sh"
 
 for stage in "${stages[@]}"; do
 	case $stage in
@@ -50,6 +39,10 @@ for stage in "${stages[@]}"; do
 		;;
 	bench)
 		run bench 400 env HEX="${HEX:-160}" "$bin/gpuagg.test" -test.run '^$' -test.bench . -test.benchtime 3x -test.v
+		;;
+	*)
+		echo "gpuagg-check.sh: unknown stage $stage" >&2
+		exit 2
 		;;
 	esac
 done

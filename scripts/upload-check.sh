@@ -24,19 +24,8 @@ OUT=${OUT:-${TMPDIR:-/tmp}/upload-check-out}
 mkdir -p "$OUT"
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=(cabi tests bench sanitize)
-status=0
-
-run() { # run NAME TIMEOUT CMD...: append to $OUT/NAME.txt, remember failures
-	local name=$1 limit=$2
-	shift 2
-	echo "=== $name: $*" >>"$OUT/$name.txt"
-	timeout "$limit" "$@" >>"$OUT/$name.txt" 2>&1
-	local rc=$?
-	echo "=== $name: exit $rc" >>"$OUT/$name.txt"
-	tail -n 30 "$OUT/$name.txt"
-	[[ $rc -ne 0 ]] && status=1
-	return 0
-}
+RUN_TAIL=30
+source "$(dirname "$0")/lib.sh"
 
 for stage in "${stages[@]}"; do
 	case $stage in

@@ -72,13 +72,9 @@ func benchGPU(args []string, ordinal int, stdout, stderr io.Writer) error {
 		}
 		orderList = append(orderList, o)
 	}
-	var names []string
-	for _, s := range strings.Split(*graphs, ",") {
-		names = append(names, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "gen:")))
-	}
 	prog := newProgress(stderr, "bench")
 	rep, err := gpubench.Run(gpubench.Config{
-		Device: ordinal, Graphs: names, Load: loadBenchGraph, Orders: orderList, Distances: distList,
+		Device: ordinal, Graphs: graphSpecs(*graphs), Load: loadBenchGraph, Orders: orderList, Distances: distList,
 		Priority: mis.Priority{Kind: kind, Seed: *seed}, Reps: *reps, Progress: prog.Show,
 	})
 	prog.Done("")
@@ -116,6 +112,16 @@ func loadBenchGraph(name string) (*mesh.Graph, error) {
 	}
 	g, _, err := generate(name)
 	return g, err
+}
+
+// graphSpecs splits a -graphs list; a generator spec may keep the
+// gen: prefix that coarsen's inputs take.
+func graphSpecs(s string) []string {
+	var names []string
+	for _, f := range strings.Split(s, ",") {
+		names = append(names, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(f), "gen:")))
+	}
+	return names
 }
 
 // parseDeviceBenchFlags parses the flags of the GPU benchmarks, which take

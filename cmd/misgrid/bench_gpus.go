@@ -11,6 +11,7 @@ import (
 	"github.com/misgrid/misgrid/internal/gpu"
 	"github.com/misgrid/misgrid/internal/gpubench"
 	"github.com/misgrid/misgrid/internal/misgpu"
+	"github.com/misgrid/misgrid/internal/progress"
 	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
 )
@@ -70,131 +71,164 @@ type gpusBenchResult struct {
 }
 
 func benchGPUs(args []string, stdout, stderr io.Writer) error {
+	b, err := parseGPUsBench(args, stdout)
+	if err != nil {
+		return err
+	}
+	prog := newProgress(stderr, "bench")
+	var out []gpusBenchResult
+	for _, spec := range b.graphs {
+		rs, err := b.graph(spec, prog)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		out = append(out, rs...)
+	}
+	prog.Done("done")
+	if b.asJSON {
+		if err := writeJSON(stdout, out); err != nil {
+			return err
+		}
+	} else {
+		printGPUsBench(stdout, out)
+	}
+	var mismatch []string
+	for _, r := range out {
+		if !r.Identical {
+			mismatch = append(mismatch, fmt.Sprintf("%s d%d %s %s", r.Graph, r.Distance, r.Config, r.Partition))
+		}
+	}
+	if len(mismatch) > 0 {
+		return fmt.Errorf("bench: sets differ from the greedy set: %s", strings.Join(mismatch, ", "))
+	}
+	return nil
+}
+
+// gpusBench is what benchGPUs measures, from its flags.
+type gpusBench struct {
+	graphs     []string
+	gpus       []int // GPU counts, one part per GPU
+	parts      []int // part counts on GPU 0
+	partitions []string
+	dists      []int
+	reps       int
+	seed       uint64
+	asJSON     bool
+}
+
+func parseGPUsBench(args []string, stdout io.Writer) (*gpusBench, error) {
 	fs := newFlagSet("bench", benchGPUsUsage)
 	gpus := fs.String("gpus", "1,2", "GPU counts, comma-separated")
 	partsOn1 := fs.String("parts", "", "part counts on GPU 0, comma-separated (none by default)")
 	partitions := fs.String("partition", "ranges", "partitions: ranges, locality, or both comma-separated")
 	graphs := fs.String("graphs", "hex27:256,random:16777216:16", "comma-separated generator specs")
 	dists := fs.String("distance", "1,2", "MIS distances, comma-separated")
-	reps := fs.Int("reps", 10, "timed runs per measurement, at least 10 (median reported)")
-	seed := fs.Uint64("seed", 0, "hash seed")
-	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	if err := parseDeviceBenchFlags(fs, args, stdout, reps); err != nil {
-		return err
+	b := &gpusBench{}
+	fs.IntVar(&b.reps, "reps", 10, "timed runs per measurement, at least 10 (median reported)")
+	fs.Uint64Var(&b.seed, "seed", 0, "hash seed")
+	fs.BoolVar(&b.asJSON, "json", false, "print JSON instead of a table")
+	if err := parseDeviceBenchFlags(fs, args, stdout, &b.reps); err != nil {
+		return nil, err
 	}
-	gpuList, err := intList("gpus", *gpus, 1, 2, 3, 4, 5, 6, 7, 8, 16)
-	if err != nil {
-		return err
+	var err error
+	if b.gpus, err = intList("gpus", *gpus, 1, 2, 3, 4, 5, 6, 7, 8, 16); err != nil {
+		return nil, err
 	}
-	distList, err := intList("distance", *dists, 1, 2)
-	if err != nil {
-		return err
+	if b.dists, err = intList("distance", *dists, 1, 2); err != nil {
+		return nil, err
 	}
-	var partsList []int
 	if *partsOn1 != "" {
-		if partsList, err = intList("parts", *partsOn1, 1, 2, 3, 4, 5, 6, 7, 8, 16); err != nil {
-			return err
+		if b.parts, err = intList("parts", *partsOn1, 1, 2, 3, 4, 5, 6, 7, 8, 16); err != nil {
+			return nil, err
 		}
 	}
-	partList := strings.Split(*partitions, ",")
-	for _, p := range partList {
+	b.partitions = strings.Split(*partitions, ",")
+	for _, p := range b.partitions {
 		if p != "ranges" && p != "locality" {
-			return fmt.Errorf("bench: -partition %q: want ranges or locality", p)
+			return nil, fmt.Errorf("bench: -partition %q: want ranges or locality", p)
 		}
 	}
 	nd, err := gpu.Count()
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("bench: %w", err)
 	}
-	for _, n := range gpuList {
+	for _, n := range b.gpus {
 		if n < 1 || n > nd {
-			return fmt.Errorf("bench: -gpus %d, this host has %d GPUs", n, nd)
+			return nil, fmt.Errorf("bench: -gpus %d, this host has %d GPUs", n, nd)
 		}
 	}
-	prog := newProgress(stderr, "bench")
-	pri := mis.Priority{Kind: mis.Hash, Seed: *seed} // the floor and the multi-GPU runs below hash too
+	b.graphs = graphSpecs(*graphs)
+	return b, nil
+}
+
+// graph times every distance and configuration on the graph of spec.
+func (b *gpusBench) graph(spec string, prog *progress.Reporter) ([]gpusBenchResult, error) {
+	prog.Show("generating %s", spec)
+	g, _, err := generate(spec)
+	if err != nil {
+		return nil, err
+	}
+	dg, err := gpubench.Upload(g, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec, err)
+	}
+	defer dg.Close()
+	// The floor and the multi-GPU runs hash too.
+	pri := mis.Priority{Kind: mis.Hash, Seed: b.seed}
+	locality := map[int][2][]int32{} // by part count: the partition and the order
 	var out []gpusBenchResult
-	var mismatch []string
-	for _, spec := range strings.Split(*graphs, ",") {
-		spec = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(spec), "gen:"))
-		prog.Show("generating %s", spec)
-		g, _, err := generate(spec)
+	for _, d := range b.dists {
+		prog.Show("%s distance %d: CPU greedy", spec, d)
+		want, err := mis.Compute(g, mis.Options{Distance: d, Priority: pri, Device: mis.CPU})
 		if err != nil {
-			return fmt.Errorf("bench: %w", err)
+			return nil, fmt.Errorf("%s: %w", spec, err)
 		}
-		dg, err := gpubench.Upload(g, 0)
+		ft, err := dg.Time(d, misgpu.Priority{Seed: b.seed}, nil, b.reps, 2, false)
 		if err != nil {
-			return fmt.Errorf("bench: %s: %w", spec, err)
+			return nil, fmt.Errorf("%s floor: %w", spec, err)
 		}
-		locality := map[int][2][]int32{} // by part count: the partition and the order
-		for _, d := range distList {
-			prog.Show("%s distance %d: CPU greedy", spec, d)
-			want, err := mis.Compute(g, mis.Options{Distance: d, Priority: pri, Device: mis.CPU})
-			if err != nil {
-				dg.Close()
-				return fmt.Errorf("bench: %s: %w", spec, err)
-			}
-			ft, err := dg.Time(d, misgpu.Priority{Seed: *seed}, nil, *reps, 2, false)
-			if err != nil {
-				dg.Close()
-				return fmt.Errorf("bench: %s floor: %w", spec, err)
-			}
-			var one float64
-			for _, cfg := range gpuConfigs(gpuList, partsList, partList) {
-				prog.Show("%s distance %d: %s", spec, d, cfg.name)
-				o := mis.MultiGPUOptions{Distance: d, Priority: pri, Devices: cfg.devices}
-				if cfg.partition == "locality" {
-					k := len(cfg.devices)
-					if _, ok := locality[k]; !ok {
-						p, order, err := mis.LocalityPartition(g, k)
-						if err != nil {
-							dg.Close()
-							return fmt.Errorf("bench: %s: %w", spec, err)
-						}
-						locality[k] = [2][]int32{p, order}
+		var one float64 // the driver's time on one GPU, first partition
+		for _, cfg := range gpuConfigs(b.gpus, b.parts, b.partitions) {
+			prog.Show("%s distance %d: %s", spec, d, cfg.name)
+			o := mis.MultiGPUOptions{Distance: d, Priority: pri, Devices: cfg.devices}
+			if cfg.partition == "locality" {
+				k := len(cfg.devices)
+				if _, ok := locality[k]; !ok {
+					p, order, err := mis.LocalityPartition(g, k)
+					if err != nil {
+						return nil, fmt.Errorf("%s: %w", spec, err)
 					}
-					o.Partition, o.Order = locality[k][0], locality[k][1]
+					locality[k] = [2][]int32{p, order}
 				}
-				r, err := benchGPUsOne(g.N(), o, g, *reps, want)
-				if err != nil {
-					dg.Close()
-					return fmt.Errorf("bench: %s, %s: %w", spec, cfg.name, err)
-				}
-				r.Graph, r.Edges, r.Distance, r.Config, r.Partition = spec, g.NumEdges(), d, cfg.name, cfg.partition
-				r.FloorMS, r.SingleMISMS = durMS(gpubench.Median(ft.Floor)), durMS(gpubench.Median(ft.MIS))
-				r.VsEngine = r.SingleMISMS / r.MS
-				if cfg.name == "1 GPU" && cfg.partition == partList[0] {
-					one = r.MS
-				}
-				if one > 0 {
-					r.Speedup = one / r.MS
-				}
-				if !r.Identical {
-					mismatch = append(mismatch, fmt.Sprintf("%s d%d %s %s", spec, d, cfg.name, cfg.partition))
-				}
-				out = append(out, r)
+				o.Partition, o.Order = locality[k][0], locality[k][1]
 			}
+			r, err := benchGPUsOne(g.N(), o, g, b.reps, want)
+			if err != nil {
+				return nil, fmt.Errorf("%s, %s: %w", spec, cfg.name, err)
+			}
+			r.Graph, r.Edges, r.Distance, r.Config, r.Partition = spec, g.NumEdges(), d, cfg.name, cfg.partition
+			r.FloorMS, r.SingleMISMS = durMS(gpubench.Median(ft.Floor)), durMS(gpubench.Median(ft.MIS))
+			r.VsEngine = r.SingleMISMS / r.MS
+			if cfg.name == "1 GPU" && cfg.partition == b.partitions[0] {
+				one = r.MS
+			}
+			if one > 0 {
+				r.Speedup = one / r.MS
+			}
+			out = append(out, r)
 		}
-		dg.Close()
 	}
-	prog.Done("done")
-	if *asJSON {
-		if err := writeJSON(stdout, out); err != nil {
-			return err
-		}
-	} else {
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "graph\tdist\tparts\tpartition\tms\tfloor ms (1 GPU)\tengine ms (1 GPU)\t× engine\t× driver on 1 GPU\trounds\tbytes/round\tset size\tidentical\tlinks\t")
-		for _, r := range out {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%d\t%d\t%d\t%v\t%s\t\n", r.Graph, r.Distance, r.Config, r.Partition,
-				r.MS, r.FloorMS, r.SingleMISMS, r.VsEngine, r.Speedup, r.Rounds, r.BytesPerRound, r.SetSize, r.Identical, strings.Join(r.Links, "; "))
-		}
-		tw.Flush()
+	return out, nil
+}
+
+func printGPUsBench(w io.Writer, out []gpusBenchResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "graph\tdist\tparts\tpartition\tms\tfloor ms (1 GPU)\tengine ms (1 GPU)\t× engine\t× driver on 1 GPU\trounds\tbytes/round\tset size\tidentical\tlinks\t")
+	for _, r := range out {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%d\t%d\t%d\t%v\t%s\t\n", r.Graph, r.Distance, r.Config, r.Partition,
+			r.MS, r.FloorMS, r.SingleMISMS, r.VsEngine, r.Speedup, r.Rounds, r.BytesPerRound, r.SetSize, r.Identical, strings.Join(r.Links, "; "))
 	}
-	if len(mismatch) > 0 {
-		return fmt.Errorf("bench: sets differ from the greedy set: %s", strings.Join(mismatch, ", "))
-	}
-	return nil
+	tw.Flush()
 }
 
 type gpuConfig struct {

@@ -142,13 +142,7 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 	floorRAP := rap + csrBytes(ac.Rows, ac.NNZ())
 	floorRAPn := rap + float64(12*ac.NNZ()+4*ac.Rows)
 	prod := func(x, y *Matrix) func() error {
-		return func() error {
-			pr, err := d.Mul(x, y)
-			if err == nil {
-				err = pr.Free()
-			}
-			return err
-		}
+		return func() error { return freed(d.Mul(x, y)) }
 	}
 	sym := func() error { // A·P's pattern alone
 		pr := &Product{a: da, b: dp, c: &Matrix{rows: da.rows, cols: dp.cols, owned: true, d: d}}
@@ -174,27 +168,9 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 			})
 		}
 	}
-	rapFull := func() error {
-		pr, err := d.mul(g.R(), g.AP(), 0)
-		if err == nil {
-			err = pr.Free()
-		}
-		return err
-	}
-	tr := func() error {
-		x, err := d.Transpose(dp)
-		if err == nil {
-			err = x.Free()
-		}
-		return err
-	}
-	gal := func() error {
-		x, err := d.Galerkin(da, dp)
-		if err == nil {
-			err = x.Free()
-		}
-		return err
-	}
+	rapFull := func() error { return freed(d.mul(g.R(), g.AP(), 0)) }
+	tr := func() error { return freed(d.Transpose(dp)) }
+	gal := func() error { return freed(d.Galerkin(da, dp)) }
 	name := filepath.Base(base)
 	for _, row := range []struct {
 		what  string
@@ -218,6 +194,15 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 		t.Logf("RESULT %s | %-28s | median %8.3f ms | best %8.3f ms | floor %7.3f ms (%.0f MB) | %.1f× floor",
 			name, row.what, ms(med), ms(best), ms(fl), row.floor/1e6, float64(med)/float64(fl))
 	}
+}
+
+// freed frees what a timed call made, so that the time includes the
+// allocations and the device does not fill up over the repetitions.
+func freed[T interface{ Free() error }](x T, err error) error {
+	if err != nil {
+		return err
+	}
+	return x.Free()
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/gpu"
 	"github.com/misgrid/misgrid/internal/misgpu"
 	"github.com/misgrid/misgrid/internal/testgraphs"
 	"github.com/misgrid/misgrid/mesh"
@@ -170,6 +171,18 @@ func needGPU(t *testing.T) {
 	}
 }
 
+// openGPU opens device 0 for the kernels, or skips the test where there
+// is none.
+func openGPU(t *testing.T) *gpu.Loader {
+	t.Helper()
+	needGPU(t)
+	l, err := misgpu.Open(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 func shape(g *mesh.Graph) misgpu.Shape {
 	return misgpu.Shape{N: g.N(), M: g.NumEdges(), MaxDeg: int64(g.MaxDegree()), Vec: true}
 }
@@ -178,10 +191,7 @@ func shape(g *mesh.Graph) misgpu.Shape {
 // test's cleanup.
 func upload(t *testing.T, g *mesh.Graph) *misgpu.Graph {
 	t.Helper()
-	l, err := misgpu.Open(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := openGPU(t)
 	var cls []uint8
 	for _, c := range g.Class {
 		cls = append(cls, uint8(c))

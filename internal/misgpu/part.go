@@ -186,13 +186,13 @@ func newPart(s *PartSpec) (*part, error) {
 			return p, err
 		}
 	}
-	if p.gid, err = p.upload(s.GID); err != nil {
+	if p.gid, err = upload(p, s.GID); err != nil {
 		return p, err
 	}
-	if p.list, err = p.upload(s.Send); err != nil {
+	if p.list, err = upload(p, s.Send); err != nil {
 		return p, err
 	}
-	if p.ofs, err = p.upload(s.Ofs); err != nil {
+	if p.ofs, err = upload(p, s.Ofs); err != nil {
 		return p, err
 	}
 	if p.sent, err = p.alloc(int64(len(s.Send))); err != nil {
@@ -214,24 +214,13 @@ func (p *part) alloc(bytes int64) (*cuda.Buffer, error) {
 	return b, nil
 }
 
+// upload copies data into a new buffer of p's.
 func upload[T cuda.Word](p *part, data []T) (*cuda.Buffer, error) {
 	b, err := p.alloc(int64(len(data)) * int64(unsafe.Sizeof(*new(T))))
 	if err != nil || len(data) == 0 {
 		return b, err
 	}
 	return b, cuda.CopyToDevice(b, 0, data)
-}
-
-func (p *part) upload(data any) (*cuda.Buffer, error) {
-	switch x := data.(type) {
-	case []uint32:
-		return upload(p, x)
-	case []int32:
-		return upload(p, x)
-	case []uint64:
-		return upload(p, x)
-	}
-	return nil, fmt.Errorf("upload of %T", data)
 }
 
 func (p *part) allocHost(bytes int64) (*cuda.HostBuffer, error) {
@@ -292,10 +281,10 @@ func (pp *Parts) connect() error {
 			}
 		}
 		var err error
-		if p.slot, err = p.upload(slots); err != nil {
+		if p.slot, err = upload(p, slots); err != nil {
 			return err
 		}
-		if p.bases, err = p.upload(bases); err != nil {
+		if p.bases, err = upload(p, bases); err != nil {
 			return err
 		}
 		if p.fill, err = p.alloc(4 * int64(k)); err != nil {

@@ -3,31 +3,9 @@ package misgpu
 import (
 	"math/bits"
 	"math/rand/v2"
-	"os"
-	"regexp"
 	"slices"
-	"strconv"
 	"testing"
 )
-
-// TestPartConstants checks the slot encoding the host shares with
-// part.cu.
-func TestPartConstants(t *testing.T) {
-	src, err := os.ReadFile("../kernels/part.cu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^#define PART_SLOT_BITS ([0-9]+)$`).FindSubmatch(src)
-	if m == nil {
-		t.Fatal("no PART_SLOT_BITS in part.cu")
-	}
-	if v, _ := strconv.Atoi(string(m[1])); v != slotBits {
-		t.Errorf("PART_SLOT_BITS is %d in part.cu, %d here", v, slotBits)
-	}
-	if !regexp.MustCompile(`(?m)^#define PART_MAILBOX \(1ull << 63\)$`).Match(src) || mailboxBit != 1<<63 {
-		t.Error("PART_MAILBOX is not bit 63 on both sides")
-	}
-}
 
 const empty = ^uint64(0)
 

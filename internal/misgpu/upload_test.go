@@ -86,11 +86,7 @@ func gpuGraphs() map[string]*mesh.Graph {
 // degree computed there are the host's (the run compute-sanitizer checks:
 // scripts/upload-check.sh).
 func TestGPUClassifyByDegree(t *testing.T) {
-	needGPU(t)
-	l, err := misgpu.Open(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := openGPU(t)
 	for name, g := range gpuGraphs() {
 		dg, err := misgpu.UploadStaged(l, nil, g.Offsets, g.Adj, nil)
 		if err != nil {
@@ -115,11 +111,7 @@ func TestGPUClassifyByDegree(t *testing.T) {
 // A run from the staged upload with the classes by degree gives the
 // greedy set, and RunTo leaves the same set on the device.
 func TestGPUUploadStaged(t *testing.T) {
-	needGPU(t)
-	l, err := misgpu.Open(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := openGPU(t)
 	for name, g := range gpuGraphs() {
 		dg, err := misgpu.UploadStaged(l, nil, g.Offsets, g.Adj, nil)
 		if err != nil {
@@ -176,15 +168,11 @@ func checkRunTo(t *testing.T, l *gpu.Loader, dg *misgpu.Graph, dist int, pri mis
 
 // A bad row is found on the device and named.
 func TestGPUUploadStagedBadRow(t *testing.T) {
-	needGPU(t)
-	l, err := misgpu.Open(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := openGPU(t)
 	g := mesh.Hex27Graph(6, 6, 6)
 	adj := slices.Clone(g.Adj)
 	adj[g.Offsets[77]+2] = int32(g.N()) + 5
-	_, err = misgpu.UploadStaged(l, nil, g.Offsets, adj, nil)
+	_, err := misgpu.UploadStaged(l, nil, g.Offsets, adj, nil)
 	var ve *mesh.ValidationError
 	if !errors.As(err, &ve) || ve.Row != 77 {
 		t.Fatalf("got %v, want a ValidationError at row 77", err)
