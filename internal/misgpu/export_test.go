@@ -18,6 +18,4 @@ const (
 	KFJoin2       = kfJoin2
 	KFScanLarger  = kfScanLarger
 	BlockSize     = blockSize
-	SlotBits      = slotBits
-	MailboxBit    = mailboxBit
 )
