@@ -15,6 +15,7 @@ import (
 // factor, l1-Jacobi, a singular coarse operator's kernel, the host's PCG
 // on a caller's device matrix, or Close, which leaves the hierarchy on
 // the host.
+
 // mirror is a host matrix whose arrays are on the device only (nil on
 // the host) until fill downloads them, or the inverse diagonal of a
 // level (l, dv).
