@@ -296,6 +296,12 @@ func (pc *Preconditioner) numeric(l *level) error {
 	l.lmax = p.maxEigDinvA(a, l.dinv, o.EigenSteps)
 	pc.phase("eigen", t0)
 	t0 = time.Now()
+	if a.nnz() >= gcNonzeros && o.Prolongation != Tentative {
+		// The near-nullspace and the eigenvalue vectors are garbage
+		// now: their pages hold part of the smoothed prolongator, the
+		// largest array of a systems setup, instead of new ones.
+		runtime.GC()
+	}
 	switch {
 	case o.Prolongation == Tentative:
 		l.p = l.t

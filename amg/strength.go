@@ -69,6 +69,11 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 			var mark []int32
 			var sum []mesh.Norm2
 			var list []int32
+			// Room for every entry of the range (an exact bound for
+			// scalars, for systems where a node's rows share their
+			// pattern): grown by append, the list would leave several
+			// times its size in garbage and copies.
+			pt.adj = make([]int32, 0, (a.ptr[pt.hi*bs]-a.ptr[pt.lo*bs])/bs)
 			if bs > 1 {
 				mark = make([]int32, nodes)
 				for i := range mark {
@@ -118,9 +123,12 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 	for v := 0; v < nodes; v++ {
 		cnt[v+1] += cnt[v]
 	}
-	s := make([]int32, cnt[nodes])
-	for t := range parts {
-		copy(s[cnt[parts[t].lo]:], parts[t].adj)
+	s := parts[0].adj
+	if w > 1 {
+		s = make([]int32, cnt[nodes])
+		for t := range parts {
+			copy(s[cnt[parts[t].lo]:], parts[t].adj)
+		}
 	}
 	// Union with the transpose.
 	tp := make([]int, nodes+1)
