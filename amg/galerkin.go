@@ -128,18 +128,24 @@ func (pl pool) galerkinPattern(a, p, sup *csr, fg, gc int) *csr {
 				s.fine[i] = -1
 			}
 		}
-		fmark := s.fine
+		fmark, mark := s.fine, s.mark
 		for _, kg := range sup.col[sup.ptr[blk]:sup.ptr[blk+1]] {
 			k := int(kg) * fg
-			for t := a.ptr[k]; t < a.ptr[k+1]; t++ {
-				l := int(a.col[t])
-				if fmark[l/gp] == mk {
+			for _, c := range a.col[a.ptr[k]:a.ptr[k+1]] {
+				l := int(c)
+				if gp > 1 {
+					// A division by a variable costs more than the
+					// rest of the step: only systems pay it.
+					l /= gp
+				}
+				if fmark[l] == mk {
 					continue
 				}
-				fmark[l/gp] = mk
+				fmark[l] = mk
+				l = int(c)
 				for _, j := range p.col[p.ptr[l]:p.ptr[l+1]] {
-					if s.mark[j] != mk {
-						s.mark[j] = mk
+					if mark[j] != mk {
+						mark[j] = mk
 						s.list = append(s.list, j)
 					}
 				}
