@@ -31,12 +31,14 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 		for v := lo; v < hi; v++ {
 			var s mesh.Norm2
 			off := false
+			v0, v1 := int32(v*bs), int32(v*bs+bs) // the node's columns
 			for i := v * bs; i < (v+1)*bs; i++ {
 				for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
-					if int(a.col[k])/bs == v {
+					c := a.col[k]
+					if c >= v0 && c < v1 {
 						s.Add(a.val[k])
 					}
-					off = off || (int(a.col[k]) != i && a.val[k] != 0)
+					off = off || (int(c) != i && a.val[k] != 0)
 				}
 			}
 			dn[v] = s.Value()
