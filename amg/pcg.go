@@ -187,7 +187,9 @@ func (pc *Preconditioner) pcg(b, x []float64, bn float64, res *Result) (float64,
 	r := make([]float64, n)
 	z := make([]float64, n)
 	d := make([]float64, n)
-	q := make([]float64, n)
+	// q = A·d lives from the product to the residual update, z from
+	// the cycle to the direction update: one vector serves both.
+	q := z
 	tol := pc.opts.Tol
 	res.Status = IterationLimit
 	// resid sets r = b − A·x and returns ‖r‖; precond sets d = z = M⁻¹r

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/misgrid/misgrid/mesh"
@@ -267,10 +268,16 @@ func (pc *Preconditioner) build(a *csr, b []float64, k int) error {
 			// to the heap before the Galerkin product allocates: the
 			// resident peak of a large setup is its live data plus the
 			// garbage of one level, not of several. The arrays hold no
-			// pointers, so the collection costs about nothing.
-			runtime.GC()
+			// pointers, so the collection costs about nothing; the
+			// pages go back to the system, since the Galerkin product's
+			// arrays are larger than any piece of them.
+			debug.FreeOSMemory()
 		}
 		a, b, bs = pc.galerkin(l, nil), bc, k
+	}
+	if pc.levels[0].a.nnz() >= gcNonzeros {
+		// The coarse levels' garbage too, before the work vectors.
+		debug.FreeOSMemory()
 	}
 	return pc.finish()
 }
@@ -297,10 +304,11 @@ func (pc *Preconditioner) numeric(l *level) error {
 	pc.phase("eigen", t0)
 	t0 = time.Now()
 	if a.nnz() >= gcNonzeros && o.Prolongation != Tentative {
-		// The near-nullspace and the eigenvalue vectors are garbage
-		// now: their pages hold part of the smoothed prolongator, the
-		// largest array of a systems setup, instead of new ones.
-		runtime.GC()
+		// The strength graph, the near-nullspace and the eigenvalue
+		// vectors are garbage now, in pieces too small to hold the
+		// smoothed prolongator, the largest array of a systems setup:
+		// they go back to the system before it is allocated.
+		debug.FreeOSMemory()
 	}
 	switch {
 	case o.Prolongation == Tentative:
