@@ -268,16 +268,13 @@ func (pc *Preconditioner) build(a *csr, b []float64, k int) error {
 			// to the heap before the Galerkin product allocates: the
 			// resident peak of a large setup is its live data plus the
 			// garbage of one level, not of several. The arrays hold no
-			// pointers, so the collection costs about nothing; the
-			// pages go back to the system, since the Galerkin product's
-			// arrays are larger than any piece of them.
-			debug.FreeOSMemory()
+			// pointers, so the collection costs about nothing.
+			runtime.GC()
 		}
 		a, b, bs = pc.galerkin(l, nil), bc, k
 	}
-	if pc.levels[0].a.nnz() >= gcNonzeros {
-		// The coarse levels' garbage too, before the work vectors.
-		debug.FreeOSMemory()
+	if wideNullspace(o) {
+		pc.release(pc.levels[0].a) // before the work vectors
 	}
 	return pc.finish()
 }
@@ -303,12 +300,10 @@ func (pc *Preconditioner) numeric(l *level) error {
 	l.lmax = p.maxEigDinvA(a, l.dinv, o.EigenSteps)
 	pc.phase("eigen", t0)
 	t0 = time.Now()
-	if a.nnz() >= gcNonzeros && o.Prolongation != Tentative {
-		// The strength graph, the near-nullspace and the eigenvalue
-		// vectors are garbage now, in pieces too small to hold the
-		// smoothed prolongator, the largest array of a systems setup:
-		// they go back to the system before it is allocated.
-		debug.FreeOSMemory()
+	if o.Prolongation != Tentative {
+		// The near-nullspace and the eigenvalue vectors are garbage
+		// now, beside the strength graph's.
+		pc.release(a)
 	}
 	switch {
 	case o.Prolongation == Tentative:
@@ -389,6 +384,23 @@ func (pc *Preconditioner) galerkin(l *level, ac *csr) *csr {
 	p.mulMatNumeric(l.a, l.p, l.ap, l.ga)
 	p.mulMatNumeric(l.r, l.ap, ac, l.gr)
 	return ac
+}
+
+// release collects the garbage of a setup on a (if large) before a large
+// allocation. With a wide near-nullspace it also returns the free pages
+// to the system: the prolongator and the Galerkin product are then
+// several times larger than any piece of that garbage, which held node
+// graphs and vectors, so they could not reuse it and the resident peak
+// would be their size plus all of it. Scalar problems reuse the pieces,
+// and returning them would only cost page faults.
+func (pc *Preconditioner) release(a *csr) {
+	switch {
+	case a.nnz() < gcNonzeros:
+	case wideNullspace(&pc.opts):
+		debug.FreeOSMemory()
+	default:
+		runtime.GC()
+	}
 }
 
 // finish sets up the smoothers, the coarse solver, work vectors and stats.
