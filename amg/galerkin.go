@@ -113,9 +113,13 @@ func supportLists(p *csr, fg, gc int) *csr {
 	return s
 }
 
+// patternSlab is the size of galerkinPattern's list slabs (256 KiB).
+const patternSlab = 1 << 16
+
 // galerkinPattern returns pᵀ·a·p with its pattern and zero values.
 func (pl pool) galerkinPattern(a, p, sup *csr, fg, gc int) *csr {
 	n := p.cols
+	nb := n / gc
 	ac := &csr{rows: n, cols: n, ptr: make([]int, n+1)}
 	gp := groupOf(p, fg)
 	// The fine neighbourhood of a block's support is visited once per
@@ -128,18 +132,24 @@ func (pl pool) galerkinPattern(a, p, sup *csr, fg, gc int) *csr {
 				s.fine[i] = -1
 			}
 		}
-		fmark := s.fine
+		fmark, mark := s.fine, s.mark
 		for _, kg := range sup.col[sup.ptr[blk]:sup.ptr[blk+1]] {
 			k := int(kg) * fg
-			for t := a.ptr[k]; t < a.ptr[k+1]; t++ {
-				l := int(a.col[t])
-				if fmark[l/gp] == mk {
+			for _, c := range a.col[a.ptr[k]:a.ptr[k+1]] {
+				l := int(c)
+				if gp > 1 {
+					// A division by a variable costs more than the
+					// rest of the step: only systems pay it.
+					l /= gp
+				}
+				if fmark[l] == mk {
 					continue
 				}
-				fmark[l/gp] = mk
+				fmark[l] = mk
+				l = int(c)
 				for _, j := range p.col[p.ptr[l]:p.ptr[l+1]] {
-					if s.mark[j] != mk {
-						s.mark[j] = mk
+					if mark[j] != mk {
+						mark[j] = mk
 						s.list = append(s.list, j)
 					}
 				}
@@ -147,23 +157,24 @@ func (pl pool) galerkinPattern(a, p, sup *csr, fg, gc int) *csr {
 		}
 		return s.list
 	}
-	// One pass: each part keeps its blocks' sorted lists (one per block,
-	// not per row), then they are copied into place.
-	bounds := pl.groupParts(sup, 1)
-	lists := make([][]int32, len(bounds)-1)
-	pl.eachPart(bounds, n, 0, func(lo, hi int, s *spgemmScratch) {
-		var buf []int32
+	// One pass: every block's sorted list (one per block, not per row)
+	// goes into slabs of fixed size, then into place. Lists appended to
+	// one growing buffer would leave garbage of several times their size
+	// beside the product's largest arrays.
+	rows := make([][]int32, nb)
+	pl.eachPart(pl.groupParts(sup, 1), n, 0, func(lo, hi int, s *spgemmScratch) {
+		var slab []int32
 		for blk := lo; blk < hi; blk++ {
 			row := visit(s, blk, int32(blk))
 			slices.Sort(row)
-			buf = append(buf, row...)
+			if cap(slab)-len(slab) < len(row) {
+				slab = make([]int32, 0, max(patternSlab, len(row)))
+			}
+			at := len(slab)
+			slab = append(slab, row...)
+			rows[blk] = slab[at:len(slab):len(slab)]
 			for t := 0; t < gc; t++ {
 				ac.ptr[blk*gc+t+1] = len(row)
-			}
-		}
-		for t := range lists {
-			if bounds[t] == lo && bounds[t+1] == hi && hi > lo {
-				lists[t] = buf
 			}
 		}
 	})
@@ -172,14 +183,9 @@ func (pl pool) galerkinPattern(a, p, sup *csr, fg, gc int) *csr {
 	}
 	ac.col = make([]int32, ac.ptr[n])
 	ac.val = make([]float64, ac.ptr[n])
-	for t, buf := range lists {
-		off := 0
-		for blk := bounds[t]; blk < bounds[t+1]; blk++ {
-			m := ac.ptr[blk*gc+1] - ac.ptr[blk*gc]
-			for r := 0; r < gc; r++ {
-				copy(ac.col[ac.ptr[blk*gc+r]:], buf[off:off+m])
-			}
-			off += m
+	for blk, row := range rows {
+		for r := 0; r < gc; r++ {
+			copy(ac.col[ac.ptr[blk*gc+r]:], row)
 		}
 	}
 	return ac

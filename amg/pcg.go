@@ -146,7 +146,7 @@ func (pc *Preconditioner) solve(b, x []float64, start time.Time) (*Result, error
 	}
 	its, hist := res.Iterations, res.Residuals
 	res.Iterations, res.Residuals = 0, nil
-	err := pc.pcg(rhs, x, bn, res)
+	tr, err := pc.pcg(rhs, x, bn, res)
 	if its > 0 {
 		res.Iterations += its
 		res.Residuals = append(hist, res.Residuals[1:]...)
@@ -155,7 +155,12 @@ func (pc *Preconditioner) solve(b, x []float64, start time.Time) (*Result, error
 	if pc.kernel != nil {
 		pc.project(x)
 	}
-	res.TrueResidual = pc.trueResidual(b, x, bn)
+	if tr < 0 || pc.kernel != nil {
+		// PCG did not end on the true residual of this x (or x has
+		// been projected since).
+		tr = pc.trueResidual(b, x, bn)
+	}
+	res.TrueResidual = tr
 	res.Elapsed = time.Since(start)
 	if err == nil && res.KernelPart > pc.opts.Tol {
 		res.Status, res.Converged = Inconsistent, false
@@ -175,10 +180,12 @@ func (pc *Preconditioner) trueResidual(b, x []float64, bn float64) float64 {
 	return math.Sqrt(pc.pool.dot(r, r)) / bn
 }
 
-// pcg runs preconditioned CG on A·x = b (b consistent), filling res.
-func (pc *Preconditioner) pcg(b, x []float64, bn float64, res *Result) error {
+// pcg runs preconditioned CG on A·x = b (b consistent), filling res. It
+// returns ‖b − A·x‖/‖b‖ when it ended on that check (else −1), which
+// Solve then need not form again.
+func (pc *Preconditioner) pcg(b, x []float64, bn float64, res *Result) (float64, error) {
 	if err := pc.hostOp(); err != nil {
-		return err
+		return -1, err
 	}
 	a := pc.fine
 	n := a.rows
@@ -186,7 +193,9 @@ func (pc *Preconditioner) pcg(b, x []float64, bn float64, res *Result) error {
 	r := make([]float64, n)
 	z := make([]float64, n)
 	d := make([]float64, n)
-	q := make([]float64, n)
+	// q = A·d lives from the product to the residual update, z from
+	// the cycle to the direction update: one vector serves both.
+	q := z
 	tol := pc.opts.Tol
 	res.Status = IterationLimit
 	// resid sets r = b − A·x and returns ‖r‖; precond sets d = z = M⁻¹r
@@ -210,18 +219,18 @@ func (pc *Preconditioner) pcg(b, x []float64, bn float64, res *Result) error {
 	res.Residuals = append(res.Residuals, rn/bn)
 	if rn/bn <= tol {
 		res.Status, res.Converged = Converged, true
-		return nil
+		return rn / bn, nil
 	}
 	rz := precond()
 	lastTrue := rn
 	for it := 1; it <= pc.opts.MaxIter; it++ {
 		if !(rz > 0) {
-			return fmt.Errorf("%w at iteration %d: rᵀM⁻¹r = %g (the preconditioner is not positive definite on this residual)", ErrBreakdown, it, rz)
+			return -1, fmt.Errorf("%w at iteration %d: rᵀM⁻¹r = %g (the preconditioner is not positive definite on this residual)", ErrBreakdown, it, rz)
 		}
 		p.mulVec(a, d, q)
 		dq := p.dot(d, q)
 		if !(dq > 0) {
-			return fmt.Errorf("%w at iteration %d: pᵀAp = %g (is the matrix positive semidefinite?)", ErrBreakdown, it, dq)
+			return -1, fmt.Errorf("%w at iteration %d: pᵀAp = %g (is the matrix positive semidefinite?)", ErrBreakdown, it, dq)
 		}
 		alpha := rz / dq
 		rr := p.sumChunks(n, func(lo, hi int) float64 {
@@ -245,11 +254,11 @@ func (pc *Preconditioner) pcg(b, x []float64, bn float64, res *Result) error {
 			res.Residuals[len(res.Residuals)-1] = tn / bn
 			if tn/bn <= tol {
 				res.Status, res.Converged = Converged, true
-				return nil
+				return tn / bn, nil
 			}
 			if tn > 0.5*lastTrue || res.Restarts == maxRestarts {
 				res.Status = Stagnated
-				return nil
+				return tn / bn, nil
 			}
 			lastTrue, rz = tn, precond()
 			res.Restarts++
@@ -270,5 +279,5 @@ func (pc *Preconditioner) pcg(b, x []float64, bn float64, res *Result) error {
 			}
 		})
 	}
-	return nil
+	return -1, nil
 }

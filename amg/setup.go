@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/misgrid/misgrid/mesh"
@@ -290,6 +291,9 @@ func (pc *Preconditioner) build(a *csr, b []float64, k int) error {
 		}
 		a, b, bs = pc.galerkin(l, nil), bc, k
 	}
+	if wideNullspace(o) {
+		pc.collect(pc.levels[0].a) // before the work vectors
+	}
 	return pc.finish()
 }
 
@@ -314,6 +318,11 @@ func (pc *Preconditioner) numeric(l *level) error {
 	l.lmax = p.maxEigDinvA(a, l.dinv, o.EigenSteps)
 	pc.phase("eigen", t0)
 	t0 = time.Now()
+	if o.Prolongation != Tentative {
+		// The near-nullspace and the eigenvalue vectors are garbage
+		// now, beside the strength graph's.
+		pc.collect(a)
+	}
 	switch {
 	case o.Prolongation == Tentative:
 		l.p = l.t
@@ -393,6 +402,23 @@ func (pc *Preconditioner) galerkin(l *level, ac *csr) *csr {
 	p.mulMatNumeric(l.a, l.p, l.ap, l.ga)
 	p.mulMatNumeric(l.r, l.ap, ac, l.gr)
 	return ac
+}
+
+// collect collects the garbage of a setup on a (if large) before a large
+// allocation. With a wide near-nullspace it also returns the free pages
+// to the system: the prolongator and the Galerkin product are then
+// several times larger than any piece of that garbage, which held node
+// graphs and vectors, so they could not reuse it and the resident peak
+// would be their size plus all of it. Scalar problems reuse the pieces,
+// and returning them would only cost page faults.
+func (pc *Preconditioner) collect(a *csr) {
+	switch {
+	case a.nnz() < gcNonzeros:
+	case wideNullspace(&pc.opts):
+		debug.FreeOSMemory()
+	default:
+		runtime.GC()
+	}
 }
 
 // finish sets up the smoothers, the coarse solver, work vectors and stats.

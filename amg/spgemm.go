@@ -35,6 +35,23 @@ type spgemmScratch struct {
 	acc  []float64
 	list []int32
 	fine []int32 // marker over fine row groups (galerkinPattern)
+	// unitOf is the last right factor seen, unit whether each of its
+	// rows holds at most one entry (a scalar tentative prolongator):
+	// such rows are read without a slice and a loop of one.
+	unitOf *csr
+	unit   bool
+}
+
+// unitRows reports whether b's rows hold at most one entry each, caching
+// the answer for b.
+func (s *spgemmScratch) unitRows(b *csr) bool {
+	if s.unitOf != b {
+		s.unitOf, s.unit = b, true
+		for i := 0; i < b.rows && s.unit; i++ {
+			s.unit = b.ptr[i+1]-b.ptr[i] <= 1
+		}
+	}
+	return s.unit
 }
 
 func newScratch(cols, g int) *spgemmScratch {
@@ -145,6 +162,18 @@ func (s *spgemmScratch) count(a, b *csr, grp, g int) int {
 	mk := int32(-2 - grp)
 	i0 := grp * g
 	cnt := 0
+	if g == 1 && s.unitRows(b) {
+		mark := s.mark
+		for _, r := range a.col[a.ptr[i0]:a.ptr[i0+1]] {
+			if q := b.ptr[r]; q < b.ptr[r+1] {
+				if j := b.col[q]; mark[j] != mk {
+					mark[j] = mk
+					cnt++
+				}
+			}
+		}
+		return cnt
+	}
 	for k := a.ptr[i0]; k < a.ptr[i0+1]; k++ {
 		r := a.col[k]
 		for _, j := range b.col[b.ptr[r]:b.ptr[r+1]] {
@@ -167,6 +196,26 @@ func (s *spgemmScratch) accumulate(a, b *csr, grp, g int) []int32 {
 	i0 := grp * g
 	mk := int32(grp)
 	lo, hi := a.ptr[i0], a.ptr[i0+1]
+	if g == 1 && s.unitRows(b) {
+		acc, mark := s.acc, s.mark
+		ac, av := a.col[lo:hi], a.val[lo:hi]
+		av = av[:len(ac)]
+		for k, r := range ac {
+			q := b.ptr[r]
+			if q == b.ptr[r+1] {
+				continue
+			}
+			j, x := b.col[q], av[k]*b.val[q]
+			if mark[j] != mk {
+				mark[j] = mk
+				acc[j] = x
+				s.list = append(s.list, j)
+			} else {
+				acc[j] += float64(x)
+			}
+		}
+		return s.list
+	}
 	if g == 1 {
 		acc := s.acc
 		for k := lo; k < hi; k++ {

@@ -39,3 +39,27 @@ func TestHostProductsMatchDeviceOrder(t *testing.T) {
 		}
 	}
 }
+
+// A right factor of at most one entry a row (a scalar tentative
+// prolongator, Dirichlet rows empty) takes mulMat's unit-row path: it must
+// sum in the same order as the general one.
+func TestMulMatUnitRows(t *testing.T) {
+	pa := sparsetest.Poisson(12)
+	tb := &sparsetest.CSR{Rows: pa.Rows, Cols: pa.Rows/5 + 1, Ptr: make([]int, pa.Rows+1)}
+	for i := 0; i < pa.Rows; i++ {
+		if i%7 != 3 {
+			tb.Col = append(tb.Col, int32(i/5))
+			tb.Val = append(tb.Val, 1+float64(i%3)/7)
+		}
+		tb.Ptr[i+1] = len(tb.Col)
+	}
+	a := &csr{rows: pa.Rows, cols: pa.Cols, ptr: pa.Ptr, col: pa.Col, val: pa.Val}
+	b := &csr{rows: tb.Rows, cols: tb.Cols, ptr: tb.Ptr, col: tb.Col, val: tb.Val}
+	for _, w := range []int{1, 3} {
+		c := newPool(w).mulMat(a, b, 1)
+		got := &sparsetest.CSR{Rows: c.rows, Cols: c.cols, Ptr: c.ptr, Col: c.col, Val: c.val}
+		if err := sparsetest.SameBits(got, sparsetest.Mul(pa, tb, false)); err != nil {
+			t.Errorf("%d workers: %v", w, err)
+		}
+	}
+}

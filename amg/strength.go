@@ -31,15 +31,19 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 		for v := lo; v < hi; v++ {
 			var s mesh.Norm2
 			off := false
+			v0, v1 := int32(v*bs), int32(v*bs+bs) // the node's columns
 			for i := v * bs; i < (v+1)*bs; i++ {
 				for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
-					if int(a.col[k])/bs == v {
+					c := a.col[k]
+					if theta != 0 && c >= v0 && c < v1 {
 						s.Add(a.val[k])
 					}
-					off = off || (int(a.col[k]) != i && a.val[k] != 0)
+					off = off || (int(c) != i && a.val[k] != 0)
 				}
 			}
-			dn[v] = s.Value()
+			if theta != 0 { // else every coupling is strong
+				dn[v] = s.Value()
+			}
 			dir[v] = !off
 		}
 	})
@@ -69,6 +73,11 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 			var mark []int32
 			var sum []mesh.Norm2
 			var list []int32
+			// Room for every entry of the range (an exact bound for
+			// scalars, for systems where a node's rows share their
+			// pattern): grown by append, the list would leave several
+			// times its size in garbage and copies.
+			pt.adj = make([]int32, 0, (a.ptr[pt.hi*bs]-a.ptr[pt.lo*bs])/bs)
 			if bs > 1 {
 				mark = make([]int32, nodes)
 				for i := range mark {
@@ -118,11 +127,27 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 	for v := 0; v < nodes; v++ {
 		cnt[v+1] += cnt[v]
 	}
-	s := make([]int32, cnt[nodes])
-	for t := range parts {
-		copy(s[cnt[parts[t].lo]:], parts[t].adj)
+	s := parts[0].adj
+	if w > 1 {
+		s = make([]int32, cnt[nodes])
+		for t := range parts {
+			copy(s[cnt[parts[t].lo]:], parts[t].adj)
+		}
 	}
-	// Union with the transpose.
+	off, adj := unionTranspose(s, cnt)
+	g := &mesh.Graph{Offsets: off, Adj: adj}
+	if anyDir {
+		g.Dirichlet = dir
+	}
+	return g, nil
+}
+
+// unionTranspose returns the graph of the directed edges s (rows ending
+// at cnt, sorted) and of their reverses, rows sorted. When s holds every
+// reverse edge already (a symmetric pattern, as assembly leaves it), s is
+// the graph and nothing is merged.
+func unionTranspose(s []int32, cnt []int) ([]int64, []int32) {
+	nodes := len(cnt) - 1
 	tp := make([]int, nodes+1)
 	for _, u := range s {
 		tp[u+1]++
@@ -139,6 +164,12 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 		}
 	}
 	off := make([]int64, nodes+1)
+	if slices.Equal(cnt, tp) && slices.Equal(s, ts) {
+		for v := range off {
+			off[v] = int64(cnt[v])
+		}
+		return off, s
+	}
 	adj := make([]int32, 0, len(s)+len(s)/8)
 	for v := 0; v < nodes; v++ {
 		x, y := s[cnt[v]:cnt[v+1]], ts[tp[v]:tp[v+1]]
@@ -159,9 +190,5 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 		}
 		off[v+1] = int64(len(adj))
 	}
-	g := &mesh.Graph{Offsets: off, Adj: adj}
-	if anyDir {
-		g.Dirichlet = dir
-	}
-	return g, nil
+	return off, adj
 }

@@ -133,3 +133,22 @@ func TestStrengthGraphExtremeScales(t *testing.T) {
 		}
 	}
 }
+
+// unionTranspose adds the missing reverse edges, and returns a symmetric
+// edge set as it is.
+func TestUnionTranspose(t *testing.T) {
+	// 0→1, 0→2, 1→0, 2→3 (2→0, 3→2 missing), 3 none.
+	s, cnt := []int32{1, 2, 0, 3}, []int{0, 2, 3, 4, 4}
+	off, adj := unionTranspose(s, cnt)
+	if want := []int64{0, 2, 3, 5, 6}; !slices.Equal(off, want) {
+		t.Fatalf("offsets %v, want %v", off, want)
+	}
+	if want := []int32{1, 2, 0, 0, 3, 2}; !slices.Equal(adj, want) {
+		t.Fatalf("adjacency %v, want %v", adj, want)
+	}
+	sym, scnt := []int32{1, 2, 0, 0}, []int{0, 2, 3, 4}
+	off, adj = unionTranspose(sym, scnt)
+	if !slices.Equal(off, []int64{0, 2, 3, 4}) || &adj[0] != &sym[0] || len(adj) != 4 {
+		t.Fatalf("symmetric set: offsets %v, adjacency %v", off, adj)
+	}
+}
