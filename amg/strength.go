@@ -24,38 +24,10 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 		return nil, fmt.Errorf("amg: %d rows are not a multiple of the block size %d", a.rows, bs)
 	}
 	nodes := a.rows / bs
-	dn := make([]float64, nodes) // ‖A_vv‖, scaled so that no square overflows
-	dir := make([]bool, nodes)
-	anyDir := false
-	p.forRange(nodes, a.nnz(), func(lo, hi int) {
-		for v := lo; v < hi; v++ {
-			var s mesh.Norm2
-			off := false
-			v0, v1 := int32(v*bs), int32(v*bs+bs) // the node's columns
-			for i := v * bs; i < (v+1)*bs; i++ {
-				for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
-					c := a.col[k]
-					if theta != 0 && c >= v0 && c < v1 {
-						s.Add(a.val[k])
-					}
-					off = off || (int(c) != i && a.val[k] != 0)
-				}
-			}
-			if theta != 0 { // else every coupling is strong
-				dn[v] = s.Value()
-			}
-			dir[v] = !off
-		}
-	})
-	for _, d := range dir {
-		anyDir = anyDir || d
-	}
-	// Directed strong edges, row by row; per-range buffers then joined.
+	dn, dir, anyDir := nodeNorms(p, a, theta, bs)
+	// Directed strong edges, range by range into buffers of their own,
+	// then joined.
 	cnt := make([]int, nodes+1)
-	type part struct {
-		lo, hi int
-		adj    []int32
-	}
 	w := p.workers
 	if w > nodes {
 		w = nodes
@@ -63,65 +35,13 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 	if w < 1 || a.nnz() < minParallel {
 		w = 1
 	}
-	parts := make([]part, w)
+	parts := make([]strongPart, w)
 	for t := range parts {
 		parts[t].lo, parts[t].hi = nodes*t/w, nodes*(t+1)/w
 	}
 	p.forRange(w, a.nnz(), func(tlo, thi int) {
 		for t := tlo; t < thi; t++ {
-			pt := &parts[t]
-			var mark []int32
-			var sum []mesh.Norm2
-			var list []int32
-			// Room for every entry of the range (an exact bound for
-			// scalars, for systems where a node's rows share their
-			// pattern): grown by append, the list would leave several
-			// times its size in garbage and copies.
-			pt.adj = make([]int32, 0, (a.ptr[pt.hi*bs]-a.ptr[pt.lo*bs])/bs)
-			if bs > 1 {
-				mark = make([]int32, nodes)
-				for i := range mark {
-					mark[i] = -1
-				}
-				sum = make([]mesh.Norm2, nodes)
-			}
-			for v := pt.lo; v < pt.hi; v++ {
-				start := len(pt.adj)
-				if dir[v] {
-					// No edges.
-				} else if bs == 1 {
-					for k := a.ptr[v]; k < a.ptr[v+1]; k++ {
-						u := a.col[k]
-						x := a.val[k]
-						if int(u) != v && !dir[u] && (theta == 0 || math.Abs(x) > theta*math.Sqrt(dn[v])*math.Sqrt(dn[u])) {
-							pt.adj = append(pt.adj, u)
-						}
-					}
-				} else {
-					list = list[:0]
-					for i := v * bs; i < (v+1)*bs; i++ {
-						for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
-							u := a.col[k] / int32(bs)
-							if int(u) == v {
-								continue
-							}
-							if mark[u] != int32(v) {
-								mark[u] = int32(v)
-								sum[u] = mesh.Norm2{}
-								list = append(list, u)
-							}
-							sum[u].Add(a.val[k])
-						}
-					}
-					slices.Sort(list)
-					for _, u := range list {
-						if x := sum[u].Value(); !dir[u] && (theta == 0 || x > theta*math.Sqrt(dn[v])*math.Sqrt(dn[u])) {
-							pt.adj = append(pt.adj, u)
-						}
-					}
-				}
-				cnt[v+1] = len(pt.adj) - start
-			}
+			parts[t].edges(a, theta, bs, dn, dir, cnt)
 		}
 	})
 	for v := 0; v < nodes; v++ {
@@ -140,6 +60,102 @@ func strengthGraph(p pool, a *csr, theta float64, bs int) (*mesh.Graph, error) {
 		g.Dirichlet = dir
 	}
 	return g, nil
+}
+
+// nodeNorms returns each node's ‖A_vv‖ (scaled so that no square
+// overflows; not computed at θ = 0, where every coupling is strong) and
+// whether the node's rows couple to nothing (dir), and whether any does.
+func nodeNorms(p pool, a *csr, theta float64, bs int) (dn []float64, dir []bool, anyDir bool) {
+	nodes := a.rows / bs
+	dn = make([]float64, nodes)
+	dir = make([]bool, nodes)
+	p.forRange(nodes, a.nnz(), func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			var s mesh.Norm2
+			off := false
+			v0, v1 := int32(v*bs), int32(v*bs+bs) // the node's columns
+			for i := v * bs; i < (v+1)*bs; i++ {
+				for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+					c := a.col[k]
+					if theta != 0 && c >= v0 && c < v1 {
+						s.Add(a.val[k])
+					}
+					off = off || (int(c) != i && a.val[k] != 0)
+				}
+			}
+			if theta != 0 {
+				dn[v] = s.Value()
+			}
+			dir[v] = !off
+		}
+	})
+	for _, d := range dir {
+		anyDir = anyDir || d
+	}
+	return dn, dir, anyDir
+}
+
+// strongPart is a range of nodes and their directed strong edges.
+type strongPart struct {
+	lo, hi int
+	adj    []int32
+}
+
+// edges lists the strong edges of the part's nodes, row by row, and
+// each node's count in cnt[v+1].
+func (pt *strongPart) edges(a *csr, theta float64, bs int, dn []float64, dir []bool, cnt []int) {
+	nodes := a.rows / bs
+	var mark []int32
+	var sum []mesh.Norm2
+	var list []int32
+	// Room for every entry of the range (an exact bound for scalars, for
+	// systems where a node's rows share their pattern): grown by append,
+	// the list would leave several times its size in garbage and copies.
+	pt.adj = make([]int32, 0, (a.ptr[pt.hi*bs]-a.ptr[pt.lo*bs])/bs)
+	if bs > 1 {
+		mark = make([]int32, nodes)
+		for i := range mark {
+			mark[i] = -1
+		}
+		sum = make([]mesh.Norm2, nodes)
+	}
+	for v := pt.lo; v < pt.hi; v++ {
+		start := len(pt.adj)
+		if dir[v] {
+			// No edges.
+		} else if bs == 1 {
+			for k := a.ptr[v]; k < a.ptr[v+1]; k++ {
+				u := a.col[k]
+				x := a.val[k]
+				if int(u) != v && !dir[u] && (theta == 0 || math.Abs(x) > theta*math.Sqrt(dn[v])*math.Sqrt(dn[u])) {
+					pt.adj = append(pt.adj, u)
+				}
+			}
+		} else {
+			list = list[:0]
+			for i := v * bs; i < (v+1)*bs; i++ {
+				for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+					u := a.col[k] / int32(bs)
+					if int(u) == v {
+						continue
+					}
+					if mark[u] != int32(v) {
+						mark[u] = int32(v)
+						sum[u] = mesh.Norm2{}
+						list = append(list, u)
+					}
+					sum[u].Add(a.val[k])
+				}
+			}
+			slices.Sort(list)
+			for _, u := range list {
+				if x := sum[u].Value(); !dir[u] && (theta == 0 || x > theta*math.Sqrt(dn[v])*math.Sqrt(dn[u])) {
+					pt.adj = append(pt.adj, u)
+				}
+			}
+		}
+		cnt[v+1] = len(pt.adj) - start
+	}
 }
 
 // unionTranspose returns the graph of the directed edges s (rows ending
