@@ -129,18 +129,25 @@ func (pc *Preconditioner) buildOnDevice(a *csr, b []float64, k int) bool {
 	return pc.endDeviceSetup(ds, err)
 }
 
+// hostPart is the host's share of a device setup: the host copies its
+// part reads, the smoothers and coarse factor, and a singular coarsest
+// level's kernel.
+func (pc *Preconditioner) hostPart(g *gpuSolver) error {
+	if err := pc.hostNeeds(g); err != nil {
+		return err
+	}
+	if err := pc.finish(); err != nil {
+		return err
+	}
+	return pc.singularNeeds(g)
+}
+
 // endDeviceSetup completes a device setup that ran with the result err:
 // the host's part (smoothers, coarse factor) and the solver, or, where
 // anything failed, the state for the host to build instead.
 func (pc *Preconditioner) endDeviceSetup(ds *devSetup, err error) bool {
 	if err == nil {
-		err = pc.hostNeeds(ds.g)
-	}
-	if err == nil {
-		err = pc.finish()
-	}
-	if err == nil {
-		err = pc.singularNeeds(ds.g)
+		err = pc.hostPart(ds.g)
 	}
 	if ds != nil {
 		t0 := time.Now()

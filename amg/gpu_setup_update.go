@@ -39,13 +39,7 @@ func (pc *Preconditioner) updateOnDevice() (bool, error) {
 	err := ds.update()
 	ds.releaseStager()
 	if err == nil {
-		err = pc.hostNeeds(ds.g)
-	}
-	if err == nil {
-		err = pc.finish()
-	}
-	if err == nil {
-		err = pc.singularNeeds(ds.g)
+		err = pc.hostPart(ds.g)
 	}
 	if err == nil {
 		err = pc.findKernel()
