@@ -141,6 +141,7 @@ func (pc *Preconditioner) setup(check bool) error {
 	if err != nil {
 		return err
 	}
+	pc.resolveTheta()
 	if done, err := pc.setupFromInput(b, k); done {
 		if err != nil {
 			return err
