@@ -128,6 +128,8 @@ func TestThetaFromMatrix(t *testing.T) {
 		want float64
 	}{
 		{"hex", hex, 0}, {"plain", plain, 0}, {"jump", jump, DefaultSystemTheta}, {"scaled", &scaled, DefaultSystemTheta},
+		// Over thetaFull rows: counted on hash-picked rows.
+		{"plain/sampled", jumpPoisson(160, 20, 1), 0}, {"jump/sampled", jumpPoisson(160, 20, 1e6), DefaultSystemTheta},
 	} {
 		for _, w := range []int{1, 3} {
 			if got := scalarTheta(newPool(w), mustCSR(t, tc.a)); got != tc.want {
