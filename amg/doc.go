@@ -14,7 +14,8 @@
 //
 //  1. Strength graph: nodes (BlockSize interleaved dofs each) joined where
 //     the coupling block is not small, ‖A_uv‖ > θ·sqrt(‖A_uu‖‖A_vv‖)
-//     (θ = 0.02 with rigid-body modes, 0 otherwise, by default).
+//     (θ = 0.02 with rigid-body modes or at coefficient jumps, 0
+//     otherwise, by default).
 //     Rows coupled to nothing (eliminated Dirichlet conditions kept as
 //     identity rows) are flagged and left out of the aggregates.
 //  2. Aggregates: one per vertex of a distance-2 MIS taken with boundary

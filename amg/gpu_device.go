@@ -56,6 +56,7 @@ func NewDevice(a DeviceMatrix, opts Options) (*Preconditioner, error) {
 		return nil, fmt.Errorf("amg: %d rows are not a multiple of the block size %d", n, o.BlockSize)
 	}
 	o.Device = mis.GPU.On(a.Val.Context().Device().Ordinal())
+	o.autoTheta = false // the matrix is not on the host to choose from: θ = 0
 	pc := &Preconditioner{opts: o, pool: newPool(o.Workers)}
 	pc.stats.Phases = map[string]time.Duration{}
 	pc.op = &csr{rows: n, cols: n, nz: nz}

@@ -65,6 +65,7 @@ func newOnDevice(a *mesh.CSR[float64], o Options) (*Preconditioner, bool, error)
 	if err != nil {
 		return nil, false, nil
 	}
+	pc.resolveTheta()
 	done, err := pc.setupFromInput(b, k)
 	switch {
 	case !done:

@@ -74,8 +74,10 @@ type Options struct {
 	// ‖A_ij‖ ≤ θ·sqrt(‖A_ii‖‖A_jj‖) are left out of the graph that
 	// aggregation coarsens. 0 means auto: DefaultSystemTheta when the
 	// near-nullspace has more vectors than unknowns per node (rigid-body
-	// modes), and otherwise every coupling; a negative value keeps every
-	// coupling.
+	// modes) and for scalar matrices whose couplings show a coefficient
+	// jump (New counts the couplings weaker than 10⁻³·sqrt(|a_ii a_jj|):
+	// more than 1.5% of them), and otherwise every coupling; a negative
+	// value keeps every coupling.
 	Theta     float64
 	BlockSize int // degrees of freedom per node, interleaved; 0 means 1
 
@@ -144,6 +146,10 @@ type Options struct {
 	// gpu.go): the zero value is mis.Auto, the GPU from
 	// mis.AutoMinVertices rows when one is usable.
 	Device mis.Device
+
+	// autoTheta marks a scalar auto Theta, which the setup resolves
+	// from the matrix (theta.go).
+	autoTheta bool
 }
 
 // The values that zero fields of Options take.
@@ -197,6 +203,8 @@ func (o Options) withDefaults() (Options, error) {
 		o.Theta = 0 // every coupling
 	case o.Theta == 0 && wideNullspace(&o):
 		o.Theta = DefaultSystemTheta
+	case o.Theta == 0:
+		o.autoTheta = true
 	}
 	if o.Prolongation == AutoProlongation {
 		o.Prolongation = Smoothed
@@ -331,7 +339,7 @@ func wideNullspace(o *Options) bool {
 // thetaKey is theta: auto (the zero Theta), or a threshold in [0,1),
 // where 0 keeps every coupling (a negative Theta).
 func thetaKey() option.Key[Options] {
-	k := option.Float("theta", "strength threshold: keep a_ij when |a_ij| > θ·sqrt(|a_ii a_jj|) (auto: 0.02 with rigid-body modes, else 0)", "number in [0,1)",
+	k := option.Float("theta", "strength threshold: keep a_ij when |a_ij| > θ·sqrt(|a_ii a_jj|) (auto: 0.02 with rigid-body modes or where weak couplings mark a coefficient jump, else 0)", "number in [0,1)",
 		nil, func(o *Options) *float64 { return &o.Theta })
 	set := k.Set
 	k.Set = func(o *Options, v string) error {
