@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -359,40 +358,6 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 	}
 	ds.staged = true
 	return m, nil
-}
-
-// sameArrays returns a's values on the operator's pattern when a has its
-// exact layout, else nil. Columns in the operator's own array (the
-// caller reassembled into it) need no comparison.
-func (pc *Preconditioner) sameArrays(a *mesh.CSR[float64]) *csr {
-	op := pc.op
-	nz := op.nnz()
-	if a == nil || a.Rows != op.rows || a.Cols != op.cols || len(a.RowPtr) != op.rows+1 ||
-		len(a.Col) != nz || len(a.Val) != nz || nz == 0 {
-		return nil
-	}
-	var differ atomic.Bool
-	pc.pool.forRange(len(a.RowPtr), len(a.RowPtr), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if a.RowPtr[i] != int64(op.ptr[i]) {
-				differ.Store(true)
-				return
-			}
-		}
-	})
-	if &a.Col[0] != &op.col[0] {
-		pc.pool.forRange(nz, nz, func(lo, hi int) {
-			for k := lo; k < hi && !differ.Load(); k++ {
-				if a.Col[k] != op.col[k] {
-					differ.Store(true)
-				}
-			}
-		})
-	}
-	if differ.Load() {
-		return nil
-	}
-	return &csr{rows: op.rows, cols: op.cols, ptr: op.ptr, col: op.col, val: a.Val[:nz:nz]}
 }
 
 // stagers keeps one idle Stager per CUDA context, on a stream of its

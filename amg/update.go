@@ -3,6 +3,7 @@ package amg
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/misgrid/misgrid/mesh"
@@ -91,37 +92,17 @@ func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 // into the same arrays) its values are used in place, read only;
 // otherwise a is normalized and its pattern compared.
 func (pc *Preconditioner) sameLayout(a *mesh.CSR[float64]) (*csr, error) {
-	op := pc.op
-	if a != nil && a.Rows == op.rows && a.Cols == op.cols && len(a.RowPtr) == op.rows+1 &&
-		len(a.Col) == op.nnz() && len(a.Val) == op.nnz() {
-		same := true
-		for i, p := range op.ptr {
-			if a.RowPtr[i] != int64(p) {
-				same = false
-				break
-			}
+	if m := pc.sameArrays(a); m != nil {
+		if err := m.checkValues(); err != nil {
+			return nil, err
 		}
-		if same {
-			for k, c := range op.col {
-				if a.Col[k] != c {
-					same = false
-					break
-				}
-			}
-		}
-		if same {
-			m := &csr{rows: op.rows, cols: op.cols, ptr: op.ptr, col: op.col, val: a.Val}
-			if err := m.checkValues(); err != nil {
-				return nil, err
-			}
-			return m, nil
-		}
+		return m, nil
 	}
 	m, err := fromMesh(a)
 	if err != nil {
 		return nil, err
 	}
-	if !samePattern(op, m) {
+	if !samePattern(pc.op, m) {
 		return nil, errors.New("amg: Update: the matrix pattern differs from the one given to New; build a new Preconditioner")
 	}
 	return m, nil
@@ -142,4 +123,38 @@ func samePattern(a, b *csr) bool {
 		}
 	}
 	return true
+}
+
+// sameArrays returns a's values on the operator's pattern when a has its
+// exact layout, else nil. Columns in the operator's own array (the
+// caller reassembled into it) need no comparison.
+func (pc *Preconditioner) sameArrays(a *mesh.CSR[float64]) *csr {
+	op := pc.op
+	nz := op.nnz()
+	if a == nil || a.Rows != op.rows || a.Cols != op.cols || len(a.RowPtr) != op.rows+1 ||
+		len(a.Col) != nz || len(a.Val) != nz || nz == 0 {
+		return nil
+	}
+	var differ atomic.Bool
+	pc.pool.forRange(len(a.RowPtr), len(a.RowPtr), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if a.RowPtr[i] != int64(op.ptr[i]) {
+				differ.Store(true)
+				return
+			}
+		}
+	})
+	if &a.Col[0] != &op.col[0] {
+		pc.pool.forRange(nz, nz, func(lo, hi int) {
+			for k := lo; k < hi && !differ.Load(); k++ {
+				if a.Col[k] != op.col[k] {
+					differ.Store(true)
+				}
+			}
+		})
+	}
+	if differ.Load() {
+		return nil
+	}
+	return &csr{rows: op.rows, cols: op.cols, ptr: op.ptr, col: op.col, val: a.Val[:nz:nz]}
 }
