@@ -27,40 +27,59 @@ func (a *csr) nnz() int {
 	return a.ptr[a.rows]
 }
 
+// shapeError checks what fromMesh checks first, at no cost: a square,
+// non-empty matrix within the int32 index range, with Rows+1 row offsets
+// from 0.
+func shapeError(a *mesh.CSR[float64]) error {
+	if a == nil {
+		return fmt.Errorf("amg: nil matrix")
+	}
+	if a.Rows != a.Cols {
+		return fmt.Errorf("amg: matrix is %d×%d, want square", a.Rows, a.Cols)
+	}
+	n := a.Rows
+	if n <= 0 {
+		return fmt.Errorf("amg: empty matrix")
+	}
+	if n > math.MaxInt32 {
+		return fmt.Errorf("amg: %d rows exceed the int32 index range", n)
+	}
+	if len(a.RowPtr) != n+1 {
+		return fmt.Errorf("amg: len(RowPtr) = %d, want Rows+1 = %d", len(a.RowPtr), n+1)
+	}
+	if a.RowPtr[0] != 0 {
+		return fmt.Errorf("amg: RowPtr[0] = %d, want 0", a.RowPtr[0])
+	}
+	return nil
+}
+
+// lengthError checks that Col and Val hold the nz entries RowPtr ends at.
+func lengthError(a *mesh.CSR[float64], nz int64) error {
+	if int64(len(a.Col)) != nz {
+		return fmt.Errorf("amg: len(Col) = %d, want RowPtr[Rows] = %d", len(a.Col), nz)
+	}
+	if int64(len(a.Val)) != nz {
+		return fmt.Errorf("amg: len(Val) = %d, want RowPtr[Rows] = %d (a matrix with values)", len(a.Val), nz)
+	}
+	return nil
+}
+
 // fromMesh returns a in sorted, duplicate-free form, summing repeats, and
 // checks the values a solver depends on. A sorted a keeps its Col and Val
 // arrays (only the row offsets are converted); others are copied.
 func fromMesh(a *mesh.CSR[float64]) (*csr, error) {
-	if a == nil {
-		return nil, fmt.Errorf("amg: nil matrix")
-	}
-	if a.Rows != a.Cols {
-		return nil, fmt.Errorf("amg: matrix is %d×%d, want square", a.Rows, a.Cols)
+	if err := shapeError(a); err != nil {
+		return nil, err
 	}
 	n := a.Rows
-	if n <= 0 {
-		return nil, fmt.Errorf("amg: empty matrix")
-	}
-	if n > math.MaxInt32 {
-		return nil, fmt.Errorf("amg: %d rows exceed the int32 index range", n)
-	}
-	if len(a.RowPtr) != n+1 {
-		return nil, fmt.Errorf("amg: len(RowPtr) = %d, want Rows+1 = %d", len(a.RowPtr), n+1)
-	}
-	if a.RowPtr[0] != 0 {
-		return nil, fmt.Errorf("amg: RowPtr[0] = %d, want 0", a.RowPtr[0])
-	}
 	for i := 0; i < n; i++ {
 		if a.RowPtr[i+1] < a.RowPtr[i] {
 			return nil, errRowPtr(i, a.RowPtr[i], a.RowPtr[i+1])
 		}
 	}
 	nz := a.RowPtr[n]
-	if int64(len(a.Col)) != nz {
-		return nil, fmt.Errorf("amg: len(Col) = %d, want RowPtr[Rows] = %d", len(a.Col), nz)
-	}
-	if int64(len(a.Val)) != nz {
-		return nil, fmt.Errorf("amg: len(Val) = %d, want RowPtr[Rows] = %d (a matrix with values)", len(a.Val), nz)
+	if err := lengthError(a, nz); err != nil {
+		return nil, err
 	}
 	// One pass checks indices, order and values together; rows found out
 	// of order are sorted (and repeats summed) on a second path.

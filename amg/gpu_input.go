@@ -82,12 +82,11 @@ func newOnDevice(a *mesh.CSR[float64], o Options) (*Preconditioner, bool, error)
 // inputFits makes fromMesh's checks that cost nothing, and those of the
 // device setup's sizes; a matrix failing any goes to the host.
 func inputFits(a *mesh.CSR[float64], o *Options) bool {
-	if a == nil || a.Rows != a.Cols || a.Rows <= 0 || a.Rows > math.MaxInt32 || len(a.RowPtr) != a.Rows+1 ||
-		a.RowPtr[0] != 0 || strconv.IntSize != 64 || a.Rows%o.BlockSize != 0 || !o.Device.WantsGPU(a.Rows) {
+	if shapeError(a) != nil || strconv.IntSize != 64 || a.Rows%o.BlockSize != 0 || !o.Device.WantsGPU(a.Rows) {
 		return false
 	}
 	nz := a.RowPtr[a.Rows]
-	return nz >= 0 && nz <= math.MaxInt32 && int64(len(a.Col)) == nz && int64(len(a.Val)) == nz
+	return nz >= 0 && nz <= math.MaxInt32 && lengthError(a, nz) == nil
 }
 
 // offsets returns RowPtr as the package's int offsets.
