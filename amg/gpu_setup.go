@@ -569,10 +569,16 @@ func (ds *devSetup) galerkin(l *level, da *dcsr, dl *devLevel) (*csr, *dcsr, err
 	} else if err := g.AP().Free(); err != nil {
 		return nil, nil, err
 	}
-	gl.r = &dcsr{rows: r.Rows(), nnz: r.NNZ(), ptr: r.Ptr(), col: r.Col(), val: r.Val(), g: lanesFor(r.NNZ(), r.Rows())}
-	dc := &dcsr{rows: c.Rows(), nnz: c.NNZ(), ptr: c.Ptr(), col: c.Col(), val: c.Val(), g: lanesFor(c.NNZ(), c.Rows())}
+	gl.r = solverMatrix(r)
+	dc := solverMatrix(c)
 	ac, err := ds.mirror(dc, c.Cols())
 	return ac, dc, err
+}
+
+// solverMatrix is m, a product of gpusparse, as the solve kernels read it
+// (its buffers, not a copy).
+func solverMatrix(m *gpusparse.Matrix) *dcsr {
+	return &dcsr{rows: m.Rows(), nnz: m.NNZ(), ptr: m.Ptr(), col: m.Col(), val: m.Val(), g: lanesFor(m.NNZ(), m.Rows())}
 }
 
 // offsets32 returns a's row offsets as the int32 the kernels read.
