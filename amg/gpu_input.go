@@ -64,7 +64,6 @@ func newOnDevice(a *mesh.CSR[float64], o Options) (*Preconditioner, bool, error)
 	if err != nil {
 		return nil, false, nil
 	}
-	pc.resolveTheta()
 	done, err := pc.setupFromInput(b, k)
 	switch {
 	case !done:
@@ -128,6 +127,8 @@ func (pc *Preconditioner) setupFromInput(b []float64, k int) (bool, error) {
 		return true, ie.err
 	}
 	if err == nil {
+		// θ from the caller's matrix, now that the device has checked it.
+		pc.resolveTheta()
 		err = ds.build(a0, da, b, k)
 	}
 	return pc.endDeviceSetup(ds, err), nil

@@ -140,13 +140,13 @@ func (pc *Preconditioner) setup(check bool) error {
 	if err != nil {
 		return err
 	}
-	pc.resolveTheta()
 	if done, err := pc.setupFromInput(b, k); done {
 		if err != nil {
 			return err
 		}
 		return pc.findKernel()
 	}
+	pc.resolveTheta()
 	t0 := time.Now()
 	if err := pc.renumber(); err != nil {
 		return err

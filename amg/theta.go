@@ -26,9 +26,11 @@ const (
 )
 
 // resolveTheta sets the auto scalar θ from the matrix as given (pc.op,
-// the caller's arrays), once before the hierarchy is built on the host
-// or on the device, so that both build from the same θ. NewDevice's
-// matrix is not on the host: there auto stays θ = 0.
+// the caller's arrays), before the hierarchy is built on the host or on
+// the device, so that both build from the same θ; it reads pc.op's
+// indices, so it runs only once they are checked (fromMesh, or the
+// device's input checks). NewDevice's matrix is not on the host: there
+// auto stays θ = 0.
 func (pc *Preconditioner) resolveTheta() {
 	if pc.opts.autoTheta && pc.opts.BlockSize == 1 && pc.op.ptr != nil && pc.op.val != nil {
 		pc.opts.Theta = scalarTheta(pc.pool, pc.op)

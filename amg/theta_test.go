@@ -9,6 +9,7 @@ import (
 
 	"github.com/misgrid/misgrid/amg/internal/fem"
 	"github.com/misgrid/misgrid/mesh"
+	"github.com/misgrid/misgrid/mis"
 )
 
 // theta's text forms: auto is the zero Theta, 0 keeps every coupling (a
@@ -160,5 +161,27 @@ func TestThetaFromMatrix(t *testing.T) {
 	}
 	if its["[]"] >= its["[theta=0]"] {
 		t.Errorf("jump: %d iterations with the auto θ, %d with θ = 0", its["[]"], its["[theta=0]"])
+	}
+}
+
+// TestThetaAfterInputChecks: the auto θ reads the matrix's indices, so a
+// bad matrix must meet the input checks first, on every device: the same
+// error as on the CPU, not a panic (the device path resolved θ before
+// its checks).
+func TestThetaAfterInputChecks(t *testing.T) {
+	for _, a := range []*mesh.CSR[float64]{
+		{Rows: 3, Cols: 3, RowPtr: []int64{0, 2, 4, 5}, Col: []int32{0, 7, 0, 1, 2}, Val: []float64{2, -1, -1, 2, 2}},
+		{Rows: 3, Cols: 3, RowPtr: []int64{0, 2, 4, 5}, Col: []int32{0, -1, 0, 1, 2}, Val: []float64{2, -1, -1, 2, 2}},
+		{Rows: 3, Cols: 3, RowPtr: []int64{0, 9, 4, 5}, Col: []int32{0, 1, 0, 1, 2}, Val: []float64{2, -1, -1, 2, 2}},
+	} {
+		_, want := New(a, Options{Device: mis.CPU})
+		if want == nil {
+			t.Fatalf("%v: no error on the CPU", a)
+		}
+		for _, dev := range []mis.Device{mis.GPU, mis.Auto} {
+			if _, err := New(a, Options{Device: dev}); err == nil || err.Error() != want.Error() {
+				t.Errorf("%v, device %v: error %v, want %v", a.RowPtr, dev, err, want)
+			}
+		}
 	}
 }
