@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"sync"
 	"time"
 	"unsafe"
 
@@ -360,77 +359,10 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 	return m, nil
 }
 
-// stagers keeps one idle Stager per CUDA context, on a stream of its
-// own, for the next setup: its 32 MiB of pinned chunks cost ~17 ms to
-// allocate (BenchmarkGPUSetup's "open" phase), more than most of a
-// setup. A setup takes it on its first copy and gives it back at its
-// end; setups running at once on one context make their own.
-var stagers = struct {
-	sync.Mutex
-	idle map[uintptr]*sharedStager
-}{idle: map[uintptr]*sharedStager{}}
-
-type sharedStager struct {
-	st *cuda.Stager
-	s  *cuda.Stream
-}
-
-func takeStager(ctx *cuda.Context) (*sharedStager, error) {
-	stagers.Lock()
-	x := stagers.idle[ctx.Raw()]
-	delete(stagers.idle, ctx.Raw())
-	stagers.Unlock()
-	if x != nil {
-		return x, nil
-	}
-	s, err := ctx.NewStream()
-	if err != nil {
-		return nil, err
-	}
-	st, err := ctx.NewStager(s, cuda.StagerOptions{})
-	if err != nil {
-		_ = s.Close()
-		return nil, err
-	}
-	return &sharedStager{st: st, s: s}, nil
-}
-
-// releaseStager gives the setup's stager back (idle: its copies are
-// complete, stage waits for them).
-func (ds *devSetup) releaseStager() {
-	x := ds.st
-	if x == nil {
-		return
-	}
-	ds.st = nil
-	raw := ds.g.e.Ctx.Raw()
-	stagers.Lock()
-	if stagers.idle[raw] == nil {
-		stagers.idle[raw] = x
-		x = nil
-	}
-	stagers.Unlock()
-	if x != nil {
-		_ = errors.Join(x.st.Close(), x.s.Close())
-	}
-}
-
-// stage copies src to the start of dst through the stager, after the
-// work queued on the setup's stream (which may still write dst, or zero
-// it) and complete on return, so the stream's next kernels read it.
+// stage copies src to the start of dst through the context's Stager, in
+// the setup's stream order: after the work queued on it (which may still
+// write dst, or zero it) and before the kernels queued next, which read
+// it. src may change once stage returns.
 func stage[T cuda.Word](ds *devSetup, dst *cuda.Buffer, src []T) error {
-	if ds.st == nil {
-		x, err := takeStager(ds.g.e.Ctx)
-		if err != nil {
-			return err
-		}
-		ds.st = x
-	}
-	if err := ds.g.stream.Synchronize(); err != nil {
-		return ds.g.e.Fail(err)
-	}
-	if err := cuda.StageToDevice(ds.st.st, dst, 0, src); err != nil {
-		return err
-	}
-	return ds.st.st.Synchronize()
+	return ds.s.Stage(ds.g.stream, func(st *cuda.Stager) error { return cuda.StageToDevice(st, dst, 0, src) })
 }

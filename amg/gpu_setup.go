@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/misgrid/misgrid/cuda"
@@ -91,7 +92,6 @@ type devSetup struct {
 	agg   *gpuagg.Device
 	co    *gpuagg.Coarsener
 	sp    *gpusparse.Device
-	st    *sharedStager    // taken on first use (stage), given back when the setup or update ends
 	part  *cuda.Buffer     // scan parts
 	words *cuda.Buffer     // error and size words read back
 	hw    *cuda.HostBuffer // their host copy
@@ -151,7 +151,6 @@ func (pc *Preconditioner) endDeviceSetup(ds *devSetup, err error) bool {
 	}
 	if ds != nil {
 		t0 := time.Now()
-		ds.releaseStager()
 		if err == nil && pc.opts.Reuse {
 			pc.reuse, err = ds, ds.freeLevel()
 		} else {
@@ -240,7 +239,6 @@ func (ds *devSetup) close() error {
 	if ds.agg != nil {
 		err = errors.Join(err, ds.agg.Close())
 	}
-	ds.releaseStager()
 	if ds.hw != nil {
 		err = errors.Join(err, ds.hw.Free())
 	}
@@ -410,8 +408,18 @@ func (ds *devSetup) scan(x *cuda.Buffer, n int64) {
 		ds.s.Launch(s, "su_scan_down", uint32(blocks), n, x, ds.part))
 }
 
+// devAllocs counts the device allocations and frees of setups and the
+// time they take, for BenchmarkGPUSetup.
+var devAllocs struct{ n, ns atomic.Int64 }
+
+func countAlloc(t0 time.Time) {
+	devAllocs.n.Add(1)
+	devAllocs.ns.Add(int64(time.Since(t0)))
+}
+
 // alloc allocates a transient of the level, zeroed.
 func (ds *devSetup) alloc(bytes int64) (*cuda.Buffer, error) {
+	defer countAlloc(time.Now())
 	b, err := ds.g.e.Ctx.Alloc(max((bytes+15)/16*16, 16))
 	if err != nil {
 		return nil, err
@@ -432,6 +440,7 @@ func (ds *devSetup) own(b *cuda.Buffer) {
 
 // keep allocates memory that the solver keeps.
 func (ds *devSetup) keep(bytes int64) (*cuda.Buffer, error) {
+	defer countAlloc(time.Now())
 	b, err := ds.g.e.Ctx.Alloc(max((bytes+15)/16*16, 16))
 	if err != nil {
 		return nil, err
@@ -445,9 +454,12 @@ func (ds *devSetup) freeLevel() error {
 	if ds.g != nil && ds.g.stream != nil && len(ds.tmp) > 0 {
 		err = ds.g.stream.Synchronize()
 	}
+	t0 := time.Now()
 	for _, b := range ds.tmp {
 		err = errors.Join(err, b.Free())
 	}
+	devAllocs.n.Add(int64(len(ds.tmp)))
+	devAllocs.ns.Add(int64(time.Since(t0)))
 	ds.tmp = nil
 	return err
 }

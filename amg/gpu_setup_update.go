@@ -37,7 +37,6 @@ func (pc *Preconditioner) updateOnDevice() (bool, error) {
 		return true, pc.rebuild()
 	}
 	err := ds.update()
-	ds.releaseStager()
 	if err == nil {
 		err = pc.hostPart(ds.g)
 	}

@@ -15,7 +15,7 @@ import (
 
 // gpu returns device 0's primary context, or skips the test with the
 // reason no GPU can be used.
-func gpu(t *testing.T) *cuda.Context {
+func gpu(t testing.TB) *cuda.Context {
 	t.Helper()
 	if err := cuda.Available(); err != nil {
 		t.Skip(err.Error())

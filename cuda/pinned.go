@@ -138,6 +138,12 @@ func parallelCopy(dst, src []byte, workers int) {
 // Stream returns the stream the stager's transfers run on.
 func (st *Stager) Stream() *Stream { return st.stream }
 
+// SetStream moves the stager's next transfers to stream s (nil: the
+// legacy default stream), for a Stager that serves several streams in
+// turn. It does not wait: a chunk is packed again only after its last
+// transfer, on whichever stream, has completed.
+func (st *Stager) SetStream(s *Stream) { st.stream = s }
+
 // Synchronize waits until every transfer queued so far has completed.
 func (st *Stager) Synchronize() error {
 	for i, q := range st.queued {

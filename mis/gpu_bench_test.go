@@ -130,7 +130,7 @@ func BenchmarkGPUComputeFromHost(b *testing.B) {
 // the classes by degree, the MIS; and tries Stager shapes.
 func benchUploadPhases(b *testing.B, l *gpu.Loader, g *mesh.Graph, floor float64) {
 	for _, so := range []cuda.StagerOptions{
-		misgpu.StagerOptions,
+		gpu.StagerOptions,
 		{ChunkBytes: 8 << 20, Chunks: 4, Workers: 8},
 		{ChunkBytes: 16 << 20, Chunks: 6, Workers: 16},
 		{ChunkBytes: 32 << 20, Chunks: 4, Workers: 16},

@@ -154,16 +154,17 @@ func (t *streamTimer) stop(l *gpu.Loader) (time.Duration, error) {
 
 func (t *streamTimer) close() error { return errors.Join(t.evs[0].Close(), t.evs[1].Close()) }
 
-// uploadLevel copies the fine graph through the engine's Stager, which
-// runs on the shared stream.
+// uploadLevel copies the fine graph through the context's Stager on the
+// engine's stream, which the hierarchy shares.
 func uploadLevel(l *gpu.Loader, d *gpuagg.Device, g *mesh.Graph) (*gpuagg.Graph, error) {
-	st, err := misgpu.Stager(l)
-	if err != nil {
-		return nil, err
-	}
 	l.Mu.Lock()
 	defer l.Mu.Unlock()
-	return d.Upload(g, st)
+	var lg *gpuagg.Graph
+	err := l.Stage(l.Stream, func(st *cuda.Stager) (err error) {
+		lg, err = d.Upload(g, st)
+		return err
+	})
+	return lg, err
 }
 
 // gpuHierarchy runs the MIS of each level on the device, into flags that

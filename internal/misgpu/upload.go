@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/misgrid/misgrid/cuda"
 	"github.com/misgrid/misgrid/internal/gpu"
@@ -16,42 +15,9 @@ import (
 // the device (hierarchies), with a graph that moves from level to level
 // without reallocating its working memory.
 
-// stagers holds one Stager per loader, made on first use: its pinned
-// chunks cost milliseconds to allocate, far more than a run of the
-// engine, so they stay with the loader for the process's life.
-var stagers = struct {
-	sync.Mutex
-	m map[*gpu.Loader]*cuda.Stager
-}{m: map[*gpu.Loader]*cuda.Stager{}}
-
-// StagerOptions are those of the loaders' Stagers: three 64 MiB chunks
-// packed by up to 16 goroutines. On a 16-core H100 host these staged
-// hex27 160³'s 453 MB CSR (with the device check) in 15.8 ms, 28.6 GB/s,
-// against 18.2 ms with 4×32 MiB, 20-25 ms with 6×16 MiB and 27 ms with
-// 4×8 MiB and 8 goroutines (BenchmarkGPUComputeFromHost in package mis);
-// the bus carries 54.8 GB/s from pinned memory, and packing is the bound.
-// The 192 MiB stay pinned for the life of the loader.
-var StagerOptions = cuda.StagerOptions{ChunkBytes: 64 << 20, Chunks: 3, Workers: 16}
-
-// Stager returns the loader's Stager, on the loader's stream. The caller
-// holds l.Mu while it stages: a Stager serves one goroutine at a time.
-func Stager(l *gpu.Loader) (*cuda.Stager, error) {
-	stagers.Lock()
-	defer stagers.Unlock()
-	if st := stagers.m[l]; st != nil {
-		return st, nil
-	}
-	st, err := l.Ctx.NewStager(l.Stream, StagerOptions)
-	if err != nil {
-		return nil, gpu.Unavailable(l.Fail(err))
-	}
-	stagers.m[l] = st
-	return st, nil
-}
-
 // UploadStaged copies a CSR graph (n+1 offsets, the adjacency) and, when
 // not nil, its class bytes to the loader's device through st (made on
-// the loader's stream; nil: the loader's own Stager), so that packing
+// the loader's stream; nil: the context's Stager), so that packing
 // each chunk into pinned memory overlaps the transfer of the one before,
 // and checks it on the device (csr_check, which also gives the largest
 // degree): the host reads no entry of the graph. A bad row is a
@@ -80,12 +46,15 @@ func (dg *Graph) stage(st *cuda.Stager, offs []int64, adj []int32, cls []uint8) 
 	l := dg.l
 	l.Mu.Lock()
 	defer l.Mu.Unlock()
-	var err error
 	if st == nil {
-		if st, err = Stager(l); err != nil {
-			return err
-		}
+		return l.Stage(l.Stream, func(st *cuda.Stager) error { return dg.stageWith(st, offs, adj, cls) })
 	}
+	return dg.stageWith(st, offs, adj, cls)
+}
+
+func (dg *Graph) stageWith(st *cuda.Stager, offs []int64, adj []int32, cls []uint8) error {
+	l := dg.l
+	var err error
 	if st.Stream() != l.Stream {
 		return errors.New("the stager runs on another stream than the engine's")
 	}
@@ -179,10 +148,6 @@ func (dg *Graph) classifyInto(cls *cuda.Buffer) error {
 		}
 		dg.ws.lg = b
 	}
-	st, err := Stager(e)
-	if err != nil {
-		return err
-	}
 	lmax, err := dg.ws.lg.View(0, 8)
 	if err != nil {
 		return err
@@ -193,7 +158,7 @@ func (dg *Graph) classifyInto(cls *cuda.Buffer) error {
 	}
 	grid := e.Grid("degree_class", int64(dg.n), blockSize)
 	return e.Fail(errors.Join(
-		cuda.StageToDevice(st, table, 0, lg),
+		e.Stage(e.Stream, func(st *cuda.Stager) error { return cuda.StageToDevice(st, table, 0, lg) }),
 		lmax.MemsetAsync32(0, e.Stream),
 		e.Launch(nil, "degree_lmax", grid, dg.off, int32(dg.n), table, int32(dg.maxDeg), lmax),
 		e.Launch(nil, "degree_class", grid, dg.off, int32(dg.n), table, int32(dg.maxDeg), lmax, cls),
