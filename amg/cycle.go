@@ -11,6 +11,9 @@ func (pc *Preconditioner) Apply(r, z []float64) error {
 	if len(r) != n || len(z) != n {
 		return fmt.Errorf("amg: Apply: len(r) = %d, len(z) = %d, want %d", len(r), len(z), n)
 	}
+	if err := pc.reopen(); err != nil {
+		return err
+	}
 	q := pc.perm
 	z0 := z
 	if q != nil {

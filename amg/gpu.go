@@ -49,10 +49,20 @@ func (pc *Preconditioner) Device() mis.Device {
 }
 
 // Close releases the device copy of the hierarchy (a no-op on the CPU);
-// the Preconditioner keeps working on the host afterwards. Device memory
-// of a Preconditioner dropped without Close is freed by the garbage
-// collector eventually.
+// the Preconditioner keeps working on the host afterwards. Where the host
+// holds the matrix, Close only frees, and the first Apply or Solve after
+// it sets the hierarchy up again on the host (Update sets it up afresh,
+// on the device where the options say so): a setup closed after its
+// solve, as in a Newton loop, never waits for its hierarchy to come to
+// the host. A hierarchy of a caller's device matrix (NewDevice) comes to
+// the host in Close. Device memory of a Preconditioner dropped without
+// Close is freed by the garbage collector eventually.
 func (pc *Preconditioner) Close() error {
+	if g := pc.dev; g != nil && len(g.mirrors) > 0 && pc.op.ptr != nil && pc.op.val != nil {
+		// The null space stays: Kernel reads it after Close too.
+		pc.levels, pc.coarse, pc.closed = nil, nil, true
+		return pc.release()
+	}
 	if err := pc.hostCopies(); err != nil {
 		return err
 	}

@@ -176,11 +176,27 @@ func (pc *Preconditioner) hostCopies() error {
 		// host setup without it; the device copy stays.
 		return fmt.Errorf("amg: Close: the hierarchy cannot come to the host: %w", err)
 	}
-	dev := pc.opts.Device
-	pc.opts.Device = mis.CPU
 	pc.levels, pc.coarse, pc.kernel, pc.userKernel = nil, nil, nil, nil
 	pc.dev, pc.reuse = nil, nil
-	err = errors.Join(err, g.free(), pc.setup(false))
+	return errors.Join(err, g.free(), pc.hostSetup())
+}
+
+// reopen sets up on the host the hierarchy that Close dropped.
+func (pc *Preconditioner) reopen() error {
+	if !pc.closed {
+		return nil
+	}
+	pc.closed = false
+	pc.kernel, pc.userKernel = nil, nil
+	return pc.hostSetup()
+}
+
+// hostSetup sets the hierarchy up on the host, whatever the options'
+// device.
+func (pc *Preconditioner) hostSetup() error {
+	dev := pc.opts.Device
+	pc.opts.Device = mis.CPU
+	err := pc.setup(false)
 	pc.opts.Device = dev
 	return err
 }

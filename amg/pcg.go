@@ -98,6 +98,9 @@ func (pc *Preconditioner) Solve(b, x []float64) (*Result, error) {
 			return nil, fmt.Errorf("amg: Solve: b[%d] is %v", i, v)
 		}
 	}
+	if err := pc.reopen(); err != nil {
+		return nil, err
+	}
 	q := pc.perm
 	if q == nil {
 		return pc.solve(b, x, start)

@@ -43,6 +43,9 @@ type Preconditioner struct {
 	built         *gpuSolver
 	reuse         *devSetup // with Options.Reuse, for a numeric Update on the device
 	setupFallback error
+	// closed: Close dropped the device hierarchy, and the next Apply or
+	// Solve sets it up on the host (reopen).
+	closed bool
 }
 
 // level is one grid of the hierarchy: what the solve needs (a, p, r and the

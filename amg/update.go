@@ -36,9 +36,10 @@ func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 	if err != nil {
 		return err
 	}
-	fine0 := pc.levels[0].a == pc.fine
-	pc.op = m
-	if !pc.opts.Reuse {
+	if !pc.opts.Reuse || pc.closed {
+		// A hierarchy that Close dropped is set up afresh, on the device
+		// where the options say so.
+		pc.op, pc.closed = m, false
 		if pc.dev != nil {
 			_ = pc.release()
 		}
@@ -49,6 +50,8 @@ func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 		pc.stats.Setup = time.Since(start)
 		return nil
 	}
+	fine0 := pc.levels[0].a == pc.fine
+	pc.op = m
 	if pc.perm != nil {
 		pc.perm.values(pc.pool, m, pc.fine)
 	} else {

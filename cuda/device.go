@@ -172,6 +172,7 @@ type Context struct {
 
 	mu     sync.Mutex
 	closed bool
+	cache  *freeCache // KeepFreed's
 }
 
 // WrapContext adopts a context created elsewhere (by the CUDA runtime,
@@ -229,6 +230,11 @@ func (c *Context) Close() error {
 	if c.closed {
 		return nil
 	}
+	if c.cache != nil {
+		c.mu.Unlock()
+		_ = c.ReleaseFreed()
+		c.mu.Lock()
+	}
 	c.closed = true
 	if !c.primary {
 		return nil
@@ -246,12 +252,19 @@ func (c *Context) Synchronize() error {
 	return check("cuCtxSynchronize", drvCtxSynchronize(h))
 }
 
-// MemInfo returns the free and total device memory, in bytes.
+// MemInfo returns the free and total device memory, in bytes; memory that
+// KeepFreed holds counts as free.
 func (c *Context) MemInfo() (free, total int64, err error) {
 	h, err := c.handle("cuMemGetInfo")
 	if err != nil {
 		return 0, 0, err
 	}
 	f, t, r := drvMemInfo(h)
+	if fc := c.keeps(); fc != nil {
+		// Alloc gives kept memory back before the device is full.
+		fc.mu.Lock()
+		f += fc.idle
+		fc.mu.Unlock()
+	}
 	return f, t, check("cuMemGetInfo", r)
 }

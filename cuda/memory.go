@@ -13,6 +13,7 @@ type Buffer struct {
 	ctx     *Context
 	ptr     uint64
 	size    int64
+	alloc   int64 // the size allocated (Alloc rounds it where the context keeps freed memory)
 	owned   bool
 	cleanup runtime.Cleanup
 
@@ -34,7 +35,17 @@ func (c *Context) Alloc(bytes int64) (*Buffer, error) {
 	if bytes == 0 {
 		return &Buffer{ctx: c, owned: true}, nil
 	}
-	p, r := drvMemAlloc(h, bytes)
+	size := c.allocSize(bytes)
+	p := c.take(size)
+	r := Success
+	if p == 0 {
+		p, r = drvMemAlloc(h, size)
+		if r == ErrorOutOfMemory && c.keeps() != nil {
+			// What KeepFreed holds goes back before the device is full.
+			_ = c.ReleaseFreed()
+			p, r = drvMemAlloc(h, size)
+		}
+	}
 	if r != Success {
 		detail := fmt.Sprintf("allocating %s (%d bytes)", FormatBytes(bytes), bytes)
 		if free, total, r2 := drvMemInfo(h); r2 == Success {
@@ -42,7 +53,7 @@ func (c *Context) Alloc(bytes int64) (*Buffer, error) {
 		}
 		return nil, &Error{Op: "cuMemAlloc", Code: r, Detail: detail}
 	}
-	b := &Buffer{ctx: c, ptr: p, size: bytes, owned: true}
+	b := &Buffer{ctx: c, ptr: p, size: bytes, alloc: size, owned: true}
 	b.cleanup = runtime.AddCleanup(b, func(a allocRef) { a.free() }, allocRef{c, p})
 	return b, nil
 }
@@ -134,7 +145,7 @@ func (b *Buffer) Free() error {
 		return nil
 	}
 	b.cleanup.Stop()
-	if b.ctx.isClosed() {
+	if b.ctx.isClosed() || b.ctx.keep(b.ctx.h, b.ptr, b.alloc) {
 		return nil
 	}
 	return checkf("cuMemFree", drvMemFree(b.ctx.h, b.ptr), "%s at %#x", FormatBytes(b.size), b.ptr)

@@ -56,7 +56,38 @@ type key struct {
 var (
 	mu      sync.Mutex
 	loaders = map[key]*Loader{}
+	// primaries are the devices' primary contexts that the loaders of
+	// Open share, so that a device has one cache of freed memory.
+	primaries = map[int]*cuda.Context{}
 )
+
+// KeepFraction is the share of a device's memory that its primary
+// context keeps when buffers are freed, for the next allocations of the
+// same sizes (cuda.Context.KeepFreed): repeated setups and MIS calls then
+// allocate nothing from the driver. An allocation that finds the device
+// full gives it all back first.
+const KeepFraction = 8
+
+// primary returns the Context of device ordinal's primary context shared
+// by Open's loaders, a fresh one when fresh (its last loader failed).
+func primary(ordinal int, fresh bool) (*cuda.Context, error) {
+	if c := primaries[ordinal]; c != nil && !fresh {
+		return c, nil
+	}
+	dev, err := cuda.GetDevice(ordinal)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := dev.PrimaryContext()
+	if err != nil {
+		return nil, err
+	}
+	if _, total, err := ctx.MemInfo(); err == nil {
+		err = ctx.KeepFreed(total / KeepFraction)
+	}
+	primaries[ordinal] = ctx
+	return ctx, nil
+}
 
 // Open returns the loader of image in the primary context of device
 // ordinal, creating it on first use (and again after its context
@@ -71,20 +102,16 @@ func Open(ordinal int, image []byte, names []string) (*Loader, error) {
 	k := key{dev: ordinal, image: &image[0]}
 	mu.Lock()
 	defer mu.Unlock()
-	if l := loaders[k]; l != nil && l.Usable() == nil && l.holds(names) {
-		return l, nil
+	old := loaders[k]
+	if old != nil && old.Usable() == nil && old.holds(names) {
+		return old, nil
 	}
-	dev, err := cuda.GetDevice(ordinal)
+	ctx, err := primary(ordinal, old != nil && old.Usable() != nil)
 	if err != nil {
 		return nil, Unavailable(fmt.Errorf("GPU %d: %w", ordinal, err))
 	}
-	ctx, err := dev.PrimaryContext()
+	l, err := New(ctx, false, image, names)
 	if err != nil {
-		return nil, Unavailable(fmt.Errorf("GPU %d: %w", ordinal, err))
-	}
-	l, err := New(ctx, true, image, names)
-	if err != nil {
-		ctx.Close()
 		return nil, Unavailable(fmt.Errorf("GPU %d: %w", ordinal, err))
 	}
 	loaders[k] = l
