@@ -127,7 +127,9 @@ func (pc *Preconditioner) setupFromInput(b []float64, k int) (bool, error) {
 	}
 	if err == nil {
 		// θ from the caller's matrix, now that the device has checked it.
+		t0 = time.Now()
 		pc.resolveTheta()
+		pc.phase("theta", t0)
 		err = ds.build(a0, da, b, k)
 	}
 	return pc.endDeviceSetup(ds, err), nil

@@ -133,12 +133,16 @@ func (pc *Preconditioner) buildOnDevice(a *csr, b []float64, k int) bool {
 // part reads, the smoothers and coarse factor, and a singular coarsest
 // level's kernel.
 func (pc *Preconditioner) hostPart(g *gpuSolver) error {
+	t0 := time.Now()
 	if err := pc.hostNeeds(g); err != nil {
 		return err
 	}
+	pc.phase("download", t0)
 	if err := pc.finish(); err != nil {
 		return err
 	}
+	t0 = time.Now()
+	defer pc.phase("download", t0)
 	return pc.singularNeeds(g)
 }
 
@@ -303,8 +307,14 @@ func (ds *devSetup) build(a *csr, da *dcsr, b []float64, k int) error {
 // it) with the coarse near-nullspace (device), or nil when coarsening
 // stalled.
 func (ds *devSetup) level(lvl int, l *level, da *dcsr, db *cuda.Buffer, k int) (*csr, *dcsr, *cuda.Buffer, error) {
-	defer ds.freeLevel()
 	pc := ds.pc
+	defer func() {
+		// freeLevel waits for the level's queued work, which the host
+		// timed phases below do not see.
+		t0 := time.Now()
+		_ = ds.freeLevel()
+		pc.phase("wait", t0)
+	}()
 	o := &pc.opts
 	bs := l.bs
 	t0 := time.Now()

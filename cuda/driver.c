@@ -28,6 +28,8 @@ static CUresult (*p_cuMemGetAddressRange)(CUdeviceptr *, size_t *, CUdeviceptr);
 static CUresult (*p_cuPointerGetAttribute)(void *, int, CUdeviceptr);
 static CUresult (*p_cuMemAllocHost)(void **, size_t);
 static CUresult (*p_cuMemFreeHost)(void *);
+static CUresult (*p_cuMemHostRegister)(void *, size_t, unsigned int);
+static CUresult (*p_cuMemHostUnregister)(void *);
 static CUresult (*p_cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
 static CUresult (*p_cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
 static CUresult (*p_cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
@@ -105,6 +107,8 @@ int mg_load(char *msg, int n) {
 	SYM(p_cuPointerGetAttribute, "cuPointerGetAttribute");
 	SYM(p_cuMemAllocHost, "cuMemAllocHost_v2");
 	SYM(p_cuMemFreeHost, "cuMemFreeHost");
+	SYM(p_cuMemHostRegister, "cuMemHostRegister_v2");
+	SYM(p_cuMemHostUnregister, "cuMemHostUnregister");
 	SYM(p_cuMemcpyHtoD, "cuMemcpyHtoD_v2");
 	SYM(p_cuMemcpyDtoH, "cuMemcpyDtoH_v2");
 	SYM(p_cuMemcpyDtoD, "cuMemcpyDtoD_v2");
@@ -196,6 +200,8 @@ CUresult mg_mem_range(CUcontext ctx, CUdeviceptr p, CUdeviceptr *base, size_t *s
 }
 CUresult mg_mem_alloc_host(CUcontext ctx, void **p, size_t n) { BOUND(p_cuMemAllocHost(p, n)) }
 CUresult mg_mem_free_host(CUcontext ctx, void *p) { BOUND(p_cuMemFreeHost(p)) }
+CUresult mg_mem_host_register(CUcontext ctx, void *p, size_t n) { BOUND(p_cuMemHostRegister(p, n, 0)) }
+CUresult mg_mem_host_unregister(CUcontext ctx, void *p) { BOUND(p_cuMemHostUnregister(p)) }
 
 CUresult mg_memcpy_htod(CUcontext ctx, CUdeviceptr dst, const void *src, size_t n, CUstream s, int async) {
 	BOUND(async ? p_cuMemcpyHtoDAsync(dst, src, n, s) : p_cuMemcpyHtoD(dst, src, n))

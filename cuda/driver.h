@@ -47,6 +47,8 @@ CUresult mg_mem_free(CUcontext ctx, CUdeviceptr p);
 CUresult mg_mem_range(CUcontext ctx, CUdeviceptr p, CUdeviceptr *base, size_t *size);
 CUresult mg_pointer_context(CUdeviceptr p, CUcontext *c);
 CUresult mg_mem_alloc_host(CUcontext ctx, void **p, size_t n);
+CUresult mg_mem_host_register(CUcontext ctx, void *p, size_t n);
+CUresult mg_mem_host_unregister(CUcontext ctx, void *p);
 CUresult mg_mem_free_host(CUcontext ctx, void *p);
 CUresult mg_memcpy_htod(CUcontext ctx, CUdeviceptr dst, const void *src, size_t n, CUstream s, int async);
 CUresult mg_memcpy_dtoh(CUcontext ctx, void *dst, CUdeviceptr src, size_t n, CUstream s, int async);

@@ -154,6 +154,14 @@ func drvMemFreeHost(c ctxHandle, p unsafe.Pointer) Result {
 	return Result(C.mg_mem_free_host(c, p))
 }
 
+func drvMemHostRegister(c ctxHandle, p unsafe.Pointer, n int64) Result {
+	return Result(C.mg_mem_host_register(c, p, C.size_t(n)))
+}
+
+func drvMemHostUnregister(c ctxHandle, p unsafe.Pointer) Result {
+	return Result(C.mg_mem_host_unregister(c, p))
+}
+
 func boolInt(b bool) C.int {
 	if b {
 		return 1

@@ -22,31 +22,33 @@ func drvLoad() error {
 
 const notLoaded = resultNotLoaded
 
-func drvInit() Result                                           { return notLoaded }
-func drvDriverVersion() (int, Result)                           { return 0, notLoaded }
-func drvDeviceCount() (int, Result)                             { return 0, notLoaded }
-func drvDeviceGet(int) (int32, Result)                          { return 0, notLoaded }
-func drvDeviceName(int32) (string, Result)                      { return "", notLoaded }
-func drvDeviceAttribute(DeviceAttribute, int32) (int, Result)   { return 0, notLoaded }
-func drvDeviceTotalMem(int32) (int64, Result)                   { return 0, notLoaded }
-func drvPrimaryRetain(int32) (ctxHandle, Result)                { return 0, notLoaded }
-func drvPrimaryRelease(int32) Result                            { return notLoaded }
-func drvPrimaryReset(int32) Result                              { return notLoaded }
-func drvErrorName(Result) string                                { return "" }
-func drvErrorString(Result) string                              { return "" }
-func ctxToRaw(c ctxHandle) uintptr                              { return c }
-func ctxFromRaw(u uintptr) ctxHandle                            { return u }
-func streamToRaw(s streamHandle) uintptr                        { return s }
-func streamFromRaw(u uintptr) streamHandle                      { return u }
-func drvCtxSynchronize(ctxHandle) Result                        { return notLoaded }
-func drvCtxDevice(ctxHandle) (int32, Result)                    { return 0, notLoaded }
-func drvMemInfo(ctxHandle) (int64, int64, Result)               { return 0, 0, notLoaded }
-func drvMemAlloc(ctxHandle, int64) (uint64, Result)             { return 0, notLoaded }
-func drvMemFree(ctxHandle, uint64) Result                       { return notLoaded }
-func drvMemRange(ctxHandle, uint64) (uint64, int64, Result)     { return 0, 0, notLoaded }
-func drvPointerContext(uint64) (ctxHandle, Result)              { return 0, notLoaded }
-func drvMemAllocHost(ctxHandle, int64) (unsafe.Pointer, Result) { return nil, notLoaded }
-func drvMemFreeHost(ctxHandle, unsafe.Pointer) Result           { return notLoaded }
+func drvInit() Result                                            { return notLoaded }
+func drvDriverVersion() (int, Result)                            { return 0, notLoaded }
+func drvDeviceCount() (int, Result)                              { return 0, notLoaded }
+func drvDeviceGet(int) (int32, Result)                           { return 0, notLoaded }
+func drvDeviceName(int32) (string, Result)                       { return "", notLoaded }
+func drvDeviceAttribute(DeviceAttribute, int32) (int, Result)    { return 0, notLoaded }
+func drvDeviceTotalMem(int32) (int64, Result)                    { return 0, notLoaded }
+func drvPrimaryRetain(int32) (ctxHandle, Result)                 { return 0, notLoaded }
+func drvPrimaryRelease(int32) Result                             { return notLoaded }
+func drvPrimaryReset(int32) Result                               { return notLoaded }
+func drvErrorName(Result) string                                 { return "" }
+func drvErrorString(Result) string                               { return "" }
+func ctxToRaw(c ctxHandle) uintptr                               { return c }
+func ctxFromRaw(u uintptr) ctxHandle                             { return u }
+func streamToRaw(s streamHandle) uintptr                         { return s }
+func streamFromRaw(u uintptr) streamHandle                       { return u }
+func drvCtxSynchronize(ctxHandle) Result                         { return notLoaded }
+func drvCtxDevice(ctxHandle) (int32, Result)                     { return 0, notLoaded }
+func drvMemInfo(ctxHandle) (int64, int64, Result)                { return 0, 0, notLoaded }
+func drvMemAlloc(ctxHandle, int64) (uint64, Result)              { return 0, notLoaded }
+func drvMemFree(ctxHandle, uint64) Result                        { return notLoaded }
+func drvMemRange(ctxHandle, uint64) (uint64, int64, Result)      { return 0, 0, notLoaded }
+func drvPointerContext(uint64) (ctxHandle, Result)               { return 0, notLoaded }
+func drvMemAllocHost(ctxHandle, int64) (unsafe.Pointer, Result)  { return nil, notLoaded }
+func drvMemFreeHost(ctxHandle, unsafe.Pointer) Result            { return notLoaded }
+func drvMemHostRegister(ctxHandle, unsafe.Pointer, int64) Result { return notLoaded }
+func drvMemHostUnregister(ctxHandle, unsafe.Pointer) Result      { return notLoaded }
 func drvMemcpyHtoD(ctxHandle, uint64, unsafe.Pointer, int64, streamHandle, bool) Result {
 	return notLoaded
 }

@@ -135,6 +135,8 @@ func benchUploadPhases(b *testing.B, l *gpu.Loader, g *mesh.Graph, floor float64
 		{ChunkBytes: 16 << 20, Chunks: 6, Workers: 16},
 		{ChunkBytes: 32 << 20, Chunks: 4, Workers: 16},
 		{ChunkBytes: 64 << 20, Chunks: 4, Workers: 16},
+		{ChunkBytes: 64 << 20, Chunks: 3, Workers: 32},
+		{ChunkBytes: 32 << 20, Chunks: 6, Workers: 32},
 	} {
 		st, err := l.Ctx.NewStager(l.Stream, so)
 		if err != nil {

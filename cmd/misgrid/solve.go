@@ -290,8 +290,8 @@ func printSolve(w io.Writer, r *solveReport, st *amg.Stats) {
 		phases = append(phases, k)
 	}
 	// Pipeline order first (amg's phase names), the rest by name.
-	order := []string{"input", "check", "upload", "strength", "mis", "aggregate", "tentative", "eigen",
-		"prolongator", "download", "galerkin", "smoother", "coarse"}
+	order := []string{"open", "input", "check", "upload", "theta", "strength", "mis", "aggregate", "tentative", "eigen",
+		"prolongator", "download", "galerkin", "wait", "smoother", "coarse", "close"}
 	rank := func(k string) int {
 		if i := slices.Index(order, k); i >= 0 {
 			return i
