@@ -91,29 +91,21 @@ func (ds *devSetup) mis(g *gpuagg.Graph) (*cuda.Buffer, error) {
 		return nil, err
 	}
 	ds.launch("su_classes", int64(n), int32(n), g.Offsets, tb, cls)
-	hc := make([]uint8, n)
-	if err := get(ds, hc, cls); err != nil {
-		return nil, err
-	}
-	mg, err := misgpu.Wrap(ds.eng, n, g.Offsets, g.Adj)
-	if err != nil {
-		return nil, err
-	}
-	r, err := mg.Run(2, misgpu.Priority{Class: hc}, nil)
-	if err = errors.Join(err, mg.Close()); err != nil {
-		return nil, err
-	}
-	flags := make([]uint8, n)
-	for v, x := range r.In {
-		if x {
-			flags[v] = 1
-		}
-	}
 	fb, err := ds.alloc(int64(n))
 	if err != nil {
 		return nil, err
 	}
-	return fb, stage(ds, fb, flags)
+	// The engine runs on its own stream: it starts once the graph and
+	// the classes are complete, and RunTo returns with the set complete.
+	if err := errors.Join(ds.err, ds.g.stream.Synchronize()); err != nil {
+		return nil, ds.g.e.Fail(err)
+	}
+	mg := misgpu.WrapLevel(ds.eng, n, g.M, int64(w[1]), g.Offsets, g.Adj)
+	if err := mg.UseClasses(cls); err != nil {
+		return nil, errors.Join(err, mg.Close())
+	}
+	_, _, err = mg.RunTo(2, misgpu.Priority{GraphClass: true}, fb)
+	return fb, errors.Join(err, mg.Close())
 }
 
 // aggregates are mis.Aggregate's (internal/gpuagg) with fixAggregates'
