@@ -232,6 +232,46 @@ func (ds *devSetup) eigen(a *dcsr, steps int, dinv *cuda.Buffer) (*cuda.Buffer, 
 	sq, q, qPrev, t, w := vs[0], vs[1], vs[2], vs[3], vs[4]
 	ds.setWord(4, noWord)
 	ds.launch("su_dinv", int64(n), int32(n), a.ptr, a.col, a.val, dinv, sq, ds.word(4))
+	// The scalars stay on the device: sc holds x·x of the start, then
+	// α_j and ‖w_j‖² of every step, read once at the end, where the
+	// host's loop stops the same way (the device runs the remaining
+	// steps on whatever is left, which nothing reads).
+	steps = min(steps, n)
+	sc, err := ds.alloc(8 * int64(2*steps+2))
+	if err != nil {
+		return nil, 0, err
+	}
+	slot := func(i int) *cuda.Buffer {
+		v, err := sc.View(8*int64(i), 8)
+		if err != nil {
+			panic(err) // sc has 2·steps+2 slots
+		}
+		return v
+	}
+	lz := func(mode int32, x, y, s *cuda.Buffer, c *cuda.Buffer, root int32) {
+		ds.launch("su_lanczos", int64(n), mode, int32(n), x, y, s, c, root)
+	}
+	lz(lzStart, q, none, none, none, 0)
+	ds.dotTo(n, q, q, slot(0))
+	lz(lzDiv, q, none, none, slot(0), 1)
+	for j := range steps {
+		lz(lzScale, t, q, sq, none, 0)
+		if ds.err == nil {
+			ds.g.rows(a, rowMV, t, w, nil, nil, nil, nil, nil, nil, 0, 0)
+		}
+		// β_{j-1} = ‖w_{j-1}‖, 0 before the first step (slot 1).
+		lz(lzW, w, qPrev, sq, slot(max(2*j+1, 1)), 1)
+		ds.dotTo(n, w, q, slot(2*j+2))
+		lz(lzAxpy, w, q, none, slot(2*j+2), 0)
+		ds.dotTo(n, w, w, slot(2*j+3))
+		qPrev, q, w = q, w, qPrev
+		lz(lzDiv, q, none, none, slot(2*j+3), 1)
+	}
+	h := make([]float64, 2*steps+2)
+	if err := get(ds, h, sc); err != nil {
+		return nil, 0, err
+	}
+	// A diagonal entry that is not positive voids the steps above.
 	bad, err := ds.read(ds.words, int64(4))
 	if err != nil {
 		return nil, 0, err
@@ -239,44 +279,26 @@ func (ds *devSetup) eigen(a *dcsr, steps int, dinv *cuda.Buffer) (*cuda.Buffer, 
 	if i := bad[0]; i != noWord {
 		return nil, 0, ds.diagError(a, int(i))
 	}
-	lz := func(mode int32, x, y, s *cuda.Buffer, c float64) {
-		ds.launch("su_lanczos", int64(n), mode, int32(n), x, y, s, c)
-	}
-	lz(lzStart, q, none, none, 0)
-	qq, err := ds.dot(n, q, q)
-	if err != nil {
-		return nil, 0, err
-	}
-	lz(lzDiv, q, none, none, math.Sqrt(qq))
 	var alpha, beta []float64
-	bPrev := 0.0
-	steps = min(steps, n)
-	for j := 0; j < steps; j++ {
-		lz(lzScale, t, q, sq, 0)
-		if ds.err == nil {
-			ds.g.rows(a, rowMV, t, w, nil, nil, nil, nil, nil, nil, 0, 0)
-		}
-		lz(lzW, w, qPrev, sq, bPrev)
-		al, err := ds.dot(n, w, q)
-		if err != nil {
-			return nil, 0, err
-		}
+	for j := range steps {
+		al, b := h[2*j+2], math.Sqrt(h[2*j+3])
 		alpha = append(alpha, al)
-		lz(lzAxpy, w, q, none, al)
-		ww, err := ds.dot(n, w, w)
-		if err != nil {
-			return nil, 0, err
-		}
-		b := math.Sqrt(ww)
 		if j == steps-1 || b <= 1e-12*math.Abs(al) {
 			break
 		}
 		beta = append(beta, b)
-		qPrev, q, w = q, w, qPrev
-		lz(lzDiv, q, none, none, b)
-		bPrev = b
 	}
 	return dinv, tridiagMaxEig(alpha, beta), nil
+}
+
+// dotTo is the solver's deterministic dot product into the device word
+// out, after the setup's work.
+func (ds *devSetup) dotTo(n int, x, y, out *cuda.Buffer) {
+	if ds.err == nil {
+		ds.g.launch("amg_dot", gpuParts, int32(n), x, y, ds.g.part)
+		ds.g.launch("amg_sum", 1, ds.g.part, out)
+		ds.err = ds.g.err
+	}
 }
 
 // dot is the solver's deterministic dot product after the setup's work.

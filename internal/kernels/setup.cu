@@ -419,7 +419,10 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 	}
 }
 
-// Steps of the Lanczos estimate (amg/eig.go), element by element.
+// Steps of the Lanczos estimate (amg/eig.go), element by element. The
+// scalar c is cp[0], or its square root with root (a norm from a dot
+// product that stays on the device: the host reads the estimate's
+// scalars once at the end).
 #define SU_LZ_START 0 // x = startValue(i)
 #define SU_LZ_SCALE 1 // x = y*s
 #define SU_LZ_W 2     // x = s*x − c*y
@@ -427,7 +430,8 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 #define SU_LZ_DIV 4   // x /= c
 
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
-    su_lanczos(int mode, int n, double *x, const double *y, const double *s, double c) {
+    su_lanczos(int mode, int n, double *x, const double *y, const double *s, const double *cp, int root) {
+	double c = cp ? (root ? sqrt(cp[0]) : cp[0]) : 0;
 	SU_FOR(i, n) {
 		switch (mode) {
 		case SU_LZ_START: {
