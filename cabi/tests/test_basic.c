@@ -383,7 +383,6 @@ static void test_operations(misgrid_context ctx) {
 }
 
 int main(void) {
-    int64_t live = -1;
     test_version();
     test_context();
     misgrid_context ctx;
@@ -392,7 +391,6 @@ int main(void) {
     test_theta(ctx);
     test_operations(ctx);
     CHECK_OK(ctx, misgrid_context_destroy(ctx));
-    CHECK_OK(NULL, misgrid_handle_count(&live));
-    CHECK(live == 0, "%lld handles still live", (long long)live);
+    CHECK_HANDLES(0);
     return check_report("test_basic");
 }

@@ -8,15 +8,6 @@
 
 #include "check.h"
 
-/* y = A x for a CSR matrix. */
-static void matvec(int64_t n, const int32_t *rp, const int32_t *col, const double *val, const double *x, double *y) {
-    for (int64_t i = 0; i < n; i++) {
-        double s = 0;
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[col[k]];
-        y[i] = s;
-    }
-}
-
 static double dot(int64_t n, const double *x, const double *y) {
     double s = 0;
     for (int64_t i = 0; i < n; i++) s += x[i] * y[i];
@@ -53,7 +44,7 @@ int main(void) {
 
     /* A known solution: PCG converges to it. */
     for (int64_t i = 0; i < n; i++) xe[i] = sin(0.37 * (double)i) + 0.001 * (double)(i % 17);
-    matvec(n, rp, col, val, xe, b);
+    csr_matvec(n, rp, col, val, xe, b);
     int32_t conv = -1;
     int64_t its = -1;
     double res = -1;
@@ -136,9 +127,7 @@ int main(void) {
     CHECK_OK(ctx, misgrid_solver_destroy(ctx, s3));
     CHECK_ERR(ctx, misgrid_solver_destroy(ctx, s), MISGRID_ERR_HANDLE, "destroyed");
     CHECK_OK(ctx, misgrid_context_destroy(ctx));
-    int64_t live = -1;
-    CHECK_OK(NULL, misgrid_handle_count(&live));
-    CHECK(live == 0, "%lld handles still live", (long long)live);
+    CHECK_HANDLES(0);
     free(rp); free(col); free(val); free(b); free(x); free(xe); free(r); free(u); free(v); free(mu); free(mv);
     free(val3); free(val32);
     return check_report("test_solver");

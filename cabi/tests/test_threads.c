@@ -369,9 +369,7 @@ int main(void) {
 
     CHECK_OK(ctx, misgrid_graph_destroy(ctx, shared));
     CHECK_OK(ctx, misgrid_context_destroy(ctx));
-    int64_t live = -1;
-    CHECK_OK(NULL, misgrid_handle_count(&live));
-    CHECK(live == 0, "%lld handles still live", (long long)live);
+    CHECK_HANDLES(0);
     outcome_free(&reference);
     free(rowptr); free(col); free(val); free(rowptr1); free(col1);
     printf("test_threads: %d threads x %d rounds on %lld vertices\n", NTHREADS, ROUNDS, (long long)n);
