@@ -161,33 +161,23 @@ func StructuredHex(nx, ny, nz int) *Mesh {
 	if _, ok := gridSize(nx, ny, nz); !ok {
 		return &Mesh{Dim: 3}
 	}
-	ne := (nx - 1) * (ny - 1) * (nz - 1)
-	conn := make([]int32, 8*ne)
-	off := cellOffsets(nx, ny)
-	runSpans(splitRange(ne, 1<<12), func(_ int, s workSpan) {
-		for e := s.lo; e < s.hi; e++ {
-			base := cellBase(e, nx, ny, nz)
-			for l, h := range hexCorner {
-				conn[8*e+l] = base + off[h]
-			}
-		}
-	})
+	conn := cellConn(nx, ny, nz, hexCorner[:])
 	return &Mesh{Dim: 3, Coords: gridCoords(nx, ny, nz), Blocks: []ElementBlock{{Type: Hex8, Conn: conn}}}
 }
 
-// kuhnTets are the six tetrahedra of the Kuhn (Freudenthal) split of a
-// cube (bit 0 x, bit 1 y, bit 2 z), one per ordering of the axes: each runs
-// from corner 000 to 111 along cube edges. Every cell uses the same split,
-// so the diagonals on shared faces agree and the mesh is conforming. The
-// volume's sign is the ordering's parity, so the odd orderings have their
-// middle two corners swapped.
-var kuhnTets = [6][4]int{
-	{0b000, 0b001, 0b011, 0b111}, // x, y, z
-	{0b000, 0b010, 0b110, 0b111}, // y, z, x
-	{0b000, 0b100, 0b101, 0b111}, // z, x, y
-	{0b000, 0b101, 0b001, 0b111}, // x, z, y (odd)
-	{0b000, 0b011, 0b010, 0b111}, // y, x, z (odd)
-	{0b000, 0b110, 0b100, 0b111}, // z, y, x (odd)
+// kuhnTets lists, four corners each, the six tetrahedra of the Kuhn
+// (Freudenthal) split of a cube (bit 0 x, bit 1 y, bit 2 z), one per
+// ordering of the axes: each runs from corner 000 to 111 along cube
+// edges. Every cell uses the same split, so the diagonals on shared faces
+// agree and the mesh is conforming. The volume's sign is the ordering's
+// parity, so the odd orderings have their middle two corners swapped.
+var kuhnTets = []int{
+	0b000, 0b001, 0b011, 0b111, // x, y, z
+	0b000, 0b010, 0b110, 0b111, // y, z, x
+	0b000, 0b100, 0b101, 0b111, // z, x, y
+	0b000, 0b101, 0b001, 0b111, // x, z, y (odd)
+	0b000, 0b011, 0b010, 0b111, // y, x, z (odd)
+	0b000, 0b110, 0b100, 0b111, // z, y, x (odd)
 }
 
 // StructuredTet returns the unit cube with every cell of StructuredHex
@@ -197,20 +187,27 @@ func StructuredTet(nx, ny, nz int) *Mesh {
 	if _, ok := gridSize(nx, ny, nz); !ok {
 		return &Mesh{Dim: 3}
 	}
+	conn := cellConn(nx, ny, nz, kuhnTets)
+	return &Mesh{Dim: 3, Coords: gridCoords(nx, ny, nz), Blocks: []ElementBlock{{Type: Tet4, Conn: conn}}}
+}
+
+// cellConn returns the connectivity of every cell of an nx×ny×nz lattice
+// (sizes checked), each cell's nodes the lattice offsets corners from its
+// lowest corner (one or several elements per cell), filled in parallel.
+func cellConn(nx, ny, nz int, corners []int) []int32 {
 	ne := (nx - 1) * (ny - 1) * (nz - 1)
-	conn := make([]int32, 24*ne)
+	k := len(corners)
+	conn := make([]int32, k*ne)
 	off := cellOffsets(nx, ny)
 	runSpans(splitRange(ne, 1<<12), func(_ int, s workSpan) {
 		for e := s.lo; e < s.hi; e++ {
 			base := cellBase(e, nx, ny, nz)
-			for t, tet := range kuhnTets {
-				for l, h := range tet {
-					conn[24*e+4*t+l] = base + off[h]
-				}
+			for l, h := range corners {
+				conn[k*e+l] = base + off[h]
 			}
 		}
 	})
-	return &Mesh{Dim: 3, Coords: gridCoords(nx, ny, nz), Blocks: []ElementBlock{{Type: Tet4, Conn: conn}}}
+	return conn
 }
 
 // cellOffsets maps a lattice offset (bit 0 x, bit 1 y, bit 2 z) to the
