@@ -685,8 +685,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    st = csr_call(ctx, size(rowptr, kind=c_int64_t), size(colind, kind=c_int64_t), MISGRID_INT32, c_loc(rowptr), &
-         c_loc(colind), MISGRID_PATTERN, size(colind, kind=c_int64_t), c_null_ptr, graph, options, base)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT32, c_loc(rowptr), c_loc(colind), &
+         MISGRID_PATTERN, size(colind, kind=c_int64_t), c_null_ptr, graph, options, base)
   end function csr_i32
 
   integer(c_int) function csr_i32_r64(ctx, rowptr, colind, values, graph, options, base) result(st)
@@ -696,8 +697,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    st = csr_call(ctx, size(rowptr, kind=c_int64_t), size(colind, kind=c_int64_t), MISGRID_INT32, c_loc(rowptr), &
-         c_loc(colind), MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT32, c_loc(rowptr), c_loc(colind), &
+         MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
   end function csr_i32_r64
 
   integer(c_int) function csr_i32_r32(ctx, rowptr, colind, values, graph, options, base) result(st)
@@ -707,8 +709,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    st = csr_call(ctx, size(rowptr, kind=c_int64_t), size(colind, kind=c_int64_t), MISGRID_INT32, c_loc(rowptr), &
-         c_loc(colind), MISGRID_FLOAT32, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT32, c_loc(rowptr), c_loc(colind), &
+         MISGRID_FLOAT32, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
   end function csr_i32_r32
 
   integer(c_int) function csr_i64(ctx, rowptr, colind, graph, options, base) result(st)
@@ -717,8 +720,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    st = csr_call(ctx, size(rowptr, kind=c_int64_t), size(colind, kind=c_int64_t), MISGRID_INT64, c_loc(rowptr), &
-         c_loc(colind), MISGRID_PATTERN, size(colind, kind=c_int64_t), c_null_ptr, graph, options, base)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT64, c_loc(rowptr), c_loc(colind), &
+         MISGRID_PATTERN, size(colind, kind=c_int64_t), c_null_ptr, graph, options, base)
   end function csr_i64
 
   integer(c_int) function csr_i64_r64(ctx, rowptr, colind, values, graph, options, base) result(st)
@@ -728,8 +732,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    st = csr_call(ctx, size(rowptr, kind=c_int64_t), size(colind, kind=c_int64_t), MISGRID_INT64, c_loc(rowptr), &
-         c_loc(colind), MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT64, c_loc(rowptr), c_loc(colind), &
+         MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
   end function csr_i64_r64
 
   integer(c_int) function csr_i64_r32(ctx, rowptr, colind, values, graph, options, base) result(st)
@@ -739,8 +744,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    st = csr_call(ctx, size(rowptr, kind=c_int64_t), size(colind, kind=c_int64_t), MISGRID_INT64, c_loc(rowptr), &
-         c_loc(colind), MISGRID_FLOAT32, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT64, c_loc(rowptr), c_loc(colind), &
+         MISGRID_FLOAT32, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
   end function csr_i64_r32
 
   integer(c_int) function csr_i64i32(ctx, rowptr, colind, graph, options, base) result(st)
@@ -750,8 +756,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    st = csr_call(ctx, size(rowptr, kind=c_int64_t), size(colind, kind=c_int64_t), MISGRID_INT64_INT32, c_loc(rowptr), &
-         c_loc(colind), MISGRID_PATTERN, size(colind, kind=c_int64_t), c_null_ptr, graph, options, base)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT64_INT32, c_loc(rowptr), c_loc(colind), &
+         MISGRID_PATTERN, size(colind, kind=c_int64_t), c_null_ptr, graph, options, base)
   end function csr_i64i32
 
   integer(c_int) function csr_i64i32_r64(ctx, rowptr, colind, values, graph, options, base) result(st)
@@ -762,29 +769,10 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    st = csr_call(ctx, size(rowptr, kind=c_int64_t), size(colind, kind=c_int64_t), MISGRID_INT64_INT32, c_loc(rowptr), &
-         c_loc(colind), MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT64_INT32, c_loc(rowptr), c_loc(colind), &
+         MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
   end function csr_i64i32_r64
-
-  !> The body of every misgrid_graph_from_csr specific, which differ only
-  !> in the kinds of their arrays: n is size(rowptr) - 1, and values must
-  !> pair with colind.
-  integer(c_int) function csr_call(ctx, nrowptr, nnz, itype, rowptr, colind, vtype, nvalues, values, graph, &
-       options, base) result(st)
-    type(misgrid_context), intent(in) :: ctx
-    integer(c_int64_t), intent(in) :: nrowptr, nnz, nvalues
-    integer(c_int32_t), intent(in) :: itype, vtype
-    type(c_ptr), intent(in) :: rowptr, colind, values
-    type(misgrid_graph), intent(inout) :: graph
-    character(len=*), intent(in), optional :: options
-    integer, intent(in), optional :: base
-    if (nvalues /= nnz) then
-       st = size_error(ctx, 'misgrid_graph_from_csr', 'values', nvalues, nnz)
-       return
-    end if
-    st = c_misgrid_graph_from_csr(ctx%h, nrowptr - 1, nrowptr - 1, nnz, itype, base_or_one(base), &
-         rowptr, colind, vtype, values, cstr(options), graph%h)
-  end function csr_call
 
   integer(c_int) function coo_i32(ctx, n, rows, cols, graph, options, base) result(st)
     type(misgrid_context), intent(in) :: ctx
@@ -793,8 +781,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    st = coo_call(ctx, n, size(rows, kind=c_int64_t), size(cols, kind=c_int64_t), MISGRID_INT32, c_loc(rows), &
-         c_loc(cols), MISGRID_PATTERN, size(rows, kind=c_int64_t), c_null_ptr, graph, options, base)
+    st = matrix_call(ctx, .true., int(n, c_int64_t), size(rows, kind=c_int64_t), size(cols, kind=c_int64_t), &
+         MISGRID_INT32, c_loc(rows), c_loc(cols), &
+         MISGRID_PATTERN, size(rows, kind=c_int64_t), c_null_ptr, graph, options, base)
   end function coo_i32
 
   integer(c_int) function coo_i32_r64(ctx, n, rows, cols, values, graph, options, base) result(st)
@@ -805,8 +794,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    st = coo_call(ctx, n, size(rows, kind=c_int64_t), size(cols, kind=c_int64_t), MISGRID_INT32, c_loc(rows), &
-         c_loc(cols), MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
+    st = matrix_call(ctx, .true., int(n, c_int64_t), size(rows, kind=c_int64_t), size(cols, kind=c_int64_t), &
+         MISGRID_INT32, c_loc(rows), c_loc(cols), &
+         MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
   end function coo_i32_r64
 
   integer(c_int) function coo_i64(ctx, n, rows, cols, graph, options, base) result(st)
@@ -816,8 +806,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    st = coo_call(ctx, n, size(rows, kind=c_int64_t), size(cols, kind=c_int64_t), MISGRID_INT64, c_loc(rows), &
-         c_loc(cols), MISGRID_PATTERN, size(rows, kind=c_int64_t), c_null_ptr, graph, options, base)
+    st = matrix_call(ctx, .true., int(n, c_int64_t), size(rows, kind=c_int64_t), size(cols, kind=c_int64_t), &
+         MISGRID_INT64, c_loc(rows), c_loc(cols), &
+         MISGRID_PATTERN, size(rows, kind=c_int64_t), c_null_ptr, graph, options, base)
   end function coo_i64
 
   integer(c_int) function coo_i64_r64(ctx, n, rows, cols, values, graph, options, base) result(st)
@@ -828,33 +819,43 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    st = coo_call(ctx, n, size(rows, kind=c_int64_t), size(cols, kind=c_int64_t), MISGRID_INT64, c_loc(rows), &
-         c_loc(cols), MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
+    st = matrix_call(ctx, .true., int(n, c_int64_t), size(rows, kind=c_int64_t), size(cols, kind=c_int64_t), &
+         MISGRID_INT64, c_loc(rows), c_loc(cols), &
+         MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
   end function coo_i64_r64
 
-  !> The body of every misgrid_graph_from_coo specific: cols and values
-  !> must pair with rows.
-  integer(c_int) function coo_call(ctx, n, nrows, ncols, itype, rows, cols, vtype, nvalues, values, graph, &
+  !> The body of every misgrid_graph_from_csr and misgrid_graph_from_coo
+  !> specific, which differ only in the kinds of their arrays (the two C
+  !> entries take the same arguments): idx2 (colind or cols) and values
+  !> must pair with the nnz entries.
+  integer(c_int) function matrix_call(ctx, coo, n, nnz, nidx2, itype, idx1, idx2, vtype, nvalues, values, graph, &
        options, base) result(st)
     type(misgrid_context), intent(in) :: ctx
-    integer, intent(in) :: n
-    integer(c_int64_t), intent(in) :: nrows, ncols, nvalues
+    logical, intent(in) :: coo
+    integer(c_int64_t), intent(in) :: n, nnz, nidx2, nvalues
     integer(c_int32_t), intent(in) :: itype, vtype
-    type(c_ptr), intent(in) :: rows, cols, values
+    type(c_ptr), intent(in) :: idx1, idx2, values
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    if (ncols /= nrows) then
-       st = size_error(ctx, 'misgrid_graph_from_coo', 'cols', ncols, nrows)
+    character(len=22) :: who
+    who = merge('misgrid_graph_from_coo', 'misgrid_graph_from_csr', coo)
+    if (nidx2 /= nnz) then
+       st = size_error(ctx, who, 'cols', nidx2, nnz)
        return
     end if
-    if (nvalues /= nrows) then
-       st = size_error(ctx, 'misgrid_graph_from_coo', 'values', nvalues, nrows)
+    if (nvalues /= nnz) then
+       st = size_error(ctx, who, 'values', nvalues, nnz)
        return
     end if
-    st = c_misgrid_graph_from_coo(ctx%h, int(n, c_int64_t), int(n, c_int64_t), nrows, itype, base_or_one(base), &
-         rows, cols, vtype, values, cstr(options), graph%h)
-  end function coo_call
+    if (coo) then
+       st = c_misgrid_graph_from_coo(ctx%h, n, n, nnz, itype, base_or_one(base), idx1, idx2, vtype, values, &
+            cstr(options), graph%h)
+    else
+       st = c_misgrid_graph_from_csr(ctx%h, n, n, nnz, itype, base_or_one(base), idx1, idx2, vtype, values, &
+            cstr(options), graph%h)
+    end if
+  end function matrix_call
 
   integer(c_int) function elements_i32(ctx, nnodes, element_type, conn, graph, coords, options, base) result(st)
     type(misgrid_context), intent(in) :: ctx
