@@ -391,3 +391,13 @@ func optString(p *C.misgrid_cchar) (string, error) {
 	}
 	return cString("options", unsafe.Pointer(p))
 }
+
+// resolveC is resolve for a call's options as the caller passed them: a
+// C string, or NULL for none.
+func resolveC(c *context, o op, options *C.misgrid_cchar) (settings, error) {
+	call, err := optString(options)
+	if err != nil {
+		return settings{}, err
+	}
+	return resolve(c, o, call)
+}

@@ -228,11 +228,7 @@ func deviceStart(c *context, graph C.misgrid_device_graph, o op, options *C.misg
 	if err != nil {
 		return nil, settings{}, err
 	}
-	opts, err := optString(options)
-	if err != nil {
-		return nil, settings{}, err
-	}
-	s, err := resolve(c, o, opts)
+	s, err := resolveC(c, o, options)
 	if err != nil {
 		return nil, s, err
 	}

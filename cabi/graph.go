@@ -90,11 +90,7 @@ func matrixInput(c *context, out *C.misgrid_graph, options *C.misgrid_cchar, nro
 	if out == nil {
 		return s, 0, 0, errorf(statusNull, "graph (output) is NULL")
 	}
-	opts, err := optString(options)
-	if err != nil {
-		return s, 0, 0, err
-	}
-	if s, err = resolve(c, opMatrix, opts); err != nil {
+	if s, err = resolveC(c, opMatrix, options); err != nil {
 		return s, 0, 0, err
 	}
 	n, nz = int64(nrows), int64(nnz)
@@ -222,11 +218,7 @@ func misgrid_graph_from_elements(ctx C.misgrid_context, nnodes C.int64_t, etype,
 		if out == nil {
 			return errorf(statusNull, "graph (output) is NULL")
 		}
-		opts, err := optString(options)
-		if err != nil {
-			return err
-		}
-		s, err := resolve(c, opElements, opts)
+		s, err := resolveC(c, opElements, options)
 		if err != nil {
 			return err
 		}

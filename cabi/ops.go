@@ -67,11 +67,7 @@ func computeStart(c *context, graph C.misgrid_graph, o op, options *C.misgrid_cc
 	if err != nil {
 		return nil, settings{}, mis.Priority{}, err
 	}
-	opts, err := optString(options)
-	if err != nil {
-		return nil, settings{}, mis.Priority{}, err
-	}
-	s, err := resolve(c, o, opts)
+	s, err := resolveC(c, o, options)
 	if err != nil {
 		return nil, s, mis.Priority{}, err
 	}
@@ -245,11 +241,7 @@ func misgrid_write_vtu(ctx C.misgrid_context, graph C.misgrid_graph, result C.mi
 		if name == "" {
 			return errorf(statusArg, "path is empty")
 		}
-		opts, err := optString(options)
-		if err != nil {
-			return err
-		}
-		if _, err := resolve(c, opVTU, opts); err != nil {
+		if _, err := resolveC(c, opVTU, options); err != nil {
 			return err
 		}
 		fields := []mesh.Field{mesh.ClassField("class", classesOf(g))}

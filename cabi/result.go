@@ -42,6 +42,36 @@ func (l *level) needAgg() error {
 	return nil
 }
 
+// levelIDs resolves the level a getter reads and checks, before anything
+// is written, that the level holds what the getter hands out (need) and
+// that the caller's index type is one ids can be written in.
+func levelIDs(c *context, result C.misgrid_result, lvl C.int64_t, need func(*level) error, itype, base C.int32_t) (*level, error) {
+	_, l, err := resultLevel(c, result, lvl)
+	if err != nil {
+		return nil, err
+	}
+	if err := need(l); err != nil {
+		return nil, err
+	}
+	if err := checkIndexType(itype, base); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// writeList hands out a list whose length the caller cannot know in
+// advance: the count goes out first, so that a capacity too small still
+// tells the caller how much to allocate.
+func writeList(name string, dst unsafe.Pointer, capacity C.int64_t, count *C.int64_t, itype, base C.int32_t, ids []int32) error {
+	if err := store("count", count, C.int64_t(len(ids))); err != nil {
+		return err
+	}
+	if err := outArray(name, dst, int64(capacity), int64(len(ids))); err != nil {
+		return err
+	}
+	return writeIDs(name, dst, itype, base, ids)
+}
+
 //export misgrid_result_destroy
 func misgrid_result_destroy(ctx C.misgrid_context, result C.misgrid_result) C.misgrid_status {
 	return guard(ctx, "misgrid_result_destroy", func(*context) error {
@@ -119,23 +149,11 @@ func misgrid_result_set_flags(ctx C.misgrid_context, result C.misgrid_result, lv
 func misgrid_result_set_vertices(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, itype, base C.int32_t,
 	capacity C.int64_t, verts unsafe.Pointer, count *C.int64_t) C.misgrid_status {
 	return guard(ctx, "misgrid_result_set_vertices", func(c *context) error {
-		_, l, err := resultLevel(c, result, lvl)
+		l, err := levelIDs(c, result, lvl, (*level).needSet, itype, base)
 		if err != nil {
 			return err
 		}
-		if err := l.needSet(); err != nil {
-			return err
-		}
-		if err := checkIndexType(itype, base); err != nil {
-			return err
-		}
-		if err := store("count", count, C.int64_t(l.set.Size)); err != nil {
-			return err
-		}
-		if err := outArray("vertices", verts, int64(capacity), int64(l.set.Size)); err != nil {
-			return err
-		}
-		return writeIDs("vertices", verts, itype, base, l.set.Vertices())
+		return writeList("vertices", verts, capacity, count, itype, base, l.set.Vertices())
 	})
 }
 
@@ -143,14 +161,8 @@ func misgrid_result_set_vertices(ctx C.misgrid_context, result C.misgrid_result,
 func misgrid_result_aggregates(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, itype, base C.int32_t,
 	n C.int64_t, agg unsafe.Pointer) C.misgrid_status {
 	return guard(ctx, "misgrid_result_aggregates", func(c *context) error {
-		_, l, err := resultLevel(c, result, lvl)
+		l, err := levelIDs(c, result, lvl, (*level).needAgg, itype, base)
 		if err != nil {
-			return err
-		}
-		if err := l.needAgg(); err != nil {
-			return err
-		}
-		if err := checkIndexType(itype, base); err != nil {
 			return err
 		}
 		if err := outArray("aggregate", agg, int64(n), int64(len(l.agg.Of))); err != nil {
@@ -164,23 +176,11 @@ func misgrid_result_aggregates(ctx C.misgrid_context, result C.misgrid_result, l
 func misgrid_result_aggregate_roots(ctx C.misgrid_context, result C.misgrid_result, lvl C.int64_t, itype, base C.int32_t,
 	capacity C.int64_t, roots unsafe.Pointer, count *C.int64_t) C.misgrid_status {
 	return guard(ctx, "misgrid_result_aggregate_roots", func(c *context) error {
-		_, l, err := resultLevel(c, result, lvl)
+		l, err := levelIDs(c, result, lvl, (*level).needAgg, itype, base)
 		if err != nil {
 			return err
 		}
-		if err := l.needAgg(); err != nil {
-			return err
-		}
-		if err := checkIndexType(itype, base); err != nil {
-			return err
-		}
-		if err := store("count", count, C.int64_t(l.agg.N)); err != nil {
-			return err
-		}
-		if err := outArray("roots", roots, int64(capacity), int64(l.agg.N)); err != nil {
-			return err
-		}
-		return writeIDs("roots", roots, itype, base, l.agg.Roots)
+		return writeList("roots", roots, capacity, count, itype, base, l.agg.Roots)
 	})
 }
 

@@ -67,11 +67,7 @@ func misgrid_solver_create(ctx C.misgrid_context, options *C.misgrid_cchar, out 
 		if out == nil {
 			return errorf(statusNull, "solver (output) is NULL")
 		}
-		str, err := optString(options)
-		if err != nil {
-			return err
-		}
-		set, err := resolve(c, opSolver, str)
+		set, err := resolveC(c, opSolver, options)
 		if err != nil {
 			return err
 		}

@@ -42,40 +42,10 @@ func FromElements(m *Mesh, opt ElementOptions) (*Graph, error) {
 		}
 		return t.Nodes()
 	}
-	// Node → element incidence, each list in increasing element order.
-	inc := make([]int64, n+1)
-	for _, bi := range tm.blocks {
-		b := &m.Blocks[bi]
-		k, u := b.Type.Nodes(), used(b.Type)
-		for e := range b.Len() {
-			for _, v := range b.Conn[e*k : e*k+u] {
-				inc[v+1]++
-			}
-		}
-	}
-	for v := range n {
-		inc[v+1] += inc[v]
-	}
-	// Incidence lists and their cursor, offsets, coordinates; the
-	// adjacency is checked once its size is known.
-	need := bytesOf(int64(n)+1, 24, inc[n], 4, int64(len(m.Coords)), 8)
-	if err := CheckMemory("FromElements", fmt.Sprintf("the graph of a mesh of %d nodes", n), need, opt.MaxBytes); err != nil {
+	inc, elems, err := tm.incidence(m, used, opt.MaxBytes)
+	if err != nil {
 		return nil, err
 	}
-	elems := make([]int32, inc[n])
-	pos := slices.Clone(inc[:n])
-	for i, bi := range tm.blocks {
-		b := &m.Blocks[bi]
-		k, u := b.Type.Nodes(), used(b.Type)
-		for e := range b.Len() {
-			ge := int32(tm.start[i] + e)
-			for _, v := range b.Conn[e*k : e*k+u] {
-				elems[pos[v]] = ge
-				pos[v]++
-			}
-		}
-	}
-	pos = nil
 	nodesOf := func(ge int32) []int32 {
 		i := tm.blockOf(int(ge))
 		b := &m.Blocks[tm.blocks[i]]
@@ -111,7 +81,7 @@ func FromElements(m *Mesh, opt ElementOptions) (*Graph, error) {
 	for v := range n {
 		off[v+1] += off[v]
 	}
-	need = bytesOf(int64(n)+1, 16, inc[n], 4, int64(len(m.Coords)), 8, off[n], 4)
+	need := bytesOf(int64(n)+1, 16, inc[n], 4, int64(len(m.Coords)), 8, off[n], 4)
 	if err := CheckMemory("FromElements", fmt.Sprintf("the graph of %d nodes and %d directed edges", n, off[n]), need, opt.MaxBytes); err != nil {
 		return nil, err
 	}
@@ -129,6 +99,48 @@ func FromElements(m *Mesh, opt ElementOptions) (*Graph, error) {
 		g.Coords = slices.Clone(m.Coords)
 	}
 	return g, nil
+}
+
+// incidence returns every node's elements (the first used(type) nodes of
+// each element of the top blocks), each list in increasing element order:
+// a node's row is then the union of its elements' nodes, built without an
+// edge list. Checks the memory of the lists, the graph's offsets and its
+// coordinates first; FromElements checks the adjacency once its size is
+// known.
+func (tm *topMesh) incidence(m *Mesh, used func(ElementType) int, maxBytes int64) (inc []int64, elems []int32, err error) {
+	n := tm.n
+	inc = make([]int64, n+1)
+	for _, bi := range tm.blocks {
+		b := &m.Blocks[bi]
+		k, u := b.Type.Nodes(), used(b.Type)
+		for e := range b.Len() {
+			for _, v := range b.Conn[e*k : e*k+u] {
+				inc[v+1]++
+			}
+		}
+	}
+	for v := range n {
+		inc[v+1] += inc[v]
+	}
+	// Incidence lists and their cursor, offsets, coordinates.
+	need := bytesOf(int64(n)+1, 24, inc[n], 4, int64(len(m.Coords)), 8)
+	if err := CheckMemory("FromElements", fmt.Sprintf("the graph of a mesh of %d nodes", n), need, maxBytes); err != nil {
+		return nil, nil, err
+	}
+	elems = make([]int32, inc[n])
+	pos := slices.Clone(inc[:n])
+	for i, bi := range tm.blocks {
+		b := &m.Blocks[bi]
+		k, u := b.Type.Nodes(), used(b.Type)
+		for e := range b.Len() {
+			ge := int32(tm.start[i] + e)
+			for _, v := range b.Conn[e*k : e*k+u] {
+				elems[pos[v]] = ge
+				pos[v]++
+			}
+		}
+	}
+	return inc, elems, nil
 }
 
 // topMesh is what scanMesh learns: the node count and the blocks of the

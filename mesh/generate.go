@@ -161,33 +161,23 @@ func StructuredHex(nx, ny, nz int) *Mesh {
 	if _, ok := gridSize(nx, ny, nz); !ok {
 		return &Mesh{Dim: 3}
 	}
-	ne := (nx - 1) * (ny - 1) * (nz - 1)
-	conn := make([]int32, 8*ne)
-	off := cellOffsets(nx, ny)
-	runSpans(splitRange(ne, 1<<12), func(_ int, s workSpan) {
-		for e := s.lo; e < s.hi; e++ {
-			base := cellBase(e, nx, ny, nz)
-			for l, h := range hexCorner {
-				conn[8*e+l] = base + off[h]
-			}
-		}
-	})
+	conn := cellConn(nx, ny, nz, hexCorner[:])
 	return &Mesh{Dim: 3, Coords: gridCoords(nx, ny, nz), Blocks: []ElementBlock{{Type: Hex8, Conn: conn}}}
 }
 
-// kuhnTets are the six tetrahedra of the Kuhn (Freudenthal) split of a
-// cube (bit 0 x, bit 1 y, bit 2 z), one per ordering of the axes: each runs
-// from corner 000 to 111 along cube edges. Every cell uses the same split,
-// so the diagonals on shared faces agree and the mesh is conforming. The
-// volume's sign is the ordering's parity, so the odd orderings have their
-// middle two corners swapped.
-var kuhnTets = [6][4]int{
-	{0b000, 0b001, 0b011, 0b111}, // x, y, z
-	{0b000, 0b010, 0b110, 0b111}, // y, z, x
-	{0b000, 0b100, 0b101, 0b111}, // z, x, y
-	{0b000, 0b101, 0b001, 0b111}, // x, z, y (odd)
-	{0b000, 0b011, 0b010, 0b111}, // y, x, z (odd)
-	{0b000, 0b110, 0b100, 0b111}, // z, y, x (odd)
+// kuhnTets lists, four corners each, the six tetrahedra of the Kuhn
+// (Freudenthal) split of a cube (bit 0 x, bit 1 y, bit 2 z), one per
+// ordering of the axes: each runs from corner 000 to 111 along cube
+// edges. Every cell uses the same split, so the diagonals on shared faces
+// agree and the mesh is conforming. The volume's sign is the ordering's
+// parity, so the odd orderings have their middle two corners swapped.
+var kuhnTets = []int{
+	0b000, 0b001, 0b011, 0b111, // x, y, z
+	0b000, 0b010, 0b110, 0b111, // y, z, x
+	0b000, 0b100, 0b101, 0b111, // z, x, y
+	0b000, 0b101, 0b001, 0b111, // x, z, y (odd)
+	0b000, 0b011, 0b010, 0b111, // y, x, z (odd)
+	0b000, 0b110, 0b100, 0b111, // z, y, x (odd)
 }
 
 // StructuredTet returns the unit cube with every cell of StructuredHex
@@ -197,20 +187,27 @@ func StructuredTet(nx, ny, nz int) *Mesh {
 	if _, ok := gridSize(nx, ny, nz); !ok {
 		return &Mesh{Dim: 3}
 	}
+	conn := cellConn(nx, ny, nz, kuhnTets)
+	return &Mesh{Dim: 3, Coords: gridCoords(nx, ny, nz), Blocks: []ElementBlock{{Type: Tet4, Conn: conn}}}
+}
+
+// cellConn returns the connectivity of every cell of an nx×ny×nz lattice
+// (sizes checked), each cell's nodes the lattice offsets corners from its
+// lowest corner (one or several elements per cell), filled in parallel.
+func cellConn(nx, ny, nz int, corners []int) []int32 {
 	ne := (nx - 1) * (ny - 1) * (nz - 1)
-	conn := make([]int32, 24*ne)
+	k := len(corners)
+	conn := make([]int32, k*ne)
 	off := cellOffsets(nx, ny)
 	runSpans(splitRange(ne, 1<<12), func(_ int, s workSpan) {
 		for e := s.lo; e < s.hi; e++ {
 			base := cellBase(e, nx, ny, nz)
-			for t, tet := range kuhnTets {
-				for l, h := range tet {
-					conn[24*e+4*t+l] = base + off[h]
-				}
+			for l, h := range corners {
+				conn[k*e+l] = base + off[h]
 			}
 		}
 	})
-	return &Mesh{Dim: 3, Coords: gridCoords(nx, ny, nz), Blocks: []ElementBlock{{Type: Tet4, Conn: conn}}}
+	return conn
 }
 
 // cellOffsets maps a lattice offset (bit 0 x, bit 1 y, bit 2 z) to the
@@ -269,25 +266,65 @@ func stencilGraph(nx, ny, nz int, full bool) *Graph {
 	if !ok {
 		return &Graph{Offsets: []int64{0}}
 	}
-	// span1(i, m) is the number of lattice positions in {i-1, i, i+1}.
-	span1 := func(i, m int) int64 {
-		c := int64(3)
-		if i == 0 {
-			c--
-		}
-		if i == m-1 {
-			c--
-		}
-		return c
+	st := stencil{nx, ny, nz, full}
+	planeStart := st.planeStarts()
+	g := &Graph{
+		Offsets: make([]int64, n+1),
+		Adj:     make([]int32, planeStart[nz]),
+		Dim:     3,
+		Coords:  gridCoords(nx, ny, nz),
+		Class:   make([]Class, n),
 	}
-	rowDeg := func(i, j, k int) int64 {
-		a, b, c := span1(i, nx), span1(j, ny), span1(k, nz)
-		if full {
-			return a*b*c - 1
+	runSpans(splitRange(nz, 1), func(_ int, s workSpan) {
+		for k := s.lo; k < s.hi; k++ {
+			pos := planeStart[k]
+			for j := 0; j < ny; j++ {
+				for i := 0; i < nx; i++ {
+					v := i + nx*(j+ny*k)
+					pos += int64(st.fillRow(g.Adj[pos:pos+st.rowDeg(i, j, k)], i, j, k))
+					g.Offsets[v+1] = pos
+					on := boolInt(i == 0 || i == nx-1) + boolInt(j == 0 || j == ny-1) + boolInt(k == 0 || k == nz-1)
+					g.Class[v] = gridClass(on, 3)
+				}
+			}
 		}
-		return a + b + c - 3
+	})
+	return g
+}
+
+// stencil is the 27-point (full) or 7-point lattice of stencilGraph. Its
+// row lengths are known in closed form, so every plane's rows can be
+// placed and filled in parallel without an edge list.
+type stencil struct {
+	nx, ny, nz int
+	full       bool
+}
+
+// span1 is the number of lattice positions in {i-1, i, i+1} on an axis
+// of m positions.
+func span1(i, m int) int64 {
+	c := int64(3)
+	if i == 0 {
+		c--
 	}
-	// Edges before plane k, from per-axis sums.
+	if i == m-1 {
+		c--
+	}
+	return c
+}
+
+func (st stencil) rowDeg(i, j, k int) int64 {
+	a, b, c := span1(i, st.nx), span1(j, st.ny), span1(k, st.nz)
+	if st.full {
+		return a*b*c - 1
+	}
+	return a + b + c - 3
+}
+
+// planeStarts returns the offset of every plane's first row (and the
+// edge count last), from per-axis sums rather than a pass over the rows.
+func (st stencil) planeStarts() []int64 {
+	nx, ny, nz := st.nx, st.ny, st.nz
 	var sx, sy int64
 	for i := 0; i < nx; i++ {
 		sx += span1(i, nx)
@@ -297,7 +334,7 @@ func stencilGraph(nx, ny, nz int, full bool) *Graph {
 	}
 	plane := func(k int) int64 {
 		c := span1(k, nz)
-		if full {
+		if st.full {
 			return c*sx*sy - int64(nx*ny)
 		}
 		return (sx-int64(nx))*int64(ny) + (sy-int64(ny))*int64(nx) + (c-1)*int64(nx*ny)
@@ -306,69 +343,55 @@ func stencilGraph(nx, ny, nz int, full bool) *Graph {
 	for k := 0; k < nz; k++ {
 		planeStart[k+1] = planeStart[k] + plane(k)
 	}
-	g := &Graph{
-		Offsets: make([]int64, n+1),
-		Adj:     make([]int32, planeStart[nz]),
-		Dim:     3,
-		Coords:  gridCoords(nx, ny, nz),
-		Class:   make([]Class, n),
-	}
+	return planeStart
+}
+
+// fillRow writes the neighbours of vertex (i, j, k) into row in
+// increasing order and returns how many it wrote.
+func (st stencil) fillRow(row []int32, i, j, k int) int {
+	nx, ny, nz := st.nx, st.ny, st.nz
 	sxy := nx * ny
-	runSpans(splitRange(nz, 1), func(_ int, s workSpan) {
-		for k := s.lo; k < s.hi; k++ {
-			pos := planeStart[k]
-			for j := 0; j < ny; j++ {
-				for i := 0; i < nx; i++ {
-					v := i + nx*(j+ny*k)
-					row := g.Adj[pos : pos+rowDeg(i, j, k)]
-					w := 0
-					put := func(u int) { row[w] = int32(u); w++ }
-					if full {
-						for dz := -1; dz <= 1; dz++ {
-							if k+dz < 0 || k+dz >= nz {
-								continue
-							}
-							for dy := -1; dy <= 1; dy++ {
-								if j+dy < 0 || j+dy >= ny {
-									continue
-								}
-								for dx := -1; dx <= 1; dx++ {
-									if i+dx < 0 || i+dx >= nx || dx|dy|dz == 0 {
-										continue
-									}
-									put(v + dx + nx*dy + sxy*dz)
-								}
-							}
-						}
-					} else {
-						if k > 0 {
-							put(v - sxy)
-						}
-						if j > 0 {
-							put(v - nx)
-						}
-						if i > 0 {
-							put(v - 1)
-						}
-						if i < nx-1 {
-							put(v + 1)
-						}
-						if j < ny-1 {
-							put(v + nx)
-						}
-						if k < nz-1 {
-							put(v + sxy)
-						}
+	v := i + nx*(j+ny*k)
+	w := 0
+	put := func(u int) { row[w] = int32(u); w++ }
+	if st.full {
+		for dz := -1; dz <= 1; dz++ {
+			if k+dz < 0 || k+dz >= nz {
+				continue
+			}
+			for dy := -1; dy <= 1; dy++ {
+				if j+dy < 0 || j+dy >= ny {
+					continue
+				}
+				for dx := -1; dx <= 1; dx++ {
+					if i+dx < 0 || i+dx >= nx || dx|dy|dz == 0 {
+						continue
 					}
-					pos += int64(w)
-					g.Offsets[v+1] = pos
-					on := boolInt(i == 0 || i == nx-1) + boolInt(j == 0 || j == ny-1) + boolInt(k == 0 || k == nz-1)
-					g.Class[v] = gridClass(on, 3)
+					put(v + dx + nx*dy + sxy*dz)
 				}
 			}
 		}
-	})
-	return g
+		return w
+	}
+	if k > 0 {
+		put(v - sxy)
+	}
+	if j > 0 {
+		put(v - nx)
+	}
+	if i > 0 {
+		put(v - 1)
+	}
+	if i < nx-1 {
+		put(v + 1)
+	}
+	if j < ny-1 {
+		put(v + nx)
+	}
+	if k < nz-1 {
+		put(v + sxy)
+	}
+	return w
 }
 
 func boolInt(b bool) int {
@@ -413,44 +436,83 @@ func RandomGraph(n int, avgDegree float64, seed uint64) *Graph {
 	}
 	avgDegree = min(avgDegree, float64(n-1))
 	half := avgDegree / 2
-	whole := int(half)
-	frac := uint64((half - float64(whole)) * (1 << 53))
-	outs := func(u int32) int {
-		k := whole
-		if frac != 0 && randOut(seed, u, -1)>>11 < frac {
-			k++
-		}
-		return k
-	}
-	target := func(u int32, r int) int32 {
-		hi, _ := bits.Mul64(randOut(seed, u, r), uint64(n))
-		return int32(hi)
-	}
+	d := randomDraws{n: n, seed: seed, whole: int(half)}
+	d.frac = uint64((half - float64(d.whole)) * (1 << 53))
 	// Row u holds u's own draws, then the vertices that drew u. The
 	// reverse entries are routed through buckets of consecutive
 	// destination vertices, each filled by one goroutine, so that no
 	// atomic random-access scatter is needed: workers first count their
 	// draws per bucket, then write them to exclusive slots of a pair
 	// array, then each bucket's rows are filled in cache.
-	const bucketBits = 14
-	nb := n>>bucketBits + 1
 	spans := splitRange(n, 1<<12)
-	own := make([]int32, n)
+	own, pairs, bucketStart := d.reverse(spans)
+	off := d.offsets(own, pairs, bucketStart)
+	own = nil
+	adj := d.fill(off, pairs, bucketStart)
+	pairs = nil
+	off, adj = sortDedupRows(off, adj, spans)
+	return &Graph{Offsets: off, Adj: adj}
+}
+
+// randomBucketBits sets RandomGraph's buckets of destination vertices:
+// 2¹⁴ rows, whose offsets and cursors stay in cache while one goroutine
+// fills them.
+const randomBucketBits = 14
+
+// randomDraws are RandomGraph's draws: whole partners per vertex, one more
+// with probability frac/2⁵³, each recomputed from (seed, vertex, draw)
+// whenever a pass needs it rather than stored.
+type randomDraws struct {
+	n     int
+	seed  uint64
+	whole int
+	frac  uint64
+}
+
+// drawPair is a reverse entry: u drew v, so row v holds u.
+type drawPair struct{ v, u int32 }
+
+func (d randomDraws) outs(u int32) int {
+	k := d.whole
+	if d.frac != 0 && randOut(d.seed, u, -1)>>11 < d.frac {
+		k++
+	}
+	return k
+}
+
+func (d randomDraws) target(u int32, r int) int32 {
+	hi, _ := bits.Mul64(randOut(d.seed, u, r), uint64(d.n))
+	return int32(hi)
+}
+
+func (d randomDraws) buckets() int { return d.n>>randomBucketBits + 1 }
+
+func (d randomDraws) bucketRange(b int) (int32, int32) {
+	return int32(b << randomBucketBits), int32(min((b+1)<<randomBucketBits, d.n))
+}
+
+// reverse counts every vertex's own draws (self draws dropped) and
+// returns the reverse entries grouped by bucket, with the buckets'
+// starts: each span counts per bucket first, so that it then writes to
+// slots no other span touches.
+func (d randomDraws) reverse(spans []workSpan) (own []int32, pairs []drawPair, bucketStart []int64) {
+	nb := d.buckets()
+	own = make([]int32, d.n)
 	slot := make([][]int64, len(spans)) // per span, per bucket: count, then write position
 	runSpans(spans, func(si int, s workSpan) {
 		c := make([]int64, nb)
 		for u := int32(s.lo); u < int32(s.hi); u++ {
-			k := outs(u)
+			k := d.outs(u)
 			for r := 0; r < k; r++ {
-				if v := target(u, r); v != u {
+				if v := d.target(u, r); v != u {
 					own[u]++
-					c[v>>bucketBits]++
+					c[v>>randomBucketBits]++
 				}
 			}
 		}
 		slot[si] = c
 	})
-	bucketStart := make([]int64, nb+1)
+	bucketStart = make([]int64, nb+1)
 	for b := range nb {
 		sum := bucketStart[b]
 		for si := range spans {
@@ -460,30 +522,30 @@ func RandomGraph(n int, avgDegree float64, seed uint64) *Graph {
 		}
 		bucketStart[b+1] = sum
 	}
-	type pair struct{ v, u int32 }
-	pairs := make([]pair, bucketStart[nb])
+	pairs = make([]drawPair, bucketStart[nb])
 	runSpans(spans, func(si int, s workSpan) {
 		pos := slot[si]
 		for u := int32(s.lo); u < int32(s.hi); u++ {
-			k := outs(u)
+			k := d.outs(u)
 			for r := 0; r < k; r++ {
-				if v := target(u, r); v != u {
-					b := v >> bucketBits
-					pairs[pos[b]] = pair{v, u}
+				if v := d.target(u, r); v != u {
+					b := v >> randomBucketBits
+					pairs[pos[b]] = drawPair{v, u}
 					pos[b]++
 				}
 			}
 		}
 	})
-	slot = nil
-	buckets := splitRange(nb, 1)
-	bucketRange := func(b int) (int32, int32) {
-		return int32(b << bucketBits), int32(min((b+1)<<bucketBits, n))
-	}
-	off := make([]int64, n+1)
-	runSpans(buckets, func(_ int, s workSpan) {
+	return own, pairs, bucketStart
+}
+
+// offsets returns the row offsets: each row's own draws plus the
+// vertices that drew it, counted bucket by bucket.
+func (d randomDraws) offsets(own []int32, pairs []drawPair, bucketStart []int64) []int64 {
+	off := make([]int64, d.n+1)
+	runSpans(splitRange(d.buckets(), 1), func(_ int, s workSpan) {
 		for b := s.lo; b < s.hi; b++ {
-			lo, hi := bucketRange(b)
+			lo, hi := d.bucketRange(b)
 			for v := lo; v < hi; v++ {
 				off[v+1] = int64(own[v])
 			}
@@ -492,20 +554,25 @@ func RandomGraph(n int, avgDegree float64, seed uint64) *Graph {
 			}
 		}
 	})
-	own = nil
-	for v := range n {
+	for v := range d.n {
 		off[v+1] += off[v]
 	}
-	adj := make([]int32, off[n])
-	runSpans(buckets, func(_ int, s workSpan) {
+	return off
+}
+
+// fill writes every row: the vertex's own draws, drawn again, then the
+// reverse entries of its bucket.
+func (d randomDraws) fill(off []int64, pairs []drawPair, bucketStart []int64) []int32 {
+	adj := make([]int32, off[d.n])
+	runSpans(splitRange(d.buckets(), 1), func(_ int, s workSpan) {
 		var cur []int64
 		for b := s.lo; b < s.hi; b++ {
-			lo, hi := bucketRange(b)
+			lo, hi := d.bucketRange(b)
 			cur = cur[:0]
 			for u := lo; u < hi; u++ {
-				k, w := outs(u), off[u]
+				k, w := d.outs(u), off[u]
 				for r := 0; r < k; r++ {
-					if v := target(u, r); v != u {
+					if v := d.target(u, r); v != u {
 						adj[w] = v
 						w++
 					}
@@ -518,9 +585,7 @@ func RandomGraph(n int, avgDegree float64, seed uint64) *Graph {
 			}
 		}
 	})
-	pairs = nil
-	off, adj = sortDedupRows(off, adj, spans)
-	return &Graph{Offsets: off, Adj: adj}
+	return adj
 }
 
 // sortDedupRows sorts every row and removes repeats, then packs the rows.

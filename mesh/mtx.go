@@ -36,12 +36,28 @@ func ReadMatrixMarket(r io.Reader) (*COO[float64], error) {
 	if h.array {
 		return nil, s.errorf(1, "dense array file; read it with ReadMatrixMarketArray")
 	}
-	mirror := h.symmetry != "general"
-	if mirror && h.rows != h.cols {
+	if h.symmetry != "general" && h.rows != h.cols {
 		return nil, s.errorf(h.sizeLine, "%s matrix is %d×%d, not square", h.symmetry, h.rows, h.cols)
 	}
-	// A lying header must not make us allocate: trust the count only as
-	// far as the bytes left could hold ("1 1\n" is the shortest entry).
+	a, err := newMMMatrix(h, hint)
+	if err != nil {
+		return nil, err
+	}
+	if err := readMMEntries(s, h, a); err != nil {
+		return nil, err
+	}
+	if err := s.expectOnlyComments(h.nnz); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// newMMMatrix returns the empty matrix a coordinate file's entries are
+// appended to, its capacity the declared count only as far as the hint
+// of the bytes left could hold: a lying header must not make it
+// allocate ("1 1\n" is the shortest entry).
+func newMMMatrix(h mmHeader, hint int64) (*COO[float64], error) {
+	mirror := h.symmetry != "general"
 	est := capEstimate(h.nnz, hint, 4)
 	if mirror {
 		est *= 2
@@ -67,10 +83,17 @@ func ReadMatrixMarket(r io.Reader) (*COO[float64], error) {
 		Row: make([]int32, 0, est),
 		Col: make([]int32, 0, est),
 	}
-	pattern := h.field == "pattern"
-	if !pattern {
+	if h.field != "pattern" {
 		a.Val = make([]float64, 0, est)
 	}
+	return a, nil
+}
+
+// readMMEntries appends the h.nnz entries of a coordinate file to a,
+// mirrored unless the file is general.
+func readMMEntries(s *textScanner, h mmHeader, a *COO[float64]) error {
+	mirror := h.symmetry != "general"
+	pattern := h.field == "pattern"
 	want := 3
 	if pattern {
 		want = 2
@@ -80,32 +103,32 @@ func ReadMatrixMarket(r io.Reader) (*COO[float64], error) {
 	for k := int64(0); k < h.nnz; {
 		line, no, ok := s.readLine()
 		if !ok {
-			return nil, s.eofError(no, fmt.Sprintf("file ends after %d of the %d entries the header declares", k, h.nnz))
+			return s.eofError(no, fmt.Sprintf("file ends after %d of the %d entries the header declares", k, h.nnz))
 		}
 		nf := splitFields(line, f[:])
 		if nf == 0 || f[0][0] == '%' {
 			continue
 		}
 		if nf != want {
-			return nil, s.errorf(no, "entry has %d fields, want %d", nf, want)
+			return s.errorf(no, "entry has %d fields, want %d", nf, want)
 		}
 		i, err := parseIndex(f[0], h.rows)
 		if err != nil {
-			return nil, s.errorf(no, "row index %q: %v", f[0], err)
+			return s.errorf(no, "row index %q: %v", f[0], err)
 		}
 		j, err := parseIndex(f[1], h.cols)
 		if err != nil {
-			return nil, s.errorf(no, "column index %q: %v", f[1], err)
+			return s.errorf(no, "column index %q: %v", f[1], err)
 		}
 		v := 1.0
 		if !pattern {
 			if v, err = parseValue(f[2], h.field == "integer"); err != nil {
-				return nil, s.errorf(no, "value %q: %v", f[2], err)
+				return s.errorf(no, "value %q: %v", f[2], err)
 			}
 		}
 		if mirror {
 			if err := tri.see(s, i, j, no); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		a.Row = append(a.Row, i)
@@ -123,14 +146,11 @@ func ReadMatrixMarket(r io.Reader) (*COO[float64], error) {
 				a.Val = append(a.Val, v)
 			}
 		} else if i == j && h.symmetry == "skew-symmetric" {
-			return nil, s.errorf(no, "skew-symmetric matrix has a diagonal entry (%d,%d)", i+1, j+1)
+			return s.errorf(no, "skew-symmetric matrix has a diagonal entry (%d,%d)", i+1, j+1)
 		}
 		k++
 	}
-	if err := s.expectOnlyComments(h.nnz); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return nil
 }
 
 // triangles remembers the first entry of a symmetric file below and above

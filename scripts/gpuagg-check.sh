@@ -12,14 +12,9 @@
 # on the aggregation tests), bench (BenchmarkCoarsen, BenchmarkHierarchy,
 # BenchmarkUpload on hex27 HEX³, default 160). Logs go to $OUT.
 set -uo pipefail
-bin=$(cd "$1" && pwd)
-shift
-OUT=${OUT:-${TMPDIR:-/tmp}/gpuagg-check-out}
-mkdir -p "$OUT"
-stages=("$@")
-[[ ${#stages[@]} -eq 0 ]] && stages=(info tests sanitize bench)
 RUN_TAIL=25
 source "$(dirname "$0")/lib.sh"
+check_args gpuagg-check "info tests sanitize bench" "$@"
 
 for stage in "${stages[@]}"; do
 	case $stage in

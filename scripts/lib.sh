@@ -26,3 +26,20 @@ run() {
 	[[ $rc -ne 0 ]] && status=1
 	return 0
 }
+
+# check_args NAME DEFAULTS BIN [stage...] reads the arguments of a script
+# run as `NAME.sh BIN [stage...]`: bin is BIN made absolute, OUT the log
+# folder (default $TMPDIR/NAME-out, created), stages the stages named or
+# else DEFAULTS (one string, stages separated by spaces).
+check_args() {
+	local name=$1 defaults=$2
+	shift 2
+	bin=$(cd "$1" && pwd)
+	shift
+	OUT=${OUT:-${TMPDIR:-/tmp}/$name-out}
+	mkdir -p "$OUT"
+	stages=("$@")
+	if [[ ${#stages[@]} -eq 0 ]]; then
+		read -ra stages <<<"$defaults"
+	fi
+}

@@ -18,14 +18,9 @@
 # default 160), sanitize (compute-sanitizer memcheck and racecheck on the
 # staged upload's check and the classes by degree). Logs go to $OUT.
 set -uo pipefail
-bin=$(cd "$1" && pwd)
-shift
-OUT=${OUT:-${TMPDIR:-/tmp}/upload-check-out}
-mkdir -p "$OUT"
-stages=("$@")
-[[ ${#stages[@]} -eq 0 ]] && stages=(cabi tests bench sanitize)
 RUN_TAIL=30
 source "$(dirname "$0")/lib.sh"
+check_args upload-check "cabi tests bench sanitize" "$@"
 
 for stage in "${stages[@]}"; do
 	case $stage in

@@ -676,16 +676,18 @@ contains
 
   ! ------------------------------------------------------------ graphs
 
+  ! Fortran has no generics over kinds, so each specific of a generic
+  ! interface only declares its arrays' kinds and passes their addresses to
+  ! one *_call procedure, which holds the size checks and the C call.
   integer(c_int) function csr_i32(ctx, rowptr, colind, graph, options, base) result(st)
     type(misgrid_context), intent(in) :: ctx
     integer(c_int32_t), intent(in), target, contiguous :: rowptr(:), colind(:)
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    integer(c_int64_t) :: n
-    n = size(rowptr, kind=c_int64_t) - 1
-    st = c_misgrid_graph_from_csr(ctx%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT32, base_or_one(base), &
-         c_loc(rowptr), c_loc(colind), MISGRID_PATTERN, c_null_ptr, cstr(options), graph%h)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT32, c_loc(rowptr), c_loc(colind), &
+         MISGRID_PATTERN, size(colind, kind=c_int64_t), c_null_ptr, graph, options, base)
   end function csr_i32
 
   integer(c_int) function csr_i32_r64(ctx, rowptr, colind, values, graph, options, base) result(st)
@@ -695,15 +697,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    integer(c_int64_t) :: n
-    n = size(rowptr, kind=c_int64_t) - 1
-    if (size(values) /= size(colind)) then
-       st = size_error(ctx, 'misgrid_graph_from_csr', 'values', size(values, kind=c_int64_t), &
-            size(colind, kind=c_int64_t))
-       return
-    end if
-    st = c_misgrid_graph_from_csr(ctx%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT32, base_or_one(base), &
-         c_loc(rowptr), c_loc(colind), MISGRID_FLOAT64, c_loc(values), cstr(options), graph%h)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT32, c_loc(rowptr), c_loc(colind), &
+         MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
   end function csr_i32_r64
 
   integer(c_int) function csr_i32_r32(ctx, rowptr, colind, values, graph, options, base) result(st)
@@ -713,15 +709,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    integer(c_int64_t) :: n
-    n = size(rowptr, kind=c_int64_t) - 1
-    if (size(values) /= size(colind)) then
-       st = size_error(ctx, 'misgrid_graph_from_csr', 'values', size(values, kind=c_int64_t), &
-            size(colind, kind=c_int64_t))
-       return
-    end if
-    st = c_misgrid_graph_from_csr(ctx%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT32, base_or_one(base), &
-         c_loc(rowptr), c_loc(colind), MISGRID_FLOAT32, c_loc(values), cstr(options), graph%h)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT32, c_loc(rowptr), c_loc(colind), &
+         MISGRID_FLOAT32, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
   end function csr_i32_r32
 
   integer(c_int) function csr_i64(ctx, rowptr, colind, graph, options, base) result(st)
@@ -730,10 +720,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    integer(c_int64_t) :: n
-    n = size(rowptr, kind=c_int64_t) - 1
-    st = c_misgrid_graph_from_csr(ctx%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64, base_or_one(base), &
-         c_loc(rowptr), c_loc(colind), MISGRID_PATTERN, c_null_ptr, cstr(options), graph%h)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT64, c_loc(rowptr), c_loc(colind), &
+         MISGRID_PATTERN, size(colind, kind=c_int64_t), c_null_ptr, graph, options, base)
   end function csr_i64
 
   integer(c_int) function csr_i64_r64(ctx, rowptr, colind, values, graph, options, base) result(st)
@@ -743,15 +732,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    integer(c_int64_t) :: n
-    n = size(rowptr, kind=c_int64_t) - 1
-    if (size(values) /= size(colind)) then
-       st = size_error(ctx, 'misgrid_graph_from_csr', 'values', size(values, kind=c_int64_t), &
-            size(colind, kind=c_int64_t))
-       return
-    end if
-    st = c_misgrid_graph_from_csr(ctx%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64, base_or_one(base), &
-         c_loc(rowptr), c_loc(colind), MISGRID_FLOAT64, c_loc(values), cstr(options), graph%h)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT64, c_loc(rowptr), c_loc(colind), &
+         MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
   end function csr_i64_r64
 
   integer(c_int) function csr_i64_r32(ctx, rowptr, colind, values, graph, options, base) result(st)
@@ -761,18 +744,11 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    integer(c_int64_t) :: n
-    n = size(rowptr, kind=c_int64_t) - 1
-    if (size(values) /= size(colind)) then
-       st = size_error(ctx, 'misgrid_graph_from_csr', 'values', size(values, kind=c_int64_t), &
-            size(colind, kind=c_int64_t))
-       return
-    end if
-    st = c_misgrid_graph_from_csr(ctx%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64, base_or_one(base), &
-         c_loc(rowptr), c_loc(colind), MISGRID_FLOAT32, c_loc(values), cstr(options), graph%h)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT64, c_loc(rowptr), c_loc(colind), &
+         MISGRID_FLOAT32, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
   end function csr_i64_r32
 
-  !> int64 row pointers with int32 column ids (MISGRID_INT64_INT32).
   integer(c_int) function csr_i64i32(ctx, rowptr, colind, graph, options, base) result(st)
     type(misgrid_context), intent(in) :: ctx
     integer(c_int64_t), intent(in), target, contiguous :: rowptr(:)
@@ -780,10 +756,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    integer(c_int64_t) :: n
-    n = size(rowptr, kind=c_int64_t) - 1
-    st = c_misgrid_graph_from_csr(ctx%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64_INT32, base_or_one(base), &
-         c_loc(rowptr), c_loc(colind), MISGRID_PATTERN, c_null_ptr, cstr(options), graph%h)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT64_INT32, c_loc(rowptr), c_loc(colind), &
+         MISGRID_PATTERN, size(colind, kind=c_int64_t), c_null_ptr, graph, options, base)
   end function csr_i64i32
 
   integer(c_int) function csr_i64i32_r64(ctx, rowptr, colind, values, graph, options, base) result(st)
@@ -794,15 +769,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    integer(c_int64_t) :: n
-    n = size(rowptr, kind=c_int64_t) - 1
-    if (size(values) /= size(colind)) then
-       st = size_error(ctx, 'misgrid_graph_from_csr', 'values', size(values, kind=c_int64_t), &
-            size(colind, kind=c_int64_t))
-       return
-    end if
-    st = c_misgrid_graph_from_csr(ctx%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64_INT32, base_or_one(base), &
-         c_loc(rowptr), c_loc(colind), MISGRID_FLOAT64, c_loc(values), cstr(options), graph%h)
+    st = matrix_call(ctx, .false., size(rowptr, kind=c_int64_t) - 1, size(colind, kind=c_int64_t), &
+         size(colind, kind=c_int64_t), MISGRID_INT64_INT32, c_loc(rowptr), c_loc(colind), &
+         MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
   end function csr_i64i32_r64
 
   integer(c_int) function coo_i32(ctx, n, rows, cols, graph, options, base) result(st)
@@ -812,14 +781,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    if (size(cols) /= size(rows)) then
-       st = size_error(ctx, 'misgrid_graph_from_coo', 'cols', size(cols, kind=c_int64_t), &
-            size(rows, kind=c_int64_t))
-       return
-    end if
-    st = c_misgrid_graph_from_coo(ctx%h, int(n, c_int64_t), int(n, c_int64_t), size(rows, kind=c_int64_t), &
-         MISGRID_INT32, base_or_one(base), c_loc(rows), c_loc(cols), MISGRID_PATTERN, c_null_ptr, &
-         cstr(options), graph%h)
+    st = matrix_call(ctx, .true., int(n, c_int64_t), size(rows, kind=c_int64_t), size(cols, kind=c_int64_t), &
+         MISGRID_INT32, c_loc(rows), c_loc(cols), &
+         MISGRID_PATTERN, size(rows, kind=c_int64_t), c_null_ptr, graph, options, base)
   end function coo_i32
 
   integer(c_int) function coo_i32_r64(ctx, n, rows, cols, values, graph, options, base) result(st)
@@ -830,19 +794,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    if (size(cols) /= size(rows)) then
-       st = size_error(ctx, 'misgrid_graph_from_coo', 'cols', size(cols, kind=c_int64_t), &
-            size(rows, kind=c_int64_t))
-       return
-    end if
-    if (size(values) /= size(rows)) then
-       st = size_error(ctx, 'misgrid_graph_from_coo', 'values', size(values, kind=c_int64_t), &
-            size(rows, kind=c_int64_t))
-       return
-    end if
-    st = c_misgrid_graph_from_coo(ctx%h, int(n, c_int64_t), int(n, c_int64_t), size(rows, kind=c_int64_t), &
-         MISGRID_INT32, base_or_one(base), c_loc(rows), c_loc(cols), MISGRID_FLOAT64, c_loc(values), &
-         cstr(options), graph%h)
+    st = matrix_call(ctx, .true., int(n, c_int64_t), size(rows, kind=c_int64_t), size(cols, kind=c_int64_t), &
+         MISGRID_INT32, c_loc(rows), c_loc(cols), &
+         MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
   end function coo_i32_r64
 
   integer(c_int) function coo_i64(ctx, n, rows, cols, graph, options, base) result(st)
@@ -852,14 +806,9 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    if (size(cols) /= size(rows)) then
-       st = size_error(ctx, 'misgrid_graph_from_coo', 'cols', size(cols, kind=c_int64_t), &
-            size(rows, kind=c_int64_t))
-       return
-    end if
-    st = c_misgrid_graph_from_coo(ctx%h, int(n, c_int64_t), int(n, c_int64_t), size(rows, kind=c_int64_t), &
-         MISGRID_INT64, base_or_one(base), c_loc(rows), c_loc(cols), MISGRID_PATTERN, c_null_ptr, &
-         cstr(options), graph%h)
+    st = matrix_call(ctx, .true., int(n, c_int64_t), size(rows, kind=c_int64_t), size(cols, kind=c_int64_t), &
+         MISGRID_INT64, c_loc(rows), c_loc(cols), &
+         MISGRID_PATTERN, size(rows, kind=c_int64_t), c_null_ptr, graph, options, base)
   end function coo_i64
 
   integer(c_int) function coo_i64_r64(ctx, n, rows, cols, values, graph, options, base) result(st)
@@ -870,20 +819,43 @@ contains
     type(misgrid_graph), intent(inout) :: graph
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    if (size(cols) /= size(rows)) then
-       st = size_error(ctx, 'misgrid_graph_from_coo', 'cols', size(cols, kind=c_int64_t), &
-            size(rows, kind=c_int64_t))
-       return
-    end if
-    if (size(values) /= size(rows)) then
-       st = size_error(ctx, 'misgrid_graph_from_coo', 'values', size(values, kind=c_int64_t), &
-            size(rows, kind=c_int64_t))
-       return
-    end if
-    st = c_misgrid_graph_from_coo(ctx%h, int(n, c_int64_t), int(n, c_int64_t), size(rows, kind=c_int64_t), &
-         MISGRID_INT64, base_or_one(base), c_loc(rows), c_loc(cols), MISGRID_FLOAT64, c_loc(values), &
-         cstr(options), graph%h)
+    st = matrix_call(ctx, .true., int(n, c_int64_t), size(rows, kind=c_int64_t), size(cols, kind=c_int64_t), &
+         MISGRID_INT64, c_loc(rows), c_loc(cols), &
+         MISGRID_FLOAT64, size(values, kind=c_int64_t), c_loc(values), graph, options, base)
   end function coo_i64_r64
+
+  !> The body of every misgrid_graph_from_csr and misgrid_graph_from_coo
+  !> specific, which differ only in the kinds of their arrays (the two C
+  !> entries take the same arguments): idx2 (colind or cols) and values
+  !> must pair with the nnz entries.
+  integer(c_int) function matrix_call(ctx, coo, n, nnz, nidx2, itype, idx1, idx2, vtype, nvalues, values, graph, &
+       options, base) result(st)
+    type(misgrid_context), intent(in) :: ctx
+    logical, intent(in) :: coo
+    integer(c_int64_t), intent(in) :: n, nnz, nidx2, nvalues
+    integer(c_int32_t), intent(in) :: itype, vtype
+    type(c_ptr), intent(in) :: idx1, idx2, values
+    type(misgrid_graph), intent(inout) :: graph
+    character(len=*), intent(in), optional :: options
+    integer, intent(in), optional :: base
+    character(len=22) :: who
+    who = merge('misgrid_graph_from_coo', 'misgrid_graph_from_csr', coo)
+    if (nidx2 /= nnz) then
+       st = size_error(ctx, who, 'cols', nidx2, nnz)
+       return
+    end if
+    if (nvalues /= nnz) then
+       st = size_error(ctx, who, 'values', nvalues, nnz)
+       return
+    end if
+    if (coo) then
+       st = c_misgrid_graph_from_coo(ctx%h, n, n, nnz, itype, base_or_one(base), idx1, idx2, vtype, values, &
+            cstr(options), graph%h)
+    else
+       st = c_misgrid_graph_from_csr(ctx%h, n, n, nnz, itype, base_or_one(base), idx1, idx2, vtype, values, &
+            cstr(options), graph%h)
+    end if
+  end function matrix_call
 
   integer(c_int) function elements_i32(ctx, nnodes, element_type, conn, graph, coords, options, base) result(st)
     type(misgrid_context), intent(in) :: ctx
@@ -894,22 +866,8 @@ contains
     real(c_double), intent(in), target, contiguous, optional :: coords(:, :)
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
-    type(c_ptr) :: xp
-    integer(c_int32_t) :: dim
-    xp = c_null_ptr
-    dim = 0
-    if (present(coords)) then
-       if (size(coords, 2) /= nnodes) then
-          st = size_error(ctx, 'misgrid_graph_from_elements', 'coords, 2', size(coords, 2, kind=c_int64_t), &
-               int(nnodes, c_int64_t))
-          return
-       end if
-       xp = c_loc(coords)
-       dim = int(size(coords, 1), c_int32_t)
-    end if
-    st = c_misgrid_graph_from_elements(ctx%h, int(nnodes, c_int64_t), element_type, &
-         int(size(conn, 1), c_int32_t), size(conn, 2, kind=c_int64_t), MISGRID_INT32, base_or_one(base), &
-         c_loc(conn), dim, xp, cstr(options), graph%h)
+    st = elements_call(ctx, nnodes, element_type, int(size(conn, 1), c_int32_t), size(conn, 2, kind=c_int64_t), &
+         MISGRID_INT32, c_loc(conn), graph, coords, options, base)
   end function elements_i32
 
   integer(c_int) function elements_i64(ctx, nnodes, element_type, conn, graph, coords, options, base) result(st)
@@ -921,6 +879,23 @@ contains
     real(c_double), intent(in), target, contiguous, optional :: coords(:, :)
     character(len=*), intent(in), optional :: options
     integer, intent(in), optional :: base
+    st = elements_call(ctx, nnodes, element_type, int(size(conn, 1), c_int32_t), size(conn, 2, kind=c_int64_t), &
+         MISGRID_INT64, c_loc(conn), graph, coords, options, base)
+  end function elements_i64
+
+  !> The body of both misgrid_graph_from_elements specifics: coords, when
+  !> given, holds one column per node.
+  integer(c_int) function elements_call(ctx, nnodes, element_type, npe, nelem, itype, conn, graph, coords, &
+       options, base) result(st)
+    type(misgrid_context), intent(in) :: ctx
+    integer, intent(in) :: nnodes
+    integer(c_int32_t), intent(in) :: element_type, npe, itype
+    integer(c_int64_t), intent(in) :: nelem
+    type(c_ptr), intent(in) :: conn
+    type(misgrid_graph), intent(inout) :: graph
+    real(c_double), intent(in), target, contiguous, optional :: coords(:, :)
+    character(len=*), intent(in), optional :: options
+    integer, intent(in), optional :: base
     type(c_ptr) :: xp
     integer(c_int32_t) :: dim
     xp = c_null_ptr
@@ -934,10 +909,9 @@ contains
        xp = c_loc(coords)
        dim = int(size(coords, 1), c_int32_t)
     end if
-    st = c_misgrid_graph_from_elements(ctx%h, int(nnodes, c_int64_t), element_type, &
-         int(size(conn, 1), c_int32_t), size(conn, 2, kind=c_int64_t), MISGRID_INT64, base_or_one(base), &
-         c_loc(conn), dim, xp, cstr(options), graph%h)
-  end function elements_i64
+    st = c_misgrid_graph_from_elements(ctx%h, int(nnodes, c_int64_t), element_type, npe, nelem, itype, &
+         base_or_one(base), conn, dim, xp, cstr(options), graph%h)
+  end function elements_call
 
   integer(c_int) function misgrid_graph_destroy(ctx, graph) result(st)
     type(misgrid_context), intent(in) :: ctx
@@ -1246,15 +1220,8 @@ contains
     integer(c_int32_t), intent(in), target, contiguous :: rowptr(:), colind(:)
     real(c_double), intent(in), target, contiguous :: values(:)
     integer, intent(in), optional :: base
-    integer(c_int64_t) :: n
-    if (size(values) /= size(colind)) then
-       st = size_error(ctx, 'misgrid_solver_setup', 'values', size(values, kind=c_int64_t), &
-            size(colind, kind=c_int64_t))
-       return
-    end if
-    n = size(rowptr, kind=c_int64_t) - 1
-    st = c_misgrid_solver_setup(ctx%h, solver%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT32, &
-         base_or_one(base), c_loc(rowptr), c_loc(colind), MISGRID_FLOAT64, c_loc(values))
+    st = setup_call(ctx, solver, size(rowptr, kind=c_int64_t), size(colind, kind=c_int64_t), MISGRID_INT32, &
+         c_loc(rowptr), c_loc(colind), size(values, kind=c_int64_t), c_loc(values), base)
   end function solver_setup_i32
 
   integer(c_int) function solver_setup_i64(ctx, solver, rowptr, colind, values, base) result(st)
@@ -1263,15 +1230,8 @@ contains
     integer(c_int64_t), intent(in), target, contiguous :: rowptr(:), colind(:)
     real(c_double), intent(in), target, contiguous :: values(:)
     integer, intent(in), optional :: base
-    integer(c_int64_t) :: n
-    if (size(values) /= size(colind)) then
-       st = size_error(ctx, 'misgrid_solver_setup', 'values', size(values, kind=c_int64_t), &
-            size(colind, kind=c_int64_t))
-       return
-    end if
-    n = size(rowptr, kind=c_int64_t) - 1
-    st = c_misgrid_solver_setup(ctx%h, solver%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64, &
-         base_or_one(base), c_loc(rowptr), c_loc(colind), MISGRID_FLOAT64, c_loc(values))
+    st = setup_call(ctx, solver, size(rowptr, kind=c_int64_t), size(colind, kind=c_int64_t), MISGRID_INT64, &
+         c_loc(rowptr), c_loc(colind), size(values, kind=c_int64_t), c_loc(values), base)
   end function solver_setup_i64
 
   integer(c_int) function solver_setup_i64i32(ctx, solver, rowptr, colind, values, base) result(st)
@@ -1281,16 +1241,27 @@ contains
     integer(c_int32_t), intent(in), target, contiguous :: colind(:)
     real(c_double), intent(in), target, contiguous :: values(:)
     integer, intent(in), optional :: base
-    integer(c_int64_t) :: n
-    if (size(values) /= size(colind)) then
-       st = size_error(ctx, 'misgrid_solver_setup', 'values', size(values, kind=c_int64_t), &
-            size(colind, kind=c_int64_t))
+    st = setup_call(ctx, solver, size(rowptr, kind=c_int64_t), size(colind, kind=c_int64_t), MISGRID_INT64_INT32, &
+         c_loc(rowptr), c_loc(colind), size(values, kind=c_int64_t), c_loc(values), base)
+  end function solver_setup_i64i32
+
+  !> The body of every misgrid_solver_setup specific: values must pair
+  !> with colind.
+  integer(c_int) function setup_call(ctx, solver, nrowptr, nnz, itype, rowptr, colind, nvalues, values, base) &
+       result(st)
+    type(misgrid_context), intent(in) :: ctx
+    type(misgrid_solver), intent(in) :: solver
+    integer(c_int64_t), intent(in) :: nrowptr, nnz, nvalues
+    integer(c_int32_t), intent(in) :: itype
+    type(c_ptr), intent(in) :: rowptr, colind, values
+    integer, intent(in), optional :: base
+    if (nvalues /= nnz) then
+       st = size_error(ctx, 'misgrid_solver_setup', 'values', nvalues, nnz)
        return
     end if
-    n = size(rowptr, kind=c_int64_t) - 1
-    st = c_misgrid_solver_setup(ctx%h, solver%h, n, n, size(colind, kind=c_int64_t), MISGRID_INT64_INT32, &
-         base_or_one(base), c_loc(rowptr), c_loc(colind), MISGRID_FLOAT64, c_loc(values))
-  end function solver_setup_i64i32
+    st = c_misgrid_solver_setup(ctx%h, solver%h, nrowptr - 1, nrowptr - 1, nnz, itype, base_or_one(base), &
+         rowptr, colind, MISGRID_FLOAT64, values)
+  end function setup_call
 
   !> New values for the pattern given to misgrid_solver_setup.
   integer(c_int) function misgrid_solver_update_values(ctx, solver, values) result(st)

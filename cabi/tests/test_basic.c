@@ -220,12 +220,12 @@ static void test_theta(misgrid_context ctx) {
     free(rp); free(col); free(val);
 }
 
-static void test_operations(misgrid_context ctx) {
-    /* A Q1 mesh of the unit square from elements, with coordinates. */
-    enum { NX = 17, NY = 13 };
-    int64_t nn = NX * NY, ne = (NX - 1) * (NY - 1);
-    int32_t *conn = malloc((size_t)ne * 4 * 4);
-    double *xy = malloc((size_t)nn * 2 * 8);
+/* The operations run on a Q1 mesh of the unit square, from elements, with
+ * coordinates. */
+enum { NX = 17, NY = 13, NN = NX * NY, NE = (NX - 1) * (NY - 1) };
+
+static misgrid_graph q1_graph(misgrid_context ctx, double *xy, int64_t *nedge) {
+    int32_t *conn = malloc((size_t)NE * 4 * 4);
     for (int j = 0; j < NY; j++)
         for (int i = 0; i < NX; i++) {
             xy[2 * (i + NX * j)] = (double)i / (NX - 1);
@@ -238,37 +238,41 @@ static void test_operations(misgrid_context ctx) {
             conn[4 * e] = a; conn[4 * e + 1] = a + 1; conn[4 * e + 2] = a + 1 + NX; conn[4 * e + 3] = a + NX;
         }
     misgrid_graph g;
-    CHECK_OK(ctx, misgrid_graph_from_elements(ctx, nn, MISGRID_QUAD4, 4, ne, MISGRID_INT32, 0, conn, 2, xy, NULL, &g));
+    CHECK_OK(ctx, misgrid_graph_from_elements(ctx, NN, MISGRID_QUAD4, 4, NE, MISGRID_INT32, 0, conn, 2, xy, NULL, &g));
     free(conn);
-    int64_t nv, nedge;
-    CHECK_OK(ctx, misgrid_graph_size(ctx, g, &nv, &nedge));
+    int64_t nv;
+    CHECK_OK(ctx, misgrid_graph_size(ctx, g, &nv, nedge));
     /* Q1: horizontal, vertical and both diagonals of every cell. */
-    CHECK(nv == nn && nedge == (NX - 1) * NY + NX * (NY - 1) + 2 * ne, "Q1 graph %lld %lld", (long long)nv, (long long)nedge);
+    CHECK(nv == NN && *nedge == (NX - 1) * NY + NX * (NY - 1) + 2 * NE, "Q1 graph %lld %lld", (long long)nv,
+          (long long)*nedge);
 
     /* Geometric classes: 4 corners, the rest of the perimeter faces. */
-    int32_t *cls = malloc((size_t)nn * 4);
-    CHECK_OK(ctx, misgrid_graph_get_classes(ctx, g, nn, cls));
+    int32_t *cls = malloc((size_t)NN * 4);
+    CHECK_OK(ctx, misgrid_graph_get_classes(ctx, g, NN, cls));
     int count[4] = {0, 0, 0, 0};
-    for (int64_t v = 0; v < nn; v++) count[cls[v]]++;
+    for (int64_t v = 0; v < NN; v++) count[cls[v]]++;
     CHECK(count[MISGRID_CORNER] == 4 && count[MISGRID_FACE] == 2 * (NX - 2) + 2 * (NY - 2) && count[MISGRID_EDGE] == 0,
           "classes: %d corners %d faces %d edges", count[3], count[1], count[2]);
+    free(cls);
+    return g;
+}
 
-    /* MIS-2 with boundary priority, its aggregates and roots. */
-    misgrid_result r;
-    CHECK_OK(ctx, misgrid_mis(ctx, g, "distance=2,priority=boundary", &r));
-    int64_t nlev = 0, size = 0, nagg = 0, ncol = -1, rounds = 0;
+/* MIS-2 with boundary priority, its aggregates and roots; misgrid_verify
+ * agrees and catches a broken set, and misgrid_aggregate of the caller's
+ * copy of the set gives the same aggregates. Leaves the set in flags. */
+static void check_mis(misgrid_context ctx, misgrid_graph g, misgrid_result r, int32_t *flags) {
+    int64_t nlev = 0, nv = 0, size = 0, nagg = 0, ncol = -1, rounds = 0;
     CHECK_OK(ctx, misgrid_result_num_levels(ctx, r, &nlev));
     CHECK_OK(ctx, misgrid_result_level_info(ctx, r, 0, &nv, &size, &nagg, &ncol, &rounds));
-    CHECK(nlev == 1 && nv == nn && size > 0 && nagg == size && ncol == 0 && rounds >= 1,
+    CHECK(nlev == 1 && nv == NN && size > 0 && nagg == size && ncol == 0 && rounds >= 1,
           "info: %lld levels, %lld vertices, set %lld, %lld aggregates, %lld colors, %lld rounds",
           (long long)nlev, (long long)nv, (long long)size, (long long)nagg, (long long)ncol, (long long)rounds);
     int64_t *verts = malloc((size_t)size * 8), *roots = malloc((size_t)size * 8), count64 = 0;
-    int64_t *agg = malloc((size_t)nn * 8);
-    int32_t *flags = malloc((size_t)nn * 4);
+    int64_t *agg = malloc((size_t)NN * 8);
     CHECK_OK(ctx, misgrid_result_set_vertices(ctx, r, 0, MISGRID_INT64, 1, size, verts, &count64));
     CHECK_OK(ctx, misgrid_result_aggregate_roots(ctx, r, 0, MISGRID_INT64, 1, size, roots, NULL));
-    CHECK_OK(ctx, misgrid_result_aggregates(ctx, r, 0, MISGRID_INT64, 1, nn, agg));
-    CHECK_OK(ctx, misgrid_result_set_flags(ctx, r, 0, nn, flags));
+    CHECK_OK(ctx, misgrid_result_aggregates(ctx, r, 0, MISGRID_INT64, 1, NN, agg));
+    CHECK_OK(ctx, misgrid_result_set_flags(ctx, r, 0, NN, flags));
     CHECK(count64 == size, "count %lld", (long long)count64);
     int64_t members = 0;
     for (int64_t i = 0; i < size; i++) {
@@ -276,60 +280,65 @@ static void test_operations(misgrid_context ctx) {
         CHECK(i == 0 || verts[i] > verts[i - 1], "set vertices not increasing");
         CHECK(agg[verts[i] - 1] == i + 1, "root %lld is in aggregate %lld, want %lld", (long long)verts[i], (long long)agg[verts[i] - 1], (long long)(i + 1));
     }
-    for (int64_t v = 0; v < nn; v++) {
+    for (int64_t v = 0; v < NN; v++) {
         members += flags[v];
         CHECK(agg[v] >= 1 && agg[v] <= nagg, "vertex %lld in aggregate %lld", (long long)v, (long long)agg[v]);
-        if (v < 4) continue;
     }
     CHECK(members == size, "%lld flags set, set size %lld", (long long)members, (long long)size);
-    CHECK(flags[0] && flags[NX - 1] && flags[nn - NX] && flags[nn - 1], "corners not all in the MIS-2");
+    CHECK(flags[0] && flags[NX - 1] && flags[NN - NX] && flags[NN - 1], "corners not all in the MIS-2");
 
-    /* misgrid_verify agrees, and catches a broken set. */
     int32_t valid = -1;
     char why[256];
-    CHECK_OK(ctx, misgrid_verify(ctx, g, nn, flags, 2, &valid, why, sizeof why));
+    CHECK_OK(ctx, misgrid_verify(ctx, g, NN, flags, 2, &valid, why, sizeof why));
     CHECK(valid == 1 && why[0] == 0, "verify: %d \"%s\"", valid, why);
     flags[1] = 1; /* next to corner 0 */
-    CHECK_OK(ctx, misgrid_verify(ctx, g, nn, flags, 2, &valid, why, sizeof why));
+    CHECK_OK(ctx, misgrid_verify(ctx, g, NN, flags, 2, &valid, why, sizeof why));
     CHECK(valid == 0 && strstr(why, "vertex"), "broken set passes: %d \"%s\"", valid, why);
     flags[1] = 0;
 
-    /* Aggregates of the caller's copy of the set are the same. */
     misgrid_result r2;
-    int64_t *agg2 = malloc((size_t)nn * 8);
-    CHECK_OK(ctx, misgrid_aggregate(ctx, g, nn, flags, &r2));
-    CHECK_OK(ctx, misgrid_result_aggregates(ctx, r2, 0, MISGRID_INT64, 1, nn, agg2));
-    CHECK(memcmp(agg, agg2, (size_t)nn * 8) == 0, "misgrid_aggregate differs from the MIS result's aggregates");
+    int64_t *agg2 = malloc((size_t)NN * 8);
+    CHECK_OK(ctx, misgrid_aggregate(ctx, g, NN, flags, &r2));
+    CHECK_OK(ctx, misgrid_result_aggregates(ctx, r2, 0, MISGRID_INT64, 1, NN, agg2));
+    CHECK(memcmp(agg, agg2, (size_t)NN * 8) == 0, "misgrid_aggregate differs from the MIS result's aggregates");
     misgrid_result_destroy(ctx, r2);
-    free(agg2);
+    free(agg2); free(verts); free(roots); free(agg);
+}
 
-    /* A coloring: neighbours differ. */
+/* A coloring: neighbours differ, and it holds no set (flags: the set). */
+static void check_coloring(misgrid_context ctx, misgrid_graph g, int64_t nedge, int32_t *flags) {
     misgrid_result rc;
-    int32_t *colors = malloc((size_t)nn * 4);
-    int64_t *off = malloc((size_t)(nn + 1) * 8), *adj = malloc((size_t)(2 * nedge) * 8);
-    CHECK_OK(ctx, misgrid_graph_adjacency(ctx, g, MISGRID_INT64, 0, off, nn + 1, adj, 2 * nedge));
+    int64_t ncol = -1;
+    int32_t *colors = malloc((size_t)NN * 4);
+    int64_t *off = malloc((size_t)(NN + 1) * 8), *adj = malloc((size_t)(2 * nedge) * 8);
+    CHECK_OK(ctx, misgrid_graph_adjacency(ctx, g, MISGRID_INT64, 0, off, NN + 1, adj, 2 * nedge));
     CHECK_OK(ctx, misgrid_color(ctx, g, "priority=degree", &rc));
     CHECK_OK(ctx, misgrid_result_level_info(ctx, rc, 0, NULL, NULL, NULL, &ncol, NULL));
-    CHECK_OK(ctx, misgrid_result_colors(ctx, rc, 0, 0, nn, colors));
+    CHECK_OK(ctx, misgrid_result_colors(ctx, rc, 0, 0, NN, colors));
     CHECK(ncol >= 4 && ncol <= 9, "Q1 mesh needs 4..9 colors, got %lld", (long long)ncol);
-    for (int64_t v = 0; v < nn; v++) {
+    for (int64_t v = 0; v < NN; v++) {
         CHECK(colors[v] >= 0 && colors[v] < ncol, "color %d", colors[v]);
         for (int64_t k = off[v]; k < off[v + 1]; k++)
             CHECK(colors[adj[k]] != colors[v], "vertices %lld and %lld share color %d", (long long)v, (long long)adj[k], colors[v]);
     }
-    CHECK_ERR(ctx, misgrid_result_set_flags(ctx, rc, 0, nn, flags), MISGRID_ERR_ARG, "coloring");
+    CHECK_ERR(ctx, misgrid_result_set_flags(ctx, rc, 0, NN, flags), MISGRID_ERR_ARG, "coloring");
     misgrid_result_destroy(ctx, rc);
+    free(colors); free(off); free(adj);
+}
 
-    /* A hierarchy: each level smaller; aggregates map onto the next level. */
+/* A hierarchy: each level smaller; aggregates map onto the next level.
+ * scratch has room for NN ids. */
+static void check_hierarchy(misgrid_context ctx, misgrid_graph g, int32_t *scratch) {
     misgrid_result rh;
+    int64_t nlev = 0;
     CHECK_OK(ctx, misgrid_hierarchy(ctx, g, "priority=boundary,min_vertices=4", &rh));
     CHECK_OK(ctx, misgrid_result_num_levels(ctx, rh, &nlev));
     CHECK(nlev >= 2, "%lld levels", (long long)nlev);
-    int64_t prev = nn;
+    int64_t prev = NN;
     for (int64_t l = 0; l < nlev; l++) {
         int64_t lv = 0, ls = 0, la = 0;
         CHECK_OK(ctx, misgrid_result_level_info(ctx, rh, l, &lv, &ls, &la, NULL, NULL));
-        CHECK(l == 0 ? lv == nn : lv < prev, "level %lld has %lld vertices after %lld", (long long)l, (long long)lv, (long long)prev);
+        CHECK(l == 0 ? lv == NN : lv < prev, "level %lld has %lld vertices after %lld", (long long)l, (long long)lv, (long long)prev);
         if (l + 1 < nlev) {
             int64_t nxt = 0;
             CHECK_OK(ctx, misgrid_result_level_info(ctx, rh, l + 1, &nxt, NULL, NULL, NULL, NULL));
@@ -342,26 +351,31 @@ static void test_operations(misgrid_context ctx) {
             misgrid_graph_destroy(ctx, lg);
         } else {
             CHECK(la == 0, "coarsest level has %lld aggregates", (long long)la);
-            CHECK_ERR(ctx, misgrid_result_aggregates(ctx, rh, l, MISGRID_INT32, 0, lv, flags), MISGRID_ERR_ARG, "coarsest");
+            CHECK_ERR(ctx, misgrid_result_aggregates(ctx, rh, l, MISGRID_INT32, 0, lv, scratch), MISGRID_ERR_ARG, "coarsest");
         }
         prev = lv;
     }
     CHECK_ERR(ctx, misgrid_result_level_info(ctx, rh, nlev, NULL, NULL, NULL, NULL, NULL), MISGRID_ERR_RANGE, "level");
     misgrid_result_destroy(ctx, rh);
+}
 
-    /* User priorities: the highest-valued vertex is always in the set. */
-    double *pv = malloc((size_t)nn * 8);
-    for (int64_t v = 0; v < nn; v++) pv[v] = (double)((v * 7919) % 101);
+/* User priorities: the highest-valued vertex is always in the set. */
+static void check_user_priority(misgrid_context ctx, misgrid_graph g, int32_t *flags) {
+    misgrid_result r;
+    double *pv = malloc((size_t)NN * 8);
+    for (int64_t v = 0; v < NN; v++) pv[v] = (double)((v * 7919) % 101);
     pv[100] = 1000;
-    CHECK_ERR(ctx, misgrid_mis(ctx, g, "priority=user", &r2), MISGRID_ERR_ARG, "misgrid_graph_set_priority");
-    CHECK_OK(ctx, misgrid_graph_set_priority(ctx, g, nn, pv));
-    CHECK_OK(ctx, misgrid_mis(ctx, g, "priority=user", &r2));
-    CHECK_OK(ctx, misgrid_result_set_flags(ctx, r2, 0, nn, flags));
+    CHECK_ERR(ctx, misgrid_mis(ctx, g, "priority=user", &r), MISGRID_ERR_ARG, "misgrid_graph_set_priority");
+    CHECK_OK(ctx, misgrid_graph_set_priority(ctx, g, NN, pv));
+    CHECK_OK(ctx, misgrid_mis(ctx, g, "priority=user", &r));
+    CHECK_OK(ctx, misgrid_result_set_flags(ctx, r, 0, NN, flags));
     CHECK(flags[100] == 1, "top-priority vertex not in the set");
-    misgrid_result_destroy(ctx, r2);
+    misgrid_result_destroy(ctx, r);
     free(pv);
+}
 
-    /* VTU output with the result's fields. */
+/* VTU output with the result's fields. */
+static void check_vtu(misgrid_context ctx, misgrid_graph g, misgrid_result r) {
     char path[] = "/tmp/misgrid_test_XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0, "mkstemp");
@@ -376,14 +390,26 @@ static void test_operations(misgrid_context ctx) {
           strstr(text, "Name=\"class\"") && strstr(text, "</VTKFile>"), "VTU file: %.300s", text);
     remove(path);
     CHECK_ERR(ctx, misgrid_write_vtu(ctx, g, r, "/nonexistent-dir/x.vtu", NULL), MISGRID_ERR_IO, "nonexistent-dir");
+}
 
+static void test_operations(misgrid_context ctx) {
+    double *xy = malloc((size_t)NN * 2 * 8);
+    int64_t nedge = 0;
+    misgrid_graph g = q1_graph(ctx, xy, &nedge);
+    int32_t *flags = malloc((size_t)NN * 4);
+    misgrid_result r;
+    CHECK_OK(ctx, misgrid_mis(ctx, g, "distance=2,priority=boundary", &r));
+    check_mis(ctx, g, r, flags);
+    check_coloring(ctx, g, nedge, flags);
+    check_hierarchy(ctx, g, flags);
+    check_user_priority(ctx, g, flags);
+    check_vtu(ctx, g, r);
     misgrid_result_destroy(ctx, r);
     CHECK_OK(ctx, misgrid_graph_destroy(ctx, g));
-    free(cls); free(verts); free(roots); free(agg); free(flags); free(colors); free(off); free(adj); free(xy);
+    free(flags); free(xy);
 }
 
 int main(void) {
-    int64_t live = -1;
     test_version();
     test_context();
     misgrid_context ctx;
@@ -392,7 +418,6 @@ int main(void) {
     test_theta(ctx);
     test_operations(ctx);
     CHECK_OK(ctx, misgrid_context_destroy(ctx));
-    CHECK_OK(NULL, misgrid_handle_count(&live));
-    CHECK(live == 0, "%lld handles still live", (long long)live);
+    CHECK_HANDLES(0);
     return check_report("test_basic");
 }

@@ -37,11 +37,6 @@ static int64_t stencil27(int64_t **rowptr, int32_t **col) {
     return k;
 }
 
-static int cuda_ok(cudaError_t e, const char *what) {
-    if (e != cudaSuccess) fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    return e == cudaSuccess;
-}
-
 static const char *mis_opts[] = {"distance=1", "distance=2", "distance=2,priority=degree,seed=3",
                                  "distance=1,priority=hash,seed=5"};
 enum { NOPTS = 4 };
@@ -154,11 +149,7 @@ static void check_errors(misgrid_context ctx, int64_t n, int64_t nnz, const int6
 }
 
 int main(void) {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        printf("test_device: SKIP (no GPU)\n");
-        return 0;
-    }
+    if (no_gpu("test_device")) return 0;
     int64_t *rowptr;
     int32_t *col;
     int64_t nnz = stencil27(&rowptr, &col), n = (int64_t)NX * NY * NZ;
@@ -172,8 +163,7 @@ int main(void) {
     cudaMemcpy(d_rowptr, rowptr, (size_t)(n + 1) * 8, cudaMemcpyHostToDevice);
     cudaMemcpy(d_col, col, (size_t)nnz * 4, cudaMemcpyHostToDevice);
 
-    int64_t handles0 = 0, handles1 = -1;
-    misgrid_handle_count(&handles0);
+    int64_t handles0 = live_handles();
     misgrid_context ctx;
     CHECK_OK(NULL, misgrid_context_create(&ctx));
     misgrid_graph hg;
@@ -194,9 +184,7 @@ int main(void) {
     CHECK_ERR(ctx, misgrid_device_graph_destroy(ctx, dg), MISGRID_ERR_HANDLE, "graph");
     CHECK_OK(ctx, misgrid_graph_destroy(ctx, hg));
     CHECK_OK(NULL, misgrid_context_destroy(ctx));
-    misgrid_handle_count(&handles1);
-    CHECK(handles1 == handles0, "%lld handles live at the end, %lld at the start", (long long)handles1,
-          (long long)handles0);
+    CHECK_HANDLES(handles0);
     cudaFree(d_rowptr);
     cudaFree(d_col);
     cudaFree(dflags);

@@ -11,8 +11,7 @@
 int main(void) {
     misgrid_context ctx;
     CHECK_OK(NULL, misgrid_context_create(&ctx));
-    int64_t handles0 = 0, handles1 = -1;
-    misgrid_handle_count(&handles0);
+    int64_t handles0 = live_handles();
     int64_t rowptr[3] = {0, 1, 2};
     int32_t col[2] = {1, 0};
     misgrid_device_graph sentinel = (misgrid_device_graph)(uintptr_t)0x5a5a, dg = sentinel;
@@ -62,9 +61,7 @@ int main(void) {
               MISGRID_ERR_HANDLE, "solver");
     CHECK_OK(ctx, misgrid_solver_destroy(ctx, s));
 
-    misgrid_handle_count(&handles1);
-    CHECK(handles1 == handles0, "%lld handles live at the end, %lld at the start", (long long)handles1,
-          (long long)handles0);
+    CHECK_HANDLES(handles0);
     CHECK_OK(NULL, misgrid_context_destroy(ctx));
     return check_report("test_device_args");
 }

@@ -19,11 +19,6 @@
 enum { NX = 300, NY = 280 };
 static const char *opts = "reuse=true,max_coarse=100,tol=1e-10";
 
-static int cuda_ok(cudaError_t e, const char *what) {
-    if (e != cudaSuccess) fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    return e == cudaSuccess;
-}
-
 static void *dev_copy(const void *src, size_t bytes) {
     void *d = NULL;
     if (!cuda_ok(cudaMalloc(&d, bytes), "cudaMalloc") || !cuda_ok(cudaMemcpy(d, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy"))
@@ -111,11 +106,7 @@ static void check_errors(misgrid_context ctx, misgrid_solver s, int64_t n, int64
 }
 
 int main(void) {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        printf("test_device_solver: SKIP (no GPU)\n");
-        return 0;
-    }
+    if (no_gpu("test_device_solver")) return 0;
     int32_t *rowptr, *col;
     double *val;
     int64_t nnz = grid_laplacian(NX, NY, &rowptr, &col, &val), n = (int64_t)NX * NY;
@@ -132,8 +123,7 @@ int main(void) {
     int64_t *d_rp64 = dev_copy(rowptr64, (size_t)(n + 1) * 8);
     double *d_val = dev_copy(val, (size_t)nnz * 8), *d_val2 = dev_copy(val2, (size_t)nnz * 8);
 
-    int64_t handles0 = 0, handles1 = -1;
-    misgrid_handle_count(&handles0);
+    int64_t handles0 = live_handles();
     misgrid_context ctx;
     CHECK_OK(NULL, misgrid_context_create(&ctx));
     misgrid_solver hs;
@@ -171,9 +161,7 @@ int main(void) {
     }
     CHECK_OK(ctx, misgrid_solver_destroy(ctx, hs));
     CHECK_OK(NULL, misgrid_context_destroy(ctx));
-    misgrid_handle_count(&handles1);
-    CHECK(handles1 == handles0, "%lld handles live at the end, %lld at the start", (long long)handles1,
-          (long long)handles0);
+    CHECK_HANDLES(handles0);
     cudaFree(d_rp);
     cudaFree(d_rp64);
     cudaFree(d_col);

@@ -242,9 +242,7 @@ int main(void) {
     test_graph_data(ctx, g, n);
     CHECK_OK(ctx, misgrid_graph_destroy(ctx, g));
     CHECK_OK(ctx, misgrid_context_destroy(ctx));
-    int64_t live = -1;
-    CHECK_OK(NULL, misgrid_handle_count(&live));
-    CHECK(live == 0, "%lld handles still live", (long long)live);
+    CHECK_HANDLES(0);
     free(rp); free(col); free(val);
     return check_report("test_errors");
 }

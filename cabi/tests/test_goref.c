@@ -79,7 +79,9 @@ static void compare(const char *what, const char *cname, const int64_t *got, int
           (long long)(bad >= 0 ? got[bad] : 0), (long long)want_bad);
 }
 
-static void run_case(misgrid_context ctx, const char *cname) {
+/* read_graph reads a case's input, a matrix (kept for the solver
+ * operations) or elements, and gives it to the library. */
+static misgrid_graph read_graph(misgrid_context ctx) {
     misgrid_graph g = 0;
     char gopts[256];
     const char *kind = next();
@@ -115,6 +117,37 @@ static void run_case(misgrid_context ctx, const char *cname) {
         fprintf(stderr, "goref: unknown input kind \"%s\"\n", kind);
         exit(2);
     }
+    return g;
+}
+
+/* compare_solver sets up a solver on the case's matrix (nv rows) and
+ * compares its iterations and residual history with Go's. */
+static void compare_solver(misgrid_context ctx, const char *cname, const char *what, const char *opts, int64_t nv) {
+    int64_t n = next_int();
+    double *b = read_values(MISGRID_FLOAT64, n), *x = calloc((size_t)n, 8);
+    int64_t its = next_int(), got = -1, count = 0;
+    double *want = read_values(MISGRID_FLOAT64, its + 1), *have = calloc((size_t)(its + 1), 8);
+    misgrid_solver s = 0;
+    int32_t conv = 0;
+    CHECK_OK(ctx, misgrid_solver_create(ctx, opts, &s));
+    CHECK_OK(ctx, misgrid_solver_setup(ctx, s, nv, nv, cur_nnz, cur_itype, cur_base, cur_rowptr, cur_col,
+                                       cur_vtype, cur_val));
+    CHECK_OK(ctx, misgrid_solver_solve(ctx, s, n, b, x, &conv, &got, NULL));
+    CHECK(conv == 1 && got == its, "%s %s: %lld iterations through the ABI, %lld through Go", cname, what,
+          (long long)got, (long long)its);
+    misgrid_solver_residuals(ctx, s, its + 1, have, &count);
+    double worst = 0;
+    for (int64_t k = 0; k < its + 1 && k < count; k++) {
+        double d = fabs(have[k] - want[k]) / want[k];
+        if (d > worst) worst = d;
+    }
+    CHECK(count == its + 1 && worst < 1e-9, "%s %s: residual histories differ by %g (relative)", cname, what, worst);
+    misgrid_solver_destroy(ctx, s);
+    free(b); free(x); free(want); free(have);
+}
+
+static void run_case(misgrid_context ctx, const char *cname) {
+    misgrid_graph g = read_graph(ctx);
     int64_t nv = 0;
     CHECK_OK(ctx, misgrid_graph_size(ctx, g, &nv, NULL));
     int64_t *buf = malloc((size_t)(nv ? nv : 1) * 8);
@@ -175,27 +208,7 @@ static void run_case(misgrid_context ctx, const char *cname) {
                       (long long)want[0], (long long)want[1], (long long)want[2]);
             }
         } else if (strcmp(op, "solver") == 0) {
-            int64_t n = next_int();
-            double *b = read_values(MISGRID_FLOAT64, n), *x = calloc((size_t)n, 8);
-            int64_t its = next_int(), got = -1, count = 0;
-            double *want = read_values(MISGRID_FLOAT64, its + 1), *have = calloc((size_t)(its + 1), 8);
-            misgrid_solver s = 0;
-            int32_t conv = 0;
-            CHECK_OK(ctx, misgrid_solver_create(ctx, opts, &s));
-            CHECK_OK(ctx, misgrid_solver_setup(ctx, s, nv, nv, cur_nnz, cur_itype, cur_base, cur_rowptr, cur_col,
-                                               cur_vtype, cur_val));
-            CHECK_OK(ctx, misgrid_solver_solve(ctx, s, n, b, x, &conv, &got, NULL));
-            CHECK(conv == 1 && got == its, "%s %s: %lld iterations through the ABI, %lld through Go", cname, what,
-                  (long long)got, (long long)its);
-            misgrid_solver_residuals(ctx, s, its + 1, have, &count);
-            double worst = 0;
-            for (int64_t k = 0; k < its + 1 && k < count; k++) {
-                double d = fabs(have[k] - want[k]) / want[k];
-                if (d > worst) worst = d;
-            }
-            CHECK(count == its + 1 && worst < 1e-9, "%s %s: residual histories differ by %g (relative)", cname, what, worst);
-            misgrid_solver_destroy(ctx, s);
-            free(b); free(x); free(want); free(have);
+            compare_solver(ctx, cname, what, opts, nv);
         } else {
             fprintf(stderr, "goref: unknown operation \"%s\"\n", op);
             exit(2);

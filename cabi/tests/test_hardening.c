@@ -16,12 +16,6 @@
 
 #include "check.h"
 
-static int64_t live_handles(void) {
-    int64_t n = -1;
-    misgrid_handle_count(&n);
-    return n;
-}
-
 static long maxrss_kb(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -394,7 +388,6 @@ int main(void) {
     misgrid_graph_destroy(ctx, g);
     free(rp); free(col); free(val);
     CHECK_OK(ctx, misgrid_context_destroy(ctx));
-    int64_t live = live_handles();
-    CHECK(live == 0, "%lld handles still live", (long long)live);
+    CHECK_HANDLES(0);
     return check_report("test_hardening");
 }

@@ -256,8 +256,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     misgrid_context ctx = 0;
     CHECK_OK(ctx, misgrid_context_create(&ctx));
-    int64_t handles0 = 0, handles1 = 0;
-    misgrid_handle_count(&handles0);
+    int64_t handles0 = live_handles();
 
     csr g2 = grid(37, 23, 1, 0), g2b = grid(29, 31, 1, 1), g3 = grid(9, 8, 7, 1), g3s = grid(11, 10, 9, 0);
     const char *opts[] = {"distance=1", "distance=2", "distance=1, seed=7", "distance=2, priority=boundary",
@@ -296,8 +295,7 @@ int main(int argc, char **argv) {
     test_errors(ctx, &g3);
     test_early_return(ctx, &g3);
 
-    misgrid_handle_count(&handles1);
-    CHECK(handles1 == handles0, "handles: %lld before, %lld after", (long long)handles0, (long long)handles1);
+    CHECK_HANDLES(handles0);
     misgrid_context_destroy(ctx);
 
     /* Every rank's failures count: the job fails when any rank's does. */

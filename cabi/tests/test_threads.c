@@ -80,6 +80,16 @@ static void fail(struct job *j, const char *what, misgrid_context ctx) {
     pthread_mutex_unlock(&fail_mu);
 }
 
+/* thread_context gives a thread its own context, 0 when it cannot be
+ * made (a failure of j), and waits for the others: the threads of a test
+ * start their calls together, so that they overlap. */
+static misgrid_context thread_context(struct job *j) {
+    misgrid_context ctx = 0;
+    if (misgrid_context_create(&ctx)) fail(j, "context_create", NULL);
+    pthread_barrier_wait(&start);
+    return ctx;
+}
+
 static void *worker(void *arg) {
     struct job *j = arg;
     misgrid_context ctx;
@@ -165,9 +175,7 @@ static int all_read(void) {
 /* Switches the classes until every reader is done. */
 static void *mutator(void *arg) {
     struct job *j = arg;
-    misgrid_context ctx = 0;
-    if (misgrid_context_create(&ctx)) fail(j, "context_create", NULL);
-    pthread_barrier_wait(&start);
+    misgrid_context ctx = thread_context(j);
     for (int i = 0; ctx && !all_read(); i++)
         if (misgrid_graph_set_classes(ctx, mutated, n, classes[i % 2])) fail(j, "set_classes", ctx);
     if (ctx) misgrid_context_destroy(ctx);
@@ -176,10 +184,8 @@ static void *mutator(void *arg) {
 
 static void *reader(void *arg) {
     struct job *j = arg;
-    misgrid_context ctx = 0;
     int32_t *got = malloc((size_t)n * 4);
-    if (misgrid_context_create(&ctx)) fail(j, "context_create", NULL);
-    pthread_barrier_wait(&start);
+    misgrid_context ctx = thread_context(j);
     for (int i = 0; ctx && i < SETS; i++) {
         misgrid_result r;
         if (misgrid_mis(ctx, mutated, "distance=2 priority=boundary", &r) ||
@@ -234,10 +240,8 @@ static misgrid_context doomed_ctx;
 
 static void *doomed_user(void *arg) {
     struct job *j = arg;
-    misgrid_context own = 0;
     int32_t *got = malloc((size_t)n * 4);
-    if (misgrid_context_create(&own)) fail(j, "context_create", NULL);
-    pthread_barrier_wait(&start);
+    misgrid_context own = thread_context(j);
     int ended = 0;
     for (int i = 0; own && i < 100000 && !ended; i++) {
         misgrid_result r;
@@ -287,11 +291,9 @@ static int64_t solo_its;
 
 static void *solver_user(void *arg) {
     struct job *j = arg;
-    misgrid_context own = 0;
     double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
     for (int64_t v = 0; v < n; v++) b[v] = 1;
-    if (misgrid_context_create(&own)) fail(j, "context_create", NULL);
-    pthread_barrier_wait(&start);
+    misgrid_context own = thread_context(j);
     int ended = 0;
     for (int i = 0; own && i < 100000 && !ended; i++) {
         int32_t conv = 0;
@@ -369,9 +371,7 @@ int main(void) {
 
     CHECK_OK(ctx, misgrid_graph_destroy(ctx, shared));
     CHECK_OK(ctx, misgrid_context_destroy(ctx));
-    int64_t live = -1;
-    CHECK_OK(NULL, misgrid_handle_count(&live));
-    CHECK(live == 0, "%lld handles still live", (long long)live);
+    CHECK_HANDLES(0);
     outcome_free(&reference);
     free(rowptr); free(col); free(val); free(rowptr1); free(col1);
     printf("test_threads: %d threads x %d rounds on %lld vertices\n", NTHREADS, ROUNDS, (long long)n);

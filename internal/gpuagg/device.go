@@ -9,10 +9,11 @@ import (
 	"github.com/misgrid/misgrid/internal/gpu"
 )
 
-//go:generate bash build.sh
+//go:generate bash ../kernels/build.sh . agg.buildinfo
 
 // image holds the kernels of agg.cu: machine code for sm_80 and sm_90 and
-// PTX for compute_80 (build.sh; agg.buildinfo records how).
+// PTX for compute_80 (internal/kernels/build.sh, which builds every image;
+// agg.buildinfo records how).
 //
 //go:embed agg.fatbin
 var image []byte

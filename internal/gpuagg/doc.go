@@ -35,9 +35,10 @@
 // reads the coarse sizes (the coarse graph's buffers are then allocated
 // exactly) and the error words.
 //
-// The kernels are in agg.cu, compiled ahead of time by build.sh (go
-// generate); each has a host model in the tests that follows it step by
-// step and is compared with package mis on many graphs without a GPU.
+// The kernels are in agg.cu, compiled ahead of time by
+// internal/kernels/build.sh (go generate); each has a host model in the
+// tests that follows it step by step and is compared with package mis on
+// many graphs without a GPU.
 //
 // # Figures
 //

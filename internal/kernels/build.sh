@@ -2,9 +2,11 @@
 # Builds one kernel image per *.cu file of a directory (default: this
 # one): a fatbinary <name>.fatbin with machine code for sm_80 (Ampere) and
 # sm_90 (Hopper) and PTX for compute_80, which newer GPUs compile at load
-# time. Headers (*.cuh) are shared. Run through `go generate
-# ./internal/kernels` (cuda/testdata holds the binding's test kernels:
-# `build.sh ../../cuda/testdata`).
+# time. Headers (*.cuh) are shared. Every package that embeds kernels
+# runs this script, so that all images come from the same flags and
+# targets: `go generate ./internal/kernels`, `go generate
+# ./internal/gpuagg` (there: `build.sh . agg.buildinfo`) and `go generate
+# ./cuda` (the binding's test kernels; there: `build.sh testdata`).
 #
 # The PTX must stay at ISA version 8.2 or lower so that drivers from 535
 # load it; CUDA 11.8's nvcc (Debian's nvidia-cuda-toolkit) emits 7.8.
@@ -13,10 +15,15 @@
 # compile there). NVCC_FLAGS adds flags (the buildinfo records them; the
 # committed images are built without).
 #
-# Usage: build.sh [dir]
+# The build info (default kernels.buildinfo) records the hash of the
+# sources, nvcc's version and the PTX ISA, and lists the images unless it
+# is named after its directory's one image (agg.buildinfo for agg.fatbin).
+#
+# Usage: build.sh [dir [buildinfo]]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$(cd "${1:-$here}" && pwd)
+info=${2:-kernels.buildinfo}
 NVCC=${NVCC:-nvcc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -49,6 +56,10 @@ done
 	echo "nvcc $("$NVCC" --version | awk '/release/ { print $5 $6 }')"
 	echo "ptx-isa $ver"
 	echo "targets sm_80 sm_90 compute_80"
-	echo "images ${images[*]}"
-	[[ -n ${NVCC_FLAGS:-} ]] && echo "flags ${NVCC_FLAGS}"
-} > "$dir/kernels.buildinfo"
+	if [[ ${#images[@]} -ne 1 || $info != "${images[0]%.fatbin}.buildinfo" ]]; then
+		echo "images ${images[*]}"
+	fi
+	if [[ -n ${NVCC_FLAGS:-} ]]; then
+		echo "flags ${NVCC_FLAGS}"
+	fi
+} > "$dir/$info"

@@ -360,107 +360,120 @@ func main() {
 	check(err)
 	w := &writer{w: bufio.NewWriter(f)}
 
-	// 1. Q1 Poisson with Dirichlet rows, float64, int32, 0-based.
-	{
-		m := mesh.StructuredQuad(24, 20)
-		a := q1Laplacian(m)
-		g, err := mesh.FromCSR(a, mesh.MatrixOptions{})
-		check(err)
-		w.printf("case q1_poisson_dirichlet\n")
-		w.writeCSR(a, int32Index, 0, float64Val, "")
-		w.ops(g, nil, []op{
-			{kind: "mis", abi: "distance=2,priority=boundary", dist: 2, prio: boundary(0)},
-			{kind: "mis", abi: "distance=1,priority=degree,seed=11", dist: 1, prio: mis.Priority{Kind: mis.Degree, Seed: 11}},
-			{kind: "color", abi: "", dist: 1},
-			{kind: "hierarchy", abi: "priority=boundary,min_vertices=8", dist: 2, prio: boundary(0), minV: 8},
-			// No options: the zero Go options, the set misgrid coarsen gives.
-			{kind: "mis", abi: ""},
-			{kind: "hierarchy", abi: ""},
-		})
-	}
-	// 2. Anisotropic operator in float32 with a strength threshold,
-	// int64, 1-based.
-	{
-		a := anisotropic(30, 25, 0.01)
-		g, err := mesh.FromCSR(f32(a), mesh.MatrixOptions{Theta: 0.08})
-		check(err)
-		w.printf("case aniso_float32_theta\n")
-		w.writeCSR(a, int64Index, 1, float32Val, "theta=0.08")
-		// The solver sees the float32 values widened to float64.
-		a64 := &mesh.CSR[float64]{Rows: a.Rows, Cols: a.Cols, RowPtr: a.RowPtr, Col: a.Col, Val: make([]float64, len(a.Val))}
-		for i, x := range a.Val {
-			a64.Val[i] = float64(float32(x))
-		}
-		w.ops(g, nil, []op{
-			{kind: "mis", abi: "distance=2,priority=boundary,seed=4", dist: 2, prio: boundary(4)},
-			{kind: "hierarchy", abi: "priority=hash,max_levels=3", dist: 2, prio: mis.Priority{Kind: mis.Hash}, maxL: 3},
-			{kind: "solver", abi: "theta=0.08,smoother=jacobi,max_coarse=40,tol=1e-10", a: a64,
-				amg: []string{"theta=0.08", "smoother=jacobi", "max_coarse=40", "tol=1e-10"}},
-			{kind: "solver", abi: "aggregation=pairwise,cycle=w,max_coarse=40", a: a64,
-				amg: []string{"aggregation=pairwise", "cycle=w", "max_coarse=40"}},
-		})
-	}
-	// 3. A random pattern, rows shuffled with repeats, 1-based int32, and
-	// user priorities.
-	{
-		rg := mesh.RandomGraph(3000, 7, 42)
-		a := messy(graphToCSR(rg), 5)
-		g, err := mesh.FromCSR(a, mesh.MatrixOptions{})
-		check(err)
-		prio := make([]float64, g.N())
-		r := rand.New(rand.NewPCG(9, 9))
-		for i := range prio {
-			prio[i] = float64(r.IntN(50)) / 7
-		}
-		w.printf("case random_messy_pattern\n")
-		w.writeCSR(a, int32Index, 1, pattern, "")
-		w.ops(g, prio, []op{
-			{kind: "mis", abi: "distance=2,seed=99", dist: 2, prio: mis.Priority{Seed: 99}},
-			{kind: "mis", abi: "priority=user", dist: 1, prio: mis.Priority{Kind: mis.User}},
-			{kind: "color", abi: "distance=2,priority=degree", dist: 2, prio: mis.Priority{Kind: mis.Degree}},
-			{kind: "hierarchy", abi: "distance=1,priority=degree", dist: 1, prio: mis.Priority{Kind: mis.Degree}},
-		})
-	}
-	// 4. A 2-dof-per-node matrix collapsed with block_size=2.
-	{
-		a := blockExpand(anisotropic(16, 14, 1), 2)
-		g, err := mesh.FromCSR(a, mesh.MatrixOptions{BlockSize: 2, Theta: 0.02})
-		check(err)
-		w.printf("case block_size_2\n")
-		w.writeCSR(messy(a, 8), int64Index, 0, float64Val, "block_size=2,theta=0.02")
-		w.ops(g, nil, []op{
-			{kind: "mis", abi: "distance=2,priority=boundary", dist: 2, prio: boundary(0)},
-		})
-	}
-	// 5. Tetrahedra with coordinates: geometric boundary classes.
-	{
-		m := mesh.StructuredTet(7, 6, 5)
-		g, err := mesh.FromElements(m, mesh.ElementOptions{})
-		check(err)
-		g.Class, err = mesh.Classify(m, mesh.ClassifyOptions{})
-		check(err)
-		writeElements(w, m, elemTet4, 4, int32Index, 0, "")
-		w.ops(g, nil, []op{
-			{kind: "mis", abi: "distance=2,priority=boundary", dist: 2, prio: boundary(0)},
-			{kind: "hierarchy", abi: "priority=boundary", dist: 2, prio: boundary(0)},
-		})
-	}
-	// 6. Triangles, int64 1-based connectivity, a sharp feature angle.
-	{
-		m := mesh.StructuredTri(19, 13)
-		g, err := mesh.FromElements(m, mesh.ElementOptions{})
-		check(err)
-		g.Class, err = mesh.Classify(m, mesh.ClassifyOptions{FeatureAngle: 10})
-		check(err)
-		writeElements(w, m, elemTri3, 3, int64Index, 1, "feature_angle=10")
-		w.ops(g, nil, []op{
-			{kind: "mis", abi: "distance=2,priority=boundary,seed=2", dist: 2, prio: boundary(2)},
-			{kind: "color", abi: "priority=boundary", dist: 1, prio: boundary(0)},
-		})
+	for _, c := range []func(*writer){
+		q1PoissonDirichlet, anisoFloat32Theta, randomMessyPattern,
+		blockSize2, elementsTet, elementsTri,
+	} {
+		c(w)
 	}
 	check(w.err)
 	check(w.w.Flush())
 	check(f.Close())
+}
+
+// q1PoissonDirichlet: Q1 Poisson with Dirichlet rows, float64, int32,
+// 0-based.
+func q1PoissonDirichlet(w *writer) {
+	m := mesh.StructuredQuad(24, 20)
+	a := q1Laplacian(m)
+	g, err := mesh.FromCSR(a, mesh.MatrixOptions{})
+	check(err)
+	w.printf("case q1_poisson_dirichlet\n")
+	w.writeCSR(a, int32Index, 0, float64Val, "")
+	w.ops(g, nil, []op{
+		{kind: "mis", abi: "distance=2,priority=boundary", dist: 2, prio: boundary(0)},
+		{kind: "mis", abi: "distance=1,priority=degree,seed=11", dist: 1, prio: mis.Priority{Kind: mis.Degree, Seed: 11}},
+		{kind: "color", abi: "", dist: 1},
+		{kind: "hierarchy", abi: "priority=boundary,min_vertices=8", dist: 2, prio: boundary(0), minV: 8},
+		// No options: the zero Go options, the set misgrid coarsen gives.
+		{kind: "mis", abi: ""},
+		{kind: "hierarchy", abi: ""},
+	})
+}
+
+// anisoFloat32Theta: an anisotropic operator in float32 with a strength
+// threshold, int64, 1-based.
+func anisoFloat32Theta(w *writer) {
+	a := anisotropic(30, 25, 0.01)
+	g, err := mesh.FromCSR(f32(a), mesh.MatrixOptions{Theta: 0.08})
+	check(err)
+	w.printf("case aniso_float32_theta\n")
+	w.writeCSR(a, int64Index, 1, float32Val, "theta=0.08")
+	// The solver sees the float32 values widened to float64.
+	a64 := &mesh.CSR[float64]{Rows: a.Rows, Cols: a.Cols, RowPtr: a.RowPtr, Col: a.Col, Val: make([]float64, len(a.Val))}
+	for i, x := range a.Val {
+		a64.Val[i] = float64(float32(x))
+	}
+	w.ops(g, nil, []op{
+		{kind: "mis", abi: "distance=2,priority=boundary,seed=4", dist: 2, prio: boundary(4)},
+		{kind: "hierarchy", abi: "priority=hash,max_levels=3", dist: 2, prio: mis.Priority{Kind: mis.Hash}, maxL: 3},
+		{kind: "solver", abi: "theta=0.08,smoother=jacobi,max_coarse=40,tol=1e-10", a: a64,
+			amg: []string{"theta=0.08", "smoother=jacobi", "max_coarse=40", "tol=1e-10"}},
+		{kind: "solver", abi: "aggregation=pairwise,cycle=w,max_coarse=40", a: a64,
+			amg: []string{"aggregation=pairwise", "cycle=w", "max_coarse=40"}},
+	})
+}
+
+// randomMessyPattern: a random pattern, rows shuffled with repeats,
+// 1-based int32, and user priorities.
+func randomMessyPattern(w *writer) {
+	rg := mesh.RandomGraph(3000, 7, 42)
+	a := messy(graphToCSR(rg), 5)
+	g, err := mesh.FromCSR(a, mesh.MatrixOptions{})
+	check(err)
+	prio := make([]float64, g.N())
+	r := rand.New(rand.NewPCG(9, 9))
+	for i := range prio {
+		prio[i] = float64(r.IntN(50)) / 7
+	}
+	w.printf("case random_messy_pattern\n")
+	w.writeCSR(a, int32Index, 1, pattern, "")
+	w.ops(g, prio, []op{
+		{kind: "mis", abi: "distance=2,seed=99", dist: 2, prio: mis.Priority{Seed: 99}},
+		{kind: "mis", abi: "priority=user", dist: 1, prio: mis.Priority{Kind: mis.User}},
+		{kind: "color", abi: "distance=2,priority=degree", dist: 2, prio: mis.Priority{Kind: mis.Degree}},
+		{kind: "hierarchy", abi: "distance=1,priority=degree", dist: 1, prio: mis.Priority{Kind: mis.Degree}},
+	})
+}
+
+// blockSize2: a 2-dof-per-node matrix collapsed with block_size=2.
+func blockSize2(w *writer) {
+	a := blockExpand(anisotropic(16, 14, 1), 2)
+	g, err := mesh.FromCSR(a, mesh.MatrixOptions{BlockSize: 2, Theta: 0.02})
+	check(err)
+	w.printf("case block_size_2\n")
+	w.writeCSR(messy(a, 8), int64Index, 0, float64Val, "block_size=2,theta=0.02")
+	w.ops(g, nil, []op{
+		{kind: "mis", abi: "distance=2,priority=boundary", dist: 2, prio: boundary(0)},
+	})
+}
+
+// elementsTet: tetrahedra with coordinates, geometric boundary classes.
+func elementsTet(w *writer) {
+	m := mesh.StructuredTet(7, 6, 5)
+	g, err := mesh.FromElements(m, mesh.ElementOptions{})
+	check(err)
+	g.Class, err = mesh.Classify(m, mesh.ClassifyOptions{})
+	check(err)
+	writeElements(w, m, elemTet4, 4, int32Index, 0, "")
+	w.ops(g, nil, []op{
+		{kind: "mis", abi: "distance=2,priority=boundary", dist: 2, prio: boundary(0)},
+		{kind: "hierarchy", abi: "priority=boundary", dist: 2, prio: boundary(0)},
+	})
+}
+
+// elementsTri: triangles, int64 1-based connectivity, a sharp feature angle.
+func elementsTri(w *writer) {
+	m := mesh.StructuredTri(19, 13)
+	g, err := mesh.FromElements(m, mesh.ElementOptions{})
+	check(err)
+	g.Class, err = mesh.Classify(m, mesh.ClassifyOptions{FeatureAngle: 10})
+	check(err)
+	writeElements(w, m, elemTri3, 3, int64Index, 1, "feature_angle=10")
+	w.ops(g, nil, []op{
+		{kind: "mis", abi: "distance=2,priority=boundary,seed=2", dist: 2, prio: boundary(2)},
+		{kind: "color", abi: "priority=boundary", dist: 1, prio: boundary(0)},
+	})
 }
 
 func writeElements(w *writer, m *mesh.Mesh, etype, npe, itype, base int, gopts string) {
