@@ -26,7 +26,7 @@ import (
 // coarse operator's kernel, l1-Jacobi.
 
 var inputKernels = []string{"in_check64", "in_check32", "in_drop_count", "in_drop_block", "in_drop_place",
-	"in_gather", "in_hash_vec"}
+	"in_gather", "in_hash_vec", "in_theta"}
 
 // Words of in_check's bad[] (IN_BAD_*).
 const (
@@ -126,10 +126,17 @@ func (pc *Preconditioner) setupFromInput(b []float64, k int) (bool, error) {
 		return true, ie.err
 	}
 	if err == nil {
-		// θ from the caller's matrix, now that the device has checked it.
-		t0 = time.Now()
-		pc.resolveTheta()
-		pc.phase("theta", t0)
+		// θ from the caller's matrix, counted by the device's check.
+		if pc.autoScalarTheta() {
+			t0 = time.Now()
+			var w []uint64
+			if w, err = ds.read(ds.words, int64(5), ds.words, int64(6)); err == nil {
+				pc.opts.Theta = thetaFromCounts(int(w[0]), int(w[1]))
+			}
+			pc.phase("theta", t0)
+		}
+	}
+	if err == nil {
 		err = ds.build(a0, da, b, k)
 	}
 	return pc.endDeviceSetup(ds, err), nil
@@ -181,6 +188,18 @@ func (ds *devSetup) checkInput(d *dcsr, ptr *cuda.Buffer, kernel string) (*csr, 
 		return nil, nil, err
 	}
 	pc.phase("check", t0)
+	if pc.autoScalarTheta() {
+		// resolveTheta's counts, read with the drop's sizes.
+		t0 = time.Now()
+		ds.setWord(5, 0)
+		ds.setWord(6, 0)
+		cnt, err := ds.words.View(8*5, 16)
+		if err != nil {
+			return nil, nil, err
+		}
+		ds.launchIn("in_theta", int64(d.rows), int32(d.rows), b2i32(d.rows <= thetaFull), d.ptr, d.col, d.val, diag, cnt)
+		pc.phase("theta", t0)
+	}
 	t0 = time.Now()
 	a0, da, err := ds.drop(d, diag)
 	pc.phase("input", t0)
@@ -367,4 +386,12 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 // it. src may change once stage returns.
 func stage[T cuda.Word](ds *devSetup, dst *cuda.Buffer, src []T) error {
 	return ds.s.Stage(ds.g.stream, func(st *cuda.Stager) error { return cuda.StageToDevice(st, dst, 0, src) })
+}
+
+// b2i32 is 1 for true.
+func b2i32(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
 }

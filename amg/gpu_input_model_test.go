@@ -237,3 +237,58 @@ func TestModelInputHashVec(t *testing.T) {
 		}
 	}
 }
+
+// modelTheta is in_theta, thread body by thread body (rows in a shuffled
+// order: the counts are integer sums), on a matrix in_check accepted.
+func modelTheta(a *mesh.CSR[float64], diag []float64, seed uint64) (all, weak int) {
+	n := a.Rows
+	every := n <= thetaFull
+	row := func(i int) bool { return every || mis.Hash32(int32(i), 0x7e7a)%8 == 0 }
+	for _, i := range rand.New(rand.NewPCG(seed, 2)).Perm(n) {
+		if !row(i) {
+			continue
+		}
+		di := math.Abs(diag[i])
+		for k := a.RowPtr[i]; k < a.RowPtr[i+1]; k++ {
+			j := int(a.Col[k])
+			if j == i || !row(j) {
+				continue
+			}
+			dd, x := di*math.Abs(diag[j]), a.Val[k]*a.Val[k]
+			if dd == 0 || !(x > 1e-20*dd) {
+				continue
+			}
+			all++
+			if x < 1e-6*dd {
+				weak++
+			}
+		}
+	}
+	return all, weak
+}
+
+// TestModelTheta holds in_theta's counts to scalarTheta's, on matrices
+// counted whole and sampled (above thetaFull rows), with and without a
+// coefficient jump, so the device chooses the host's θ.
+func TestModelTheta(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a    *mesh.CSR[float64]
+	}{
+		{"plain 64", jumpPoisson(64, 8, 1)},
+		{"jump 64", jumpPoisson(64, 8, 1e6)},
+		{"plain 200 (sampled)", jumpPoisson(200, 10, 1)},
+		{"jump 200 (sampled)", jumpPoisson(200, 10, 1e6)},
+		{"hex 20 (sampled)", fem.Poisson(3, 27).A},
+	} {
+		diag, bad := modelCheck(tc.a, 1)
+		if bad != [4]uint64{mNone, mNone, mNone, mNone} {
+			t.Fatalf("%s: in_check flags %v", tc.name, bad)
+		}
+		all, weak := modelTheta(tc.a, diag, 3)
+		hall, hweak := thetaCounts(newPool(3), mustCSR(t, tc.a))
+		if all != hall || weak != hweak || all == 0 {
+			t.Errorf("%s: in_theta counts %d couplings, %d weak; scalarTheta %d, %d", tc.name, all, weak, hall, hweak)
+		}
+	}
+}

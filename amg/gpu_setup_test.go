@@ -162,6 +162,33 @@ func TestGPUSetupDeterministic(t *testing.T) {
 	}
 }
 
+// The device counts the auto θ's couplings (in_theta) and chooses the
+// host's θ: the systems' on a coefficient jump, 0 without one, counted
+// whole and sampled.
+func TestGPUSetupTheta(t *testing.T) {
+	needGPU(t)
+	for _, tc := range []struct {
+		a    *mesh.CSR[float64]
+		want float64
+	}{
+		{jumpPoisson(64, 8, 1e6), DefaultSystemTheta},
+		{jumpPoisson(200, 10, 1e6), DefaultSystemTheta},
+		{jumpPoisson(200, 10, 1), 0},
+	} {
+		pc, err := New(tc.a, Options{Device: mis.GPU})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !pc.setupOnDevice() {
+			t.Fatalf("the setup ran on the host: %v", pc.setupFallback)
+		}
+		if pc.opts.Theta != tc.want {
+			t.Errorf("%d rows: θ %v on the device, want %v", tc.a.Rows, pc.opts.Theta, tc.want)
+		}
+		pc.Close()
+	}
+}
+
 // Bad input gets the host's errors on the device path, and the device
 // stays usable afterwards.
 func TestGPUSetupBadInput(t *testing.T) {

@@ -32,9 +32,14 @@ const (
 // device's input checks). NewDevice's matrix is not on the host: there
 // auto stays θ = 0.
 func (pc *Preconditioner) resolveTheta() {
-	if pc.opts.autoTheta && pc.opts.BlockSize == 1 && pc.op.ptr != nil && pc.op.val != nil {
+	if pc.autoScalarTheta() {
 		pc.opts.Theta = scalarTheta(pc.pool, pc.op)
 	}
+}
+
+// autoScalarTheta says whether θ is resolveTheta's to choose.
+func (pc *Preconditioner) autoScalarTheta() bool {
+	return pc.opts.autoTheta && pc.opts.BlockSize == 1 && pc.op.ptr != nil && pc.op.val != nil
 }
 
 // thetaSample: in matrices of more rows than thetaFull, the couplings
@@ -55,6 +60,12 @@ const (
 // chosen by their number, so the choice depends on neither the worker
 // count nor the scaling.
 func scalarTheta(p pool, a *csr) float64 {
+	return thetaFromCounts(thetaCounts(p, a))
+}
+
+// thetaCounts returns scalarTheta's counts: the off-diagonal couplings
+// between counted rows that are not rounding zeros, and the weak ones.
+func thetaCounts(p pool, a *csr) (all, weak int) {
 	n := a.rows
 	every := n <= thetaFull
 	d := make([]float64, n) // |a_ii| of the rows counted, else 0
@@ -96,10 +107,15 @@ func scalarTheta(p pool, a *csr) float64 {
 			}
 		}
 	})
-	all, weak := 0, 0
 	for _, c := range counts {
 		all, weak = all+c[0], weak+c[1]
 	}
+	return all, weak
+}
+
+// thetaFromCounts is scalarTheta's choice from its counts of couplings
+// (the device counts them with in_theta).
+func thetaFromCounts(all, weak int) float64 {
 	if float64(weak) > jumpShare*float64(all) {
 		return DefaultSystemTheta
 	}

@@ -148,16 +148,54 @@ extern "C" __global__ void __launch_bounds__(IN_THREADS)
 	IN_FOR(q, m) dst[q] = src[keep[q]];
 }
 
+// in_hash is mis.Hash32(i, seed) for a seed below 2³².
+__device__ __forceinline__ unsigned int in_hash(unsigned int i, unsigned int seed) {
+	unsigned int h = i ^ seed;
+	h ^= h >> 16;
+	h *= 0x7feb352du;
+	h ^= h >> 15;
+	h *= 0x846ca68bu;
+	h ^= h >> 16;
+	return h;
+}
+
 // in_hash_vec sets x[i] = Hash32(i, seed)/2³² − 0.5 (mis.Hash32), the
 // symmetry check's test vectors.
 extern "C" __global__ void __launch_bounds__(IN_THREADS) in_hash_vec(int n, unsigned int seed, double *x) {
-	IN_FOR(i, n) {
-		unsigned int h = (unsigned int)i ^ seed;
-		h ^= h >> 16;
-		h *= 0x7feb352du;
-		h ^= h >> 15;
-		h *= 0x846ca68bu;
-		h ^= h >> 16;
-		x[i] = (double)h / 4294967296.0 - 0.5;
+	IN_FOR(i, n) x[i] = (double)in_hash((unsigned int)i, seed) / 4294967296.0 - 0.5;
+}
+
+// Theta's auto rule (amg/theta.go): the rows counted are every row, or
+// those whose hash picks them, one in IN_THETA_SAMPLE.
+#define IN_THETA_SEED 0x7e7au
+#define IN_THETA_SAMPLE 8u
+
+__device__ __forceinline__ bool in_theta_row(int i, int every) {
+	return every || in_hash((unsigned int)i, IN_THETA_SEED) % IN_THETA_SAMPLE == 0;
+}
+
+// in_theta adds scalarTheta's counts of a checked matrix (diag from
+// in_check, positive): cnt[0] the off-diagonal couplings between counted
+// rows that are not rounding zeros (a_ij² > 1e-20·a_ii·a_jj), cnt[1] the
+// weak ones among them (a_ij² < 1e-6·a_ii·a_jj). Integer sums: the same
+// in any order.
+extern "C" __global__ void __launch_bounds__(IN_THREADS)
+    in_theta(int n, int every, const int *ptr, const int *col, const double *val, const double *diag,
+             unsigned long long *cnt) {
+	unsigned long long all = 0, weak = 0;
+	IN_FOR(ii, n) {
+		int i = (int)ii;
+		if (!in_theta_row(i, every)) continue;
+		double di = fabs(diag[i]);
+		for (int k = ptr[i]; k < ptr[i + 1]; k++) {
+			int j = col[k];
+			if (j == i || !in_theta_row(j, every)) continue;
+			double dd = __dmul_rn(di, fabs(diag[j])), x = __dmul_rn(val[k], val[k]);
+			if (dd == 0 || !(x > __dmul_rn(1e-20, dd))) continue;
+			all++;
+			weak += x < __dmul_rn(1e-6, dd);
+		}
 	}
+	if (all) atomicAdd(&cnt[0], all);
+	if (weak) atomicAdd(&cnt[1], weak);
 }
