@@ -7,12 +7,16 @@ import (
 )
 
 // StagerOptions are those of the contexts' Stagers: three 64 MiB chunks
-// packed by up to 16 goroutines. On a 16-core H100 host these staged
-// hex27 160³'s 453 MB CSR (with the device check) in 15.8 ms, 28.6 GB/s,
-// against 18.2 ms with 4×32 MiB, 20-25 ms with 6×16 MiB and 27 ms with
-// 4×8 MiB and 8 goroutines (BenchmarkGPUComputeFromHost in package mis);
-// the bus carries 54.8 GB/s from pinned memory, and packing is the bound.
-var StagerOptions = cuda.StagerOptions{ChunkBytes: 64 << 20, Chunks: 3, Workers: 16}
+// packed by up to 32 goroutines. hex27 160³'s 453 MB CSR staged with the
+// device check in 14.2 ms (31.9 GB/s) on a 32-core H200 host, against
+// 16.2 ms with 16 goroutines, 15.4-16.8 ms with four 32 or 64 MiB chunks
+// and 24 ms with 4×8 MiB and 8 goroutines (BenchmarkGPUComputeFromHost in
+// package mis); the bus carries 55 GB/s from pinned memory, and packing
+// is the bound. Page-locking the caller's memory in place instead
+// (cuMemHostRegister) copies at the bus's speed but costs more than it
+// saves: 15.7 ms to register those bytes and 6.6 ms to unregister them
+// (BenchmarkGPUHostRegister in package cuda).
+var StagerOptions = cuda.StagerOptions{ChunkBytes: 64 << 20, Chunks: 3, Workers: 32}
 
 // stagers holds one Stager per context, made on first use and shared by
 // every loader of the context (the MIS engine, the AMG setup, the
