@@ -57,7 +57,10 @@ func newOnDevice(a *mesh.CSR[float64], o Options) (*Preconditioner, bool, error)
 	pc := &Preconditioner{opts: o, pool: newPool(o.Workers)}
 	pc.stats.Phases = map[string]time.Duration{}
 	n, nz := a.Rows, int(a.RowPtr[a.Rows])
-	pc.op = &csr{rows: n, cols: n, ptr: pc.pool.offsets(a.RowPtr), col: a.Col[:nz:nz], val: a.Val[:nz:nz]}
+	// int is int64 here (inputFits): the caller's offsets are used in
+	// place, as its columns and values are.
+	ptr := unsafe.Slice((*int)(unsafe.Pointer(unsafe.SliceData(a.RowPtr))), n+1)
+	pc.op = &csr{rows: n, cols: n, ptr: ptr, col: a.Col[:nz:nz], val: a.Val[:nz:nz]}
 	pc.phase("input", t0)
 	b, k, err := nearNullspace(&pc.opts, n, o.BlockSize)
 	if err != nil {
@@ -85,17 +88,6 @@ func inputFits(a *mesh.CSR[float64], o *Options) bool {
 	}
 	nz := a.RowPtr[a.Rows]
 	return nz >= 0 && nz <= math.MaxInt32 && lengthError(a, nz) == nil
-}
-
-// offsets returns RowPtr as the package's int offsets.
-func (p pool) offsets(rp []int64) []int {
-	ptr := make([]int, len(rp))
-	p.forRange(len(rp), len(rp), func(lo, hi int) {
-		for i, x := range rp[lo:hi] {
-			ptr[lo+i] = int(x)
-		}
-	})
-	return ptr
 }
 
 // setupFromInput builds the hierarchy of pc.op on the device from its
