@@ -238,12 +238,21 @@ func (ds *devSetup) symmetric(d *dcsr) error {
 		ds.g.rows(d, rowMV, x, ax, nil, nil, nil, nil, nil, nil, 0, 0)
 		ds.g.rows(d, rowMV, y, ay, nil, nil, nil, nil, nil, nil, 0, 0)
 	}
-	var s [6]float64
+	// The six dots go into device words, read at once.
+	sc, err := ds.alloc(8 * 6)
+	if err != nil {
+		return err
+	}
 	for i, p := range [][2]*cuda.Buffer{{x, ay}, {y, ax}, {x, x}, {ay, ay}, {y, y}, {ax, ax}} {
-		var err error
-		if s[i], err = ds.dot(n, p[0], p[1]); err != nil {
+		w, err := sc.View(8*int64(i), 8)
+		if err != nil {
 			return err
 		}
+		ds.dotTo(n, p[0], p[1], w)
+	}
+	var s [6]float64
+	if err := get(ds, s[:], sc); err != nil {
+		return err
 	}
 	if err := asymmetric(s[0], s[1], math.Sqrt(s[2]*s[3])+math.Sqrt(s[4]*s[5])); err != nil {
 		return inputError{err}

@@ -301,18 +301,6 @@ func (ds *devSetup) dotTo(n int, x, y, out *cuda.Buffer) {
 	}
 }
 
-// dot is the solver's deterministic dot product after the setup's work.
-func (ds *devSetup) dot(n int, x, y *cuda.Buffer) (float64, error) {
-	if ds.err != nil {
-		return 0, ds.err
-	}
-	s, err := ds.g.dot(n, x, y)
-	if err != nil {
-		return 0, ds.g.e.Fail(err)
-	}
-	return s, nil
-}
-
 // diagError is numeric's error for row i, with the entry's value.
 func (ds *devSetup) diagError(a *dcsr, i int) error {
 	var ptr [2]int32
