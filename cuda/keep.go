@@ -3,6 +3,7 @@ package cuda
 import (
 	"math/bits"
 	"sync"
+	"unsafe"
 )
 
 // freeCache holds device memory that Free gave back, for the next Alloc
@@ -15,7 +16,18 @@ type freeCache struct {
 	limit int64
 	idle  int64
 	free  map[int64][]uint64 // by rounded size
+	// Small pinned host buffers too (the words a setup or an MIS run
+	// reads back): cuMemAllocHost pins pages by a system call each time.
+	hostIdle int64
+	host     map[int64][]unsafe.Pointer
 }
+
+// Pinned host buffers up to hostKeepMax bytes are kept, hostKeepLimit
+// bytes in all.
+const (
+	hostKeepMax   = 64 << 10
+	hostKeepLimit = 4 << 20
+)
 
 // keepGranule is the rounding of sizes above it: the driver maps device
 // memory in 2 MiB pages, so rounding to them costs nothing; smaller sizes
@@ -32,7 +44,8 @@ func roundAlloc(n int64) int64 {
 // KeepFreed makes Free keep up to limit bytes of the context's device
 // memory, at most, for later Allocs of the same rounded size, instead of
 // returning it to the driver (limit 0 returns what is kept and stops
-// keeping). Alloc rounds sizes up (to 2 MiB pages above 2 MiB, to a power
+// keeping); small pinned host buffers (up to 64 KiB, 4 MiB in all) are
+// kept the same way for AllocHost. Alloc rounds sizes up (to 2 MiB pages above 2 MiB, to a power
 // of two below) so that sizes that differ a little reuse one another.
 // Kept memory counts as used by this process; an Alloc that finds the
 // device full returns it to the driver before it fails. Free of a kept
@@ -41,7 +54,7 @@ func (c *Context) KeepFreed(limit int64) error {
 	c.mu.Lock()
 	fc := c.cache
 	if fc == nil && limit > 0 {
-		fc = &freeCache{free: map[int64][]uint64{}}
+		fc = &freeCache{free: map[int64][]uint64{}, host: map[int64][]unsafe.Pointer{}}
 		c.cache = fc
 	}
 	c.mu.Unlock()
@@ -77,8 +90,60 @@ func (c *Context) ReleaseFreed() error {
 		}
 		delete(fc.free, size)
 	}
-	fc.idle = 0
+	for size, ptrs := range fc.host {
+		for _, p := range ptrs {
+			if !closed && err == nil {
+				err = checkf("cuMemFreeHost", drvMemFreeHost(h, p), "%s of pinned host memory (kept)", FormatBytes(size))
+			}
+		}
+		delete(fc.host, size)
+	}
+	fc.idle, fc.hostIdle = 0, 0
 	return err
+}
+
+// hostSize is the size AllocHost asks the driver for.
+func (c *Context) hostSize(bytes int64) int64 {
+	if c.keeps() == nil || bytes > hostKeepMax {
+		return bytes
+	}
+	return roundAlloc(bytes)
+}
+
+// takeHost returns kept pinned memory of the rounded size, or nil.
+func (c *Context) takeHost(size int64) unsafe.Pointer {
+	fc := c.keeps()
+	if fc == nil || size > hostKeepMax {
+		return nil
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	ptrs := fc.host[size]
+	if len(ptrs) == 0 {
+		return nil
+	}
+	p := ptrs[len(ptrs)-1]
+	fc.host[size] = ptrs[:len(ptrs)-1]
+	fc.hostIdle -= size
+	return p
+}
+
+// keepHost holds pinned memory p for a later AllocHost, once the
+// context's work (a copy into it, say) is done, and reports whether it
+// did.
+func (c *Context) keepHost(h ctxHandle, p unsafe.Pointer, size int64) bool {
+	fc := c.keeps()
+	if fc == nil || size > hostKeepMax {
+		return false
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if fc.limit == 0 || fc.hostIdle+size > hostKeepLimit || drvCtxSynchronize(h) != Success {
+		return false
+	}
+	fc.host[size] = append(fc.host[size], p)
+	fc.hostIdle += size
+	return true
 }
 
 // allocSize is the size Alloc asks the driver for.

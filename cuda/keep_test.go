@@ -68,7 +68,26 @@ func TestGPUKeepFreed(t *testing.T) {
 	if ctx.cache.idle != 4<<20 {
 		t.Errorf("%d bytes kept, want only the 4 MiB within the limit", ctx.cache.idle)
 	}
-	if err := ctx.ReleaseFreed(); err != nil || ctx.cache.idle != 0 || len(ctx.cache.free[4<<20]) != 0 {
+	// Small pinned host buffers come back the same way.
+	hb, err := ctx.AllocHost(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hp := hb.p
+	if err := hb.Free(); err != nil {
+		t.Fatal(err)
+	}
+	hb2, err := ctx.AllocHost(300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hb2.p != hp || len(hb2.Bytes()) != 300 {
+		t.Errorf("AllocHost after Free: %p (%d bytes), want %p", hb2.p, len(hb2.Bytes()), hp)
+	}
+	if err := hb2.Free(); err != nil || ctx.cache.hostIdle != 512 {
+		t.Errorf("Free: %v, %d bytes of pinned memory kept, want 512", err, ctx.cache.hostIdle)
+	}
+	if err := ctx.ReleaseFreed(); err != nil || ctx.cache.hostIdle != 0 || ctx.cache.idle != 0 || len(ctx.cache.free[4<<20]) != 0 {
 		t.Errorf("ReleaseFreed: %v, %d bytes still kept", err, ctx.cache.idle)
 	}
 	if err := ctx.KeepFreed(0); err != nil {

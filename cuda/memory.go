@@ -262,6 +262,7 @@ type HostBuffer struct {
 	ctx     *Context
 	p       unsafe.Pointer
 	size    int64
+	alloc   int64 // the size allocated (rounded where the context keeps freed memory)
 	cleanup runtime.Cleanup
 
 	mu    sync.Mutex
@@ -277,11 +278,15 @@ func (c *Context) AllocHost(bytes int64) (*HostBuffer, error) {
 	if bytes <= 0 {
 		return nil, &Error{Op: "cuMemAllocHost", Code: ErrorInvalidValue, Detail: fmt.Sprintf("size %d", bytes)}
 	}
-	p, r := drvMemAllocHost(h, bytes)
+	size := c.hostSize(bytes)
+	p, r := c.takeHost(size), Success
+	if p == nil {
+		p, r = drvMemAllocHost(h, size)
+	}
 	if r != Success {
 		return nil, checkf("cuMemAllocHost", r, "allocating %s of pinned host memory", FormatBytes(bytes))
 	}
-	hb := &HostBuffer{ctx: c, p: p, size: bytes}
+	hb := &HostBuffer{ctx: c, p: p, size: bytes, alloc: size}
 	hb.cleanup = runtime.AddCleanup(hb, func(a hostRef) { a.free() }, hostRef{c, p})
 	return hb, nil
 }
@@ -329,7 +334,7 @@ func (h *HostBuffer) Free() error {
 	}
 	h.freed = true
 	h.cleanup.Stop()
-	if h.ctx.isClosed() {
+	if h.ctx.isClosed() || h.ctx.keepHost(h.ctx.h, h.p, h.alloc) {
 		return nil
 	}
 	return check("cuMemFreeHost", drvMemFreeHost(h.ctx.h, h.p))
