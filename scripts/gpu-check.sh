@@ -14,7 +14,8 @@
 #   tests     GPU tests of cuda, the MIS engine, mis, amg, gpuagg and
 #             gpusparse, verbose
 #   sanitize  compute-sanitizer memcheck and racecheck on the engine's
-#             TestGPUMidSize
+#             TestGPUMidSize, and memcheck, racecheck and initcheck on the
+#             AMG setup's tests
 #   bench     misgrid bench -device gpu on the reference graphs (table + JSON)
 #   orders    the hex27 160³ mesh in natural, rcm, locality, random order
 #   ab        bin/misgrid-old against bin/misgrid, alternating graph by
@@ -103,6 +104,12 @@ for stage in "${stages[@]}"; do
 		for tool in memcheck racecheck; do
 			run sanitize 240 bash -c "cd internal/misgpu && compute-sanitizer --tool $tool --error-exitcode 7 --print-limit 20 \
 				../../bin/misgpu.test -test.run 'TestGPUMidSize\$' -test.count=1"
+		done
+		# The AMG setup's kernels (input, setup, gpuagg, gpusparse, the
+		# engine), initcheck included: freed device memory is reused.
+		for tool in memcheck racecheck initcheck; do
+			run sanitize 300 bash -c "cd amg && compute-sanitizer --tool $tool --error-exitcode 7 --print-limit 20 \
+				../bin/amg.test -test.short -test.run 'TestGPUSetup(MatchesHost|Update)\$' -test.count=1"
 		done
 		;;
 	bench)
