@@ -20,18 +20,7 @@ func TestRoundAlloc(t *testing.T) {
 // same rounded size, within the limit, counts as free in MemInfo, and
 // goes back to the driver with ReleaseFreed.
 func TestGPUKeepFreed(t *testing.T) {
-	if err := Available(); err != nil {
-		t.Skip(err.Error())
-	}
-	dev, err := GetDevice(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, err := dev.PrimaryContext()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
+	ctx := primaryForTest(t)
 	if err := ctx.KeepFreed(8 << 20); err != nil {
 		t.Fatal(err)
 	}
@@ -93,4 +82,23 @@ func TestGPUKeepFreed(t *testing.T) {
 	if err := ctx.KeepFreed(0); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// primaryForTest returns device 0's primary context, closed when the test
+// ends, or skips the test with the reason no GPU can be used.
+func primaryForTest(tb testing.TB) *Context {
+	tb.Helper()
+	if err := Available(); err != nil {
+		tb.Skip(err.Error())
+	}
+	dev, err := GetDevice(0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, err := dev.PrimaryContext()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = ctx.Close() })
+	return ctx
 }

@@ -12,18 +12,7 @@ import (
 // (cuMemHostRegister, with the pages pinned for the runtime) and copying
 // from it directly, for a CSR the size of hex27 160³'s (453 MB).
 func BenchmarkGPUHostRegister(b *testing.B) {
-	if err := Available(); err != nil {
-		b.Skip(err.Error())
-	}
-	dev, err := GetDevice(0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, err := dev.PrimaryContext()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ctx.Close()
+	ctx := primaryForTest(b)
 	s, err := ctx.NewStream()
 	if err != nil {
 		b.Fatal(err)

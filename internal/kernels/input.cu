@@ -10,6 +10,8 @@
 // its own loop would have named first. Each output element has one
 // writer. Names are prefixed in_.
 
+#include "shared.cuh"
+
 #define IN_THREADS 256
 
 #define IN_FOR(i, n) \
@@ -148,21 +150,10 @@ extern "C" __global__ void __launch_bounds__(IN_THREADS)
 	IN_FOR(q, m) dst[q] = src[keep[q]];
 }
 
-// in_hash is mis.Hash32(i, seed) for a seed below 2³².
-__device__ __forceinline__ unsigned int in_hash(unsigned int i, unsigned int seed) {
-	unsigned int h = i ^ seed;
-	h ^= h >> 16;
-	h *= 0x7feb352du;
-	h ^= h >> 15;
-	h *= 0x846ca68bu;
-	h ^= h >> 16;
-	return h;
-}
-
 // in_hash_vec sets x[i] = Hash32(i, seed)/2³² − 0.5 (mis.Hash32), the
 // symmetry check's test vectors.
 extern "C" __global__ void __launch_bounds__(IN_THREADS) in_hash_vec(int n, unsigned int seed, double *x) {
-	IN_FOR(i, n) x[i] = (double)in_hash((unsigned int)i, seed) / 4294967296.0 - 0.5;
+	IN_FOR(i, n) x[i] = (double)hash32((unsigned int)i, seed, 0) / 4294967296.0 - 0.5;
 }
 
 // Theta's auto rule (amg/theta.go): the rows counted are every row, or
@@ -171,7 +162,7 @@ extern "C" __global__ void __launch_bounds__(IN_THREADS) in_hash_vec(int n, unsi
 #define IN_THETA_SAMPLE 8u
 
 __device__ __forceinline__ bool in_theta_row(int i, int every) {
-	return every || in_hash((unsigned int)i, IN_THETA_SEED) % IN_THETA_SAMPLE == 0;
+	return every || hash32((unsigned int)i, IN_THETA_SEED, 0) % IN_THETA_SAMPLE == 0;
 }
 
 // in_theta adds scalarTheta's counts of a checked matrix (diag from
