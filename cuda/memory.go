@@ -195,6 +195,13 @@ func CopyToDevice[T Word](dst *Buffer, off int64, src []T) error {
 	}
 	var zero streamHandle
 	r := drvMemcpyHtoD(h, dst.ptr+uint64(off), unsafe.Pointer(&src[0]), n, zero, false)
+	if r == Success {
+		// From pageable memory cuMemcpyHtoD returns once the bytes are in
+		// the driver's staging buffer, and the transfer from there runs
+		// on the legacy stream, which the package's streams do not wait
+		// for: wait for it here, so that a kernel queued next reads them.
+		r = drvStreamSynchronize(h, zero)
+	}
 	return checkf("cuMemcpyHtoD", r, "%s to %#x", FormatBytes(n), dst.ptr+uint64(off))
 }
 
