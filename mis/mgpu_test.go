@@ -3,6 +3,7 @@ package mis
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,6 +151,78 @@ func TestMultiGPUChainPriorities(t *testing.T) {
 				// Without the stall: one round per link, 10,000 on the path.
 				if !got.Stalled || got.Rounds > 2000 {
 					t.Errorf("%s: stalled=%v after %d rounds: the stall did not stop the rounds", name, got.Stalled, got.Rounds)
+				}
+			}
+		}
+	}
+}
+
+// mixedKeysCase is a graph and a user priority whose ranks fit the state
+// byte in the halos of parts 1 and 2 of three contiguous ranges but not
+// in part 0's: z-slabs of a 7-point grid, ranks of 40 hashed values
+// everywhere but on the two bottom layers, which hold 200 larger values
+// (more than two hops from parts 1 and 2). Part 0 then keys by 32-bit
+// ranks and keeps no class bits in its states, and parts 1 and 2 key
+// their ghosts of part 0 by the bits part 0 sends.
+func mixedKeysCase() (*mesh.Graph, Priority) {
+	g := mesh.Grid7Graph(10, 10, 12)
+	vals := make([]float64, g.N())
+	for v := range vals {
+		vals[v] = float64(Hash32(int32(v), 1) % 40)
+		if v < 200 {
+			vals[v] = float64(1000 + v)
+		}
+	}
+	return g, Priority{Kind: User, Seed: 5, Values: vals}
+}
+
+// TestMixedKeysLayout checks the premise of TestMultiGPUMixedKeys on the
+// host: part 0's primaries do not fit the state byte, the others' do.
+func TestMixedKeysLayout(t *testing.T) {
+	g, p := mixedKeysCase()
+	keys, err := Keys(g, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dist := range []int{1, 2} {
+		ps, err := layoutParts(g, 3, nil, keys, dist, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q, part := range ps {
+			small := part.spec.Prim == nil || slices.Max(part.spec.Prim) < 64
+			if small != (q > 0) {
+				t.Fatalf("d%d part %d: primaries fit the state byte: %v", dist, q, small)
+			}
+		}
+	}
+}
+
+// TestMultiGPUMixedKeys: parts that key by class bytes and by 32-bit
+// ranks side by side find the greedy set (a part of ranks used to send
+// its boundary states without class bits, which its neighbours read as
+// class 0).
+func TestMultiGPUMixedKeys(t *testing.T) {
+	lists := [][]int{{0, 0, 0}}
+	if len(mgpuDevices(t)) > 3 {
+		lists = append(lists, []int{0, 1, 1})
+	}
+	g, p := mixedKeysCase()
+	keys, err := Keys(g, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, devs := range lists {
+		for _, dist := range []int{1, 2} {
+			want := greedy(g, keys, dist)
+			for _, staged := range []bool{false, true} {
+				res, err := ComputeMultiGPU(context.Background(), g, MultiGPUOptions{Distance: dist, Priority: p, Devices: devs, mailboxes: staged})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i := testgraphs.FirstDiff(res.In, want.In); i >= 0 || res.Size != want.Size {
+					t.Errorf("%v d%d mailboxes=%v: differs from the greedy set at vertex %d (%d members, want %d; stalled %v)",
+						devs, dist, staged, i, res.Size, want.Size, res.Stalled)
 				}
 			}
 		}

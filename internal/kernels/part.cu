@@ -33,15 +33,19 @@ BUCKET2K(mis2b_p2, 2, false, false)
 #define PART_MAILBOX (1ull << 63)
 
 // part_send: for each boundary vertex v = list[i] decided and not sent
-// yet, store its state byte (class bits kept, OUT or IN alone) into
-// every ghost slot other parts keep of it: slot[ofs[i]..ofs[i+1]]. base
+// yet, store its state byte (OUT or IN alone, with the class bits
+// xcls[i] when xcls is not null, else v's own) into every ghost slot
+// other parts keep of it: slot[ofs[i]..ofs[i+1]]. The class bits come
+// from the host because a part whose primaries do not fit the state
+// byte keeps none there, while a neighbour whose halo holds only small
+// ones keys its ghosts by them. base
 // holds each part's state array, or for a mailbox its pair array, whose
 // fill count this part keeps in fill[part]. The lanes of a warp that
 // write pairs to one mailbox reserve their places with one atomic, so
 // that a warp writes its pairs as one run (whole lines over the link).
 // bytes adds what was sent.
-extern "C" __global__ void part_send(const u8 *st, const int *list, int nlist, u8 *sent, const int *ofs,
-                                     const u64 *slot, const u64 *base, u32 *fill, u64 *bytes) {
+extern "C" __global__ void part_send(const u8 *st, const u8 *xcls, const int *list, int nlist, u8 *sent,
+                                     const int *ofs, const u64 *slot, const u64 *base, u32 *fill, u64 *bytes) {
 	const u32 lane = threadIdx.x & 31;
 	u32 b = 0;
 	// Every thread of a block takes the same trips, so the warp votes
@@ -54,7 +58,7 @@ extern "C" __global__ void part_send(const u8 *st, const int *list, int nlist, u
 			const u32 s = __ldcg(st + list[i]);
 			if (STATE(s) != UND) {
 				sent[i] = 1;
-				x = (u8)((s & ~3u) | STATE(s));
+				x = (u8)((xcls ? (u32)__ldg(xcls + i) << 2 : s & ~3u) | STATE(s));
 				k = __ldg(ofs + i);
 				cnt = __ldg(ofs + i + 1) - k;
 			}

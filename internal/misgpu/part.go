@@ -97,6 +97,9 @@ type part struct {
 	// array or this part's mailbox to it; fill: the pairs in each
 	// mailbox; bytes: the bytes sent in the run.
 	gid, list, sent, ofs, slot, bases, fill, bytes *cuda.Buffer
+	// xcls: the class bits each boundary vertex carries in its
+	// neighbours' ghosts (sendClasses), or nil.
+	xcls *cuda.Buffer
 	// fill, published for the receivers once the sends are done: in
 	// pinned host memory for mailboxes there, in device memory for
 	// mailboxes in a peer's.
@@ -195,6 +198,11 @@ func newPart(s *PartSpec) (*part, error) {
 	if p.ofs, err = upload(p, s.Ofs); err != nil {
 		return p, err
 	}
+	if xc := sendClasses(s); xc != nil {
+		if p.xcls, err = upload(p, xc); err != nil {
+			return p, err
+		}
+	}
 	if p.sent, err = p.alloc(int64(len(s.Send))); err != nil {
 		return p, err
 	}
@@ -202,6 +210,27 @@ func newPart(s *PartSpec) (*part, error) {
 		return p, err
 	}
 	return p, nil
+}
+
+// sendClasses returns the class byte of each boundary vertex of s as a
+// neighbour keeps it (the class, or a primary below maxSmallRanks, which
+// smallRanks puts there), or nil when the keys have no primary. Parts
+// may differ in whether their primaries fit the state byte, so the
+// sender cannot take the bits from its own states.
+func sendClasses(s *PartSpec) []uint8 {
+	if s.Class == nil && s.Prim == nil || len(s.Send) == 0 {
+		return nil
+	}
+	out := make([]uint8, len(s.Send))
+	for i, v := range s.Send {
+		switch {
+		case s.Class != nil:
+			out[i] = s.Class[v] & (maxSmallRanks - 1)
+		case s.Prim[v] < maxSmallRanks:
+			out[i] = uint8(s.Prim[v])
+		}
+	}
+	return out
 }
 
 func (p *part) alloc(bytes int64) (*cuda.Buffer, error) {
@@ -377,14 +406,17 @@ func (pp *Parts) Links() []string { return pp.links }
 // Close frees everything on every device. It is idempotent.
 func (pp *Parts) Close() error {
 	var errs []error
+	// Every part first: a part's sends store into its neighbours'
+	// memory, so no part's memory goes while any stream may still run.
+	// Errors of queued work were reported by the run.
+	for _, p := range pp.ps {
+		if p.ctx != nil && p.l != nil {
+			p.l.Stream.Synchronize()
+		}
+	}
 	for _, p := range pp.ps {
 		if p.ctx == nil {
 			continue
-		}
-		if p.l != nil {
-			// Nothing may still use the memory; errors of queued work
-			// were reported by the run.
-			p.l.Stream.Synchronize()
 		}
 		if p.dg != nil {
 			errs = append(errs, p.dg.Close())

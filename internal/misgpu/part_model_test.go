@@ -1,6 +1,7 @@
 package misgpu
 
 import (
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -13,8 +14,9 @@ const empty = ^uint64(0)
 // it: per trip, each lane takes one boundary vertex; the lanes that
 // write to one mailbox reserve their places with one add (the leader's)
 // and write at the leader's base plus their rank among those lanes. It
-// returns each mailbox's pairs and the stores into state arrays.
-func sendModel(st []uint8, list []int32, sent []bool, ofs []int32, slot []uint64, fill []uint32,
+// returns each mailbox's pairs and the stores into state arrays. xcls,
+// when not nil, gives the class bits of each listed vertex.
+func sendModel(st, xcls []uint8, list []int32, sent []bool, ofs []int32, slot []uint64, fill []uint32,
 	boxes map[uint64][]uint64, stores map[uint64]uint8) (bytes int) {
 	for i0 := 0; i0 < len(list); i0 += 32 {
 		type lane struct {
@@ -34,7 +36,11 @@ func sendModel(st []uint8, list []int32, sent []bool, ofs []int32, slot []uint64
 			if s&1 != 0 {
 				state = 1
 			}
-			ls[ln] = lane{ofs[i], ofs[i+1] - ofs[i], s&^3 | state}
+			cls := s &^ 3
+			if xcls != nil {
+				cls = xcls[i] << 2
+			}
+			ls[ln] = lane{ofs[i], ofs[i+1] - ofs[i], cls | state}
 			most = max(most, ls[ln].cnt)
 		}
 		for j := range most {
@@ -76,8 +82,15 @@ func sendModel(st []uint8, list []int32, sent []bool, ofs []int32, slot []uint64
 
 // TestPartSendModel: every decided boundary vertex reaches every ghost
 // slot of it exactly once, as a store or as a pair, over calls made as
-// the states get decided, and the mailbox counts add up to the pairs.
+// the states get decided, and the mailbox counts add up to the pairs;
+// the class bits are the sender's own, or those the host gives.
 func TestPartSendModel(t *testing.T) {
+	for _, withClasses := range []bool{false, true} {
+		t.Run(fmt.Sprintf("classes=%v", withClasses), func(t *testing.T) { partSendModel(t, withClasses) })
+	}
+}
+
+func partSendModel(t *testing.T, withClasses bool) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const n, parts = 300, 4
 	list := make([]int32, 0, n)
@@ -106,6 +119,15 @@ func TestPartSendModel(t *testing.T) {
 		ofs = append(ofs, int32(len(slot)))
 	}
 	st := make([]uint8, n)
+	var xcls []uint8
+	if withClasses {
+		// A sender with ranks too large for the state byte keeps no
+		// class bits; its neighbours key the ghosts by these.
+		xcls = make([]uint8, len(list))
+		for i := range xcls {
+			xcls[i] = uint8(rng.IntN(maxSmallRanks))
+		}
+	}
 	sent := make([]bool, len(list))
 	fill := make([]uint32, parts)
 	boxes := map[uint64][]uint64{}
@@ -120,14 +142,14 @@ func TestPartSendModel(t *testing.T) {
 				st[v] = uint8(rng.IntN(4))<<2 | uint8(1+rng.IntN(2))
 			}
 		}
-		sendModel(st, list, sent, ofs, slot, fill, boxes, stores)
+		sendModel(st, xcls, list, sent, ofs, slot, fill, boxes, stores)
 	}
 	for v := range st {
 		if st[v] == 0 {
 			st[v] = 2
 		}
 	}
-	sendModel(st, list, sent, ofs, slot, fill, boxes, stores)
+	sendModel(st, xcls, list, sent, ofs, slot, fill, boxes, stores)
 	for k, x := range stores {
 		got[[2]uint64{k >> slotBits, k & (1<<slotBits - 1)}] = x
 	}
@@ -147,9 +169,17 @@ func TestPartSendModel(t *testing.T) {
 	if len(got) != len(want) {
 		t.Fatalf("%d slots reached, want %d", len(got), len(want))
 	}
+	at := map[int32]int{}
+	for i, v := range list {
+		at[v] = i
+	}
 	for k, v := range want {
-		if got[k] != st[v] {
-			t.Fatalf("slot %v holds %#x, vertex %d is %#x", k, got[k], v, st[v])
+		x := st[v]
+		if xcls != nil {
+			x = xcls[at[v]]<<2 | st[v]&3
+		}
+		if got[k] != x {
+			t.Fatalf("slot %v holds %#x, vertex %d is %#x", k, got[k], v, x)
 		}
 	}
 }

@@ -51,6 +51,18 @@ type partRun struct {
 	inject func(part, launch int) bool
 	stop   *atomic.Bool
 	ctx    context.Context
+	watch  *partsWatch
+	last   uint32 // the live count at the last check (at first the part's vertices)
+	checks int
+}
+
+// check hands the live count after pass sweeps to the parts' watch and
+// says whether the part stops.
+func (pr *partRun) check(pass int, live uint32) (bool, error) {
+	pr.checks++
+	stop, err := pr.watch.check(pr.ctx, pr.q, pass, live, pr.last, pr.checks)
+	pr.last = live
+	return stop, err
 }
 
 // args appends the part's arguments to a launch of the engine.
@@ -91,7 +103,7 @@ func (pr *partRun) after(pass int) error {
 		// Refused by the driver: an injected device error.
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
-	if err := l.Launch(nil, "part_send", l.Grid("part_send", n, blockSize), p.dg.ws.st, p.list, int32(n), p.sent, p.ofs,
+	if err := l.Launch(nil, "part_send", l.Grid("part_send", n, blockSize), p.dg.ws.st, p.xcls, p.list, int32(n), p.sent, p.ofs,
 		p.slot, p.bases, p.fill, p.bytes); err != nil {
 		return err
 	}
@@ -117,24 +129,28 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 	runs := make([]*run, len(pp.ps))
 	res := &PartsResult{In: make([][]bool, len(pp.ps))}
 	var stop atomic.Bool
+	own := make([]int, len(pp.ps))
+	for q, p := range pp.ps {
+		own[q] = p.dg.n
+	}
+	// The bound of parts that may wait on each other: they stop together
+	// when their rounds stop paying, and the caller finishes on the host.
+	watch := newPartsWatch(own)
 	for q, p := range pp.ps {
 		r, err := pp.prepare(q, p)
 		if err != nil {
 			return nil, pp.fail(q, err)
 		}
-		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx,
-			extra: []any{p.gid, p.spec.Base, int32(p.spec.GIDFrom)}}
-		// A part stops when its rounds stop paying (StallWatch), the
-		// bound of a part that may wait on its neighbours; the caller
-		// finishes on the host.
-		r.mayStall = true
+		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx, watch: watch,
+			last: uint32(min(p.dg.n, 1<<32-1)), extra: []any{p.gid, p.spec.Base, int32(p.spec.GIDFrom)}}
 		runs[q] = r
 		res.Plans = append(res.Plans, r.plan.kernels())
 	}
-	for q := range pp.ps {
-		if err := pp.ps[q].l.Stream.Synchronize(); err != nil {
-			return nil, pp.fail(q, err)
-		}
+	// Every context, not only the parts' streams: a copy from pageable
+	// memory (the priorities prepare uploads) may return before its DMA
+	// has landed, and the parts' streams do not wait for it.
+	if err := pp.synchronize(); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	errs := make([]error, len(pp.ps))
@@ -146,7 +162,13 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		go func() {
 			defer wg.Done()
 			var err error
-			res.PartRounds[q], res.In[q], err = p.run(runs[q], func() { res.PartTime[q] = time.Since(start) })
+			res.PartRounds[q], res.In[q], err = p.run(runs[q], func(err error) {
+				res.PartTime[q] = time.Since(start)
+				if err != nil {
+					stop.Store(true)
+				}
+				watch.done(q, err)
+			})
 			if err != nil {
 				errs[q] = err
 				stop.Store(true)
@@ -177,6 +199,14 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 // ghosts initialised and its boundary unsent.
 func (pp *Parts) prepare(q int, p *part) (*run, error) {
 	o := pp.opts
+	l, ws, s := p.l, &p.dg.ws, p.spec
+	// Every run starts from zero counts, an empty part too (Run reads
+	// its bytes): memory from the allocator holds whatever it held.
+	for _, b := range []*cuda.Buffer{p.sent, p.fill, p.bytes} {
+		if err := b.MemsetAsync8(0, l.Stream); err != nil {
+			return nil, err
+		}
+	}
 	if p.dg.n == 0 {
 		return &run{dg: p.dg, plan: &Plan{}}, nil
 	}
@@ -210,7 +240,6 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 			return nil, err
 		}
 	}
-	l, ws, s := p.l, &p.dg.ws, p.spec
 	gf, slots := int64(GhostFrom(s.Own)), int64(len(s.Offsets)-1)
 	if slots > gf {
 		st, err := ws.st.View(gf, slots-gf)
@@ -224,11 +253,6 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 			}
 		}
 		if err := l.Launch(nil, "part_ghosts", l.Grid("part_ghosts", slots-gf, blockSize), st, cls, int32(slots-gf)); err != nil {
-			return nil, err
-		}
-	}
-	for _, b := range []*cuda.Buffer{p.sent, p.fill, p.bytes} {
-		if err := b.MemsetAsync8(0, l.Stream); err != nil {
 			return nil, err
 		}
 	}
@@ -258,19 +282,20 @@ func primBuckets(n int, t Tuning) *Plan {
 }
 
 // run runs the prepared sweeps of part p and returns its flags; done is
-// called when the sweeps are.
-func (p *part) run(r *run, done func()) (int, []bool, error) {
+// called when the sweeps are, with their error.
+func (p *part) run(r *run, done func(error)) (int, []bool, error) {
 	unlock, err := p.dg.lock()
 	if err != nil {
+		done(err)
 		return 0, nil, err
 	}
 	defer unlock()
 	if p.dg.n == 0 {
-		done()
+		done(nil)
 		return 0, []bool{}, nil
 	}
 	rounds, err := r.sweeps(nil, nil)
-	done()
+	done(err)
 	if err != nil {
 		return 0, nil, p.l.Fail(err)
 	}
@@ -288,6 +313,16 @@ func (pp *Parts) fail(q int, err error) error {
 		p.l.Stream.Synchronize()
 	}
 	return &PartError{Part: q, Device: pp.ps[q].spec.Device, Err: err}
+}
+
+// synchronize waits for all work in every part's context.
+func (pp *Parts) synchronize() error {
+	for q, p := range pp.ps {
+		if err := p.ctx.Synchronize(); err != nil {
+			return pp.fail(q, p.l.Fail(err))
+		}
+	}
+	return nil
 }
 
 // kernels names the kernels of a plan, for reports.

@@ -73,8 +73,17 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 				break
 			}
 			// A part of a multi-GPU run may wait on its neighbours for
-			// any number of sweeps: its bound is the stall watch.
-			if r.pass > limit && r.part == nil {
+			// any number of sweeps: the parts' watch bounds it.
+			if r.part != nil {
+				stop, err := r.part.check(r.pass, host[cur])
+				if err != nil {
+					return 0, err
+				}
+				if stop {
+					r.stall.stopped = true
+					break
+				}
+			} else if r.pass > limit {
 				return 0, fmt.Errorf("GPU sweeps did not converge after %d sweeps on %d vertices (a bug)", r.pass, dg.n)
 			}
 			if r.mayStall && r.stall.stalled(r.pass, host[cur]) {
