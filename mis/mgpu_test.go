@@ -228,3 +228,36 @@ func TestMultiGPUMixedKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiGPUMailboxes runs three parts on GPU 0 through pinned host
+// mailboxes over and over, every vertex near a cut (hashed partition):
+// each run's mailboxes reuse memory that the runs before filled with
+// their pairs, and a count can run ahead of the pairs it covers. A pair
+// of another run applied used to write a slot out of range (an illegal
+// address, a sticky fault of the context) or a wrong state.
+func TestMultiGPUMailboxes(t *testing.T) {
+	mgpuDevices(t)
+	devs := []int{0, 0, 0}
+	for rep := range 3 {
+		for _, c := range mgpuGraphs()[1:3] {
+			part := mgpuPartition(c.g.N(), len(devs), true)
+			for _, dist := range []int{1, 2} {
+				for _, pr := range []Priority{{Seed: uint64(rep)}, {Kind: Boundary}} {
+					keys, _ := Keys(c.g, pr)
+					want := greedy(c.g, keys, dist)
+					for _, pairs := range []bool{false, true} {
+						res, err := ComputeMultiGPU(context.Background(), c.g, MultiGPUOptions{Distance: dist, Priority: pr,
+							Devices: devs, Partition: part, mailboxes: !pairs, pairs: pairs})
+						name := fmt.Sprintf("rep %d %s d%d %v pairs=%v", rep, c.name, dist, pr.Kind, pairs)
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						if i := testgraphs.FirstDiff(res.In, want.In); i >= 0 || res.Size != want.Size {
+							t.Fatalf("%s: differs from the greedy set at vertex %d", name, i)
+						}
+					}
+				}
+			}
+		}
+	}
+}

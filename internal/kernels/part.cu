@@ -32,6 +32,16 @@ BUCKET2K(mis2b_p2, 2, false, false)
 #define PART_SLOT_BITS 40
 #define PART_MAILBOX (1ull << 63)
 
+// A mailbox pair is epoch<<PART_EPOCH_SHIFT | local id<<8 | state byte.
+// The epoch (never 0) names the run: a receiver applies a pair only once
+// it reads the current epoch there and a slot it holds. A count can run
+// ahead of the pairs it covers: the sender's stores into host memory and
+// the copy engine's store of the count travel separately, and a mailbox
+// reuses memory that earlier runs (or an earlier graph's mailboxes)
+// filled with other pairs. A pair not ready yet is taken again at the
+// receiver's next launch.
+#define PART_EPOCH_SHIFT 40
+
 // part_send: for each boundary vertex v = list[i] decided and not sent
 // yet, store its state byte (OUT or IN alone, with the class bits
 // xcls[i] when xcls is not null, else v's own) into every ghost slot
@@ -43,9 +53,10 @@ BUCKET2K(mis2b_p2, 2, false, false)
 // fill count this part keeps in fill[part]. The lanes of a warp that
 // write pairs to one mailbox reserve their places with one atomic, so
 // that a warp writes its pairs as one run (whole lines over the link).
-// bytes adds what was sent.
+// bytes adds what was sent; epoch tags the pairs.
 extern "C" __global__ void part_send(const u8 *st, const u8 *xcls, const int *list, int nlist, u8 *sent,
-                                     const int *ofs, const u64 *slot, const u64 *base, u32 *fill, u64 *bytes) {
+                                     const int *ofs, const u64 *slot, const u64 *base, u32 *fill, u64 *bytes,
+                                     u32 epoch) {
 	const u32 lane = threadIdx.x & 31;
 	u32 b = 0;
 	// Every thread of a block takes the same trips, so the warp votes
@@ -77,7 +88,7 @@ extern "C" __global__ void part_send(const u8 *st, const u8 *xcls, const int *li
 				u32 at = 0;
 				if (lane == lead) at = atomicAdd(fill + q, (u32)__popc(peers));
 				at = __shfl_sync(peers, at, lead) + __popc(peers & ((1u << lane) - 1));
-				((u64 *)__ldg(base + q))[at] = l << 8 | x;
+				((u64 *)__ldg(base + q))[at] = (u64)epoch << PART_EPOCH_SHIFT | l << 8 | x;
 				b += 8;
 			} else if (has) {
 				*(volatile u8 *)((u8 *)__ldg(base + q) + l) = x;
@@ -90,18 +101,28 @@ extern "C" __global__ void part_send(const u8 *st, const u8 *xcls, const int *li
 }
 
 // part_recv_at takes a snapshot of what a sender has published in a
-// mailbox (*filled, written after its sends completed): at[0] becomes
-// the last snapshot, at[1] the new one. part_recv then applies the pairs
-// between them.
-extern "C" __global__ void part_recv_at(const volatile u32 *filled, u32 *at) {
-	if (threadIdx.x == 0 && blockIdx.x == 0) at[0] = at[1], at[1] = *filled;
+// mailbox of cap pairs (*filled, written after its sends completed):
+// the pairs to apply are at[0]..at[1], from the first one the last
+// part_recv did not apply (at[2]) up to the count, at most cap. part_recv
+// then applies them and leaves in at[2] the first it could not.
+extern "C" __global__ void part_recv_at(const volatile u32 *filled, u32 *at, u32 cap) {
+	if (threadIdx.x == 0 && blockIdx.x == 0) {
+		const u32 from = at[2];
+		const u32 to = min(max(*filled, from), cap);
+		at[0] = from, at[1] = to, at[2] = to;
+	}
 }
 
-extern "C" __global__ void part_recv(const u64 *box, const u32 *at, u8 *st) {
+extern "C" __global__ void part_recv(const u64 *box, u32 *at, u8 *st, u32 epoch, u32 nslots) {
 	const u32 from = at[0], to = at[1];
 	for (u32 i = from + blockIdx.x * blockDim.x + threadIdx.x; i < to; i += gridDim.x * blockDim.x) {
 		const u64 p = ((const volatile u64 *)box)[i];
-		st[p >> 8] = (u8)(p & 0xffu);
+		const u32 l = (u32)(p >> 8);
+		if ((u32)(p >> PART_EPOCH_SHIFT) != epoch || l >= nslots) {
+			atomicMin(at + 2, i);
+			continue;
+		}
+		st[l] = (u8)(p & 0xffu);
 	}
 }
 

@@ -114,7 +114,7 @@ type part struct {
 type inbox struct {
 	box, filled uintptr      // the pairs, and the sender's published count of them
 	cap         int64        // the most pairs
-	at          *cuda.Buffer // the pairs applied, and the last count seen
+	at          *cuda.Buffer // the range of pairs to apply and the first not applied (part_recv_at)
 }
 
 // liveParts counts the device and pinned allocations of Parts not yet
@@ -268,6 +268,7 @@ func hostPtr(h *cuda.HostBuffer) uintptr { return uintptr(unsafe.Pointer(&h.Byte
 const (
 	mailboxBit = 1 << 63
 	slotBits   = 40
+	epochShift = 40 // PART_EPOCH_SHIFT
 )
 
 // connect decides how each part reaches each other (its state array
@@ -354,7 +355,7 @@ func (pp *Parts) mailbox(p, t *part, kind string, n int64) (uint64, error) {
 		}
 		in.box, in.filled = box.Ptr(), p.pubDev.Ptr()+4*uintptr(q)
 	}
-	if in.at, err = t.alloc(8); err != nil {
+	if in.at, err = t.alloc(16); err != nil {
 		return 0, err
 	}
 	t.inbox = append(t.inbox, in)

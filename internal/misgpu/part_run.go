@@ -52,6 +52,7 @@ type partRun struct {
 	stop   *atomic.Bool
 	ctx    context.Context
 	watch  *partsWatch
+	epoch  uint32 // the tag of this run's mailbox pairs (part.cu)
 	last   uint32 // the live count at the last check (at first the part's vertices)
 	checks int
 }
@@ -88,10 +89,11 @@ func (pr *partRun) after(pass int) error {
 	}
 	p, l := pr.p, pr.p.l
 	for _, in := range p.inbox {
-		if err := l.Launch(nil, "part_recv_at", 1, in.filled, in.at); err != nil {
+		if err := l.Launch(nil, "part_recv_at", 1, in.filled, in.at, uint32(in.cap)); err != nil {
 			return err
 		}
-		if err := l.Launch(nil, "part_recv", l.Grid("part_recv", in.cap, blockSize), in.box, in.at, p.dg.ws.st); err != nil {
+		if err := l.Launch(nil, "part_recv", l.Grid("part_recv", in.cap, blockSize), in.box, in.at, p.dg.ws.st, pr.epoch,
+			uint32(len(p.spec.Offsets)-1)); err != nil {
 			return err
 		}
 	}
@@ -104,7 +106,7 @@ func (pr *partRun) after(pass int) error {
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
 	if err := l.Launch(nil, "part_send", l.Grid("part_send", n, blockSize), p.dg.ws.st, p.xcls, p.list, int32(n), p.sent, p.ofs,
-		p.slot, p.bases, p.fill, p.bytes); err != nil {
+		p.slot, p.bases, p.fill, p.bytes, pr.epoch); err != nil {
 		return err
 	}
 	// Published once the sends are done, so that a receiver that sees a
@@ -136,12 +138,13 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 	// The bound of parts that may wait on each other: they stop together
 	// when their rounds stop paying, and the caller finishes on the host.
 	watch := newPartsWatch(own)
+	epoch := nextEpoch()
 	for q, p := range pp.ps {
 		r, err := pp.prepare(q, p)
 		if err != nil {
 			return nil, pp.fail(q, err)
 		}
-		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx, watch: watch,
+		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx, watch: watch, epoch: epoch,
 			last: uint32(min(p.dg.n, 1<<32-1)), extra: []any{p.gid, p.spec.Base, int32(p.spec.GIDFrom)}}
 		runs[q] = r
 		res.Plans = append(res.Plans, r.plan.kernels())
@@ -194,6 +197,15 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 	}
 	return res, nil
 }
+
+// epochs numbers the runs of every Parts of the process, so that no
+// mailbox pair of an earlier run (or of another graph's mailboxes in
+// the same memory) passes for one of this run.
+var epochs atomic.Uint64
+
+// nextEpoch returns the tag of a run's mailbox pairs: 24 bits, never 0
+// (PART_EPOCH_SHIFT in part.cu; zeroed memory must not pass).
+func nextEpoch() uint32 { return uint32(epochs.Add(1)%(1<<24-1)) + 1 }
 
 // prepare makes part q's run: its plan, its priority uploaded, its
 // ghosts initialised and its boundary unsent.
