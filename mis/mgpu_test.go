@@ -32,39 +32,46 @@ func mgpuDevices(t *testing.T) [][]int {
 
 func TestMultiGPUIsGreedy(t *testing.T) {
 	for _, devs := range mgpuDevices(t) {
-		for _, c := range mgpuGraphs() {
-			lp, order, err := LocalityPartition(c.g, len(devs))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, dist := range []int{1, 2} {
-				for _, pr := range []Priority{{Seed: 3}, {Kind: Degree, Seed: 1<<33 | 5}, {Kind: Boundary}} {
-					// Primaries and a seed with high bits: the keys the
-					// parts rebuild must match Keys exactly.
-					keys, _ := Keys(c.g, pr)
-					want := greedy(c.g, keys, dist)
-					opts := []MultiGPUOptions{{}, {pairs: true}, {Partition: mgpuPartition(c.g.N(), len(devs), true), mailboxes: true}}
-					if pr.Kind == Degree {
-						opts = append(opts, MultiGPUOptions{mailboxes: true}, MultiGPUOptions{Partition: lp, Order: order})
+		multiGPUIsGreedy(t, devs)
+	}
+	if n := misgpu.LiveAllocations(); n != 0 {
+		t.Errorf("%d allocations left after the runs", n)
+	}
+}
+
+// multiGPUIsGreedy checks the driver on one device list against the
+// greedy set: every test graph, distance and priority, with stores,
+// pairs and mailboxes, contiguous, hashed and locality partitions.
+func multiGPUIsGreedy(t *testing.T, devs []int) {
+	for _, c := range mgpuGraphs() {
+		lp, order, err := LocalityPartition(c.g, len(devs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, dist := range []int{1, 2} {
+			for _, pr := range []Priority{{Kind: Hash, Seed: 3}, {Kind: Degree, Seed: 1<<33 | 5}, {Kind: Boundary}} {
+				// Primaries and a seed with high bits: the keys the
+				// parts rebuild must match Keys exactly.
+				keys, _ := Keys(c.g, pr)
+				want := greedy(c.g, keys, dist)
+				opts := []MultiGPUOptions{{}, {pairs: true}, {Partition: mgpuPartition(c.g.N(), len(devs), true), mailboxes: true}}
+				if pr.Kind == Degree {
+					opts = append(opts, MultiGPUOptions{mailboxes: true}, MultiGPUOptions{Partition: lp, Order: order})
+				}
+				for _, o := range opts {
+					name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v", devs, c.name, dist, pr.Kind,
+						o.mailboxes, o.Partition != nil, o.Order != nil)
+					o.Distance, o.Priority, o.Devices = dist, pr, devs
+					res, err := ComputeMultiGPU(context.Background(), c.g, o)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
 					}
-					for _, o := range opts {
-						name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v", devs, c.name, dist, pr.Kind,
-							o.mailboxes, o.Partition != nil, o.Order != nil)
-						o.Distance, o.Priority, o.Devices = dist, pr, devs
-						res, err := ComputeMultiGPU(context.Background(), c.g, o)
-						if err != nil {
-							t.Fatalf("%s: %v", name, err)
-						}
-						if i := testgraphs.FirstDiff(res.In, want.In); i >= 0 || res.Size != want.Size {
-							t.Fatalf("%s: differs from the greedy set at vertex %d (%d members, want %d)", name, i, res.Size, want.Size)
-						}
+					if i := testgraphs.FirstDiff(res.In, want.In); i >= 0 || res.Size != want.Size {
+						t.Fatalf("%s: differs from the greedy set at vertex %d (%d members, want %d)", name, i, res.Size, want.Size)
 					}
 				}
 			}
 		}
-	}
-	if n := misgpu.LiveAllocations(); n != 0 {
-		t.Errorf("%d allocations left after the runs", n)
 	}
 }
 
@@ -242,7 +249,7 @@ func TestMultiGPUMailboxes(t *testing.T) {
 		for _, c := range mgpuGraphs()[1:3] {
 			part := mgpuPartition(c.g.N(), len(devs), true)
 			for _, dist := range []int{1, 2} {
-				for _, pr := range []Priority{{Seed: uint64(rep)}, {Kind: Boundary}} {
+				for _, pr := range []Priority{{Kind: Hash, Seed: uint64(rep)}, {Kind: Boundary}} {
 					keys, _ := Keys(c.g, pr)
 					want := greedy(c.g, keys, dist)
 					for _, pairs := range []bool{false, true} {

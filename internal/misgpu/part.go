@@ -174,6 +174,9 @@ func newPart(s *PartSpec) (*part, error) {
 	if err := p.dg.upload(s.Offsets, s.Adj, nil); err != nil {
 		return p, err
 	}
+	if err := zeroAdjTail(p.dg); err != nil {
+		return p, err
+	}
 	ws := &p.dg.ws
 	np := padded(slots)
 	if ws.st, err = ctx.Alloc(max(np, tile)); err != nil {
@@ -210,6 +213,28 @@ func newPart(s *PartSpec) (*part, error) {
 		return p, err
 	}
 	return p, nil
+}
+
+// zeroAdjTail zeroes the adjacency's padding after its last entry. The
+// 16-byte row loads (load_row8 in shared.cuh) read it with the last row,
+// and MIS-2's bucket scans (mis2b_batch) compute the key of every entry
+// of a load, inside the row or not; a part's keys hash global ids, a
+// lookup by the entry (Params.gid). Memory from the allocator holds what
+// earlier runs left, so an entry read there indexed past the ids: an
+// illegal address, on the device that ran other work before.
+func zeroAdjTail(dg *Graph) error {
+	tail := 4 * dg.m
+	if tail >= dg.adj.Size() {
+		return nil
+	}
+	v, err := dg.adj.View(tail, dg.adj.Size()-tail)
+	if err != nil {
+		return err
+	}
+	if err := v.MemsetAsync8(0, dg.l.Stream); err != nil {
+		return err
+	}
+	return dg.l.Stream.Synchronize()
 }
 
 // sendClasses returns the class byte of each boundary vertex of s as a
