@@ -46,11 +46,11 @@ type partsWatch struct {
 	slow    int
 	stopped bool
 	err     error         // the first part's failure: the others stop with errAborted
-	changed chan struct{} // closed at every check, wait, end and failure
+	changed chan struct{} // closed at every check, end and failure
 }
 
-// partsWatchWait bounds a part's wait for the end of a round, in case a
-// neighbour's check takes that long (its bound still holds: a part's
+// partsWatchWait bounds a part's wait for its neighbours, in case a
+// neighbour's batch takes that long (the bound still holds: a part's
 // checks are counted).
 const partsWatchWait = 2 * time.Second
 
@@ -190,18 +190,4 @@ func (w *partsWatch) done(q int, err error) {
 		w.round()
 	}
 	w.notify()
-}
-
-// Stopped says whether the rounds stopped paying.
-func (w *partsWatch) Stopped() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.stopped
-}
-
-// failed says whether a part failed.
-func (w *partsWatch) failed() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err != nil
 }

@@ -83,8 +83,8 @@ func TestPartsWatchStopsTogether(t *testing.T) {
 			t.Errorf("part %d: a stop did not stay", q)
 		}
 	}
-	if !tr.w.Stopped() {
-		t.Error("Stopped() says no")
+	if !tr.w.stopped {
+		t.Error("the watch does not say it stopped")
 	}
 }
 
