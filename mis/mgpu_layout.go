@@ -1,158 +1,248 @@
 package mis
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"slices"
 	"sync"
 
+	"github.com/misgrid/misgrid/internal/misgpu"
 	"github.com/misgrid/misgrid/mesh"
 )
 
 // gpuPart is one part of the multi-GPU MIS in the layout its device
-// holds: owned vertices get local ids 0..own-1 (increasing global id),
-// then come the ghosts, grouped by owning part and increasing global id
-// within a group, so that the states a neighbour sends land in one
-// contiguous segment. Rows use local ids; keys are those of the global ids.
+// holds (misgpu.PartSpec): owned vertices at local ids 0..own-1, padding
+// to a whole tile, then the ghosts, the vertices of other parts within
+// the distance: first those one hop away (at distance 2 with their rows),
+// then those two hops away. Owned vertices and each layer of ghosts are
+// in increasing rank (the global id, or a locality order).
 type gpuPart struct {
-	own     int
-	global  []int32 // global id of each owned vertex
-	offsets []int64 // own+1
-	adj     []int32 // local ids
-	keys    []uint64
-	// ghostOff[q]..ghostOff[q+1] are the local ids of the ghosts owned by
-	// part q (offsets counted from own).
-	ghostOff []int32
-	// send[q] lists the owned local ids that part q keeps as ghosts, in
-	// q's ghost order; nil when q keeps none.
-	send [][]int32
-	// ghostIDs are the global ids of the ghosts, in local order.
-	ghostIDs []int32
+	own    int
+	global []int32 // global id of each local id (padding: -1)
+	near   int     // ghosts one hop away: local ids gf..gf+near-1
+	spec   misgpu.PartSpec
 }
 
-func (p *gpuPart) local() int { return p.own + int(p.ghostOff[len(p.ghostOff)-1]) }
+// gf is the local id of the first ghost.
+func (p *gpuPart) gf() int { return misgpu.GhostFrom(p.own) }
 
 // layoutParts cuts g into the device layout of parts parts (contiguous
-// ranges when partition is nil). keys are the whole graph's keys.
-func layoutParts(g *mesh.Graph, parts int, partition []int32, keys []uint64) ([]*gpuPart, error) {
+// ranges when partition is nil) for the MIS of distance dist. keys are
+// the whole graph's keys; rank, when not nil, orders the vertices within
+// a part (a vertex's position in a locality order).
+func layoutParts(g *mesh.Graph, parts int, partition []int32, keys []uint64, dist int, rank []int32) ([]*gpuPart, error) {
 	if err := checkSplit(g, parts, partition); err != nil {
 		return nil, err
 	}
 	n := g.N()
+	for v := range n {
+		for _, u := range g.Neighbors(int32(v)) {
+			if u < 0 || int(u) >= n {
+				return nil, fmt.Errorf("mis: vertex %d has neighbour %d out of range [0,%d)", v, u, n)
+			}
+		}
+	}
 	owner := make([]int32, n)
-	ownLocal := make([]int32, n)
-	counts := make([]int32, parts)
 	if partition == nil {
 		r := ContiguousRanges(n, parts)
 		for q := range parts {
 			for v := r[q]; v < r[q+1]; v++ {
-				owner[v], ownLocal[v] = int32(q), v-r[q]
+				owner[v] = int32(q)
 			}
-			counts[q] = r[q+1] - r[q]
 		}
 	} else {
-		for v, q := range partition {
-			owner[v], ownLocal[v] = q, counts[q]
-			counts[q]++
-		}
+		copy(owner, partition)
+	}
+	byRank := func(a, b int32) int { return cmp.Compare(a, b) }
+	if rank != nil {
+		byRank = func(a, b int32) int { return cmp.Compare(rank[a], rank[b]) }
 	}
 	ps := make([]*gpuPart, parts)
 	for q := range ps {
-		ps[q] = &gpuPart{own: int(counts[q]), global: make([]int32, 0, counts[q]), send: make([][]int32, parts)}
+		ps[q] = &gpuPart{}
 	}
 	for v := range n {
 		p := ps[owner[v]]
 		p.global = append(p.global, int32(v))
+		p.own++
 	}
-	// ghostLocal[u] is u's local id on the part being built; mark is the
-	// part that wrote it, so the array is reused without clearing.
-	ghostLocal := make([]int32, n)
+	// local[v] is v's local id on the part being built; mark says which
+	// part wrote it, so the array is reused without clearing.
+	local := make([]int32, n)
 	mark := make([]int32, n)
 	for v := range mark {
 		mark[v] = -1
 	}
+	var err error
+	parallelParts(ps, func(q int, p *gpuPart) {
+		slices.SortFunc(p.global, byRank)
+	})
 	for q, p := range ps {
-		if err := p.build(g, int32(q), owner, ownLocal, ghostLocal, mark, keys); err != nil {
-			return nil, err
+		if e := p.build(g, int32(q), owner, local, mark, keys, dist, byRank); e != nil && err == nil {
+			err = e
 		}
 	}
-	// The send list of q to p is p's ghost segment of q, in q's ids.
-	for pi, p := range ps {
-		for q := range parts {
-			lo, hi := p.ghostOff[q], p.ghostOff[q+1]
-			if lo == hi {
-				continue
-			}
-			list := make([]int32, hi-lo)
-			for i := range list {
-				list[i] = ownLocal[p.ghostGlobal(int32(p.own)+lo+int32(i))]
-			}
-			ps[q].send[pi] = list
-		}
+	if err != nil {
+		return nil, err
 	}
+	boundary(ps, owner)
 	return ps, nil
 }
 
-// build fills the rows, ghosts and keys of part q.
-func (p *gpuPart) build(g *mesh.Graph, q int32, owner, ownLocal, ghostLocal, mark []int32, keys []uint64) error {
-	parts := len(p.send)
-	// Ghosts in increasing global id, then grouped by owner (stable).
-	var found []int32
-	for _, v := range p.global {
-		for _, u := range g.Neighbors(v) {
-			if u < 0 || int(u) >= g.N() {
-				return fmt.Errorf("mis: vertex %d has neighbour %d out of range [0,%d)", v, u, g.N())
-			}
-			if owner[u] != q && mark[u] != q {
-				mark[u] = q
-				found = append(found, u)
-			}
-		}
+// parallelParts runs f on every part at once.
+func parallelParts(ps []*gpuPart, f func(q int, p *gpuPart)) {
+	var wg sync.WaitGroup
+	for q, p := range ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(q, p)
+		}()
 	}
-	slices.Sort(found)
-	p.ghostOff = make([]int32, parts+1)
-	for _, u := range found {
-		p.ghostOff[owner[u]+1]++
-	}
-	for i := range parts {
-		p.ghostOff[i+1] += p.ghostOff[i]
-	}
-	fill := append([]int32(nil), p.ghostOff[:parts]...)
-	p.ghostIDs = make([]int32, len(found))
-	for _, u := range found {
-		o := owner[u]
-		p.ghostIDs[fill[o]] = u
-		ghostLocal[u] = int32(p.own) + fill[o]
-		fill[o]++
-	}
-	p.keys = make([]uint64, p.local())
+	wg.Wait()
+}
+
+// build lays out part q: its ghosts, rows and keys. local and mark are
+// scratch arrays of the graph's size.
+func (p *gpuPart) build(g *mesh.Graph, q int32, owner, local, mark []int32, keys []uint64, dist int, byRank func(a, b int32) int) error {
 	for i, v := range p.global {
-		p.keys[i] = keys[v]
+		local[v], mark[v] = int32(i), q
 	}
-	for i, u := range p.ghostIDs {
-		p.keys[p.own+i] = keys[u]
-	}
-	p.offsets = make([]int64, p.own+1)
-	for i, v := range p.global {
-		p.offsets[i+1] = p.offsets[i] + int64(g.Degree(v))
-	}
-	p.adj = make([]int32, p.offsets[p.own])
-	parallelRows(p.own, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			row := p.adj[p.offsets[i]:p.offsets[i+1]]
-			for j, u := range g.Neighbors(p.global[i]) {
-				if owner[u] == q {
-					row[j] = ownLocal[u]
-				} else {
-					row[j] = ghostLocal[u]
+	layer := func(from []int32) []int32 {
+		var found []int32
+		for _, v := range from {
+			for _, u := range g.Neighbors(v) {
+				if mark[u] != q {
+					mark[u] = q
+					found = append(found, u)
 				}
 			}
 		}
+		slices.SortFunc(found, byRank)
+		return found
+	}
+	gf := p.gf()
+	near := layer(p.global)
+	ghosts := near
+	if dist == 2 {
+		ghosts = append(slices.Clip(near), layer(near)...)
+	}
+	p.near = len(near)
+	for i, u := range ghosts {
+		local[u] = int32(gf + i)
+	}
+	slots := gf + len(ghosts)
+	if int64(slots) >= 1<<31 {
+		return fmt.Errorf("mis: multi-GPU part %d holds %d vertices, more than 32-bit ids allow", q, slots)
+	}
+	p.global = append(p.global, slices.Repeat([]int32{-1}, gf-p.own)...)
+	p.global = append(p.global, ghosts...)
+	s := &p.spec
+	s.Own = p.own
+	s.Offsets = make([]int64, slots+1)
+	rowsOf := func(i int) bool { return i < p.own || dist == 2 && i >= gf && i < gf+p.near }
+	for i := range slots {
+		s.Offsets[i+1] = s.Offsets[i]
+		if rowsOf(i) {
+			d := int64(g.Degree(p.global[i]))
+			s.Offsets[i+1] += d
+			s.MaxDeg = max(s.MaxDeg, d)
+		}
+	}
+	s.Adj = make([]int32, s.Offsets[slots])
+	parallelRows(slots, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if !rowsOf(i) {
+				continue
+			}
+			row := s.Adj[s.Offsets[i]:s.Offsets[i+1]]
+			for j, u := range g.Neighbors(p.global[i]) {
+				row[j] = local[u]
+			}
+		}
 	})
+	p.keyParts(keys)
 	return nil
 }
 
-func (p *gpuPart) ghostGlobal(local int32) int32 { return p.ghostIDs[local-int32(p.own)] }
+// keyParts gives what the engine needs to rebuild the keys of the part:
+// global ids (an owned range from its first vertex where the ids are
+// consecutive, else every local id's) and the primaries (the upper words
+// of the keys; nil when every key is a bare hash).
+func (p *gpuPart) keyParts(keys []uint64) {
+	s, gf := &p.spec, p.gf()
+	ids := func(from []int32) []uint32 {
+		out := make([]uint32, len(from))
+		for i, v := range from {
+			out[i] = uint32(max(v, 0))
+		}
+		return out
+	}
+	contiguous := p.own > 0
+	for i := 1; i < p.own && contiguous; i++ {
+		contiguous = p.global[i] == p.global[i-1]+1
+	}
+	if contiguous {
+		s.Base, s.GIDFrom, s.GID = uint32(p.global[0]), gf, ids(p.global[gf:])
+	} else {
+		s.GID = ids(p.global)
+	}
+	var prim []uint32
+	for i, v := range p.global {
+		if v < 0 || keys[v]>>32 == 0 {
+			continue
+		}
+		if prim == nil {
+			prim = make([]uint32, len(p.global))
+		}
+		prim[i] = uint32(keys[v] >> 32)
+	}
+	s.Prim = prim
+}
+
+// boundary fills each part's send lists: for each owned vertex, the
+// ghost slots the other parts keep of it.
+func boundary(ps []*gpuPart, owner []int32) {
+	type slot struct {
+		v    int32 // owner's local id
+		part int
+		l    int64
+	}
+	sends := make([][]slot, len(ps))
+	// The owner's local id of every owned vertex.
+	local := make([]int32, len(owner))
+	for _, p := range ps {
+		for i, v := range p.global[:p.own] {
+			local[v] = int32(i)
+		}
+	}
+	for t, p := range ps {
+		gf := p.gf()
+		for i, v := range p.global[gf:] {
+			o := owner[v]
+			sends[o] = append(sends[o], slot{local[v], t, int64(gf + i)})
+		}
+	}
+	parallelParts(ps, func(q int, p *gpuPart) {
+		sl := sends[q]
+		slices.SortStableFunc(sl, func(a, b slot) int { return cmp.Compare(a.v, b.v) })
+		s := &p.spec
+		s.Send, s.Ofs, s.To = nil, []int32{0}, make([]misgpu.Slot, len(sl))
+		for i, x := range sl {
+			if i == 0 || x.v != sl[i-1].v {
+				if i > 0 {
+					s.Ofs = append(s.Ofs, int32(i))
+				}
+				s.Send = append(s.Send, x.v)
+			}
+			s.To[i] = misgpu.Slot{Part: x.part, Local: x.l}
+		}
+		if len(sl) > 0 {
+			s.Ofs = append(s.Ofs, int32(len(sl)))
+		}
+	})
+}
 
 // parallelRows runs f over [0,n) in chunks on all CPUs.
 func parallelRows(n int, f func(lo, hi int)) {
@@ -168,28 +258,22 @@ func parallelRows(n int, f func(lo, hi int)) {
 	wg.Wait()
 }
 
-// keyParts gives what the distance-1 sweep needs to compute keys on the
-// device: the owned vertices' global ids (nil when they are the range
-// base, base+1, ...) and the primary rank of every local vertex (nil
-// when every key is a bare hash).
-func (p *gpuPart) keyParts() (gown []uint32, base uint32, prim []uint32) {
-	if p.own > 0 {
-		base = uint32(p.global[0])
-		if int(p.global[p.own-1])-int(p.global[0]) != p.own-1 {
-			gown = make([]uint32, p.own)
-			for i, v := range p.global {
-				gown[i] = uint32(v)
-			}
-		}
+// LocalityPartition cuts g into parts ranges of mesh.LocalityOrder (a
+// Hilbert curve through the coordinates, or without them a recursive
+// bisection by breadth-first search): parts that are compact in space,
+// whatever the numbering, so that few vertices lie on a boundary. It
+// also returns the order, which ComputeMultiGPU takes as the order of
+// the vertices within each part (MultiGPUOptions.Order).
+func LocalityPartition(g *mesh.Graph, parts int) (partition, order []int32, err error) {
+	if err := checkSplit(g, parts, nil); err != nil {
+		return nil, nil, err
 	}
-	for _, k := range p.keys {
-		if k>>32 != 0 {
-			prim = make([]uint32, len(p.keys))
-			for i, k := range p.keys {
-				prim[i] = uint32(k >> 32)
-			}
-			break
-		}
+	order = mesh.LocalityOrder(g)
+	r := ContiguousRanges(g.N(), parts)
+	partition = make([]int32, g.N())
+	for v, pos := range order {
+		q, _ := slices.BinarySearch(r, pos+1)
+		partition[v] = int32(q - 1)
 	}
-	return gown, base, prim
+	return partition, order, nil
 }

@@ -2,6 +2,7 @@ package mis
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -37,209 +38,267 @@ func mgpuPartition(n, k int, hashed bool) []int32 {
 	return p
 }
 
-// TestLayoutParts checks that every local row names the same neighbours
-// as the graph and that each send list is, position for position, the
-// receiver's ghost segment.
+// layouts lays out every test graph in k parts three ways: contiguous
+// ranges, hashed parts, and a locality partition with its order.
+func layouts(t *testing.T, g *mesh.Graph, k, dist int, keys []uint64) map[string][]*gpuPart {
+	out := map[string][]*gpuPart{}
+	lp, order, err := LocalityPartition(g, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct{ part, rank []int32 }{
+		"ranges": {nil, nil}, "hashed": {mgpuPartition(g.N(), k, true), nil}, "locality": {lp, order},
+	} {
+		ps, err := layoutParts(g, k, c.part, keys, dist, c.rank)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out[name] = ps
+	}
+	return out
+}
+
+// ball returns the vertices within dist of v, v excluded.
+func ball(g *mesh.Graph, v int32, dist int) map[int32]bool {
+	b := map[int32]bool{}
+	for _, u := range g.Neighbors(v) {
+		b[u] = true
+		if dist == 2 {
+			for _, w := range g.Neighbors(u) {
+				b[w] = true
+			}
+		}
+	}
+	delete(b, v)
+	return b
+}
+
+// TestLayoutParts checks the device layout: owned vertices cover the
+// graph once, the ghosts of a part are exactly the other parts' vertices
+// within the distance, rows (owned, and at distance 2 the near ghosts')
+// name the graph's neighbours, keys rebuild from the global ids and
+// primaries, and every ghost slot is in its owner's send list once.
 func TestLayoutParts(t *testing.T) {
 	for _, c := range mgpuGraphs() {
-		for _, k := range []int{1, 2, 3, 5} {
-			for _, hashed := range []bool{false, true} {
-				keys, _ := Keys(c.g, Priority{})
-				ps, err := layoutParts(c.g, k, mgpuPartition(c.g.N(), k, hashed), keys)
-				if err != nil {
-					t.Fatal(err)
-				}
-				owned := 0
-				for q, p := range ps {
-					owned += p.own
-					gid := func(l int32) int32 {
-						if int(l) < p.own {
-							return p.global[l]
-						}
-						return p.ghostIDs[int(l)-p.own]
-					}
-					for i, v := range p.global {
-						row := p.adj[p.offsets[i]:p.offsets[i+1]]
-						want := c.g.Neighbors(v)
-						if len(row) != len(want) {
-							t.Fatalf("%s k=%d part %d row %d: %d entries, want %d", c.name, k, q, i, len(row), len(want))
-						}
-						for j, l := range row {
-							if gid(l) != want[j] {
-								t.Fatalf("%s k=%d part %d row %d entry %d: global %d, want %d", c.name, k, q, i, j, gid(l), want[j])
-							}
-						}
-					}
-					for l := range p.local() {
-						if p.keys[l] != keys[gid(int32(l))] {
-							t.Fatalf("%s part %d: key of local %d is not that of its global id", c.name, q, l)
-						}
-					}
-					for to, list := range p.send {
-						seg := ps[to].ghostIDs[ps[to].ghostOff[q]:ps[to].ghostOff[q+1]]
-						if len(list) != len(seg) {
-							t.Fatalf("%s k=%d: part %d sends %d states to part %d, which keeps %d ghosts of it", c.name, k, q, len(list), to, len(seg))
-						}
-						for i, l := range list {
-							if p.global[l] != seg[i] {
-								t.Fatalf("%s k=%d: send list %d→%d position %d is %d, ghost is %d", c.name, k, q, to, i, p.global[l], seg[i])
-							}
-						}
-					}
-				}
-				if owned != c.g.N() {
-					t.Fatalf("%s k=%d: parts own %d of %d vertices", c.name, k, owned, c.g.N())
+		keys, _ := Keys(c.g, Priority{Kind: Degree, Seed: 1<<40 | 9})
+		for _, dist := range []int{1, 2} {
+			for _, k := range []int{1, 2, 3, 5} {
+				for lname, ps := range layouts(t, c.g, k, dist, keys) {
+					name := fmt.Sprintf("%s/d%d/k%d/%s", c.name, dist, k, lname)
+					checkLayout(t, name, c.g, ps, dist, keys)
 				}
 			}
 		}
 	}
 }
 
-// emulate runs the rounds of Run on the host: the same rules as the
-// kernels of part.cu and the same ghost copies between phases. It checks
-// the layout and schedule without a GPU.
-func emulate(ps []*gpuPart, dist int) (in map[int32]bool, rounds int) {
-	st := make([][]uint8, len(ps))
-	m1 := make([][]uint64, len(ps))
-	near := make([][]uint8, len(ps))
+func checkLayout(t *testing.T, name string, g *mesh.Graph, ps []*gpuPart, dist int, keys []uint64) {
+	owner := slices.Repeat([]int{-1}, g.N())
 	for q, p := range ps {
-		st[q] = make([]uint8, p.local())
-		m1[q] = make([]uint64, p.local())
-		near[q] = make([]uint8, p.local())
-		for i := range m1[q] {
-			m1[q][i] = ^uint64(0)
+		for _, v := range p.global[:p.own] {
+			if owner[v] >= 0 {
+				t.Fatalf("%s: vertex %d owned twice", name, v)
+			}
+			owner[v] = q
 		}
 	}
-	push := func(arrs ...func(q int) any) {
-		for q, p := range ps {
-			for to, list := range p.send {
-				off := ps[to].own + int(ps[to].ghostOff[q])
-				for i, l := range list {
-					for _, a := range arrs {
-						switch x := a(q).(type) {
-						case []uint8:
-							a(to).([]uint8)[off+i] = x[l]
-						case []uint64:
-							a(to).([]uint64)[off+i] = x[l]
-						}
-					}
-				}
-			}
-		}
-	}
-	stOf := func(q int) any { return st[q] }
-	for {
-		rounds++
-		left := 0
-		if dist == 1 {
-			for q, p := range ps {
-				for v := range p.own {
-					if st[q][v] != 0 {
-						continue
-					}
-					blocked, out := false, false
-					for _, u := range p.adj[p.offsets[v]:p.offsets[v+1]] {
-						if st[q][u] == pIn {
-							out = true
-							break
-						}
-						if st[q][u] == 0 && p.keys[u] > p.keys[v] {
-							blocked = true
-						}
-					}
-					switch {
-					case out:
-						st[q][v] = pOut
-					case !blocked:
-						st[q][v] = pIn
-					default:
-						left++
-					}
-				}
-			}
-			push(stOf)
-		} else {
-			for q, p := range ps {
-				for w := range p.own {
-					if near[q][w] != 0 {
-						continue
-					}
-					m, nr := uint64(0), st[q][w] == pIn
-					if st[q][w] != pOut {
-						m = p.keys[w]
-					}
-					for _, u := range p.adj[p.offsets[w]:p.offsets[w+1]] {
-						if st[q][u] == pIn {
-							nr = true
-						} else if st[q][u] == 0 {
-							m = max(m, p.keys[u])
-						}
-					}
-					m1[q][w] = m
-					if nr {
-						near[q][w] = 1
-					}
-				}
-			}
-			push(func(q int) any { return near[q] }, func(q int) any { return m1[q] })
-			for q, p := range ps {
-				for v := range p.own {
-					if st[q][v] != 0 {
-						continue
-					}
-					out, champ := near[q][v] != 0, m1[q][v] == p.keys[v]
-					for _, w := range p.adj[p.offsets[v]:p.offsets[v+1]] {
-						out = out || near[q][w] != 0
-						champ = champ && m1[q][w] == p.keys[v]
-					}
-					switch {
-					case out:
-						st[q][v] = pOut
-					case champ:
-						st[q][v] = pIn
-					default:
-						left++
-					}
-				}
-			}
-			push(stOf)
-		}
-		if left == 0 {
-			break
-		}
-	}
-	in = map[int32]bool{}
+	sent := map[[2]int64]int{}
 	for q, p := range ps {
-		for i, v := range p.global {
-			if st[q][i] == pIn {
+		s := &p.spec
+		for i, v := range s.Send {
+			for _, to := range s.To[s.Ofs[i]:s.Ofs[i+1]] {
+				if got := ps[to.Part].global[to.Local]; got != p.global[v] {
+					t.Fatalf("%s: part %d sends %d into a slot of %d", name, q, p.global[v], got)
+				}
+				sent[[2]int64{int64(to.Part), to.Local}]++
+			}
+		}
+	}
+	for q, p := range ps {
+		gf, s := p.gf(), &p.spec
+		want := map[int32]bool{}
+		for _, v := range p.global[:p.own] {
+			for u := range ball(g, v, dist) {
+				if owner[u] != q {
+					want[u] = true
+				}
+			}
+		}
+		if len(p.global)-gf != len(want) {
+			t.Fatalf("%s part %d: %d ghosts, want %d", name, q, len(p.global)-gf, len(want))
+		}
+		for i, u := range p.global {
+			if i >= p.own && i < gf {
+				continue
+			}
+			if i >= gf && (!want[u] || sent[[2]int64{int64(q), int64(i)}] != 1) {
+				t.Fatalf("%s part %d: ghost %d (slot %d) not within the distance or not sent once", name, q, u, i)
+			}
+			gid := s.Base + uint32(i)
+			if i >= s.GIDFrom {
+				gid = s.GID[i-s.GIDFrom]
+			}
+			var pr uint32
+			if s.Prim != nil {
+				pr = s.Prim[i]
+			}
+			if Key(pr, int32(gid), 1<<40|9) != keys[u] {
+				t.Fatalf("%s part %d: local %d does not rebuild the key of %d", name, q, i, u)
+			}
+			if i >= p.own && !(dist == 2 && i < gf+p.near) {
+				if s.Offsets[i+1] != s.Offsets[i] {
+					t.Fatalf("%s part %d: local %d has a row", name, q, i)
+				}
+				continue
+			}
+			row := s.Adj[s.Offsets[i]:s.Offsets[i+1]]
+			nb := g.Neighbors(u)
+			if len(row) != len(nb) {
+				t.Fatalf("%s part %d: row of %d has %d entries, want %d", name, q, u, len(row), len(nb))
+			}
+			for j, l := range row {
+				if p.global[l] != nb[j] {
+					t.Fatalf("%s part %d: row of %d names %d, want %d", name, q, u, p.global[l], nb[j])
+				}
+			}
+		}
+	}
+}
+
+// partModel runs the multi-GPU driver on the host: on each part the
+// engine's rules (a vertex joins once every larger key within the
+// distance is OUT, leaves once a member is within it, and a new member
+// pushes OUT into its ball, ghosts included), and after each launch the
+// sends of misgpu's part_send. The parts advance in a random order, a
+// launch at a time over their vertices in a random order, and the sends
+// land late, a random part of each receiver's queue at a time (in the
+// order each part made them). It returns the set and the bytes sent.
+type partModel struct {
+	ps    []*gpuPart
+	dist  int
+	keys  []uint64
+	st    [][]uint8
+	sent  [][]bool
+	queue [][]func()
+	bytes int64
+	rng   *rand.Rand
+}
+
+func (m *partModel) launch(q int) int {
+	p, st, left := m.ps[q], m.st[q], 0
+	s := &p.spec
+	key := func(l int32) uint64 { return m.keys[p.global[l]] }
+	scan := func(v int32, f func(u int32)) {
+		for _, u := range s.Adj[s.Offsets[v]:s.Offsets[v+1]] {
+			f(u)
+			if m.dist == 2 {
+				for _, w := range s.Adj[s.Offsets[u]:s.Offsets[u+1]] {
+					if w != v {
+						f(w)
+					}
+				}
+			}
+		}
+	}
+	for _, i := range m.rng.Perm(p.own) {
+		v := int32(i)
+		if st[v] != 0 {
+			continue
+		}
+		out, wait := false, false
+		scan(v, func(u int32) {
+			out = out || st[u] == pIn
+			wait = wait || st[u] == 0 && key(u) > key(v)
+		})
+		switch {
+		case out:
+			st[v] = pOut
+		case wait:
+			left++
+		default:
+			st[v] = pIn
+			scan(v, func(u int32) {
+				if st[u] == 0 {
+					st[u] = pOut
+				}
+			})
+		}
+	}
+	for i, v := range s.Send {
+		if m.sent[q][i] || st[v] == 0 {
+			continue
+		}
+		m.sent[q][i] = true
+		x := st[v]
+		for _, to := range s.To[s.Ofs[i]:s.Ofs[i+1]] {
+			m.queue[to.Part] = append(m.queue[to.Part], func() { m.st[to.Part][to.Local] = x })
+			m.bytes++
+		}
+	}
+	return left
+}
+
+func (m *partModel) run(t *testing.T) map[int32]bool {
+	left := make([]int, len(m.ps))
+	for q, p := range m.ps {
+		m.st = append(m.st, make([]uint8, len(p.global)))
+		m.sent = append(m.sent, make([]bool, len(p.spec.Send)))
+		left[q] = p.own
+	}
+	m.queue = make([][]func(), len(m.ps))
+	for steps := 0; slices.Max(left) > 0; steps++ {
+		if steps > 100000 {
+			t.Fatal("the model makes no progress")
+		}
+		q := m.rng.IntN(len(m.ps))
+		left[q] = m.launch(q)
+		for to, qu := range m.queue {
+			k := m.rng.IntN(len(qu) + 1)
+			for _, f := range qu[:k] {
+				f()
+			}
+			m.queue[to] = qu[k:]
+		}
+	}
+	in := map[int32]bool{}
+	for q, p := range m.ps {
+		for i, v := range p.global[:p.own] {
+			if m.st[q][i] == pIn {
 				in[v] = true
 			}
 		}
 	}
-	return in, rounds
+	return in
 }
 
-func TestEmulatedMultiGPUIsGreedy(t *testing.T) {
+// TestPartModelIsGreedy: however the parts' launches interleave and
+// however late the sends land, the parts find the greedy set, and each
+// boundary state travels once to each part that keeps it.
+func TestPartModelIsGreedy(t *testing.T) {
 	for _, c := range mgpuGraphs() {
 		for _, dist := range []int{1, 2} {
-			for _, pr := range []Priority{{}, {Seed: 77}, {Kind: Degree}} {
+			for _, pr := range []Priority{{Seed: 11}, {Kind: Degree}} {
 				keys, err := Keys(c.g, pr)
 				if err != nil {
 					t.Fatal(err)
 				}
 				want := greedy(c.g, keys, dist)
 				for _, k := range []int{1, 2, 3, 5} {
-					for _, hashed := range []bool{false, true} {
-						name := fmt.Sprintf("%s/d%d/%v/k%d/hashed=%v", c.name, dist, pr.Kind, k, hashed)
-						ps, err := layoutParts(c.g, k, mgpuPartition(c.g.N(), k, hashed), keys)
-						if err != nil {
-							t.Fatal(err)
-						}
-						in, _ := emulate(ps, dist)
+					for lname, ps := range layouts(t, c.g, k, dist, keys) {
+						name := fmt.Sprintf("%s/d%d/%v/k%d/%s", c.name, dist, pr.Kind, k, lname)
+						m := &partModel{ps: ps, dist: dist, keys: keys, rng: rand.New(rand.NewPCG(uint64(k), uint64(dist)))}
+						in := m.run(t)
 						for v, w := range want.In {
 							if in[int32(v)] != w {
 								t.Fatalf("%s: vertex %d in=%v, greedy says %v", name, v, in[int32(v)], w)
 							}
+						}
+						slots := int64(0)
+						for _, p := range ps {
+							slots += int64(len(p.spec.To))
+						}
+						if m.bytes != slots {
+							t.Fatalf("%s: %d bytes sent for %d ghost slots", name, m.bytes, slots)
 						}
 					}
 				}
@@ -250,57 +309,48 @@ func TestEmulatedMultiGPUIsGreedy(t *testing.T) {
 
 func TestLayoutPartsRejects(t *testing.T) {
 	g := mesh.Hex27Graph(3, 3, 3)
-	if _, err := layoutParts(g, 0, nil, make([]uint64, g.N())); err == nil {
+	if _, err := layoutParts(g, 0, nil, make([]uint64, g.N()), 1, nil); err == nil {
 		t.Error("0 parts accepted")
 	}
 	bad := slices.Repeat([]int32{0}, g.N())
 	bad[5] = 4
-	if _, err := layoutParts(g, 2, bad, make([]uint64, g.N())); err == nil {
+	if _, err := layoutParts(g, 2, bad, make([]uint64, g.N()), 1, nil); err == nil {
 		t.Error("partition entry out of range accepted")
 	}
 }
 
-// TestKeyParts checks that the device's on-the-fly keys (primary rank and
-// the hash of the global id) rebuild every local key of every part.
-func TestKeyParts(t *testing.T) {
-	g := mesh.Hex27Graph(9, 7, 5)
-	for _, pr := range []Priority{{Seed: 7}, {Kind: Degree, Seed: 1<<40 | 9}} {
-		keys, err := Keys(g, pr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, partition := range [][]int32{nil, mgpuPartition(g.N(), 3, true)} {
-			parts, err := layoutParts(g, 3, partition, keys)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for q, p := range parts {
-				gown, base, prim := p.keyParts()
-				if (prim == nil) != (pr.Kind == Hash) {
-					t.Fatalf("%v part %d: prim nil=%v", pr.Kind, q, prim == nil)
-				}
-				if (gown == nil) != (partition == nil) {
-					t.Fatalf("%v part %d: gown nil=%v for partition nil=%v", pr.Kind, q, gown == nil, partition == nil)
-				}
-				for u, want := range p.keys {
-					var gid uint32
-					switch {
-					case u >= p.own:
-						gid = uint32(p.ghostIDs[u-p.own])
-					case gown != nil:
-						gid = gown[u]
-					default:
-						gid = base + uint32(u)
-					}
-					var pu uint32
-					if prim != nil {
-						pu = prim[u]
-					}
-					if got := Key(pu, int32(gid), pr.Seed); got != want {
-						t.Fatalf("%v part %d local %d: key %#x, want %#x", pr.Kind, q, u, got, want)
-					}
+// TestLocalityPartitionCutsLess: on a relabelled mesh, ranges of the
+// locality order cut far fewer edges than ranges of the ids.
+func TestLocalityPartitionCutsLess(t *testing.T) {
+	g, _ := mesh.Relabel(mesh.Hex27Graph(16, 16, 16), 3)
+	cut := func(part []int32) int {
+		c := 0
+		for v := range g.N() {
+			for _, u := range g.Neighbors(int32(v)) {
+				if part[u] != part[v] {
+					c++
 				}
 			}
 		}
+		return c
+	}
+	ranges := make([]int32, g.N())
+	r := ContiguousRanges(g.N(), 4)
+	for q := range 4 {
+		for v := r[q]; v < r[q+1]; v++ {
+			ranges[v] = int32(q)
+		}
+	}
+	lp, _, err := LocalityPartition(g, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q := range int32(4) {
+		if c := slices.Index(lp, q); c < 0 {
+			t.Fatalf("part %d is empty", q)
+		}
+	}
+	if a, b := cut(lp), cut(ranges); 5*a > b {
+		t.Errorf("locality partition cuts %d edges, id ranges %d", a, b)
 	}
 }

@@ -3,10 +3,13 @@ package mis
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/misgpu"
+	"github.com/misgrid/misgrid/internal/testgraphs"
 	"github.com/misgrid/misgrid/mesh"
 )
 
@@ -20,7 +23,7 @@ func mgpuDevices(t *testing.T) [][]int {
 	if err != nil || n == 0 {
 		t.Skipf("no GPU: %v", err)
 	}
-	lists := [][]int{{0}, {0, 0, 0}}
+	lists := [][]int{{0}, {0, 0, 0}, {0, 0, 0, 0, 0}}
 	if n >= 2 {
 		lists = append(lists, []int{0, 1}, []int{1, 0, 1, 0, 0})
 	}
@@ -29,40 +32,46 @@ func mgpuDevices(t *testing.T) [][]int {
 
 func TestMultiGPUIsGreedy(t *testing.T) {
 	for _, devs := range mgpuDevices(t) {
-		for _, c := range mgpuGraphs() {
-			for _, dist := range []int{1, 2} {
-				for _, staged := range []bool{false, true} {
-					for _, hashed := range []bool{false, true} {
-						pr := Priority{Seed: 3}
-						if hashed {
-							// Primaries and a seed with high bits: the
-							// on-the-fly keys must match Keys exactly.
-							pr = Priority{Kind: Degree, Seed: 1<<33 | 5}
-						}
-						name := fmt.Sprintf("%v/%s/d%d/staged=%v/hashed=%v", devs, c.name, dist, staged, hashed)
-						keys, _ := Keys(c.g, pr)
-						want := greedy(c.g, keys, dist)
-						res, err := ComputeMultiGPU(context.Background(), c.g, MultiGPUOptions{
-							Distance: dist, Priority: pr, Devices: devs, staged: staged,
-							Partition: mgpuPartition(c.g.N(), len(devs), hashed), batch: 3, sweeps: 1 + 2*btoi(staged)})
-						if err != nil {
-							t.Fatalf("%s: %v", name, err)
-						}
-						for v, w := range want.In {
-							if res.In[v] != w {
-								t.Fatalf("%s: vertex %d in=%v, greedy says %v", name, v, res.In[v], w)
-							}
-						}
-						if res.Size != want.Size {
-							t.Fatalf("%s: size %d, greedy %d", name, res.Size, want.Size)
-						}
+		multiGPUIsGreedy(t, devs)
+	}
+	if n := misgpu.LiveAllocations(); n != 0 {
+		t.Errorf("%d allocations left after the runs", n)
+	}
+}
+
+// multiGPUIsGreedy checks the driver on one device list against the
+// greedy set: every test graph, distance and priority, with stores,
+// pairs and mailboxes, contiguous, hashed and locality partitions.
+func multiGPUIsGreedy(t *testing.T, devs []int) {
+	for _, c := range mgpuGraphs() {
+		lp, order, err := LocalityPartition(c.g, len(devs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, dist := range []int{1, 2} {
+			for _, pr := range []Priority{{Kind: Hash, Seed: 3}, {Kind: Degree, Seed: 1<<33 | 5}, {Kind: Boundary}} {
+				// Primaries and a seed with high bits: the keys the
+				// parts rebuild must match Keys exactly.
+				keys, _ := Keys(c.g, pr)
+				want := greedy(c.g, keys, dist)
+				opts := []MultiGPUOptions{{}, {pairs: true}, {Partition: mgpuPartition(c.g.N(), len(devs), true), mailboxes: true}}
+				if pr.Kind == Degree {
+					opts = append(opts, MultiGPUOptions{mailboxes: true}, MultiGPUOptions{Partition: lp, Order: order})
+				}
+				for _, o := range opts {
+					name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v", devs, c.name, dist, pr.Kind,
+						o.mailboxes, o.Partition != nil, o.Order != nil)
+					o.Distance, o.Priority, o.Devices = dist, pr, devs
+					res, err := ComputeMultiGPU(context.Background(), c.g, o)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if i := testgraphs.FirstDiff(res.In, want.In); i >= 0 || res.Size != want.Size {
+						t.Fatalf("%s: differs from the greedy set at vertex %d (%d members, want %d)", name, i, res.Size, want.Size)
 					}
 				}
 			}
 		}
-	}
-	if n := mgpuLive.Load(); n != 0 {
-		t.Errorf("%d allocations left after the runs", n)
 	}
 }
 
@@ -94,14 +103,14 @@ func TestMultiGPUFault(t *testing.T) {
 		}
 		bad := len(devs) - 1
 		_, err := ComputeMultiGPU(context.Background(), g, MultiGPUOptions{Distance: dist, Devices: devs,
-			inject: func(part, round int) bool { return part == bad && round == 2 }})
+			inject: func(part, launch int) bool { return part == bad && launch == 2 }})
 		if err == nil {
 			t.Fatal("injected launch failure not reported")
 		}
 		if !strings.Contains(err.Error(), fmt.Sprintf("part %d on device %d", bad, devs[bad])) {
 			t.Errorf("error does not name the part: %v", err)
 		}
-		if n := mgpuLive.Load(); n != 0 {
+		if n := misgpu.LiveAllocations(); n != 0 {
 			t.Errorf("%d allocations left after the failure", n)
 		}
 		for d, c := range ctxs {
@@ -119,9 +128,143 @@ func TestMultiGPUFault(t *testing.T) {
 	}
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
+// TestMultiGPUChainPriorities: a priority that chains the greedy order
+// along the graph takes one round per link; the driver stops when the
+// rounds stop paying and the serial greedy finishes, with the greedy set.
+func TestMultiGPUChainPriorities(t *testing.T) {
+	lists := mgpuDevices(t)
+	path := testgraphs.Path(20_000)
+	rising := make([]float64, path.N())
+	for v := range rising {
+		rising[v] = float64(v)
 	}
-	return 0
+	for _, devs := range lists {
+		for _, dist := range []int{1, 2} {
+			for _, staged := range []bool{false, true} {
+				p := Priority{Kind: User, Values: rising}
+				keys, err := Keys(path, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := greedy(path, keys, dist)
+				name := fmt.Sprintf("%v d%d staged=%v", devs, dist, staged)
+				got, err := ComputeMultiGPU(context.Background(), path, MultiGPUOptions{Distance: dist, Priority: p, Devices: devs, mailboxes: staged})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if i := testgraphs.FirstDiff(got.In, want.In); i >= 0 || got.Size != want.Size {
+					t.Errorf("%s: differs from the greedy set at vertex %d (%d members, want %d)", name, i, got.Size, want.Size)
+				}
+				// Without the stall: one round per link, 10,000 on the path.
+				if !got.Stalled || got.Rounds > 2000 {
+					t.Errorf("%s: stalled=%v after %d rounds: the stall did not stop the rounds", name, got.Stalled, got.Rounds)
+				}
+			}
+		}
+	}
+}
+
+// mixedKeysCase is a graph and a user priority whose ranks fit the state
+// byte in the halos of parts 1 and 2 of three contiguous ranges but not
+// in part 0's: z-slabs of a 7-point grid, ranks of 40 hashed values
+// everywhere but on the two bottom layers, which hold 200 larger values
+// (more than two hops from parts 1 and 2). Part 0 then keys by 32-bit
+// ranks and keeps no class bits in its states, and parts 1 and 2 key
+// their ghosts of part 0 by the bits part 0 sends.
+func mixedKeysCase() (*mesh.Graph, Priority) {
+	g := mesh.Grid7Graph(10, 10, 12)
+	vals := make([]float64, g.N())
+	for v := range vals {
+		vals[v] = float64(Hash32(int32(v), 1) % 40)
+		if v < 200 {
+			vals[v] = float64(1000 + v)
+		}
+	}
+	return g, Priority{Kind: User, Seed: 5, Values: vals}
+}
+
+// TestMixedKeysLayout checks the premise of TestMultiGPUMixedKeys on the
+// host: part 0's primaries do not fit the state byte, the others' do.
+func TestMixedKeysLayout(t *testing.T) {
+	g, p := mixedKeysCase()
+	keys, err := Keys(g, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dist := range []int{1, 2} {
+		ps, err := layoutParts(g, 3, nil, keys, dist, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q, part := range ps {
+			small := part.spec.Prim == nil || slices.Max(part.spec.Prim) < 64
+			if small != (q > 0) {
+				t.Fatalf("d%d part %d: primaries fit the state byte: %v", dist, q, small)
+			}
+		}
+	}
+}
+
+// TestMultiGPUMixedKeys: parts that key by class bytes and by 32-bit
+// ranks side by side find the greedy set (a part of ranks used to send
+// its boundary states without class bits, which its neighbours read as
+// class 0).
+func TestMultiGPUMixedKeys(t *testing.T) {
+	lists := [][]int{{0, 0, 0}}
+	if len(mgpuDevices(t)) > 3 {
+		lists = append(lists, []int{0, 1, 1})
+	}
+	g, p := mixedKeysCase()
+	keys, err := Keys(g, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, devs := range lists {
+		for _, dist := range []int{1, 2} {
+			want := greedy(g, keys, dist)
+			for _, staged := range []bool{false, true} {
+				res, err := ComputeMultiGPU(context.Background(), g, MultiGPUOptions{Distance: dist, Priority: p, Devices: devs, mailboxes: staged})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i := testgraphs.FirstDiff(res.In, want.In); i >= 0 || res.Size != want.Size {
+					t.Errorf("%v d%d mailboxes=%v: differs from the greedy set at vertex %d (%d members, want %d; stalled %v)",
+						devs, dist, staged, i, res.Size, want.Size, res.Stalled)
+				}
+			}
+		}
+	}
+}
+
+// TestMultiGPUMailboxes runs three parts on GPU 0 through pinned host
+// mailboxes over and over, every vertex near a cut (hashed partition):
+// each run's mailboxes reuse memory that the runs before filled with
+// their pairs, and a count can run ahead of the pairs it covers. A pair
+// of another run applied used to write a slot out of range (an illegal
+// address, a sticky fault of the context) or a wrong state.
+func TestMultiGPUMailboxes(t *testing.T) {
+	mgpuDevices(t)
+	devs := []int{0, 0, 0}
+	for rep := range 3 {
+		for _, c := range mgpuGraphs()[1:3] {
+			part := mgpuPartition(c.g.N(), len(devs), true)
+			for _, dist := range []int{1, 2} {
+				for _, pr := range []Priority{{Kind: Hash, Seed: uint64(rep)}, {Kind: Boundary}} {
+					keys, _ := Keys(c.g, pr)
+					want := greedy(c.g, keys, dist)
+					for _, pairs := range []bool{false, true} {
+						res, err := ComputeMultiGPU(context.Background(), c.g, MultiGPUOptions{Distance: dist, Priority: pr,
+							Devices: devs, Partition: part, mailboxes: !pairs, pairs: pairs})
+						name := fmt.Sprintf("rep %d %s d%d %v pairs=%v", rep, c.name, dist, pr.Kind, pairs)
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						if i := testgraphs.FirstDiff(res.In, want.In); i >= 0 || res.Size != want.Size {
+							t.Fatalf("%s: differs from the greedy set at vertex %d", name, i)
+						}
+					}
+				}
+			}
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/misgrid/misgrid/internal/gpu"
 	"github.com/misgrid/misgrid/internal/gpubench"
 	"github.com/misgrid/misgrid/internal/misgpu"
+	"github.com/misgrid/misgrid/internal/progress"
 	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
 )
@@ -29,16 +30,22 @@ func wantsGPUs(args []string) bool {
 	return false
 }
 
-const benchGPUsUsage = `usage: misgrid bench -gpus N[,N...] [-graphs SPEC,...] [-distance 1,2] [-reps 10] [-json]
+const benchGPUsUsage = `usage: misgrid bench -gpus N[,N...] [-parts N[,N...]] [-partition ranges,locality]
+                    [-graphs SPEC,...] [-distance 1,2] [-reps 10] [-json]
 
-Measures the partitioned MIS over several GPUs of this host (one part per
-GPU, contiguous vertex ranges, boundary states copied peer to peer where
-the GPUs reach each other, else through pinned host memory). For each
-graph, distance and GPU count it prints the median time of -reps runs
-(state initialisation and all rounds, every device synchronised), the
-single-GPU memory-streaming floor, the speedup over the same driver on
-one GPU, the bytes copied per round, and whether the set equals the CPU
-greedy set.
+Measures the partitioned MIS over several GPUs of this host: each part
+runs the single-GPU engine and stores the boundary vertices it decides
+straight into its neighbours' ghosts where the GPUs reach each other,
+else through pinned host memory. -gpus gives one part per GPU; -parts
+runs that many parts on GPU 0 (the driver's logic on one device).
+-partition takes contiguous vertex ranges, ranges of the locality order
+(a Hilbert curve through the coordinates), or both. For each graph,
+distance and configuration it prints the median time of -reps runs
+(every part's launches and checks, every device synchronised), the
+single-GPU memory-streaming floor and the tuned single-GPU engine's time
+on the whole graph, the speedup over that engine and over the same
+driver on one GPU, the bytes sent per round, and whether the set equals
+the CPU greedy set.
 `
 
 type gpusBenchResult struct {
@@ -47,6 +54,10 @@ type gpusBenchResult struct {
 	Edges         int64    `json:"edges"`
 	Distance      int      `json:"distance"`
 	GPUs          int      `json:"gpus"`
+	Config        string   `json:"config"`
+	Partition     string   `json:"partition"`
+	VsEngine      float64  `json:"speedup_vs_engine"`
+	Plans         []string `json:"plans"`
 	Links         []string `json:"links"`
 	MS            float64  `json:"ms"`
 	FloorMS       float64  `json:"floor_ms"`
@@ -60,102 +71,190 @@ type gpusBenchResult struct {
 }
 
 func benchGPUs(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", benchGPUsUsage)
-	gpus := fs.String("gpus", "1,2", "GPU counts, comma-separated")
-	graphs := fs.String("graphs", "hex27:256,random:16777216:16", "comma-separated generator specs")
-	dists := fs.String("distance", "1,2", "MIS distances, comma-separated")
-	reps := fs.Int("reps", 10, "timed runs per measurement, at least 10 (median reported)")
-	seed := fs.Uint64("seed", 0, "hash seed")
-	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	if err := parseDeviceBenchFlags(fs, args, stdout, reps); err != nil {
-		return err
-	}
-	gpuList, err := intList("gpus", *gpus, 1, 2, 3, 4, 5, 6, 7, 8, 16)
+	b, err := parseGPUsBench(args, stdout)
 	if err != nil {
 		return err
-	}
-	distList, err := intList("distance", *dists, 1, 2)
-	if err != nil {
-		return err
-	}
-	nd, err := gpu.Count()
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	for _, n := range gpuList {
-		if n < 1 || n > nd {
-			return fmt.Errorf("bench: -gpus %d, this host has %d GPUs", n, nd)
-		}
 	}
 	prog := newProgress(stderr, "bench")
-	pri := mis.Priority{Kind: mis.Hash, Seed: *seed} // the floor and the multi-GPU runs below hash too
 	var out []gpusBenchResult
-	var mismatch []string
-	for _, spec := range strings.Split(*graphs, ",") {
-		spec = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(spec), "gen:"))
-		prog.Show("generating %s", spec)
-		g, _, err := generate(spec)
+	for _, spec := range b.graphs {
+		rs, err := b.graph(spec, prog)
 		if err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
-		dg, err := gpubench.Upload(g, 0)
-		if err != nil {
-			return fmt.Errorf("bench: %s: %w", spec, err)
-		}
-		for _, d := range distList {
-			prog.Show("%s distance %d: CPU greedy", spec, d)
-			want, err := mis.Compute(g, mis.Options{Distance: d, Priority: pri, Device: mis.CPU})
-			if err != nil {
-				dg.Close()
-				return fmt.Errorf("bench: %s: %w", spec, err)
-			}
-			ft, err := dg.Time(d, misgpu.Priority{Seed: *seed}, nil, *reps, 2, false)
-			if err != nil {
-				dg.Close()
-				return fmt.Errorf("bench: %s floor: %w", spec, err)
-			}
-			var one float64
-			for _, n := range gpuList {
-				prog.Show("%s distance %d: %d GPUs", spec, d, n)
-				r, err := benchGPUsOne(g.N(), mis.MultiGPUOptions{Distance: d, Priority: pri, Devices: seq(n)}, g, *reps, want)
-				if err != nil {
-					dg.Close()
-					return fmt.Errorf("bench: %s, %d GPUs: %w", spec, n, err)
-				}
-				r.Graph, r.Edges, r.Distance = spec, g.NumEdges(), d
-				r.FloorMS, r.SingleMISMS = durMS(gpubench.Median(ft.Floor)), durMS(gpubench.Median(ft.MIS))
-				if n == 1 {
-					one = r.MS
-				}
-				if one > 0 {
-					r.Speedup = one / r.MS
-				}
-				if !r.Identical {
-					mismatch = append(mismatch, fmt.Sprintf("%s d%d %d GPUs", spec, d, n))
-				}
-				out = append(out, r)
-			}
-		}
-		dg.Close()
+		out = append(out, rs...)
 	}
 	prog.Done("done")
-	if *asJSON {
+	if b.asJSON {
 		if err := writeJSON(stdout, out); err != nil {
 			return err
 		}
 	} else {
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "graph\tdist\tGPUs\tms\tfloor ms (1 GPU)\t1-GPU MIS ms\tspeedup\trounds\tbytes/round\tset size\tidentical\tlinks\t")
-		for _, r := range out {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%d\t%d\t%d\t%v\t%s\t\n", r.Graph, r.Distance, r.GPUs, r.MS,
-				r.FloorMS, r.SingleMISMS, r.Speedup, r.Rounds, r.BytesPerRound, r.SetSize, r.Identical, strings.Join(r.Links, "; "))
+		printGPUsBench(stdout, out)
+	}
+	var mismatch []string
+	for _, r := range out {
+		if !r.Identical {
+			mismatch = append(mismatch, fmt.Sprintf("%s d%d %s %s", r.Graph, r.Distance, r.Config, r.Partition))
 		}
-		tw.Flush()
 	}
 	if len(mismatch) > 0 {
 		return fmt.Errorf("bench: sets differ from the greedy set: %s", strings.Join(mismatch, ", "))
 	}
 	return nil
+}
+
+// gpusBench is what benchGPUs measures, from its flags.
+type gpusBench struct {
+	graphs     []string
+	gpus       []int // GPU counts, one part per GPU
+	parts      []int // part counts on GPU 0
+	partitions []string
+	dists      []int
+	reps       int
+	seed       uint64
+	asJSON     bool
+}
+
+func parseGPUsBench(args []string, stdout io.Writer) (*gpusBench, error) {
+	fs := newFlagSet("bench", benchGPUsUsage)
+	gpus := fs.String("gpus", "1,2", "GPU counts, comma-separated")
+	partsOn1 := fs.String("parts", "", "part counts on GPU 0, comma-separated (none by default)")
+	partitions := fs.String("partition", "ranges", "partitions: ranges, locality, or both comma-separated")
+	graphs := fs.String("graphs", "hex27:256,random:16777216:16", "comma-separated generator specs")
+	dists := fs.String("distance", "1,2", "MIS distances, comma-separated")
+	b := &gpusBench{}
+	fs.IntVar(&b.reps, "reps", 10, "timed runs per measurement, at least 10 (median reported)")
+	fs.Uint64Var(&b.seed, "seed", 0, "hash seed")
+	fs.BoolVar(&b.asJSON, "json", false, "print JSON instead of a table")
+	if err := parseDeviceBenchFlags(fs, args, stdout, &b.reps); err != nil {
+		return nil, err
+	}
+	var err error
+	if b.gpus, err = intList("gpus", *gpus, 1, 2, 3, 4, 5, 6, 7, 8, 16); err != nil {
+		return nil, err
+	}
+	if b.dists, err = intList("distance", *dists, 1, 2); err != nil {
+		return nil, err
+	}
+	if *partsOn1 != "" {
+		if b.parts, err = intList("parts", *partsOn1, 1, 2, 3, 4, 5, 6, 7, 8, 16); err != nil {
+			return nil, err
+		}
+	}
+	b.partitions = strings.Split(*partitions, ",")
+	for _, p := range b.partitions {
+		if p != "ranges" && p != "locality" {
+			return nil, fmt.Errorf("bench: -partition %q: want ranges or locality", p)
+		}
+	}
+	nd, err := gpu.Count()
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	for _, n := range b.gpus {
+		if n < 1 || n > nd {
+			return nil, fmt.Errorf("bench: -gpus %d, this host has %d GPUs", n, nd)
+		}
+	}
+	b.graphs = graphSpecs(*graphs)
+	return b, nil
+}
+
+// graph times every distance and configuration on the graph of spec.
+func (b *gpusBench) graph(spec string, prog *progress.Reporter) ([]gpusBenchResult, error) {
+	prog.Show("generating %s", spec)
+	g, _, err := generate(spec)
+	if err != nil {
+		return nil, err
+	}
+	dg, err := gpubench.Upload(g, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec, err)
+	}
+	defer dg.Close()
+	// The floor and the multi-GPU runs hash too.
+	pri := mis.Priority{Kind: mis.Hash, Seed: b.seed}
+	locality := map[int][2][]int32{} // by part count: the partition and the order
+	var out []gpusBenchResult
+	for _, d := range b.dists {
+		prog.Show("%s distance %d: CPU greedy", spec, d)
+		want, err := mis.Compute(g, mis.Options{Distance: d, Priority: pri, Device: mis.CPU})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", spec, err)
+		}
+		ft, err := dg.Time(d, misgpu.Priority{Seed: b.seed}, nil, b.reps, 2, false)
+		if err != nil {
+			return nil, fmt.Errorf("%s floor: %w", spec, err)
+		}
+		var one float64 // the driver's time on one GPU, first partition
+		for _, cfg := range gpuConfigs(b.gpus, b.parts, b.partitions) {
+			prog.Show("%s distance %d: %s", spec, d, cfg.name)
+			o := mis.MultiGPUOptions{Distance: d, Priority: pri, Devices: cfg.devices}
+			if cfg.partition == "locality" {
+				k := len(cfg.devices)
+				if _, ok := locality[k]; !ok {
+					p, order, err := mis.LocalityPartition(g, k)
+					if err != nil {
+						return nil, fmt.Errorf("%s: %w", spec, err)
+					}
+					locality[k] = [2][]int32{p, order}
+				}
+				o.Partition, o.Order = locality[k][0], locality[k][1]
+			}
+			r, err := benchGPUsOne(g.N(), o, g, b.reps, want)
+			if err != nil {
+				return nil, fmt.Errorf("%s, %s: %w", spec, cfg.name, err)
+			}
+			r.Graph, r.Edges, r.Distance, r.Config, r.Partition = spec, g.NumEdges(), d, cfg.name, cfg.partition
+			r.FloorMS, r.SingleMISMS = durMS(gpubench.Median(ft.Floor)), durMS(gpubench.Median(ft.MIS))
+			r.VsEngine = r.SingleMISMS / r.MS
+			if cfg.name == "1 GPU" && cfg.partition == b.partitions[0] {
+				one = r.MS
+			}
+			if one > 0 {
+				r.Speedup = one / r.MS
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func printGPUsBench(w io.Writer, out []gpusBenchResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "graph\tdist\tparts\tpartition\tms\tfloor ms (1 GPU)\tengine ms (1 GPU)\t× engine\t× driver on 1 GPU\trounds\tbytes/round\tset size\tidentical\tlinks\t")
+	for _, r := range out {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%d\t%d\t%d\t%v\t%s\t\n", r.Graph, r.Distance, r.Config, r.Partition,
+			r.MS, r.FloorMS, r.SingleMISMS, r.VsEngine, r.Speedup, r.Rounds, r.BytesPerRound, r.SetSize, r.Identical, strings.Join(r.Links, "; "))
+	}
+	tw.Flush()
+}
+
+type gpuConfig struct {
+	name, partition string
+	devices         []int
+}
+
+// gpuConfigs lists what to time: each GPU count (one part per GPU), then
+// each part count on GPU 0, each with each partition.
+func gpuConfigs(gpus, parts []int, partitions []string) []gpuConfig {
+	var out []gpuConfig
+	for _, n := range gpus {
+		for _, p := range partitions {
+			name := fmt.Sprintf("%d GPUs", n)
+			if n == 1 {
+				name = "1 GPU"
+			}
+			out = append(out, gpuConfig{name, p, seq(n)})
+		}
+	}
+	for _, n := range parts {
+		for _, p := range partitions {
+			out = append(out, gpuConfig{fmt.Sprintf("%d on GPU 0", n), p, make([]int, n)})
+		}
+	}
+	return out
 }
 
 func seq(n int) []int {
@@ -191,7 +290,7 @@ func benchGPUsOne(n int, opts mis.MultiGPUOptions, g *mesh.Graph, reps int, want
 	}
 	r.MS = durMS(median(times))
 	r.Rounds, r.BytesPerRound, r.SetSize, r.Links = last.Rounds, last.BytesPerRound, last.Size, last.Links
-	r.BytesPerRun = last.BytesPerRun
+	r.BytesPerRun, r.Plans = last.BytesPerRun, last.Plans
 	r.Identical = last.Size == want.Size
 	for v, in := range want.In {
 		if last.In[v] != in {

@@ -124,7 +124,24 @@ struct Params {
 	u32 band;  // see in_band
 	u32 kf;    // MIS-1 read modes, one lane per vertex: KF_* bits
 	u32 lohi;  // mis2b: the upper word of the bucket's key threshold (band the lower)
+	// A part of the multi-GPU driver (part.cu) hashes global ids: owned
+	// vertex v below gfrom is gbase+v, any other gid[v-gfrom]. Null in
+	// this image, where every Params leaves it so and the compiler drops
+	// the lookups.
+	const u32 *gid;
+	u32 gbase;
+	int gfrom;
 };
+
+// PART_PARAMS and PART_SET add the kernel parameters of gid, gbase and
+// gfrom in part.cu's image, and nothing here.
+#ifdef PART_ENGINE
+#define PART_PARAMS , const u32 *gid, u32 gbase, int gfrom
+#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom;
+#else
+#define PART_PARAMS
+#define PART_SET(P)
+#endif
 
 // The per-warp list of vertices to visit, filled by the tile pass. A
 // warp keeps adding tiles until the list holds at least one tile's worth,
@@ -162,9 +179,16 @@ __device__ __forceinline__ bool in_band(const Params &P, u32 v) {
 	return P.band == 0 || hash32(v, P.seedlo, P.seedhi) >= P.band;
 }
 
+// vhash is the hash of v's id: its own, or in a part its global id.
+__device__ __forceinline__ u32 vhash(const Params &P, u32 v) {
+	u32 g = v;
+	if (P.gid) g = (int)v < P.gfrom ? P.gbase + v : __ldg(P.gid + (v - (u32)P.gfrom));
+	return hash32(g, P.seedlo, P.seedhi);
+}
+
 template <int PK>
 __device__ __forceinline__ u64 key_of(const Params &P, u32 v, u32 s, u32 prim) {
-	u64 h = hash32(v, P.seedlo, P.seedhi);
+	u64 h = vhash(P, v);
 	if (PK == PK_CLASS) return ((u64)CLASS(s) << 32) | h;
 	if (PK == PK_PRIM) return ((u64)prim << 32) | h;
 	return h;
@@ -615,8 +639,9 @@ __device__ void mis1_sweep(const Params &P) {
 #define SWEEP_KERNEL(name, bounds, body)                                                             \
 	extern "C" __global__ void __launch_bounds__ bounds                                              \
 	    name(const i64 *off, const int *adj, u8 *st, int *ball, const u32 *prim, u32 *count, int n,  \
-	         int ncount, int pass, u32 seedlo, u32 seedhi, u32 band, u32 kf) {                       \
+	         int ncount, int pass, u32 seedlo, u32 seedhi, u32 band, u32 kf PART_PARAMS) {           \
 		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi, band, kf};     \
+		PART_SET(P)                                                                                  \
 		body;                                                                                        \
 	}
 
@@ -662,8 +687,9 @@ FIRST2(2)
 #define BUCKET2K(name, PK, SCAN, BAL)                                                               \
 	extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)                                    \
 	    name(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount,   \
-	         int pass, u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf) {                           \
+	         int pass, u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf PART_PARAMS) {               \
 		Params P = {off, adj, st, nullptr, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi}; \
+		PART_SET(P)                                                                                     \
 		mis2b_sweep<PK, SCAN, SRC_TILES, BAL, BAL>(P, 0);                                               \
 	}
 // Kernel names: mis2b, then d (balanced), then s (hash keys: scans of
@@ -680,8 +706,9 @@ BUCKET2K(mis2bds_p0, 0, true, true)
 #define BUCKET2L(name, BAL)                                                                               \
 	extern "C" __global__ void __launch_bounds__(256, BUCKET_MINB)                                          \
 	    name(const i64 *off, const int *adj, u8 *st, const u32 *prim, u32 *count, int n, int ncount, int pass, \
-	         u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf, int *list, int nlist) {                      \
+	         u32 seedlo, u32 seedhi, u32 lohi, u32 band, u32 kf, int *list, int nlist PART_PARAMS) {          \
 		Params P = {off, adj, st, list, prim, count, n, ncount, pass, seedlo, seedhi, band, kf, lohi};       \
+		PART_SET(P)                                                                                        \
 		mis2b_sweep<1, false, SRC_LIST, BAL, BAL>(P, nlist);                                               \
 	}
 BUCKET2L(mis2bl_p1, false)

@@ -50,7 +50,7 @@ template <bool R>
 struct Top2<PK_HASH, R> {
 	u64 a = 0, b = 0;
 	__device__ __forceinline__ void add_if(const Params &P, bool take, u32 v, u32, u32) {
-		const u64 x = take ? (u64)hash32(v, P.seedlo, P.seedhi) << 32 | (v + 1) : 0;
+		const u64 x = take ? (u64)vhash(P, v) << 32 | (v + 1) : 0;
 		const u64 lo = min(a, x);
 		a = max(a, x);
 		if (R) b = max(b, lo);

@@ -123,7 +123,7 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 				// SCAN (hash keys): only larger keys are read. A member
 				// within distance 2 of an undecided v has a larger key,
 				// since it saw v undecided when it joined.
-				const bool need = ok[j] && x[j] != v && (!SCAN || hash32(x[j], P.seedlo, P.seedhi) > (u32)kv);
+				const bool need = ok[j] && x[j] != v && (!SCAN || vhash(P, x[j]) > (u32)kv);
 				s[j] = need ? ld<false>(P.st + x[j]) : OUT;
 				p[j] = (PK == PK_PRIM && STATE(s[j]) == UND) ? __ldg(P.prim + x[j]) : 0;
 			}
@@ -166,7 +166,7 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 		const int du = (int)(__ldg(P.off + u + 1) - bu);
 		// SCAN: only smaller keys; the larger ones within distance 2
 		// of a member are OUT already.
-		const u32 hm = SCAN ? hash32(m, P.seedlo, P.seedhi) : 0;
+		const u32 hm = SCAN ? vhash(P, m) : 0;
 		if (P.kf & KF_WORDS) or_out_words(P, bu, du);  // IN wins over the OUT it ORs into m
 		else if constexpr (DEDUP) {
 			// A 27-point N²[m] names each of its 125 vertices about 6
@@ -178,12 +178,12 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 			each_row<16>(P, bu, du, [&](const u32(&u)[16], const bool(&ok)[16]) {
 #pragma unroll
 				for (int j = 0; j < 16; j++)
-					if (ok[j] && u[j] != m && (!SCAN || hash32(u[j], P.seedlo, P.seedhi) < hm) &&
+					if (ok[j] && u[j] != m && (!SCAN || vhash(P, u[j]) < hm) &&
 					    atomicExch(seen + (u[j] & (SEEN - 1)), u[j]) != u[j])
 						or_out(P.st, u[j]);
 				return true;
 			});
-		} else or_out_row(P, bu, du, [&](u32 x) { return x != m && (!SCAN || hash32(x, P.seedlo, P.seedhi) < hm); });
+		} else or_out_row(P, bu, du, [&](u32 x) { return x != m && (!SCAN || vhash(P, x) < hm); });
 	});
 	__syncwarp();
 	return wait;

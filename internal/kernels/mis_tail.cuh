@@ -154,8 +154,9 @@ __device__ void mis2_tail(const Params &P, const int *list, const u32 *len) {
 	extern "C" __global__ void __launch_bounds__(256)                                                         \
 	    mis##dist##_tail_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const int *list,             \
 	                           const u32 *len, const u32 *prim, u32 *count, int n, int ncount, int pass,       \
-	                           u32 seedlo, u32 seedhi) {                                                       \
+	                           u32 seedlo, u32 seedhi PART_PARAMS) {                                           \
 		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi};                      \
+		PART_SET(P)                                                                                         \
 		if (!sweep_needed(P)) return;                                                                       \
 		mis##dist##_tail<PK>(P, list, len);                                                                 \
 	}
@@ -170,8 +171,10 @@ TAIL(2, 2)
 #define TAILR(PK)                                                                                             \
 	extern "C" __global__ void __launch_bounds__(256)                                                         \
 	    mis2_tailr_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const int *list, const u32 *len,   \
-	                     const u32 *prim, u32 *count, int n, int ncount, int pass, u32 seedlo, u32 seedhi) {  \
+	                     const u32 *prim, u32 *count, int n, int ncount, int pass, u32 seedlo,               \
+	                     u32 seedhi PART_PARAMS) {                                                           \
 		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi};                      \
+		PART_SET(P)                                                                                         \
 		if (!sweep_needed(P)) return;                                                                       \
 		mis2_tail<PK, true>(P, list, len);                                                                  \
 	}

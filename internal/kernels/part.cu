@@ -1,208 +1,134 @@
-// Kernels of the partitioned multi-GPU MIS (mis/mgpu*.go). Each part holds
-// its own rows in local ids: owned vertices 0..own-1, then its ghosts
-// (off-part neighbours), grouped by owning part. Keys are precomputed per
-// local vertex from GLOBAL ids, so every part agrees on the order.
+// The image of the multi-GPU driver (internal/misgpu/part*.go): the
+// single-GPU engine's kernels (mis.cu), built so that a part hashes the
+// global ids of its vertices (PART_ENGINE: Params.gid), plus the
+// boundary kernels that carry each part's decisions to the others.
 //
-// Decisions follow the monotone greedy rules (docs/gpu.md): a vertex joins
-// once every larger-key vertex within the distance is OUT, and leaves once
-// a member is within the distance. Every value written is a fact of the
-// greedy set and a stale read only delays a decision, so sweeps run in
-// place; ghosts are refreshed between sweeps by whole-segment copies, or
-// (part_sweep1v between parts that reach each other's memory) by the
-// owner's direct stores of each decision.
-
-#define PART_IN 1
-#define PART_OUT 2
-
-// ------------------------------------------------- distance 1, tuned
+// A part holds its owned vertices at local ids 0..own-1, padding up to a
+// whole tile (decided bytes, as on one graph), then its ghosts: the
+// vertices of other parts within the distance. At distance 2 the ghosts
+// one hop away come with their rows, so that the bucket kernels scan
+// two-hop neighbourhoods as on one graph. The engine's kernels visit the
+// owned tiles only, so a ghost changes only by what its owner sends, and
+// by the OUT a member pushes into it, which is the same fact.
 //
-// part_sweep1v is the distance-1 sweep with the techniques of the
-// single-GPU kernels (mis.cu): keys are computed on the fly from the
-// global id (hash) and an optional 32-bit primary, so a neighbour costs
-// one state byte instead of an 8-byte key; one lane reads its whole row
-// 16 bytes at a time; the scan stops at the first undecided larger
-// neighbour; a vertex that joins writes OUT into its undecided owned
-// neighbours at once (all have smaller keys, so that is their greedy
-// state). Ghosts are never written here: only their owner's copies do.
-//
-// With rofs non-null (every link reaches its neighbour's memory: peers
-// with access enabled, or parts on one device) there are no exchanges:
-// each decision of a boundary vertex is also stored straight into the
-// ghost slots that other parts keep of it, rofs[v]..rofs[v+1] indexing
-// their device addresses in raddr. A decided value is a fact of the
-// greedy set and is written once, so the parts sweep without waiting for
-// each other; a ghost read before the store lands only delays a decision.
+// Decisions are monotone facts of the greedy set (mis.cu), so a ghost
+// read before its owner's decision lands only delays a decision: the
+// parts never wait for each other. After every launch of the engine a
+// part sends the boundary vertices it decided since the last send
+// (part_send): straight into the ghost slots of parts whose memory it
+// reaches (peers with access enabled, or parts on one device), else as
+// (slot, byte) pairs into a pinned host mailbox of the receiver, which
+// applies them before its own launches (part_recv). Each decision
+// travels once.
+#define PART_ENGINE 1
+#include "mis.cu"
 
-#include "shared.cuh"
+// MIS-2 with 32-bit ranks goes by buckets in a part too (the ball sweeps
+// need the balls of the ghosts, which no part computes).
+BUCKET2K(mis2b_p2, 2, false, false)
 
-typedef unsigned long long part_u64;
-typedef unsigned int part_u32;
+// A remote slot is part<<PART_SLOT_BITS | local id, with PART_MAILBOX set
+// where the part is reached through its mailbox.
+#define PART_SLOT_BITS 40
+#define PART_MAILBOX (1ull << 63)
 
-struct PartKey {
-	const part_u32 *gown;    // global id of each owned vertex, or null: base + local id
-	const part_u32 *gghost;  // global id of each ghost
-	const part_u32 *prim;    // primary rank of each local vertex, or null (hash only)
-	const int *rofs;         // remote ghost slots of each owned vertex, or null
-	const part_u64 *raddr;
-	int own;
-	part_u32 base, seedlo, seedhi;
-};
+// A mailbox pair is epoch<<PART_EPOCH_SHIFT | local id<<8 | state byte.
+// The epoch (never 0) names the run: a receiver applies a pair only once
+// it reads the current epoch there and a slot it holds. A count can run
+// ahead of the pairs it covers: the sender's stores into host memory and
+// the copy engine's store of the count travel separately, and a mailbox
+// reuses memory that earlier runs (or an earlier graph's mailboxes)
+// filled with other pairs. A pair not ready yet is taken again at the
+// receiver's next launch.
+#define PART_EPOCH_SHIFT 40
 
-// part_tell stores v's decision into the other parts' ghost slots of v.
-__device__ __forceinline__ void part_tell(const PartKey &K, int v, unsigned char dec) {
-	if (!K.rofs) return;
-	for (int k = __ldg(K.rofs + v), e = __ldg(K.rofs + v + 1); k < e; k++)
-		*(volatile unsigned char *)(__ldg(K.raddr + k)) = dec;
-}
-
-
-__device__ __forceinline__ part_u64 part_key(const PartKey &K, int u) {
-	part_u32 g = u < K.own ? (K.gown ? __ldg(K.gown + u) : K.base + (part_u32)u) : __ldg(K.gghost + (u - K.own));
-	part_u64 k = hash32(g, K.seedlo, K.seedhi);
-	if (K.prim) k |= (part_u64)__ldg(K.prim + u) << 32;
-	return k;
-}
-
-// part_visit1 decides v if it can; true when v stays undecided.
-__device__ __forceinline__ bool part_visit1(const long long *__restrict__ off, const int *__restrict__ adj,
-                                            const PartKey &K, unsigned char *st, int v) {
-	const long long b = off[v], e = off[v + 1];
-	const long long a = b & ~(long long)3;
-	const int lead = (int)(b - a), tot = lead + (int)(e - b);
-	const part_u64 kv = part_key(K, v);
-	unsigned char dec = PART_IN;
-	for (int c0 = 0; c0 < tot; c0 += 8) {
-		int u[8];
-		unsigned char s[8];
-		bool ok[8];
-		load_row8(adj, a, lead, tot, c0, u, ok);
-#pragma unroll
-		for (int j = 0; j < 8; j++) s[j] = ok[j] ? st[u[j]] : PART_OUT;
-		bool hin = false, hund = false;
-#pragma unroll
-		for (int j = 0; j < 8; j++) {
-			hin |= s[j] == PART_IN;
-			hund |= s[j] == 0 && part_key(K, u[j]) > kv;
-		}
-		if (hin) {
-			dec = PART_OUT;
-			break;
-		}
-		if (hund) return true;
-	}
-	st[v] = dec;
-	part_tell(K, v, dec);
-	if (dec != PART_IN) return false;
-	for (int c0 = 0; c0 < tot; c0 += 8) {
-		int u[8];
-		unsigned char s[8];
-		bool ok[8];
-		load_row8(adj, a, lead, tot, c0, u, ok);
-#pragma unroll
-		for (int j = 0; j < 8; j++) s[j] = ok[j] && u[j] < K.own ? st[u[j]] : PART_OUT;
-#pragma unroll
-		for (int j = 0; j < 8; j++)
-			if (s[j] == 0) {
-				st[u[j]] = PART_OUT;
-				part_tell(K, u[j], PART_OUT);
+// part_send: for each boundary vertex v = list[i] decided and not sent
+// yet, store its state byte (OUT or IN alone, with the class bits
+// xcls[i] when xcls is not null, else v's own) into every ghost slot
+// other parts keep of it: slot[ofs[i]..ofs[i+1]]. The class bits come
+// from the host because a part whose primaries do not fit the state
+// byte keeps none there, while a neighbour whose halo holds only small
+// ones keys its ghosts by them. base
+// holds each part's state array, or for a mailbox its pair array, whose
+// fill count this part keeps in fill[part]. The lanes of a warp that
+// write pairs to one mailbox reserve their places with one atomic, so
+// that a warp writes its pairs as one run (whole lines over the link).
+// bytes adds what was sent; epoch tags the pairs.
+extern "C" __global__ void part_send(const u8 *st, const u8 *xcls, const int *list, int nlist, u8 *sent,
+                                     const int *ofs, const u64 *slot, const u64 *base, u32 *fill, u64 *bytes,
+                                     u32 epoch) {
+	const u32 lane = threadIdx.x & 31;
+	u32 b = 0;
+	// Every thread of a block takes the same trips, so the warp votes
+	// below see all lanes.
+	for (int i0 = blockIdx.x * blockDim.x; i0 < nlist; i0 += gridDim.x * blockDim.x) {
+		const int i = i0 + (int)threadIdx.x;
+		int k = 0, cnt = 0;
+		u8 x = 0;
+		if (i < nlist && !sent[i]) {
+			const u32 s = __ldcg(st + list[i]);
+			if (STATE(s) != UND) {
+				sent[i] = 1;
+				x = (u8)((xcls ? (u32)__ldg(xcls + i) << 2 : s & ~3u) | STATE(s));
+				k = __ldg(ofs + i);
+				cnt = __ldg(ofs + i + 1) - k;
 			}
-	}
-	return false;
-}
-
-// part_sweep1v: one in-place sweep over the owned vertices. prev, when
-// not null, is this part's count after its previous sweep: zero means
-// every owned vertex is decided and nothing is left to do. undone gets
-// the count after this sweep.
-extern "C" __global__ void part_sweep1v(const long long *__restrict__ off, const int *__restrict__ adj,
-                                        const part_u32 *gown, const part_u32 *gghost, const part_u32 *prim,
-                                        const int *rofs, const part_u64 *raddr, int own, part_u32 base,
-                                        part_u32 seedlo, part_u32 seedhi, unsigned char *st,
-                                        const unsigned int *prev, unsigned int *undone) {
-	const PartKey K = {gown, gghost, prim, rofs, raddr, own, base, seedlo, seedhi};
-	if (prev && *(volatile const unsigned int *)prev == 0) return;
-	const int v = blockIdx.x * blockDim.x + threadIdx.x;
-	bool und = false;
-	if (v < K.own && st[v] == 0) und = part_visit1(off, adj, K, st, v);
-	unsigned int m = __ballot_sync(0xffffffffu, und);
-	if ((threadIdx.x & 31) == 0 && m) atomicAdd(undone, (unsigned int)__popc(m));
-}
-
-// part_ball2: for each owned w, m1[w] is the largest key in N[w] that is
-// not OUT (undecided or IN) and near[w] says whether N[w] holds a member.
-extern "C" __global__ void part_ball2(const long long *__restrict__ off, const int *__restrict__ adj,
-                                      const unsigned long long *__restrict__ key, const unsigned char *__restrict__ st,
-                                      int own, unsigned long long *m1, unsigned char *near) {
-	int w = blockIdx.x * blockDim.x + threadIdx.x;
-	if (w >= own || near[w] != 0) {
-		// A ball with a member is settled: its m1 no longer matters.
-		return;
-	}
-	unsigned char sw = st[w];
-	unsigned long long m = sw != PART_OUT ? key[w] : 0;
-	unsigned char nr = sw == PART_IN;
-	for (long long e = off[w], end = off[w + 1]; e < end; e++) {
-		int u = adj[e];
-		unsigned char su = st[u];
-		if (su == PART_IN) {
-			nr = 1;
-		} else if (su == 0) {
-			unsigned long long ku = key[u];
-			m = ku > m ? ku : m;
+		}
+		int most = cnt;
+#pragma unroll
+		for (int d = 16; d > 0; d >>= 1) most = max(most, __shfl_xor_sync(0xffffffffu, most, d));
+		for (int j = 0; j < most; j++) {
+			const bool has = j < cnt;
+			const u64 d = has ? __ldg(slot + k + j) : 0;
+			const bool box = has && (d & PART_MAILBOX);
+			const u64 q = (d & ~PART_MAILBOX) >> PART_SLOT_BITS, l = d & ((1ull << PART_SLOT_BITS) - 1);
+			const u32 peers = __match_any_sync(0xffffffffu, box ? (u32)q : 0xffffffffu);
+			if (box) {
+				const u32 lead = __ffs(peers) - 1;
+				u32 at = 0;
+				if (lane == lead) at = atomicAdd(fill + q, (u32)__popc(peers));
+				at = __shfl_sync(peers, at, lead) + __popc(peers & ((1u << lane) - 1));
+				((u64 *)__ldg(base + q))[at] = (u64)epoch << PART_EPOCH_SHIFT | l << 8 | x;
+				b += 8;
+			} else if (has) {
+				*(volatile u8 *)((u8 *)__ldg(base + q) + l) = x;
+				b += 1;
+			}
 		}
 	}
-	m1[w] = m;
-	near[w] = nr;
+	b = warp_sum(b);
+	if (lane == 0 && b) atomicAdd(bytes, (u64)b);
 }
 
-// part_decide2: an undecided owned v leaves when a ball around it holds a
-// member, and joins when it is the largest non-OUT key of every ball that
-// contains it (its own and its neighbours').
-extern "C" __global__ void part_decide2(const long long *__restrict__ off, const int *__restrict__ adj,
-                                        const unsigned long long *__restrict__ key, unsigned char *st,
-                                        const unsigned long long *__restrict__ m1,
-                                        const unsigned char *__restrict__ near, int own, unsigned int *undone) {
-	int v = blockIdx.x * blockDim.x + threadIdx.x;
-	if (v >= own || st[v] != 0) {
-		return;
+// part_recv_at takes a snapshot of what a sender has published in a
+// mailbox of cap pairs (*filled, written after its sends completed):
+// the pairs to apply are at[0]..at[1], from the first one the last
+// part_recv did not apply (at[2]) up to the count, at most cap. part_recv
+// then applies them and leaves in at[2] the first it could not.
+extern "C" __global__ void part_recv_at(const volatile u32 *filled, u32 *at, u32 cap) {
+	if (threadIdx.x == 0 && blockIdx.x == 0) {
+		const u32 from = at[2];
+		const u32 to = min(max(*filled, from), cap);
+		at[0] = from, at[1] = to, at[2] = to;
 	}
-	if (near[v]) {
-		st[v] = PART_OUT;
-		return;
-	}
-	unsigned long long kv = key[v];
-	bool champion = m1[v] == kv;
-	for (long long e = off[v], end = off[v + 1]; e < end; e++) {
-		int w = adj[e];
-		if (near[w]) {
-			st[v] = PART_OUT;
-			return;
+}
+
+extern "C" __global__ void part_recv(const u64 *box, u32 *at, u8 *st, u32 epoch, u32 nslots) {
+	const u32 from = at[0], to = at[1];
+	for (u32 i = from + blockIdx.x * blockDim.x + threadIdx.x; i < to; i += gridDim.x * blockDim.x) {
+		const u64 p = ((const volatile u64 *)box)[i];
+		const u32 l = (u32)(p >> 8);
+		if ((u32)(p >> PART_EPOCH_SHIFT) != epoch || l >= nslots) {
+			atomicMin(at + 2, i);
+			continue;
 		}
-		if (m1[w] != kv) {
-			champion = false;
-		}
-	}
-	if (champion) {
-		st[v] = PART_IN;
-		return;
-	}
-	atomicAdd(undone, 1u);
-}
-
-// part_gather packs the bytes of the listed owned vertices (the ghosts of
-// one neighbouring part, in its order) into a contiguous send buffer.
-extern "C" __global__ void part_gather8(const unsigned char *__restrict__ src, const int *__restrict__ list, int n,
-                                        unsigned char *dst) {
-	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) {
-		dst[i] = src[list[i]];
+		st[l] = (u8)(p & 0xffu);
 	}
 }
 
-extern "C" __global__ void part_gather64(const unsigned long long *__restrict__ src, const int *__restrict__ list,
-                                         int n, unsigned long long *dst) {
-	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) {
-		dst[i] = src[list[i]];
-	}
+// part_ghosts sets the initial ghost states: class bits from cls (or
+// zero) and undecided.
+extern "C" __global__ void part_ghosts(u8 *st, const u8 *cls, int n) {
+	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x)
+		st[v] = cls ? (u8)((cls[v] & 63u) << 2) : 0;
 }

@@ -1,6 +1,7 @@
 package misgpu_test
 
 import (
+	"math/bits"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,6 +22,7 @@ func TestKernelConstants(t *testing.T) {
 	}
 	def := map[string]int64{}
 	re := regexp.MustCompile(`(?m)^#define ([A-Z0-9_]+) \(?([0-9]+)u?\)?\b`)
+	mailbox := regexp.MustCompile(`(?m)^#define PART_MAILBOX \(1ull << 63\)$`)
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		if err != nil {
@@ -29,6 +31,9 @@ func TestKernelConstants(t *testing.T) {
 		for _, m := range re.FindAllStringSubmatch(string(src), -1) {
 			v, _ := strconv.ParseInt(m[2], 10, 64)
 			def[m[1]] = v
+		}
+		if mailbox.Match(src) { // the only shift among the constants
+			def["PART_MAILBOX"] = 63
 		}
 	}
 	for _, c := range []struct {
@@ -42,6 +47,8 @@ func TestKernelConstants(t *testing.T) {
 		{"KF_JOIN2", misgpu.KFJoin2},
 		{"KF_SCAN", misgpu.KFScanLarger},
 		{"WARPS", misgpu.BlockSize / 32},
+		{"PART_SLOT_BITS", misgpu.SlotBits},
+		{"PART_MAILBOX", bitIndex(misgpu.MailboxBit)},
 	} {
 		got, ok := def[c.name]
 		if !ok {
@@ -50,6 +57,15 @@ func TestKernelConstants(t *testing.T) {
 			t.Errorf("%s is %d in the kernels, %d on the host", c.name, got, c.host)
 		}
 	}
+}
+
+// bitIndex is the index of x's one set bit, or -1: part.cu writes
+// PART_MAILBOX as 1ull << index.
+func bitIndex(x uint64) int64 {
+	if bits.OnesCount64(x) != 1 {
+		return -1
+	}
+	return int64(bits.TrailingZeros64(x))
 }
 
 // TestBucketKernelNames checks that bucketKernels names exactly the

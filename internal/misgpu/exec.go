@@ -95,6 +95,7 @@ type run struct {
 	pass                int   // the next sweep to queue
 	mayStall            bool  // stop when sweeps stop paying (RunOrStall)
 	stall               stallWatch
+	part                *partRun // a part of a multi-GPU run (part.go), or nil
 }
 
 // prepare allocates the working memory, uploads the priority, measures

@@ -18,4 +18,6 @@ const (
 	KFJoin2       = kfJoin2
 	KFScanLarger  = kfScanLarger
 	BlockSize     = blockSize
+	SlotBits      = slotBits
+	MailboxBit    = mailboxBit
 )

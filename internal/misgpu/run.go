@@ -72,7 +72,18 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 			if host[cur] == 0 {
 				break
 			}
-			if r.pass > limit {
+			// A part of a multi-GPU run may wait on its neighbours for
+			// any number of sweeps: the parts' watch bounds it.
+			if r.part != nil {
+				stop, err := r.part.check(r.pass, host[cur])
+				if err != nil {
+					return 0, err
+				}
+				if stop {
+					r.stall.stopped = true
+					break
+				}
+			} else if r.pass > limit {
 				return 0, fmt.Errorf("GPU sweeps did not converge after %d sweeps on %d vertices (a bug)", r.pass, dg.n)
 			}
 			if r.mayStall && r.stall.stalled(r.pass, host[cur]) {
@@ -145,6 +156,9 @@ func (r *run) batch(slot, count, tail int) error {
 				return err
 			}
 		} else if err := r.launchSweep(pass); err != nil {
+			return err
+		}
+		if err := r.part.after(pass); err != nil {
 			return err
 		}
 		r.pass++
@@ -228,7 +242,7 @@ func (r *run) launchSweep(pass int) error {
 		if s.List {
 			args = append(args, r.list, int32(r.nlist))
 		}
-		return e.Launch(nil, s.Kernel, r.grids[si], args...)
+		return e.Launch(nil, s.Kernel, r.grids[si], r.part.args(args)...)
 	}
 	s := &r.plan.Stages[0]
 	name, grid := s.Kernel, r.grids[0]
@@ -239,8 +253,8 @@ func (r *run) launchSweep(pass int) error {
 	if pass < len(s.Bands) {
 		band = s.Bands[pass]
 	}
-	return e.Launch(nil, name, grid, dg.off, dg.adj, ws.st, r.ball, r.prim, ws.count, int32(dg.n), int32(nCount),
-		int32(pass), uint32(r.seed), uint32(r.seed>>32), band, s.KF)
+	return e.Launch(nil, name, grid, r.part.args([]any{dg.off, dg.adj, ws.st, r.ball, r.prim, ws.count, int32(dg.n),
+		int32(nCount), int32(pass), uint32(r.seed), uint32(r.seed >> 32), band, s.KF})...)
 }
 
 // launchTail queues the tail as sweep number pass: compaction of
@@ -260,6 +274,6 @@ func (r *run) launchTail(pass int) error {
 	if err != nil {
 		return err
 	}
-	return e.Launch(nil, r.plan.Stages[0].Tail, r.tailGrid, dg.off, dg.adj, ws.st, r.ball, r.list, ln, r.prim, ws.count,
-		n, int32(nCount), int32(pass), uint32(r.seed), uint32(r.seed>>32))
+	return e.Launch(nil, r.plan.Stages[0].Tail, r.tailGrid, r.part.args([]any{dg.off, dg.adj, ws.st, r.ball, r.list, ln,
+		r.prim, ws.count, n, int32(nCount), int32(pass), uint32(r.seed), uint32(r.seed >> 32)})...)
 }

@@ -1,0 +1,467 @@
+package misgpu
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/gpu"
+	"github.com/misgrid/misgrid/internal/kernels"
+)
+
+// A graph split into parts, each on a device, runs the engine on every
+// part at once (RunParts): the same plans and kernels as one graph, built
+// so that a part hashes global ids (part.cu), plus the boundary: after
+// every launch a part sends the boundary vertices it decided to the
+// parts that keep them as ghosts. The parts never wait for each other;
+// decisions are monotone facts of the greedy set, so a late ghost only
+// delays a decision, and each part runs until its own vertices are all
+// decided.
+
+// PartSpec is one part in the layout its device holds: owned vertices at
+// local ids 0..Own-1, padding to a whole tile, then the ghosts from
+// GhostFrom() on (the vertices of other parts within the distance).
+type PartSpec struct {
+	Device int // device ordinal
+	Own    int
+	// Offsets and Adj are the rows of local ids 0..len(Offsets)-2 in
+	// local ids: the owned vertices', empty rows for the padding, and
+	// at distance 2 those of the ghosts one hop away (the others empty).
+	Offsets []int64
+	Adj     []int32
+	MaxDeg  int64
+	// GID holds the global id of each local id from GIDFrom on; below
+	// GIDFrom local id v is global id Base+v (GIDFrom 0: GID holds all).
+	GID     []uint32
+	GIDFrom int
+	Base    uint32
+	// Class (class keys) or Prim (rank keys) per local id, or neither
+	// (hash keys).
+	Class []uint8
+	Prim  []uint32
+	// Send lists the owned vertices other parts keep as ghosts; the
+	// ghost slots of Send[i] are To[Ofs[i]:Ofs[i+1]].
+	Send []int32
+	Ofs  []int32
+	To   []Slot
+}
+
+// Slot is a ghost slot: a local id of a part.
+type Slot struct {
+	Part  int
+	Local int64
+}
+
+// GhostFrom is the local id of a part's first ghost: own rounded up to a
+// whole tile, so that the engine's tiles hold owned vertices only.
+func GhostFrom(own int) int { return int(padded(own)) }
+
+// PartsOptions configures RunParts.
+type PartsOptions struct {
+	Dist int
+	Seed uint64
+	Key  Key // KeyClass needs PartSpec.Class, KeyPrim PartSpec.Prim
+	// Mailboxes sends through pinned host memory even where the parts
+	// reach each other's memory (tests of that path).
+	Mailboxes bool
+	// Pairs sends (slot, state) pairs into a mailbox in the receiver's
+	// memory where the parts reach each other's, written a warp's run at
+	// a time, instead of storing each state byte in its ghost slot.
+	Pairs bool
+	// Tail keeps MIS-1's persistent tail when there are several parts.
+	// A tail that waits on a ghost spins until its pass bound, since its
+	// neighbour's decisions are sent after that part's own tail.
+	Tail bool
+	// Inject, when it returns true for (part, launch), makes that part's
+	// boundary launch fail (tests).
+	Inject func(part, launch int) bool
+}
+
+// Parts is a split graph on its devices, ready to run repeatedly.
+type Parts struct {
+	opts  PartsOptions
+	ps    []*part
+	links []string
+}
+
+// part is one part on its device.
+type part struct {
+	spec *PartSpec
+	l    *gpu.Loader
+	dg   *Graph
+	ctx  *cuda.Context
+	// gid: the global ids; list, sent, ofs, slot: the boundary and its
+	// slots (part_send); bases: where each part's slots live, its state
+	// array or this part's mailbox to it; fill: the pairs in each
+	// mailbox; bytes: the bytes sent in the run.
+	gid, list, sent, ofs, slot, bases, fill, bytes *cuda.Buffer
+	// xcls: the class bits each boundary vertex carries in its
+	// neighbours' ghosts (sendClasses), or nil.
+	xcls *cuda.Buffer
+	// fill, published for the receivers once the sends are done: in
+	// pinned host memory for mailboxes there, in device memory for
+	// mailboxes in a peer's.
+	pubHost *cuda.HostBuffer
+	pubDev  *cuda.Buffer
+	inbox   []inbox
+	bufs    []*cuda.Buffer
+	hosts   []*cuda.HostBuffer
+}
+
+// inbox is a mailbox another part fills for this one.
+type inbox struct {
+	box, filled uintptr      // the pairs, and the sender's published count of them
+	cap         int64        // the most pairs
+	at          *cuda.Buffer // the range of pairs to apply and the first not applied (part_recv_at)
+}
+
+// liveParts counts the device and pinned allocations of Parts not yet
+// freed; tests check that it returns to zero after a failure.
+var liveParts atomic.Int64
+
+// LiveAllocations returns the allocations of Parts not yet freed.
+func LiveAllocations() int64 { return liveParts.Load() }
+
+func partKernels() []string {
+	return append(Kernels(), "mis2b_p2", "part_send", "part_recv_at", "part_recv", "part_ghosts")
+}
+
+// NewParts uploads every part to its device and prepares the links.
+func NewParts(specs []*PartSpec, o PartsOptions) (*Parts, error) {
+	if o.Dist != 1 && o.Dist != 2 {
+		return nil, fmt.Errorf("distance %d (want 1 or 2)", o.Dist)
+	}
+	pp := &Parts{opts: o}
+	for q, s := range specs {
+		p, err := newPart(s)
+		if p != nil {
+			pp.ps = append(pp.ps, p)
+		}
+		if err != nil {
+			pp.Close()
+			return nil, fmt.Errorf("part %d on device %d: %w", q, s.Device, err)
+		}
+	}
+	if err := pp.connect(); err != nil {
+		pp.Close()
+		return nil, err
+	}
+	return pp, nil
+}
+
+func newPart(s *PartSpec) (*part, error) {
+	dev, err := cuda.GetDevice(s.Device)
+	if err != nil {
+		return nil, gpu.Unavailable(err)
+	}
+	ctx, err := dev.PrimaryContext()
+	if err != nil {
+		return nil, gpu.Unavailable(err)
+	}
+	p := &part{spec: s, ctx: ctx}
+	// A loader of its own: the part's stream, and its own lock.
+	if p.l, err = gpu.New(ctx, false, kernels.Part, partKernels()); err != nil {
+		return p, err
+	}
+	slots := len(s.Offsets) - 1
+	if slots < GhostFrom(s.Own) || slots > 1<<31-1 {
+		return p, fmt.Errorf("%d local ids for %d owned vertices", slots, s.Own)
+	}
+	p.dg = &Graph{l: p.l, n: s.Own, m: int64(len(s.Adj)), owned: true, maxDeg: s.MaxDeg}
+	liveParts.Add(1)
+	if err := p.dg.upload(s.Offsets, s.Adj, nil); err != nil {
+		return p, err
+	}
+	if err := zeroAdjTail(p.dg); err != nil {
+		return p, err
+	}
+	ws := &p.dg.ws
+	np := padded(slots)
+	if ws.st, err = ctx.Alloc(max(np, tile)); err != nil {
+		return p, err
+	}
+	if s.Class != nil || s.Prim != nil {
+		if ws.cls, err = ctx.Alloc(np); err != nil {
+			return p, err
+		}
+	}
+	if s.Prim != nil {
+		if ws.prim, err = ctx.Alloc(4 * np); err != nil {
+			return p, err
+		}
+	}
+	if p.gid, err = upload(p, s.GID); err != nil {
+		return p, err
+	}
+	if p.list, err = upload(p, s.Send); err != nil {
+		return p, err
+	}
+	if p.ofs, err = upload(p, s.Ofs); err != nil {
+		return p, err
+	}
+	if xc := sendClasses(s); xc != nil {
+		if p.xcls, err = upload(p, xc); err != nil {
+			return p, err
+		}
+	}
+	if p.sent, err = p.alloc(int64(len(s.Send))); err != nil {
+		return p, err
+	}
+	if p.bytes, err = p.alloc(8); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// zeroAdjTail zeroes the adjacency's padding after its last entry. The
+// 16-byte row loads (load_row8 in shared.cuh) read it with the last row,
+// and MIS-2's bucket scans (mis2b_batch) compute the key of every entry
+// of a load, inside the row or not; a part's keys hash global ids, a
+// lookup by the entry (Params.gid). Memory from the allocator holds what
+// earlier runs left, so an entry read there indexed past the ids: an
+// illegal address, on the device that ran other work before.
+func zeroAdjTail(dg *Graph) error {
+	tail := 4 * dg.m
+	if tail >= dg.adj.Size() {
+		return nil
+	}
+	v, err := dg.adj.View(tail, dg.adj.Size()-tail)
+	if err != nil {
+		return err
+	}
+	if err := v.MemsetAsync8(0, dg.l.Stream); err != nil {
+		return err
+	}
+	return dg.l.Stream.Synchronize()
+}
+
+// sendClasses returns the class byte of each boundary vertex of s as a
+// neighbour keeps it (the class, or a primary below maxSmallRanks, which
+// smallRanks puts there), or nil when the keys have no primary. Parts
+// may differ in whether their primaries fit the state byte, so the
+// sender cannot take the bits from its own states.
+func sendClasses(s *PartSpec) []uint8 {
+	if s.Class == nil && s.Prim == nil || len(s.Send) == 0 {
+		return nil
+	}
+	out := make([]uint8, len(s.Send))
+	for i, v := range s.Send {
+		switch {
+		case s.Class != nil:
+			out[i] = s.Class[v] & (maxSmallRanks - 1)
+		case s.Prim[v] < maxSmallRanks:
+			out[i] = uint8(s.Prim[v])
+		}
+	}
+	return out
+}
+
+func (p *part) alloc(bytes int64) (*cuda.Buffer, error) {
+	b, err := p.ctx.Alloc(max(bytes, 8))
+	if err != nil {
+		return nil, err
+	}
+	liveParts.Add(1)
+	p.bufs = append(p.bufs, b)
+	return b, nil
+}
+
+// upload copies data into a new buffer of p's.
+func upload[T cuda.Word](p *part, data []T) (*cuda.Buffer, error) {
+	b, err := p.alloc(int64(len(data)) * int64(unsafe.Sizeof(*new(T))))
+	if err != nil || len(data) == 0 {
+		return b, err
+	}
+	return b, cuda.CopyToDevice(b, 0, data)
+}
+
+func (p *part) allocHost(bytes int64) (*cuda.HostBuffer, error) {
+	h, err := p.ctx.AllocHost(max(bytes, 8))
+	if err != nil {
+		return nil, err
+	}
+	liveParts.Add(1)
+	p.hosts = append(p.hosts, h)
+	return h, nil
+}
+
+func hostPtr(h *cuda.HostBuffer) uintptr { return uintptr(unsafe.Pointer(&h.Bytes()[0])) }
+
+// mailboxBit is PART_MAILBOX of part.cu, slotBits PART_SLOT_BITS.
+const (
+	mailboxBit = 1 << 63
+	slotBits   = 40
+	epochShift = 40 // PART_EPOCH_SHIFT
+)
+
+// connect decides how each part reaches each other (its state array
+// straight where the devices reach each other's memory, else a pinned
+// mailbox) and uploads the slots of the boundary.
+func (pp *Parts) connect() error {
+	k := len(pp.ps)
+	for from, p := range pp.ps {
+		bases := make([]uint64, k)
+		count := make([]int64, k)
+		for _, t := range p.spec.To {
+			count[t.Part]++
+		}
+		mailbox := make([]bool, k)
+		for to, t := range pp.ps {
+			if count[to] == 0 {
+				continue
+			}
+			kind, err := pp.reach(p, t)
+			if err != nil {
+				return fmt.Errorf("link %d→%d: %w", from, to, err)
+			}
+			bases[to] = uint64(t.dg.ws.st.Ptr())
+			if kind == "mailbox" || pp.opts.Pairs {
+				if bases[to], err = pp.mailbox(p, t, kind, count[to]); err != nil {
+					return err
+				}
+				mailbox[to] = true
+				if kind != "mailbox" {
+					kind += " pairs"
+				}
+			}
+			pp.links = append(pp.links, fmt.Sprintf("%d→%d %s", from, to, kind))
+		}
+		slots := make([]uint64, len(p.spec.To))
+		for i, t := range p.spec.To {
+			slots[i] = uint64(t.Part)<<slotBits | uint64(t.Local)
+			if mailbox[t.Part] {
+				slots[i] |= mailboxBit
+			}
+		}
+		var err error
+		if p.slot, err = upload(p, slots); err != nil {
+			return err
+		}
+		if p.bases, err = upload(p, bases); err != nil {
+			return err
+		}
+		if p.fill, err = p.alloc(4 * int64(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mailbox makes the mailbox of pairs part p sends part t, of n pairs at
+// most: in pinned host memory when kind is "mailbox", else in t's memory.
+// It returns the address of the pairs.
+func (pp *Parts) mailbox(p, t *part, kind string, n int64) (uint64, error) {
+	k := int64(len(pp.ps))
+	q := slicesIndex(pp.ps, t)
+	in := inbox{cap: n}
+	var err error
+	if kind == "mailbox" {
+		if p.pubHost == nil {
+			if p.pubHost, err = p.allocHost(4 * k); err != nil {
+				return 0, err
+			}
+		}
+		box, err := p.allocHost(8 * n)
+		if err != nil {
+			return 0, err
+		}
+		in.box, in.filled = hostPtr(box), hostPtr(p.pubHost)+4*uintptr(q)
+	} else {
+		if p.pubDev == nil {
+			if p.pubDev, err = p.alloc(4 * k); err != nil {
+				return 0, err
+			}
+		}
+		box, err := t.alloc(8 * n)
+		if err != nil {
+			return 0, err
+		}
+		in.box, in.filled = box.Ptr(), p.pubDev.Ptr()+4*uintptr(q)
+	}
+	if in.at, err = t.alloc(16); err != nil {
+		return 0, err
+	}
+	t.inbox = append(t.inbox, in)
+	return uint64(in.box), nil
+}
+
+func slicesIndex(ps []*part, t *part) int {
+	for i, p := range ps {
+		if p == t {
+			return i
+		}
+	}
+	return -1
+}
+
+// reach says how part p stores into part t: "same device", "peer"
+// (access enabled both ways) or "mailbox".
+func (pp *Parts) reach(p, t *part) (string, error) {
+	sd, td := p.ctx.Device(), t.ctx.Device()
+	switch {
+	case pp.opts.Mailboxes:
+		return "mailbox", nil
+	case sd.Ordinal() == td.Ordinal():
+		return "same device", nil
+	}
+	a, err := sd.CanAccessPeer(td)
+	if err != nil {
+		return "", err
+	}
+	b, err := td.CanAccessPeer(sd)
+	if err != nil {
+		return "", err
+	}
+	if !a || !b {
+		return "mailbox", nil
+	}
+	if err := p.ctx.EnablePeerAccess(t.ctx); err != nil {
+		return "", err
+	}
+	if err := t.ctx.EnablePeerAccess(p.ctx); err != nil {
+		return "", err
+	}
+	return "peer", nil
+}
+
+// Links says how each part reaches each neighbour: "FROM→TO kind".
+func (pp *Parts) Links() []string { return pp.links }
+
+// Close frees everything on every device. It is idempotent.
+func (pp *Parts) Close() error {
+	var errs []error
+	// Every part first: a part's sends store into its neighbours'
+	// memory, so no part's memory goes while any stream may still run.
+	// Errors of queued work were reported by the run.
+	for _, p := range pp.ps {
+		if p.ctx != nil && p.l != nil {
+			p.l.Stream.Synchronize()
+		}
+	}
+	for _, p := range pp.ps {
+		if p.ctx == nil {
+			continue
+		}
+		if p.dg != nil {
+			errs = append(errs, p.dg.Close())
+			liveParts.Add(-1)
+		}
+		for _, b := range p.bufs {
+			errs = append(errs, b.Free())
+			liveParts.Add(-1)
+		}
+		for _, h := range p.hosts {
+			errs = append(errs, h.Free())
+			liveParts.Add(-1)
+		}
+		p.bufs, p.hosts = nil, nil
+		if p.l != nil {
+			errs = append(errs, p.l.Close())
+		}
+		errs = append(errs, p.ctx.Close())
+		p.ctx = nil
+	}
+	return errors.Join(errs...)
+}

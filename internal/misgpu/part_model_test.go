@@ -1,0 +1,270 @@
+package misgpu
+
+import (
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+const empty = ^uint64(0)
+
+// sendModel is part_send on the host, warp by warp as the device runs
+// it: per trip, each lane takes one boundary vertex; the lanes that
+// write to one mailbox reserve their places with one add (the leader's)
+// and write at the leader's base plus their rank among those lanes. It
+// returns each mailbox's pairs (tagged with epoch) and the stores into
+// state arrays. xcls, when not nil, gives the class bits of each listed
+// vertex.
+func sendModel(st, xcls []uint8, list []int32, sent []bool, ofs []int32, slot []uint64, fill []uint32,
+	boxes map[uint64][]uint64, stores map[uint64]uint8, epoch uint32) (bytes int) {
+	for i0 := 0; i0 < len(list); i0 += 32 {
+		type lane struct {
+			k, cnt int32
+			x      uint8
+		}
+		var ls [32]lane
+		most := int32(0)
+		for ln := range 32 {
+			i := i0 + ln
+			if i >= len(list) || sent[i] || st[list[i]]&3 == 0 {
+				continue
+			}
+			s := st[list[i]]
+			sent[i] = true
+			state := s & 2
+			if s&1 != 0 {
+				state = 1
+			}
+			cls := s &^ 3
+			if xcls != nil {
+				cls = xcls[i] << 2
+			}
+			ls[ln] = lane{ofs[i], ofs[i+1] - ofs[i], cls | state}
+			most = max(most, ls[ln].cnt)
+		}
+		for j := range most {
+			// __match_any_sync over the target mailbox, then one add
+			// per group (its leader's) and a write at base + rank.
+			groups := map[uint64]uint32{}
+			for ln, l := range ls {
+				if j < l.cnt && slot[l.k+j]&mailboxBit != 0 {
+					groups[(slot[l.k+j]&^mailboxBit)>>slotBits] |= 1 << ln
+				}
+			}
+			base := map[uint64]uint32{}
+			for q, peers := range groups {
+				base[q] = fill[q]
+				fill[q] += uint32(bits.OnesCount32(peers))
+			}
+			for ln, l := range ls {
+				if j >= l.cnt {
+					continue
+				}
+				d := slot[l.k+j]
+				q, loc := (d&^mailboxBit)>>slotBits, d&(1<<slotBits-1)
+				if d&mailboxBit == 0 {
+					stores[q<<slotBits|loc] = l.x
+					bytes++
+					continue
+				}
+				at := base[q] + uint32(bits.OnesCount32(groups[q]&(1<<ln-1)))
+				if boxes[q][at] != empty {
+					panic("a mailbox place written twice")
+				}
+				boxes[q][at] = uint64(epoch)<<epochShift | loc<<8 | uint64(l.x)
+				bytes += 8
+			}
+		}
+	}
+	return bytes
+}
+
+// TestPartSendModel: every decided boundary vertex reaches every ghost
+// slot of it exactly once, as a store or as a pair, over calls made as
+// the states get decided, and the mailbox counts add up to the pairs;
+// the class bits are the sender's own, or those the host gives.
+func TestPartSendModel(t *testing.T) {
+	for _, withClasses := range []bool{false, true} {
+		t.Run(fmt.Sprintf("classes=%v", withClasses), func(t *testing.T) { partSendModel(t, withClasses) })
+	}
+}
+
+func partSendModel(t *testing.T, withClasses bool) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n, parts = 300, 4
+	list := make([]int32, 0, n)
+	for v := range int32(n) {
+		if rng.IntN(3) > 0 {
+			list = append(list, v)
+		}
+	}
+	ofs := []int32{0}
+	var slot []uint64
+	want := map[[2]uint64]int32{} // (part, slot) -> vertex
+	next := make([]uint64, parts)
+	for _, v := range list {
+		for q := range uint64(parts) {
+			if rng.IntN(2) == 0 {
+				continue
+			}
+			d := q<<slotBits | next[q]
+			if q%2 == 1 {
+				d |= mailboxBit
+			}
+			want[[2]uint64{q, next[q]}] = v
+			next[q]++
+			slot = append(slot, d)
+		}
+		ofs = append(ofs, int32(len(slot)))
+	}
+	st := make([]uint8, n)
+	var xcls []uint8
+	if withClasses {
+		// A sender with ranks too large for the state byte keeps no
+		// class bits; its neighbours key the ghosts by these.
+		xcls = make([]uint8, len(list))
+		for i := range xcls {
+			xcls[i] = uint8(rng.IntN(maxSmallRanks))
+		}
+	}
+	sent := make([]bool, len(list))
+	fill := make([]uint32, parts)
+	boxes := map[uint64][]uint64{}
+	for q := range uint64(parts) {
+		boxes[q] = slices.Repeat([]uint64{empty}, int(next[q]))
+	}
+	stores := map[uint64]uint8{}
+	got := map[[2]uint64]uint8{}
+	for round := 0; round < 6; round++ {
+		for v := range st {
+			if st[v] == 0 && rng.IntN(3) == 0 {
+				st[v] = uint8(rng.IntN(4))<<2 | uint8(1+rng.IntN(2))
+			}
+		}
+		sendModel(st, xcls, list, sent, ofs, slot, fill, boxes, stores, 7)
+	}
+	for v := range st {
+		if st[v] == 0 {
+			st[v] = 2
+		}
+	}
+	sendModel(st, xcls, list, sent, ofs, slot, fill, boxes, stores, 7)
+	for k, x := range stores {
+		got[[2]uint64{k >> slotBits, k & (1<<slotBits - 1)}] = x
+	}
+	for q := range uint64(parts) {
+		pairs := boxes[q][:fill[q]]
+		if slices.Contains(pairs, empty) || q%2 == 1 && fill[q] != uint32(next[q]) {
+			t.Fatalf("mailbox %d: a hole below its fill count %d (of %d places)", q, fill[q], next[q])
+		}
+		for _, p := range pairs {
+			if p>>epochShift != 7 {
+				t.Fatalf("mailbox %d: pair %#x without the run's epoch", q, p)
+			}
+			k := [2]uint64{q, p >> 8 & (1<<32 - 1)}
+			if _, dup := got[k]; dup {
+				t.Fatalf("slot %v sent twice", k)
+			}
+			got[k] = uint8(p)
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d slots reached, want %d", len(got), len(want))
+	}
+	at := map[int32]int{}
+	for i, v := range list {
+		at[v] = i
+	}
+	for k, v := range want {
+		x := st[v]
+		if xcls != nil {
+			x = xcls[at[v]]<<2 | st[v]&3
+		}
+		if got[k] != x {
+			t.Fatalf("slot %v holds %#x, vertex %d is %#x", k, got[k], v, x)
+		}
+	}
+}
+
+// recvModel is part_recv_at and part_recv on the host: the pairs from
+// the first one not applied up to the published count (at most cap)
+// are applied when they carry the run's epoch and a slot of the part;
+// the first that does not is where the next call starts.
+func recvModel(box []uint64, filled, cap uint32, at *[3]uint32, st []uint8, epoch uint32) {
+	from := at[2]
+	to := min(max(filled, from), cap)
+	at[0], at[1], at[2] = from, to, to
+	for i := from; i < to; i++ {
+		p := box[i]
+		l := uint32(p >> 8)
+		if uint32(p>>epochShift) != epoch || int(l) >= len(st) {
+			at[2] = min(at[2], i)
+			continue
+		}
+		st[l] = uint8(p)
+	}
+}
+
+// TestPartRecvModel: a mailbox in memory that earlier runs and another
+// graph's mailboxes filled, whose count runs ahead of its pairs and
+// starts out stale (beyond the mailbox), with pairs that land in any
+// order: the receiver applies every pair of the run exactly as sent,
+// never one of another run, never a slot out of range, and ends with
+// all of them applied.
+func TestPartRecvModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const slots, pairs, epoch = 300, 200, 9
+	box := make([]uint64, pairs)
+	for i := range box {
+		// Another graph's pairs (slots out of range) and this layout's
+		// from the last run (other states): both must stay unapplied.
+		box[i] = uint64(epoch-1)<<epochShift | uint64(rng.IntN(1<<31))<<8 | 1
+		if i%3 == 0 {
+			box[i] = uint64(epoch-1)<<epochShift | uint64(rng.IntN(slots))<<8 | 2
+		}
+	}
+	// The run's pairs: distinct ghost slots, IN or OUT.
+	want := make([]uint64, pairs)
+	for i, l := range rng.Perm(slots)[:pairs] {
+		want[i] = uint64(epoch)<<epochShift | uint64(l)<<8 | uint64(1+rng.IntN(2))
+	}
+	st := make([]uint8, slots)
+	var at [3]uint32
+	// A stale count from an earlier run, beyond the mailbox: nothing of
+	// it may be applied.
+	filled := uint32(5000)
+	recvModel(box, filled, pairs, &at, st, epoch)
+	if at[2] != 0 || slices.ContainsFunc(st, func(x uint8) bool { return x != 0 }) {
+		t.Fatalf("pairs of another run applied (at %v)", at)
+	}
+	written := 0
+	for written < pairs || at[2] < pairs {
+		if written < pairs {
+			// A launch's sends: the count covers them at once, while
+			// the pairs themselves land in any order, some later.
+			k := min(pairs, written+1+rng.IntN(20))
+			landed := rng.Perm(k - written)
+			for _, j := range landed[:len(landed)/2] {
+				box[written+j] = want[written+j]
+			}
+			recvModel(box, uint32(k), pairs, &at, st, epoch)
+			for _, j := range landed[len(landed)/2:] {
+				box[written+j] = want[written+j]
+			}
+			written, filled = k, uint32(k)
+		}
+		recvModel(box, filled, pairs, &at, st, epoch)
+		for l, x := range st {
+			if x != 0 && !slices.ContainsFunc(want, func(p uint64) bool { return uint32(p>>8) == uint32(l) && uint8(p) == x }) {
+				t.Fatalf("slot %d holds %d, which no pair of the run says", l, x)
+			}
+		}
+	}
+	for _, p := range want {
+		if l := uint32(p >> 8); st[l] != uint8(p) {
+			t.Fatalf("slot %d holds %d, want %d", l, st[l], uint8(p))
+		}
+	}
+}

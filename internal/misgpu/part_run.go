@@ -1,0 +1,353 @@
+package misgpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/misgrid/misgrid/cuda"
+)
+
+// PartsResult is what a run of the parts found: per part, the flags of
+// its owned vertices.
+type PartsResult struct {
+	In      [][]bool
+	Rounds  int   // the most launches that found work on any part
+	Bytes   int64 // sent between parts in the run
+	Stalled bool  // some part stopped when its rounds stopped paying (see Result.Stalled)
+	// Time is the wall time from the first launch until every part's
+	// sweeps are done (the copies of the sets back are not in it); Parts
+	// holds each part's, with its launches that found work.
+	Time       time.Duration
+	PartTime   []time.Duration
+	PartRounds []int
+	Plans      []string // the kernels of each part's plan
+}
+
+// PartError is the failure of one part.
+type PartError struct {
+	Part, Device int
+	Err          error
+}
+
+func (e *PartError) Error() string {
+	return fmt.Sprintf("part %d on device %d: %v", e.Part, e.Device, e.Err)
+}
+
+func (e *PartError) Unwrap() error { return e.Err }
+
+// errAborted stops the other parts once one has failed.
+var errAborted = errors.New("another part failed")
+
+// partRun is what a part adds to the engine's run (exec.go): the
+// arguments of the global ids, and after every launch the boundary.
+type partRun struct {
+	p      *part
+	q      int
+	extra  []any
+	inject func(part, launch int) bool
+	stop   *atomic.Bool
+	ctx    context.Context
+	watch  *partsWatch
+	epoch  uint32 // the tag of this run's mailbox pairs (part.cu)
+	last   uint32 // the live count at the last check (at first the part's vertices)
+	checks int
+}
+
+// check hands the live count after pass sweeps to the parts' watch and
+// says whether the part stops.
+func (pr *partRun) check(pass int, live uint32) (bool, error) {
+	pr.checks++
+	stop, err := pr.watch.check(pr.ctx, pr.q, pass, live, pr.last, pr.checks)
+	pr.last = live
+	return stop, err
+}
+
+// args appends the part's arguments to a launch of the engine.
+func (pr *partRun) args(a []any) []any {
+	if pr == nil {
+		return a
+	}
+	return append(a, pr.extra...)
+}
+
+// after queues, after launch pass: the pairs the mailboxes of this part
+// hold, then the send of what the launch decided on the boundary, then
+// the publication of the mailboxes' fill counts.
+func (pr *partRun) after(pass int) error {
+	if pr == nil {
+		return nil
+	}
+	if pr.stop.Load() {
+		return errAborted
+	}
+	if err := pr.ctx.Err(); err != nil {
+		return err
+	}
+	p, l := pr.p, pr.p.l
+	for _, in := range p.inbox {
+		if err := l.Launch(nil, "part_recv_at", 1, in.filled, in.at, uint32(in.cap)); err != nil {
+			return err
+		}
+		if err := l.Launch(nil, "part_recv", l.Grid("part_recv", in.cap, blockSize), in.box, in.at, p.dg.ws.st, pr.epoch,
+			uint32(len(p.spec.Offsets)-1)); err != nil {
+			return err
+		}
+	}
+	n := int64(len(p.spec.Send))
+	if n == 0 {
+		return nil
+	}
+	if pr.inject != nil && pr.inject(pr.q, pass) {
+		// Refused by the driver: an injected device error.
+		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
+	}
+	if err := l.Launch(nil, "part_send", l.Grid("part_send", n, blockSize), p.dg.ws.st, p.xcls, p.list, int32(n), p.sent, p.ofs,
+		p.slot, p.bases, p.fill, p.bytes, pr.epoch); err != nil {
+		return err
+	}
+	// Published once the sends are done, so that a receiver that sees a
+	// count sees its pairs.
+	if p.pubHost != nil {
+		if err := p.fill.CopyToHostAsync(p.pubHost, 0, 0, p.fill.Size(), l.Stream); err != nil {
+			return err
+		}
+	}
+	if p.pubDev != nil {
+		return cuda.CopyPeerAsync(p.pubDev, 0, p.fill, 0, p.fill.Size(), l.Stream)
+	}
+	return nil
+}
+
+// Run computes the MIS on every part at once. Each part runs the plan
+// the engine makes for its shape; at distance 2 always by key buckets,
+// which need no per-vertex state but the byte (the ball sweeps would
+// need the balls of the ghosts).
+func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
+	o := pp.opts
+	runs := make([]*run, len(pp.ps))
+	res := &PartsResult{In: make([][]bool, len(pp.ps))}
+	var stop atomic.Bool
+	own := make([]int, len(pp.ps))
+	for q, p := range pp.ps {
+		own[q] = p.dg.n
+	}
+	// The bound of parts that may wait on each other: they stop together
+	// when their rounds stop paying, and the caller finishes on the host.
+	watch := newPartsWatch(own)
+	epoch := nextEpoch()
+	for q, p := range pp.ps {
+		r, err := pp.prepare(q, p)
+		if err != nil {
+			return nil, pp.fail(q, err)
+		}
+		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx, watch: watch, epoch: epoch,
+			last: uint32(min(p.dg.n, 1<<32-1)), extra: []any{p.gid, p.spec.Base, int32(p.spec.GIDFrom)}}
+		runs[q] = r
+		res.Plans = append(res.Plans, r.plan.kernels())
+	}
+	// Every context, not only the parts' streams: a copy from pageable
+	// memory (the priorities prepare uploads) may return before its DMA
+	// has landed, and the parts' streams do not wait for it.
+	if err := pp.synchronize(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	errs := make([]error, len(pp.ps))
+	res.PartRounds = make([]int, len(pp.ps))
+	res.PartTime = make([]time.Duration, len(pp.ps))
+	var wg sync.WaitGroup
+	for q, p := range pp.ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			res.PartRounds[q], res.In[q], err = p.run(runs[q], func(err error) {
+				res.PartTime[q] = time.Since(start)
+				if err != nil {
+					stop.Store(true)
+				}
+				watch.done(q, err)
+			})
+			if err != nil {
+				errs[q] = err
+				stop.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	// The first part that failed for a reason of its own.
+	for q, err := range errs {
+		if err != nil && !errors.Is(err, errAborted) {
+			return nil, pp.fail(q, err)
+		}
+	}
+	for q, r := range runs {
+		res.Rounds = max(res.Rounds, res.PartRounds[q])
+		res.Time = max(res.Time, res.PartTime[q])
+		res.Stalled = res.Stalled || r.stall.stopped
+		var b [1]uint64
+		if err := cuda.CopyToHost(b[:], pp.ps[q].bytes, 0); err != nil {
+			return nil, pp.fail(q, err)
+		}
+		res.Bytes += int64(b[0])
+	}
+	return res, nil
+}
+
+// epochs numbers the runs of every Parts of the process, so that no
+// mailbox pair of an earlier run (or of another graph's mailboxes in
+// the same memory) passes for one of this run.
+var epochs atomic.Uint64
+
+// nextEpoch returns the tag of a run's mailbox pairs: 24 bits, never 0
+// (PART_EPOCH_SHIFT in part.cu; zeroed memory must not pass).
+func nextEpoch() uint32 { return uint32(epochs.Add(1)%(1<<24-1)) + 1 }
+
+// prepare makes part q's run: its plan, its priority uploaded, its
+// ghosts initialised and its boundary unsent.
+func (pp *Parts) prepare(q int, p *part) (*run, error) {
+	o := pp.opts
+	l, ws, s := p.l, &p.dg.ws, p.spec
+	// Every run starts from zero counts, an empty part too (Run reads
+	// its bytes): memory from the allocator holds whatever it held.
+	for _, b := range []*cuda.Buffer{p.sent, p.fill, p.bytes} {
+		if err := b.MemsetAsync8(0, l.Stream); err != nil {
+			return nil, err
+		}
+	}
+	if p.dg.n == 0 {
+		return &run{dg: p.dg, plan: &Plan{}}, nil
+	}
+	pri := Priority{Seed: o.Seed, Class: p.spec.Class, Prim: p.spec.Prim}
+	tail := o.Tail || len(pp.ps) == 1
+	r, err := p.dg.prepare(o.Dist, pri, func(t *Tuning) {
+		if !tail {
+			t.Tail = 0
+		}
+		if o.Dist == 2 {
+			// Buckets: a part has no balls for its ghosts. No split
+			// run: its second stage compares by hash alone once the
+			// part's own larger classes are decided, which its ghosts
+			// of other parts may not be.
+			t.Group, t.Split = 1, 0
+			if t.Buckets == 0 {
+				t.Buckets = buckets2
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if o.Dist == 2 && !r.plan.Buckets {
+		if r.plan.Key != KeyPrim {
+			return nil, fmt.Errorf("the plan of a part at distance 2 goes by %s, not by buckets", r.plan.Stages[0].Kernel)
+		}
+		r.plan = primBuckets(p.dg.n, Defaults(Shape{N: p.dg.n, M: p.dg.m}, 2))
+		r.ball = nil
+		if err := r.bind(); err != nil {
+			return nil, err
+		}
+	}
+	gf, slots := int64(GhostFrom(s.Own)), int64(len(s.Offsets)-1)
+	if slots > gf {
+		st, err := ws.st.View(gf, slots-gf)
+		if err != nil {
+			return nil, err
+		}
+		var cls *cuda.Buffer
+		if r.cls != nil {
+			if cls, err = r.cls.View(gf, slots-gf); err != nil {
+				return nil, err
+			}
+		}
+		if err := l.Launch(nil, "part_ghosts", l.Grid("part_ghosts", slots-gf, blockSize), st, cls, int32(slots-gf)); err != nil {
+			return nil, err
+		}
+	}
+	for _, in := range p.inbox {
+		if err := in.at.MemsetAsync32(0, l.Stream); err != nil {
+			return nil, err
+		}
+	}
+	if p.pubDev != nil {
+		if err := p.pubDev.MemsetAsync32(0, l.Stream); err != nil {
+			return nil, err
+		}
+	}
+	if p.pubHost != nil {
+		clear(p.pubHost.Bytes())
+	}
+	return r, nil
+}
+
+// primBuckets is the plan of MIS-2 with rank keys in a part: buckets by
+// the hash alone (a threshold only orders the work; the ranks decide),
+// in the kernel part.cu adds for them.
+func primBuckets(n int, t Tuning) *Plan {
+	return &Plan{Dist: 2, Key: KeyPrim, First: t.First, Batch: 2, Buckets: true, Stages: []Stage{{
+		Kernel: "mis2b_p2", KF: uint32(flushSparse) << 8, Items: (int64(n) + tile - 1) / tile,
+		Keys: bucketThresholds(t.Buckets, 1.5, nil, false)}}}
+}
+
+// run runs the prepared sweeps of part p and returns its flags; done is
+// called when the sweeps are, with their error.
+func (p *part) run(r *run, done func(error)) (int, []bool, error) {
+	unlock, err := p.dg.lock()
+	if err != nil {
+		done(err)
+		return 0, nil, err
+	}
+	defer unlock()
+	if p.dg.n == 0 {
+		done(nil)
+		return 0, []bool{}, nil
+	}
+	rounds, err := r.sweeps(nil, nil)
+	done(err)
+	if err != nil {
+		return 0, nil, p.l.Fail(err)
+	}
+	m, err := p.dg.members()
+	if err != nil {
+		return 0, nil, p.l.Fail(err)
+	}
+	return rounds, m.In, nil
+}
+
+// fail waits for whatever is still queued on every part, so that Close
+// can free the memory, and names part q.
+func (pp *Parts) fail(q int, err error) error {
+	for _, p := range pp.ps {
+		p.l.Stream.Synchronize()
+	}
+	return &PartError{Part: q, Device: pp.ps[q].spec.Device, Err: err}
+}
+
+// synchronize waits for all work in every part's context.
+func (pp *Parts) synchronize() error {
+	for q, p := range pp.ps {
+		if err := p.ctx.Synchronize(); err != nil {
+			return pp.fail(q, p.l.Fail(err))
+		}
+	}
+	return nil
+}
+
+// kernels names the kernels of a plan, for reports.
+func (p *Plan) kernels() string {
+	s := ""
+	for i, st := range p.Stages {
+		if i > 0 {
+			s += "+"
+		}
+		s += st.Kernel
+		if st.Tail != "" {
+			s += "+" + st.Tail
+		}
+	}
+	return s
+}
