@@ -383,9 +383,17 @@ func (pc *Preconditioner) galerkin(l *level, ac *csr) *csr {
 			if !blockCols(l.p, gc) {
 				gc = 1
 			}
-			ac, r := p.galerkinStreamed(l.a, l.p, l.ga, gc)
-			if r == nil && pc.opts.Workers > 1 {
-				r = l.p.transpose()
+			var ac, r *csr
+			if l.a.nnz() < gcNonzeros {
+				ac, r = p.galerkinWhole(l.a, l.p, l.ga, gc)
+				if gc > 1 && p.workers == 1 {
+					r = nil
+				}
+			} else {
+				ac, r = p.galerkinStreamed(l.a, l.p, l.ga, gc)
+				if r == nil && p.workers > 1 {
+					r = l.p.transpose()
+				}
 			}
 			// Restriction by rows of Pᵀ: in parallel, and on one
 			// worker too where the product built it (scalar problems):

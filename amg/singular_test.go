@@ -237,8 +237,8 @@ func TestHonestIllConditioned(t *testing.T) {
 	t.Logf("%v, %d iterations, %d restarts, true residual %.3g", res.Status, res.Iterations, res.Restarts, tr)
 }
 
-// The streamed Galerkin product is bitwise the two-product one, and so is
-// restriction with and without the stored transpose.
+// The streamed and whole Galerkin products are bitwise the two-product
+// one, and so is restriction with and without the stored transpose.
 func TestGalerkinStreamed(t *testing.T) {
 	for _, tp := range problems() {
 		for _, w := range []int{1, 3} {
@@ -248,13 +248,16 @@ func TestGalerkinStreamed(t *testing.T) {
 			}
 			for lv, l := range pc.levels[:len(pc.levels)-1] {
 				want := pc.pool.mulMat(l.r, pc.pool.mulMat(l.a, l.p, l.ga), l.gr)
-				got, _ := pc.pool.galerkinStreamed(l.a, l.p, l.ga, l.gr)
-				if !samePattern(want, got) {
-					t.Fatalf("%s workers %d level %d: patterns differ", tp.name, w, lv)
-				}
-				for k := range want.val {
-					if math.Float64bits(want.val[k]) != math.Float64bits(got.val[k]) && want.val[k] != got.val[k] {
-						t.Fatalf("%s workers %d level %d entry %d: %g vs %g", tp.name, w, lv, k, got.val[k], want.val[k])
+				streamed, _ := pc.pool.galerkinStreamed(l.a, l.p, l.ga, l.gr)
+				whole, _ := pc.pool.galerkinWhole(l.a, l.p, l.ga, l.gr)
+				for _, got := range []*csr{streamed, whole} {
+					if !samePattern(want, got) {
+						t.Fatalf("%s workers %d level %d: patterns differ", tp.name, w, lv)
+					}
+					for k := range want.val {
+						if math.Float64bits(want.val[k]) != math.Float64bits(got.val[k]) && want.val[k] != got.val[k] {
+							t.Fatalf("%s workers %d level %d entry %d: %g vs %g", tp.name, w, lv, k, got.val[k], want.val[k])
+						}
 					}
 				}
 				x := randVec(l.a.rows, 3)
