@@ -397,6 +397,36 @@ func (pl pool) scatterRows(r, ap, ac *csr, k0, k1 int, cursor []int) {
 	wg.Wait()
 }
 
+// prolong adds p·xc to x for level l. One worker scatters from the rows
+// of the stored transpose where there is one, into the level's scratch
+// l.tmp (free between the smoothings), and adds that to x: pᵀ's rows are
+// long, where p's rows of 1–10 entries (scalar problems) end in a
+// mispredicted branch each. Otherwise the rows of p are read. Both add
+// every x_k's terms to a zero in ascending coarse order, then the sum to
+// x_k, so they agree bitwise.
+func (pl pool) prolong(l *level, xc, x []float64) {
+	r := l.r
+	if r == nil || pl.workers > 1 {
+		pl.mulVecAdd(l.p, xc, x)
+		return
+	}
+	t := l.tmp[:r.cols]
+	clear(t)
+	col, val, ends, base := rowsFrom(r, 0, r.rows)
+	xx := xc[:len(ends)]
+	q := 0
+	for i, xi := range xx {
+		end := min(ends[i]-base, len(col), len(val))
+		for ; q < end; q++ {
+			t[col[q]] += val[q] * xi
+		}
+	}
+	x = x[:len(t)]
+	for k, v := range t {
+		x[k] += v
+	}
+}
+
 // restrict sets y = pᵀ·x for level l: by rows of the stored transpose
 // when there is one, otherwise scattered from p's rows in row order. Both
 // add the terms of every y_i in ascending fine row order with one

@@ -238,7 +238,8 @@ func TestHonestIllConditioned(t *testing.T) {
 }
 
 // The streamed and whole Galerkin products are bitwise the two-product
-// one, and so is restriction with and without the stored transpose.
+// one, and so are restriction and prolongation with and without the
+// stored transpose.
 func TestGalerkinStreamed(t *testing.T) {
 	for _, tp := range problems() {
 		for _, w := range []int{1, 3} {
@@ -267,6 +268,15 @@ func TestGalerkinStreamed(t *testing.T) {
 				for i := range y1 {
 					if y1[i] != y2[i] {
 						t.Fatalf("%s level %d: restriction by rows %g, by scatter %g", tp.name, lv, y1[i], y2[i])
+					}
+				}
+				xc := randVec(l.p.cols, 4)
+				z1, z2 := randVec(l.a.rows, 5), randVec(l.a.rows, 5)
+				newPool(1).prolong(l, xc, z1)
+				newPool(1).mulVecAdd(l.p, xc, z2)
+				for i := range z1 {
+					if z1[i] != z2[i] {
+						t.Fatalf("%s level %d: prolongation by scatter %g, by rows %g", tp.name, lv, z1[i], z2[i])
 					}
 				}
 			}
