@@ -72,9 +72,9 @@ func (pl pool) galerkinStreamed(a, p *csr, ga, gc int) (ac, r *csr) {
 // but holding a·p whole: with one worker each product is one pass that
 // appends its rows, where the streamed one needs a pass for the pattern
 // of pᵀ·a·p besides. The sums are mulMat's, so the result is bitwise
-// galerkinStreamed's. Setup uses it for levels small enough that it
-// leaves their garbage to the collector (gcNonzeros), whose a·p is a
-// few MB at most.
+// galerkinStreamed's. Setup uses it on problems small enough that it
+// leaves their garbage to the collector (gcNonzeros), whose a·p is a few
+// MB at most.
 func (pl pool) galerkinWhole(a, p *csr, ga, gc int) (ac, r *csr) {
 	var ap csr
 	pl.mulMatRange(a, p, ga, 0, a.rows/ga, &ap, make([]*spgemmScratch, pl.workers), false)

@@ -384,7 +384,12 @@ func (pc *Preconditioner) galerkin(l *level, ac *csr) *csr {
 				gc = 1
 			}
 			var ac, r *csr
-			if l.a.nnz() < gcNonzeros {
+			if pc.levels[0].a.nnz() < gcNonzeros {
+				// A problem this small leaves its setup's garbage
+				// to the collector, and a·p is a few MB: held whole,
+				// it saves the streamed product's pattern pass. On
+				// larger ones, coarse levels included, the resident
+				// peak counts: a·p held there would add to it.
 				ac, r = p.galerkinWhole(l.a, l.p, l.ga, gc)
 				if gc > 1 && p.workers == 1 {
 					r = nil
