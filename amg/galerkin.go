@@ -411,16 +411,7 @@ func (pl pool) prolong(l *level, xc, x []float64) {
 		return
 	}
 	t := l.tmp[:r.cols]
-	clear(t)
-	col, val, ends, base := rowsFrom(r, 0, r.rows)
-	xx := xc[:len(ends)]
-	q := 0
-	for i, xi := range xx {
-		end := min(ends[i]-base, len(col), len(val))
-		for ; q < end; q++ {
-			t[col[q]] += val[q] * xi
-		}
-	}
+	scatterTrans(r, xc, t)
 	x = x[:len(t)]
 	for k, v := range t {
 		x[k] += v
@@ -436,9 +427,15 @@ func (pl pool) restrict(l *level, x, y []float64) {
 		pl.mulVec(l.r, x, y)
 		return
 	}
-	p := l.p
-	clear(y[:p.cols])
-	col, val, ends, base := rowsFrom(p, 0, p.rows)
+	scatterTrans(l.p, x, y)
+}
+
+// scatterTrans sets y = aᵀ·x by scatter from a's rows in row order: every
+// y_j adds its terms to a zero in ascending row order, as dotTo adds a
+// row of the transpose.
+func scatterTrans(a *csr, x, y []float64) {
+	clear(y[:a.cols])
+	col, val, ends, base := rowsFrom(a, 0, a.rows)
 	xx := x[:len(ends)]
 	q := 0
 	for k, xk := range xx {

@@ -42,8 +42,13 @@ func rowsFrom(a *csr, lo, hi int) (col []int32, val []float64, ends []int, base 
 func spmvRows(a *csr, x, y []float64, lo, hi int) {
 	if variedRows(a, lo, hi) {
 		spmvMasked(a, x, y, lo, hi)
-		return
+	} else {
+		spmvPlain(a, x, y, lo, hi)
 	}
+}
+
+// spmvPlain sets y = a·x on rows [lo, hi) by dotTo.
+func spmvPlain(a *csr, x, y []float64, lo, hi int) {
 	col, val, ends, base := rowsFrom(a, lo, hi)
 	yy := y[lo:hi]
 	ends = ends[:len(yy)]
@@ -124,17 +129,7 @@ func spmvMasked(a *csr, x, y []float64, lo, hi int) {
 		s += v[7] * m[7] * x[c[7]]
 		yy[i] = s
 	}
-	if last < hi {
-		col, val, ends, base := rowsFrom(a, last, hi)
-		yy := y[last:hi]
-		ends = ends[:len(yy)]
-		k := 0
-		for i := range yy {
-			end := ends[i] - base
-			yy[i] = dotTo(col, val, x, k, end)
-			k = end
-		}
-	}
+	spmvPlain(a, x, y, last, hi)
 }
 
 // tailMask[t] keeps the first t of 8 entries (spmvMasked's last block).
