@@ -3,7 +3,10 @@ package amg
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/misgrid/misgrid/mesh"
 )
 
 // spmvMasked gives dotTo's sums bit for bit on rows of every length from
@@ -54,5 +57,59 @@ func TestSpmvMasked(t *testing.T) {
 	}
 	if variedRows(u, 0, u.rows) {
 		t.Error("rows of one length: variedRows true")
+	}
+}
+
+// randomLaplacian returns the graph Laplacian of a random graph plus the
+// identity: SPD, with rows of every length (an unstructured matrix).
+func randomLaplacian(n int, degree float64, seed uint64) *mesh.CSR[float64] {
+	g := mesh.RandomGraph(n, degree, seed)
+	a := &mesh.CSR[float64]{Rows: n, Cols: n, RowPtr: make([]int64, n+1)}
+	for v := 0; v < n; v++ {
+		nb := slices.Sorted(slices.Values(g.Neighbors(int32(v))))
+		at, _ := slices.BinarySearch(nb, int32(v))
+		nb = slices.Insert(nb, at, int32(v))
+		for _, u := range nb {
+			a.Col = append(a.Col, u)
+			if u == int32(v) {
+				a.Val = append(a.Val, float64(len(nb)))
+			} else {
+				a.Val = append(a.Val, -1)
+			}
+		}
+		a.RowPtr[v+1] = int64(len(a.Col))
+	}
+	return a
+}
+
+// On rows of varying length the products take spmvMasked, on ranges of
+// rows split between workers too: the solve stays bitwise the same for
+// any worker count.
+func TestMaskedRowsAcrossWorkers(t *testing.T) {
+	a := randomLaplacian(20000, 10, 3)
+	if !variedRows(mustCSR(t, a), 0, a.Rows) {
+		t.Fatal("random Laplacian: variedRows false, the test would not reach spmvMasked")
+	}
+	b := randVec(a.Rows, 1)
+	var ref []float64
+	for _, w := range []int{1, 2, 3} {
+		pc, err := New(a, Options{Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float64, len(b))
+		res, err := pc.Solve(b, x)
+		if err != nil || !res.Converged {
+			t.Fatalf("workers %d: %v, %v", w, res.Status, err)
+		}
+		if ref == nil {
+			ref = x
+			continue
+		}
+		for i := range x {
+			if math.Float64bits(x[i]) != math.Float64bits(ref[i]) {
+				t.Fatalf("workers %d: x[%d] = %v, workers 1: %v", w, i, x[i], ref[i])
+			}
+		}
 	}
 }
