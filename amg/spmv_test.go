@@ -90,26 +90,5 @@ func TestMaskedRowsAcrossWorkers(t *testing.T) {
 	if !variedRows(mustCSR(t, a), 0, a.Rows) {
 		t.Fatal("random Laplacian: variedRows false, the test would not reach spmvMasked")
 	}
-	b := randVec(a.Rows, 1)
-	var ref []float64
-	for _, w := range []int{1, 2, 3} {
-		pc, err := New(a, Options{Workers: w})
-		if err != nil {
-			t.Fatal(err)
-		}
-		x := make([]float64, len(b))
-		res, err := pc.Solve(b, x)
-		if err != nil || !res.Converged {
-			t.Fatalf("workers %d: %v, %v", w, res.Status, err)
-		}
-		if ref == nil {
-			ref = x
-			continue
-		}
-		for i := range x {
-			if math.Float64bits(x[i]) != math.Float64bits(ref[i]) {
-				t.Fatalf("workers %d: x[%d] = %v, workers 1: %v", w, i, x[i], ref[i])
-			}
-		}
-	}
+	sameSolveAcrossWorkers(t, a, Options{}, 1, 2, 3)
 }
