@@ -51,6 +51,6 @@ func (pc *Preconditioner) cycle(lv int, x, b []float64, zero bool) {
 	if pc.opts.Cycle == WCycle && lv+1 < len(pc.levels)-1 {
 		pc.cycle(lv+1, next.x, next.b, false)
 	}
-	p.mulVecAdd(l.p, next.x, x)
+	p.prolong(l, next.x, x)
 	p.smooth(l.a, &l.sm, x, b, l.res, l.tmp, l.tmp2, false, false, true)
 }

@@ -68,6 +68,29 @@ func (pl pool) galerkinStreamed(a, p *csr, ga, gc int) (ac, r *csr) {
 	return ac, r
 }
 
+// galerkinWhole returns pᵀ·(a·p) and pᵀ, the way galerkinStreamed does
+// but holding a·p whole: with one worker each product is one pass that
+// appends its rows, where the streamed one needs a pass for the pattern
+// of pᵀ·a·p besides. The sums are mulMat's, so the result is bitwise
+// galerkinStreamed's. Setup uses it on problems small enough that it
+// leaves their garbage to the collector (gcNonzeros), whose a·p is a few
+// MB at most.
+func (pl pool) galerkinWhole(a, p *csr, ga, gc int) (ac, r *csr) {
+	var ap csr
+	pl.mulMatRange(a, p, ga, 0, a.rows/ga, &ap, make([]*spgemmScratch, pl.workers), false)
+	r = p.transpose()
+	ac = new(csr)
+	gr := groupOf(r, gc)
+	pl.mulMatRange(r, &ap, gr, 0, r.rows/gr, ac, make([]*spgemmScratch, pl.workers), true)
+	// The streamed product adds every term to a zero, mulMat starts
+	// from the first term: they differ only where every term is −0,
+	// which the zero turns into +0.
+	for k := range ac.val {
+		ac.val[k] += 0
+	}
+	return ac, r
+}
+
 // blockCols reports whether every row of p holds all or none of the
 // columns of each block of g consecutive columns.
 func blockCols(p *csr, g int) bool {
@@ -210,13 +233,18 @@ func (pl pool) mulMatRange(a, b *csr, g, lo, hi int, c *csr, scr []*spgemmScratc
 		}
 		s := scr[0]
 		if cap(c.col) == 0 {
-			// The first chunk sizes the buffer (with an eighth to
-			// spare for the others): grown by append, it would leave
-			// garbage of several times its size.
+			// The rows of the first galerkinChunks-th of a's entries
+			// (the first chunk of galerkinStreamed) size the buffer
+			// for the whole range, with an eighth to spare: grown by
+			// append from nothing, it would leave garbage of several
+			// times its size, and counting every row of a long range
+			// would cost a third of the product.
+			end, stop := lo, a.ptr[lo*g]+a.nnz()/galerkinChunks
 			nz := 0
-			for grp := lo; grp < hi; grp++ {
-				nz += s.count(a, b, grp, g) * g
+			for ; end < hi && (end == lo || a.ptr[end*g] < stop); end++ {
+				nz += s.count(a, b, end, g) * g
 			}
+			nz = int(float64(nz) * float64(a.ptr[hi*g]-a.ptr[lo*g]) / float64(max(1, a.ptr[end*g]-a.ptr[lo*g])))
 			nz += nz / 8
 			c.col, c.val = make([]int32, 0, nz), make([]float64, 0, nz)
 		}
@@ -369,6 +397,27 @@ func (pl pool) scatterRows(r, ap, ac *csr, k0, k1 int, cursor []int) {
 	wg.Wait()
 }
 
+// prolong adds p·xc to x for level l. One worker scatters from the rows
+// of the stored transpose where there is one, into the level's scratch
+// l.tmp (free between the smoothings), and adds that to x: pᵀ's rows are
+// long, where p's rows of 1–10 entries (scalar problems) end in a
+// mispredicted branch each. Otherwise the rows of p are read. Both add
+// every x_k's terms to a zero in ascending coarse order, then the sum to
+// x_k, so they agree bitwise.
+func (pl pool) prolong(l *level, xc, x []float64) {
+	r := l.r
+	if r == nil || pl.workers > 1 {
+		pl.mulVecAdd(l.p, xc, x)
+		return
+	}
+	t := l.tmp[:r.cols]
+	scatterTrans(r, xc, t)
+	x = x[:len(t)]
+	for k, v := range t {
+		x[k] += v
+	}
+}
+
 // restrict sets y = pᵀ·x for level l: by rows of the stored transpose
 // when there is one, otherwise scattered from p's rows in row order. Both
 // add the terms of every y_i in ascending fine row order with one
@@ -378,9 +427,15 @@ func (pl pool) restrict(l *level, x, y []float64) {
 		pl.mulVec(l.r, x, y)
 		return
 	}
-	p := l.p
-	clear(y[:p.cols])
-	col, val, ends, base := rowsFrom(p, 0, p.rows)
+	scatterTrans(l.p, x, y)
+}
+
+// scatterTrans sets y = aᵀ·x by scatter from a's rows in row order: every
+// y_j adds its terms to a zero in ascending row order, as dotTo adds a
+// row of the transpose.
+func scatterTrans(a *csr, x, y []float64) {
+	clear(y[:a.cols])
+	col, val, ends, base := rowsFrom(a, 0, a.rows)
 	xx := x[:len(ends)]
 	q := 0
 	for k, xk := range xx {

@@ -94,3 +94,32 @@ func problemOptions(pr *fem.Problem, o Options) Options {
 	}
 	return o
 }
+
+// sameSolveAcrossWorkers checks that New(a, o) and a solve converge and
+// give bitwise the same solution on every worker count given.
+func sameSolveAcrossWorkers(t *testing.T, a *mesh.CSR[float64], o Options, workers ...int) {
+	t.Helper()
+	var ref []float64
+	for _, w := range workers {
+		o.Workers = w
+		pc, err := New(a, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := randVec(pc.Rows(), 1)
+		x := make([]float64, len(b))
+		res, err := pc.Solve(b, x)
+		if err != nil || !res.Converged {
+			t.Fatalf("workers %d: %v, %v", w, res.Status, err)
+		}
+		if ref == nil {
+			ref = x
+			continue
+		}
+		for i := range x {
+			if math.Float64bits(x[i]) != math.Float64bits(ref[i]) {
+				t.Fatalf("workers %d: x[%d] = %v, workers %d: %v", w, i, x[i], workers[0], ref[i])
+			}
+		}
+	}
+}

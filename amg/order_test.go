@@ -178,27 +178,7 @@ func TestOrderingSingular(t *testing.T) {
 func TestOrderingDeterministic(t *testing.T) {
 	pr := fem.Poisson(3, 16)
 	a := relabel(pr.A, shuffled(pr.A.Rows, 2), 1)
-	var ref []float64
-	for _, w := range []int{1, 2, 3, 8} {
-		pc, err := New(a, Options{Workers: w, MaxCoarse: 50, Ordering: RCMOrdering})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := randVec(pc.Rows(), 1)
-		x := make([]float64, len(b))
-		if _, err := pc.Solve(b, x); err != nil {
-			t.Fatal(err)
-		}
-		if ref == nil {
-			ref = x
-			continue
-		}
-		for i := range x {
-			if math.Float64bits(x[i]) != math.Float64bits(ref[i]) {
-				t.Fatalf("workers %d: x[%d] = %v, workers 1: %v", w, i, x[i], ref[i])
-			}
-		}
-	}
+	sameSolveAcrossWorkers(t, a, Options{MaxCoarse: 50, Ordering: RCMOrdering}, 1, 2, 3, 8)
 }
 
 // sameHierarchy checks that an updated hierarchy is, bitwise, the one a

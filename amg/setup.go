@@ -386,9 +386,22 @@ func (pc *Preconditioner) galerkin(l *level, ac *csr) *csr {
 			if !blockCols(l.p, gc) {
 				gc = 1
 			}
-			ac, r := p.galerkinStreamed(l.a, l.p, l.ga, gc)
-			if r == nil && pc.opts.Workers > 1 {
-				r = l.p.transpose()
+			var ac, r *csr
+			if pc.levels[0].a.nnz() < gcNonzeros {
+				// A problem this small leaves its setup's garbage
+				// to the collector, and a·p is a few MB: held whole,
+				// it saves the streamed product's pattern pass. On
+				// larger ones, coarse levels included, the resident
+				// peak counts: a·p held there would add to it.
+				ac, r = p.galerkinWhole(l.a, l.p, l.ga, gc)
+				if gc > 1 && p.workers == 1 {
+					r = nil
+				}
+			} else {
+				ac, r = p.galerkinStreamed(l.a, l.p, l.ga, gc)
+				if r == nil && p.workers > 1 {
+					r = l.p.transpose()
+				}
 			}
 			// Restriction by rows of Pᵀ: in parallel, and on one
 			// worker too where the product built it (scalar problems):

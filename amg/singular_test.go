@@ -237,8 +237,9 @@ func TestHonestIllConditioned(t *testing.T) {
 	t.Logf("%v, %d iterations, %d restarts, true residual %.3g", res.Status, res.Iterations, res.Restarts, tr)
 }
 
-// The streamed Galerkin product is bitwise the two-product one, and so is
-// restriction with and without the stored transpose.
+// The streamed and whole Galerkin products are bitwise the two-product
+// one, and so are restriction and prolongation with and without the
+// stored transpose.
 func TestGalerkinStreamed(t *testing.T) {
 	for _, tp := range problems() {
 		for _, w := range []int{1, 3} {
@@ -248,13 +249,16 @@ func TestGalerkinStreamed(t *testing.T) {
 			}
 			for lv, l := range pc.levels[:len(pc.levels)-1] {
 				want := pc.pool.mulMat(l.r, pc.pool.mulMat(l.a, l.p, l.ga), l.gr)
-				got, _ := pc.pool.galerkinStreamed(l.a, l.p, l.ga, l.gr)
-				if !samePattern(want, got) {
-					t.Fatalf("%s workers %d level %d: patterns differ", tp.name, w, lv)
-				}
-				for k := range want.val {
-					if math.Float64bits(want.val[k]) != math.Float64bits(got.val[k]) && want.val[k] != got.val[k] {
-						t.Fatalf("%s workers %d level %d entry %d: %g vs %g", tp.name, w, lv, k, got.val[k], want.val[k])
+				streamed, _ := pc.pool.galerkinStreamed(l.a, l.p, l.ga, l.gr)
+				whole, _ := pc.pool.galerkinWhole(l.a, l.p, l.ga, l.gr)
+				for _, got := range []*csr{streamed, whole} {
+					if !samePattern(want, got) {
+						t.Fatalf("%s workers %d level %d: patterns differ", tp.name, w, lv)
+					}
+					for k := range want.val {
+						if math.Float64bits(want.val[k]) != math.Float64bits(got.val[k]) && want.val[k] != got.val[k] {
+							t.Fatalf("%s workers %d level %d entry %d: %g vs %g", tp.name, w, lv, k, got.val[k], want.val[k])
+						}
 					}
 				}
 				x := randVec(l.a.rows, 3)
@@ -264,6 +268,15 @@ func TestGalerkinStreamed(t *testing.T) {
 				for i := range y1 {
 					if y1[i] != y2[i] {
 						t.Fatalf("%s level %d: restriction by rows %g, by scatter %g", tp.name, lv, y1[i], y2[i])
+					}
+				}
+				xc := randVec(l.p.cols, 4)
+				z1, z2 := randVec(l.a.rows, 5), randVec(l.a.rows, 5)
+				newPool(1).prolong(l, xc, z1)
+				newPool(1).mulVecAdd(l.p, xc, z2)
+				for i := range z1 {
+					if z1[i] != z2[i] {
+						t.Fatalf("%s level %d: prolongation by scatter %g, by rows %g", tp.name, lv, z1[i], z2[i])
 					}
 				}
 			}

@@ -11,6 +11,9 @@ type smootherData struct {
 	// Chebyshev interval [lo, hi] of D⁻¹A.
 	lo, hi float64
 	colors [][]int32 // Gauss–Seidel sweep classes
+	// ax holds the products of spmvMasked for Chebyshev's loops (see
+	// variedRows), allocated by the first sweep that needs it.
+	ax []float64
 }
 
 // l1Inverse returns 1/Σ_j |a_ij| for every row: with this diagonal, Jacobi
@@ -66,6 +69,20 @@ func (p pool) chebyshev(a *csr, s *smootherData, x, b, r, d, dn []float64, zero,
 	rho := 1 / sigma
 	dinv := s.dinv
 	it := 1 / theta
+	// Where the rows vary in length, spmvMasked forms the products into
+	// s.ax and a loop of vector updates reads them; elsewhere one fused
+	// loop forms them as it goes. The same sums either way.
+	if s.ax == nil && variedRows(a, 0, n) {
+		s.ax = make([]float64, n)
+	}
+	ax := s.ax
+	masked := func(v []float64, lo, hi int) []float64 {
+		if ax == nil || !variedRows(a, lo, hi) {
+			return nil
+		}
+		spmvMasked(a, v, ax, lo, hi)
+		return ax[lo:hi]
+	}
 	// Every loop works on subslices of one length, so that the compiler
 	// drops the bounds checks, and walks the entries with one running
 	// index (dotTo): rows of a 2D mesh hold about seven entries, and a
@@ -85,6 +102,15 @@ func (p pool) chebyshev(a *csr, s *smootherData, x, b, r, d, dn []float64, zero,
 			col, val, ends, base := rowsFrom(a, lo, hi)
 			rr, dd, bb, di := r[lo:hi], d[lo:hi], b[lo:hi], dinv[lo:hi]
 			dd, bb, di, ends = dd[:len(rr)], bb[:len(rr)], di[:len(rr)], ends[:len(rr)]
+			if av := masked(x, lo, hi); av != nil {
+				av = av[:len(rr)]
+				for i := range rr {
+					ri := bb[i] - av[i]
+					rr[i] = ri
+					dd[i] = it * di[i] * ri
+				}
+				return
+			}
 			k := 0
 			for i := range rr {
 				end := ends[i] - base
@@ -103,6 +129,17 @@ func (p pool) chebyshev(a *csr, s *smootherData, x, b, r, d, dn []float64, zero,
 			col, val, ends, base := rowsFrom(a, lo, hi)
 			rr, dd, xx, nn, di := r[lo:hi], dcur[lo:hi], x[lo:hi], dnext[lo:hi], dinv[lo:hi]
 			dd, xx, nn, di, ends = dd[:len(rr)], xx[:len(rr)], nn[:len(rr)], di[:len(rr)], ends[:len(rr)]
+			if av := masked(dcur, lo, hi); av != nil {
+				av = av[:len(rr)]
+				for i := range rr {
+					ri := rr[i] - av[i]
+					rr[i] = ri
+					dv := dd[i]
+					xx[i] += dv
+					nn[i] = c1*dv + c2*di[i]*ri
+				}
+				return
+			}
 			k := 0
 			for i := range rr {
 				end := ends[i] - base
@@ -122,6 +159,14 @@ func (p pool) chebyshev(a *csr, s *smootherData, x, b, r, d, dn []float64, zero,
 			col, val, ends, base := rowsFrom(a, lo, hi)
 			rr, dd, xx := r[lo:hi], d[lo:hi], x[lo:hi]
 			dd, xx, ends = dd[:len(rr)], xx[:len(rr)], ends[:len(rr)]
+			if av := masked(d, lo, hi); av != nil {
+				av = av[:len(rr)]
+				for i := range rr {
+					rr[i] -= av[i]
+					xx[i] += dd[i]
+				}
+				return
+			}
 			k := 0
 			for i := range rr {
 				end := ends[i] - base

@@ -9,7 +9,7 @@ import (
 // The host products sum every entry in the order of sparsetest's
 // reference, which internal/gpusparse's GPU tests hold the device
 // products to bit for bit: so the device's A·P and Pᵀ·A·P equal mulMat's
-// and galerkinStreamed's, whatever the row grouping and worker count.
+// and galerkinStreamed's (and galerkinWhole's), whatever the row grouping and worker count.
 func TestHostProductsMatchDeviceOrder(t *testing.T) {
 	in := func(m *sparsetest.CSR) *csr {
 		return &csr{rows: m.Rows, cols: m.Cols, ptr: m.Ptr, col: m.Col, val: m.Val}
@@ -30,9 +30,14 @@ func TestHostProductsMatchDeviceOrder(t *testing.T) {
 					if !c.Sq || !blockCols(b, gc) {
 						continue
 					}
+					want := sparsetest.Galerkin(c.A, c.B)
 					ac, _ := pl.galerkinStreamed(a, b, ga, gc)
-					if err := sparsetest.SameBits(out(ac), sparsetest.Galerkin(c.A, c.B)); err != nil {
+					if err := sparsetest.SameBits(out(ac), want); err != nil {
 						t.Errorf("%s, %d workers, groups of %d and %d: galerkinStreamed: %v", c.Name, w, ga, gc, err)
+					}
+					ac, _ = pl.galerkinWhole(a, b, ga, gc)
+					if err := sparsetest.SameBits(out(ac), want); err != nil {
+						t.Errorf("%s, %d workers, groups of %d and %d: galerkinWhole: %v", c.Name, w, ga, gc, err)
 					}
 				}
 			}
