@@ -187,6 +187,11 @@ extern "C" __global__ void __launch_bounds__(IN_THREADS)
 			weak += x < __dmul_rn(1e-6, dd);
 		}
 	}
-	if (all) atomicAdd(&cnt[0], all);
-	if (weak) atomicAdd(&cnt[1], weak);
+	// A warp's counts first: one atomic per warp, not per thread.
+	for (int o = 16; o > 0; o >>= 1) {
+		all += __shfl_down_sync(0xffffffffu, all, o);
+		weak += __shfl_down_sync(0xffffffffu, weak, o);
+	}
+	if ((threadIdx.x & 31) == 0 && all) atomicAdd(&cnt[0], all);
+	if ((threadIdx.x & 31) == 0 && weak) atomicAdd(&cnt[1], weak);
 }
