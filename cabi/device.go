@@ -221,6 +221,13 @@ func misgrid_device_graph_destroy(ctx C.misgrid_context, graph C.misgrid_device_
 	})
 }
 
+//export misgrid_release_device_memory
+func misgrid_release_device_memory(ctx C.misgrid_context) C.misgrid_status {
+	return guard(ctx, "misgrid_release_device_memory", func(*context) error {
+		return mis.ReleaseGPUMemory()
+	})
+}
+
 // deviceStart resolves the graph and the options of a device operation
 // and waits for the work queued in the graph's context.
 func deviceStart(c *context, graph C.misgrid_device_graph, o op, options *C.misgrid_cchar) (*deviceGraphObj, settings, error) {

@@ -41,6 +41,33 @@ func TestGPUUnavailable(t *testing.T) {
 	}
 }
 
+// ReleaseGPUMemory gives back the kept memory and the staging buffers:
+// calls before and after it give the greedy set (from a host graph, so
+// through the Stager), and without a GPU it does nothing.
+func TestReleaseGPUMemory(t *testing.T) {
+	if err := ReleaseGPUMemory(); err != nil {
+		t.Fatal(err)
+	}
+	if cuda.Available() != nil {
+		return
+	}
+	g := mesh.Hex27Graph(40, 40, 40)
+	keys, _ := Keys(g, Priority{})
+	want := greedy(g, keys, 2).In
+	for i := range 3 {
+		res, err := Compute(g, Options{Device: GPU, Distance: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := testgraphs.FirstDiff(res.In, want); d >= 0 {
+			t.Fatalf("call %d: differs from the greedy set at vertex %d", i, d)
+		}
+		if err := ReleaseGPUMemory(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestGPUMatchesGreedy(t *testing.T) {
 	needGPU(t)
 	for name, g := range testgraphs.GPU() {

@@ -76,6 +76,7 @@ module misgrid
        c_misgrid_solver_info, c_misgrid_solver_level_info, &
        c_misgrid_mis_distributed, c_misgrid_mis_distributed_f, &
        c_misgrid_device_graph_from_csr, c_misgrid_device_graph_destroy, &
+       c_misgrid_release_device_memory, &
        c_misgrid_device_mis, c_misgrid_device_hierarchy, &
        c_misgrid_device_solver_setup, c_misgrid_device_solver_update
   ! Where an output array lives (misgrid_device_mis).
@@ -469,6 +470,11 @@ module misgrid
        type(c_ptr), value :: ctx, graph
        integer(c_int) :: st
      end function c_misgrid_device_graph_destroy
+     function c_misgrid_release_device_memory(ctx) bind(c, name='misgrid_release_device_memory') result(st)
+       import :: c_ptr, c_int
+       type(c_ptr), value :: ctx
+       integer(c_int) :: st
+     end function c_misgrid_release_device_memory
      function c_misgrid_device_mis(ctx, graph, options, where, n, flags, set_size) &
           bind(c, name='misgrid_device_mis') result(st)
        import :: c_ptr, c_int, c_char, c_int32_t, c_int64_t

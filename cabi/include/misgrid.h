@@ -440,6 +440,18 @@ misgrid_status misgrid_device_graph_from_csr(misgrid_context ctx, void *cuda_con
                                              const int32_t *colind, misgrid_device_graph *graph);
 misgrid_status misgrid_device_graph_destroy(misgrid_context ctx, misgrid_device_graph graph);
 
+/*
+ * Gives back to the driver what misgrid keeps between calls on every GPU
+ * it has used: device memory its setups and runs freed, kept for the next
+ * ones (up to 1/8 of each device, in the device's primary context), and
+ * the pinned host buffers it stages copies through. misgrid returns kept
+ * device memory by itself before any of its own allocations would fail,
+ * but not before yours: a code that shares the GPU calls this once
+ * misgrid's work is done for a while. Solvers and device graphs keep the
+ * memory they use. Without a GPU it does nothing and returns MISGRID_OK.
+ */
+misgrid_status misgrid_release_device_memory(misgrid_context ctx);
+
 /* Where an output array lives (the where arguments). */
 enum {
     MISGRID_HOST = 0,  /* host memory */

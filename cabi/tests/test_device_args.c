@@ -42,6 +42,10 @@ int main(void) {
     CHECK(flags[0] == 7 && flags[1] == 7 && size == -3, "a failed call wrote its outputs");
     CHECK_OK(ctx, misgrid_graph_destroy(ctx, g));
 
+    /* Giving kept memory back works with or without a GPU, twice. */
+    CHECK_OK(ctx, misgrid_release_device_memory(ctx));
+    CHECK_OK(ctx, misgrid_release_device_memory(ctx));
+
     /* The device solver entries (misgrid_device_solver_*). */
     misgrid_solver s;
     int32_t rp32[3] = {0, 1, 2};

@@ -160,6 +160,7 @@ int main(void) {
         CHECK_OK(ctx, misgrid_solver_destroy(ctx, ds));
     }
     CHECK_OK(ctx, misgrid_solver_destroy(ctx, hs));
+    CHECK_OK(ctx, misgrid_release_device_memory(ctx));
     CHECK_OK(NULL, misgrid_context_destroy(ctx));
     CHECK_HANDLES(handles0);
     cudaFree(d_rp);

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/misgrid/misgrid/cuda"
@@ -70,4 +71,35 @@ func (l *Loader) Stage(s *cuda.Stream, f func(*cuda.Stager) error) error {
 		slot.st = nil
 	}
 	return err
+}
+
+// Release gives back what the package keeps between calls: the device
+// memory that the shared primary contexts hold for reuse and the pinned
+// chunks of every context's Stager. Later calls allocate them again.
+func Release() error {
+	mu.Lock()
+	ctxs := make([]*cuda.Context, 0, len(primaries))
+	for _, c := range primaries {
+		ctxs = append(ctxs, c)
+	}
+	mu.Unlock()
+	var errs []error
+	for _, c := range ctxs {
+		errs = append(errs, c.ReleaseFreed())
+	}
+	stagers.Lock()
+	slots := make([]*stagerSlot, 0, len(stagers.m))
+	for _, s := range stagers.m {
+		slots = append(slots, s)
+	}
+	stagers.Unlock()
+	for _, s := range slots {
+		s.mu.Lock()
+		if s.st != nil {
+			errs = append(errs, s.st.Close())
+			s.st = nil
+		}
+		s.mu.Unlock()
+	}
+	return errors.Join(errs...)
 }
