@@ -86,18 +86,60 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 }
 
 // su_block returns the norm of the block (u, v) of node rows u and
-// whether the pattern has it.
+// whether the pattern has it; with norm false, only whether it has it.
 __device__ __forceinline__ bool su_block(const int *ptr, const int *col, const double *val, int bs, int u, int v,
-                                         su_norm2 &s) {
+                                         su_norm2 &s, bool norm) {
 	bool found = false;
 	for (int i = u * bs; i < (u + 1) * bs; i++) {
 		int e = ptr[i + 1];
 		for (int k = su_lower(col, ptr[i], e, v * bs); k < e && col[k] < (v + 1) * bs; k++) {
 			found = true;
+			if (!norm) return true;
 			su_add(s, val[k]);
 		}
 	}
 	return found;
+}
+
+// su_node_blocks is su_strength's loop over the blocks of node v for
+// bs = BS (BS = 0: bs at run time). A compile-time BS keeps the rows'
+// positions in registers rather than in local memory; θ = 0 keeps every
+// coupling, and then no norm is computed, only the mirror looked up.
+template <int BS>
+__device__ __forceinline__ long long su_node_blocks(int v, int rbs, const int *ptr, const int *col, const double *val,
+                                                    double theta, const double *dn, const unsigned char *dir,
+                                                    int *out, unsigned long long *err) {
+	const int bs = BS ? BS : rbs;
+	const bool norm = theta != 0;
+	int p[BS ? BS : SU_MAX_BS], e[BS ? BS : SU_MAX_BS];
+	long long w = 0;
+#pragma unroll
+	for (int r = 0; r < (BS ? BS : SU_MAX_BS); r++)
+		if (r < bs) p[r] = ptr[v * bs + r], e[r] = ptr[v * bs + r + 1];
+	for (;;) {
+		int u = SU_NONE;
+#pragma unroll
+		for (int r = 0; r < (BS ? BS : SU_MAX_BS); r++)
+			if (r < bs && p[r] < e[r]) u = min(u, col[p[r]] / bs);
+		if (u == SU_NONE) break;
+		su_norm2 s = {0, 0};
+#pragma unroll
+		for (int r = 0; r < (BS ? BS : SU_MAX_BS); r++)
+			if (r < bs)
+				for (; p[r] < e[r] && col[p[r]] / bs == u; p[r]++)
+					if (norm) su_add(s, val[p[r]]);
+		if (u == v || dir[u]) continue;
+		su_norm2 t = {0, 0};
+		if (!su_block(ptr, col, val, bs, u, v, t, norm)) {
+			atomicMin(err, (unsigned long long)v);
+			continue;
+		}
+		if (su_strong(su_value(s), theta, dn[v], dn[u]) || su_strong(su_value(t), theta, dn[u], dn[v])) {
+			if (out) out[w] = u;
+			w++;
+		}
+	}
+	return w;
 }
 
 // su_strength counts (fill == 0: cnt[v+1]) or writes (fill: adj at
@@ -132,28 +174,14 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 					w++;
 				}
 			}
+		} else if (bs == 2) {
+			w = su_node_blocks<2>(v, bs, ptr, col, val, theta, dn, dir, out, err);
+		} else if (bs == 3) {
+			w = su_node_blocks<3>(v, bs, ptr, col, val, theta, dn, dir, out, err);
+		} else if (bs == 6) {
+			w = su_node_blocks<6>(v, bs, ptr, col, val, theta, dn, dir, out, err);
 		} else {
-			int p[SU_MAX_BS], e[SU_MAX_BS];
-			for (int r = 0; r < bs; r++) p[r] = ptr[v * bs + r], e[r] = ptr[v * bs + r + 1];
-			for (;;) {
-				int u = SU_NONE;
-				for (int r = 0; r < bs; r++)
-					if (p[r] < e[r]) u = min(u, col[p[r]] / bs);
-				if (u == SU_NONE) break;
-				su_norm2 s = {0, 0};
-				for (int r = 0; r < bs; r++)
-					for (; p[r] < e[r] && col[p[r]] / bs == u; p[r]++) su_add(s, val[p[r]]);
-				if (u == v || dir[u]) continue;
-				su_norm2 t = {0, 0};
-				if (!su_block(ptr, col, val, bs, u, v, t)) {
-					atomicMin(err, (unsigned long long)v);
-					continue;
-				}
-				if (su_strong(su_value(s), theta, dn[v], dn[u]) || su_strong(su_value(t), theta, dn[u], dn[v])) {
-					if (fill) out[w] = u;
-					w++;
-				}
-			}
+			w = su_node_blocks<0>(v, bs, ptr, col, val, theta, dn, dir, out, err);
 		}
 		if (!fill) cnt[v + 1] = w;
 	}
