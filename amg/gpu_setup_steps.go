@@ -202,7 +202,7 @@ func (ds *devSetup) tentative(of *cuda.Buffer, nodes, nagg, bs, k int, b *cuda.B
 	}
 	t.ptr, t.col, t.val = ptr, col, val
 	ds.launch("su_tent_ptr", int64(n+1), int32(nodes), int32(bs), int32(k), of, pre, t.ptr)
-	ds.launch("su_tent_qr", int64(nagg), int32(nagg), int32(bs), int32(k), cnt, mem, b, t.ptr, t.col, t.val, bc, w, v)
+	ds.launch("su_tent_qr", 32*int64(nagg), int32(nagg), int32(bs), int32(k), cnt, mem, b, t.ptr, t.col, t.val, bc, w, v)
 	r, err := ds.read(pre, int64(nodes))
 	if err != nil {
 		return nil, nil, err

@@ -359,14 +359,22 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 	}
 }
 
+#define SU_FULL 0xffffffffu
+
 // su_reflect applies the reflector I − bt·v·vᵀ of column j of v to
-// columns j..k−1 of a (rows j..m−1), as householderQR does.
-__device__ __forceinline__ void su_reflect(double *a, const double *vv, int m, int k, int j, double bt) {
+// columns j..k−1 of a (rows j..m−1), as householderQR does: lane 0 sums
+// each column's dot product in the host's order, every lane updates its
+// rows.
+__device__ __forceinline__ void su_reflect(double *a, const double *vv, int m, int k, int j, double bt, int lane) {
 	for (int c = j; c < k; c++) {
 		double s = 0;
-		for (int i = j; i < m; i++) s = ADD(s, MUL(vv[i * k + j], a[i * k + c]));
-		s = MUL(s, bt);
-		for (int i = j; i < m; i++) a[i * k + c] = SUB(a[i * k + c], MUL(s, vv[i * k + j]));
+		if (lane == 0) {
+			for (int i = j; i < m; i++) s = ADD(s, MUL(vv[i * k + j], a[i * k + c]));
+			s = MUL(s, bt);
+		}
+		s = __shfl_sync(SU_FULL, s, 0);
+		for (int i = j + lane; i < m; i += 32) a[i * k + c] = SUB(a[i * k + c], MUL(s, vv[i * k + j]));
+		__syncwarp();
 	}
 }
 
@@ -374,60 +382,75 @@ __device__ __forceinline__ void su_reflect(double *a, const double *vv, int m, i
 // b_a = Q·R, by the host's householderQR: Q goes into the aggregate's
 // rows of the tentative prolongator, R into its rows of the coarse
 // near-nullspace bc. w and v are scratch of n·k, used at the aggregate's
-// members' offset.
+// members' offset. One warp per aggregate: the lanes gather, update and
+// write rows; the sums (norms, the reflectors' dot products) are lane
+// 0's, in the host's order, so the factors are the host's bits. Launched
+// with 32 threads per aggregate.
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
     su_tent_qr(int nagg, int bs, int k, const long long *mptr, const int *mem, const double *b, const int *pptr,
                int *pcol, double *pval, double *bc, double *w, double *v) {
-	SU_FOR(ag, nagg) {
+	const int lane = threadIdx.x & 31;
+	const long long nw = ((long long)gridDim.x * blockDim.x) >> 5;
+	for (long long ag = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; ag < nagg; ag += nw) {
 		long long m0 = mptr[ag], nm = mptr[ag + 1] - m0;
 		int m = (int)(nm * bs);
 		double *a = w + m0 * bs * k, *vv = v + m0 * bs * k;
-		for (int i = 0; i < nm; i++) {
-			int node = mem[m0 + i];
-			for (int d = 0; d < bs; d++)
-				for (int j = 0; j < k; j++) a[(i * bs + d) * k + j] = b[((long long)node * bs + d) * k + j];
+		for (int row = lane; row < m; row += 32) {
+			long long node = mem[m0 + row / bs];
+			int d = row % bs;
+			for (int j = 0; j < k; j++) a[row * k + j] = b[(node * bs + d) * k + j];
 		}
+		__syncwarp();
 		double r[SU_MAX_K * SU_MAX_K], beta[SU_MAX_K];
 		for (int q = 0; q < k * k; q++) r[q] = 0;
 		int steps = min(m, k);
 		for (int j = 0; j < steps; j++) {
-			double nrm = 0;
-			for (int i = j; i < m; i++) nrm = ADD(nrm, MUL(a[i * k + j], a[i * k + j]));
-			nrm = sqrt(nrm);
-			double alpha = -nrm;
-			if (a[j * k + j] < 0) alpha = nrm;
-			double s2 = 0;
-			for (int i = j; i < m; i++) {
-				double x = a[i * k + j];
-				if (i == j) x = SUB(x, alpha);
-				vv[i * k + j] = x;
-				s2 = ADD(s2, MUL(x, x));
+			double alpha = 0;
+			if (lane == 0) {
+				double nrm = 0;
+				for (int i = j; i < m; i++) nrm = ADD(nrm, MUL(a[i * k + j], a[i * k + j]));
+				nrm = sqrt(nrm);
+				alpha = a[j * k + j] < 0 ? nrm : -nrm;
 			}
+			alpha = __shfl_sync(SU_FULL, alpha, 0);
+			for (int i = j + lane; i < m; i += 32) {
+				double x = a[i * k + j];
+				vv[i * k + j] = i == j ? SUB(x, alpha) : x;
+			}
+			__syncwarp();
+			double s2 = 0;
+			if (lane == 0)
+				for (int i = j; i < m; i++) s2 = ADD(s2, MUL(vv[i * k + j], vv[i * k + j]));
+			s2 = __shfl_sync(SU_FULL, s2, 0);
 			double bt = s2 > 0 ? 2 / s2 : 0;
 			beta[j] = bt;
-			su_reflect(a, vv, m, k, j, bt);
+			su_reflect(a, vv, m, k, j, bt, lane);
 		}
 		for (int i = 0; i < steps; i++)
 			for (int c = i; c < k; c++) r[i * k + c] = a[i * k + c];
-		for (int q = 0; q < m * k; q++) a[q] = 0;
-		for (int j = 0; j < steps; j++) a[j * k + j] = 1;
-		for (int j = steps - 1; j >= 0; j--) su_reflect(a, vv, m, k, j, beta[j]);
+		__syncwarp();
+		for (int q = lane; q < m * k; q += 32) a[q] = 0;
+		__syncwarp();
+		for (int j = lane; j < steps; j += 32) a[j * k + j] = 1;
+		__syncwarp();
+		for (int j = steps - 1; j >= 0; j--) su_reflect(a, vv, m, k, j, beta[j], lane);
 		for (int j = 0; j < steps; j++)
 			if (r[j * k + j] < 0) {
 				for (int c = j; c < k; c++) r[j * k + c] = -r[j * k + c];
-				for (int i = 0; i < m; i++) a[i * k + j] = -a[i * k + j];
+				for (int i = lane; i < m; i += 32) a[i * k + j] = -a[i * k + j];
 			}
-		for (int q = 0; q < k * k; q++) bc[ag * k * k + q] = r[q];
-		for (int i = 0; i < nm; i++) {
-			int node = mem[m0 + i];
-			for (int d = 0; d < bs; d++) {
-				int s = pptr[node * bs + d];
-				for (int j = 0; j < k; j++) {
-					pcol[s + j] = (int)ag * k + j;
-					pval[s + j] = a[(i * bs + d) * k + j];
-				}
+		__syncwarp();
+		for (int q = lane; q < k * k; q += 32) bc[ag * k * k + q] = r[q];
+		for (int row = lane; row < m; row += 32) {
+			long long node = mem[m0 + row / bs];
+			int d = row % bs;
+			int s = pptr[node * bs + d];
+			for (int j = 0; j < k; j++) {
+				pcol[s + j] = (int)ag * k + j;
+				pval[s + j] = a[row * k + j];
 			}
 		}
+		__syncwarp();
 	}
 }
 
