@@ -75,14 +75,7 @@ func (p pool) chebyshev(a *csr, s *smootherData, x, b, r, d, dn []float64, zero,
 	if s.ax == nil && variedRows(a, 0, n) {
 		s.ax = make([]float64, n)
 	}
-	ax := s.ax
-	masked := func(v []float64, lo, hi int) []float64 {
-		if ax == nil || !variedRows(a, lo, hi) {
-			return nil
-		}
-		spmvMasked(a, v, ax, lo, hi)
-		return ax[lo:hi]
-	}
+	cr := chebRows{a: a, ax: s.ax}
 	// Every loop works on subslices of one length, so that the compiler
 	// drops the bounds checks, and walks the entries with one running
 	// index (dotTo): rows of a 2D mesh hold about seven entries, and a
@@ -98,89 +91,119 @@ func (p pool) chebyshev(a *csr, s *smootherData, x, b, r, d, dn []float64, zero,
 			}
 		})
 	} else {
-		p.forRows(a, func(lo, hi int) {
-			col, val, ends, base := rowsFrom(a, lo, hi)
-			rr, dd, bb, di := r[lo:hi], d[lo:hi], b[lo:hi], dinv[lo:hi]
-			dd, bb, di, ends = dd[:len(rr)], bb[:len(rr)], di[:len(rr)], ends[:len(rr)]
-			if av := masked(x, lo, hi); av != nil {
-				av = av[:len(rr)]
-				for i := range rr {
-					ri := bb[i] - av[i]
-					rr[i] = ri
-					dd[i] = it * di[i] * ri
-				}
-				return
-			}
-			k := 0
-			for i := range rr {
-				end := ends[i] - base
-				ri := bb[i] - dotTo(col, val, x, k, end)
-				k = end
-				rr[i] = ri
-				dd[i] = it * di[i] * ri
-			}
-		})
+		p.chebFirst(cr, x, b, r, d, dinv, it)
 	}
 	for k := 1; k < s.sweeps; k++ {
 		rhoNew := 1 / (2*sigma - rho)
-		c1, c2 := rhoNew*rho, 2*rhoNew/delta
-		dcur, dnext := d, dn
-		p.forRows(a, func(lo, hi int) {
-			col, val, ends, base := rowsFrom(a, lo, hi)
-			rr, dd, xx, nn, di := r[lo:hi], dcur[lo:hi], x[lo:hi], dnext[lo:hi], dinv[lo:hi]
-			dd, xx, nn, di, ends = dd[:len(rr)], xx[:len(rr)], nn[:len(rr)], di[:len(rr)], ends[:len(rr)]
-			if av := masked(dcur, lo, hi); av != nil {
-				av = av[:len(rr)]
-				for i := range rr {
-					ri := rr[i] - av[i]
-					rr[i] = ri
-					dv := dd[i]
-					xx[i] += dv
-					nn[i] = c1*dv + c2*di[i]*ri
-				}
-				return
-			}
-			k := 0
-			for i := range rr {
-				end := ends[i] - base
-				ri := rr[i] - dotTo(col, val, dcur, k, end)
-				k = end
-				rr[i] = ri
-				dv := dd[i]
-				xx[i] += dv
-				nn[i] = c1*dv + c2*di[i]*ri
-			}
-		})
+		p.chebSweep(cr, x, r, d, dn, dinv, rhoNew*rho, 2*rhoNew/delta)
 		d, dn = dn, d
 		rho = rhoNew
 	}
 	if wantRes {
-		p.forRows(a, func(lo, hi int) {
-			col, val, ends, base := rowsFrom(a, lo, hi)
-			rr, dd, xx := r[lo:hi], d[lo:hi], x[lo:hi]
-			dd, xx, ends = dd[:len(rr)], xx[:len(rr)], ends[:len(rr)]
-			if av := masked(d, lo, hi); av != nil {
-				av = av[:len(rr)]
-				for i := range rr {
-					rr[i] -= av[i]
-					xx[i] += dd[i]
-				}
-				return
-			}
-			k := 0
-			for i := range rr {
-				end := ends[i] - base
-				rr[i] -= dotTo(col, val, d, k, end)
-				k = end
-				xx[i] += dd[i]
-			}
-		})
+		p.chebLast(cr, x, r, d)
 		return
 	}
 	p.forRange(n, n, func(lo, hi int) {
 		xx, dd := x[lo:hi], d[lo:hi]
 		dd = dd[:len(xx)]
 		for i := range xx {
+			xx[i] += dd[i]
+		}
+	})
+}
+
+// chebRows is the operator of a Chebyshev smoothing with, where its rows
+// vary in length, the vector spmvMasked forms its products into.
+type chebRows struct {
+	a  *csr
+	ax []float64
+}
+
+// masked forms A·v over rows [lo, hi) into ax and returns them, or
+// returns nil where the fused loops are to form them.
+func (c chebRows) masked(v []float64, lo, hi int) []float64 {
+	if c.ax == nil || !variedRows(c.a, lo, hi) {
+		return nil
+	}
+	spmvMasked(c.a, v, c.ax, lo, hi)
+	return c.ax[lo:hi]
+}
+
+// chebFirst is the first step from x: r = b − A·x, d = it·D⁻¹r.
+func (p pool) chebFirst(c chebRows, x, b, r, d, dinv []float64, it float64) {
+	p.forRows(c.a, func(lo, hi int) {
+		col, val, ends, base := rowsFrom(c.a, lo, hi)
+		rr, dd, bb, di := r[lo:hi], d[lo:hi], b[lo:hi], dinv[lo:hi]
+		dd, bb, di, ends = dd[:len(rr)], bb[:len(rr)], di[:len(rr)], ends[:len(rr)]
+		if av := c.masked(x, lo, hi); av != nil {
+			av = av[:len(rr)]
+			for i := range rr {
+				ri := bb[i] - av[i]
+				rr[i] = ri
+				dd[i] = it * di[i] * ri
+			}
+			return
+		}
+		k := 0
+		for i := range rr {
+			end := ends[i] - base
+			ri := bb[i] - dotTo(col, val, x, k, end)
+			k = end
+			rr[i] = ri
+			dd[i] = it * di[i] * ri
+		}
+	})
+}
+
+// chebSweep is one middle step: r −= A·d, x += d, dn = c1·d + c2·D⁻¹r.
+func (p pool) chebSweep(c chebRows, x, r, dcur, dnext, dinv []float64, c1, c2 float64) {
+	p.forRows(c.a, func(lo, hi int) {
+		col, val, ends, base := rowsFrom(c.a, lo, hi)
+		rr, dd, xx, nn, di := r[lo:hi], dcur[lo:hi], x[lo:hi], dnext[lo:hi], dinv[lo:hi]
+		dd, xx, nn, di, ends = dd[:len(rr)], xx[:len(rr)], nn[:len(rr)], di[:len(rr)], ends[:len(rr)]
+		if av := c.masked(dcur, lo, hi); av != nil {
+			av = av[:len(rr)]
+			for i := range rr {
+				ri := rr[i] - av[i]
+				rr[i] = ri
+				dv := dd[i]
+				xx[i] += dv
+				nn[i] = c1*dv + c2*di[i]*ri
+			}
+			return
+		}
+		k := 0
+		for i := range rr {
+			end := ends[i] - base
+			ri := rr[i] - dotTo(col, val, dcur, k, end)
+			k = end
+			rr[i] = ri
+			dv := dd[i]
+			xx[i] += dv
+			nn[i] = c1*dv + c2*di[i]*ri
+		}
+	})
+}
+
+// chebLast is the last step with the residual wanted: r −= A·d, x += d.
+func (p pool) chebLast(c chebRows, x, r, d []float64) {
+	p.forRows(c.a, func(lo, hi int) {
+		col, val, ends, base := rowsFrom(c.a, lo, hi)
+		rr, dd, xx := r[lo:hi], d[lo:hi], x[lo:hi]
+		dd, xx, ends = dd[:len(rr)], xx[:len(rr)], ends[:len(rr)]
+		if av := c.masked(d, lo, hi); av != nil {
+			av = av[:len(rr)]
+			for i := range rr {
+				rr[i] -= av[i]
+				xx[i] += dd[i]
+			}
+			return
+		}
+		k := 0
+		for i := range rr {
+			end := ends[i] - base
+			rr[i] -= dotTo(col, val, d, k, end)
+			k = end
 			xx[i] += dd[i]
 		}
 	})
