@@ -237,6 +237,7 @@ func TestSmoothersReduceError(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				pc.workVectors()
 				l := pc.levels[0]
 				n := l.a.rows
 				x := randVec(n, 11)

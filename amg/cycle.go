@@ -37,6 +37,9 @@ func (pc *Preconditioner) Apply(r, z []float64) error {
 // cycle approximately solves A_l·x = b by one V- or W-cycle. With zero,
 // x is treated as zero on entry.
 func (pc *Preconditioner) cycle(lv int, x, b []float64, zero bool) {
+	if lv == 0 {
+		pc.workVectors()
+	}
 	p := pc.pool
 	l := pc.levels[lv]
 	if lv == len(pc.levels)-1 {
@@ -53,4 +56,20 @@ func (pc *Preconditioner) cycle(lv int, x, b []float64, zero bool) {
 	}
 	p.prolong(l, next.x, x)
 	p.smooth(l.a, &l.sm, x, b, l.res, l.tmp, l.tmp2, false, false, true)
+}
+
+// workVectors allocates the host cycle's vectors of every level on its
+// first run: a hierarchy solved on the device never runs it, and at 1M
+// rows its vectors are 40 MB whose pages the setup would fault in.
+func (pc *Preconditioner) workVectors() {
+	last := len(pc.levels) - 1
+	for i, l := range pc.levels {
+		n := l.a.rows
+		if i > 0 && l.x == nil {
+			l.x, l.b = make([]float64, n), make([]float64, n)
+		}
+		if i < last && l.res == nil {
+			l.res, l.tmp, l.tmp2 = make([]float64, n), make([]float64, n), make([]float64, n)
+		}
+	}
 }

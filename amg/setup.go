@@ -295,7 +295,7 @@ func (pc *Preconditioner) build(a *csr, b []float64, k int) error {
 		a, b, bs = pc.galerkin(l, nil), bc, k
 	}
 	if wideNullspace(o) {
-		pc.collect(pc.levels[0].a) // before the work vectors
+		pc.collect(pc.levels[0].a) // before the coarse factor and the cycle's vectors
 	}
 	return pc.finish()
 }
@@ -439,7 +439,8 @@ func (pc *Preconditioner) collect(a *csr) {
 	}
 }
 
-// finish sets up the smoothers, the coarse solver, work vectors and stats.
+// finish sets up the smoothers, the coarse solver and stats; the host
+// cycle allocates its vectors on its first run (workVectors).
 func (pc *Preconditioner) finish() error {
 	t0 := time.Now()
 	last := len(pc.levels) - 1
@@ -449,12 +450,6 @@ func (pc *Preconditioner) finish() error {
 		}
 		if err := pc.setupSmoother(l); err != nil {
 			return fmt.Errorf("amg: level %d: %w", i, err)
-		}
-		if i > 0 && l.x == nil {
-			l.x, l.b = make([]float64, l.a.rows), make([]float64, l.a.rows)
-		}
-		if l.res == nil {
-			l.res, l.tmp, l.tmp2 = make([]float64, l.a.rows), make([]float64, l.a.rows), make([]float64, l.a.rows)
 		}
 	}
 	pc.phase("smoother", t0)
@@ -473,9 +468,6 @@ func (pc *Preconditioner) finish() error {
 		return err
 	}
 	pc.coarse = cs
-	if last > 0 && cl.x == nil {
-		cl.x, cl.b = make([]float64, cl.a.rows), make([]float64, cl.a.rows)
-	}
 	pc.phase("coarse", t0)
 	pc.fillStats()
 	return pc.attachDevice()

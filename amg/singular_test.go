@@ -247,6 +247,7 @@ func TestGalerkinStreamed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			pc.workVectors() // prolong's scratch
 			for lv, l := range pc.levels[:len(pc.levels)-1] {
 				want := pc.pool.mulMat(l.r, pc.pool.mulMat(l.a, l.p, l.ga), l.gr)
 				streamed, _ := pc.pool.galerkinStreamed(l.a, l.p, l.ga, l.gr)
