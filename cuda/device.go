@@ -263,7 +263,7 @@ func (c *Context) MemInfo() (free, total int64, err error) {
 	if fc := c.keeps(); fc != nil {
 		// Alloc gives kept memory back before the device is full.
 		fc.mu.Lock()
-		f += fc.idle
+		f += fc.dev.idle
 		fc.mu.Unlock()
 	}
 	return f, t, check("cuMemGetInfo", r)

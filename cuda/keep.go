@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"math/bits"
 	"sync"
 	"unsafe"
@@ -14,12 +15,58 @@ import (
 type freeCache struct {
 	mu    sync.Mutex
 	limit int64
-	idle  int64
-	free  map[int64][]uint64 // by rounded size
+	dev   kept[uint64]
 	// Small pinned host buffers too (the words a setup or an MIS run
 	// reads back): cuMemAllocHost pins pages by a system call each time.
-	hostIdle int64
-	host     map[int64][]unsafe.Pointer
+	host kept[unsafe.Pointer]
+}
+
+// kept holds freed buffers of one kind by rounded size.
+type kept[P any] struct {
+	idle int64
+	by   map[int64][]P
+}
+
+func (k *kept[P]) take(size int64) (P, bool) {
+	ps := k.by[size]
+	if len(ps) == 0 {
+		var zero P
+		return zero, false
+	}
+	k.by[size], k.idle = ps[:len(ps)-1], k.idle-size
+	return ps[len(ps)-1], true
+}
+
+func (k *kept[P]) put(size int64, p P) {
+	if k.by == nil {
+		k.by = map[int64][]P{}
+	}
+	k.by[size], k.idle = append(k.by[size], p), k.idle+size
+}
+
+// drain frees every buffer with free (none after its first error) and
+// empties k.
+func (k *kept[P]) drain(free func(size int64, p P) error) error {
+	var err error
+	for size, ps := range k.by {
+		for _, p := range ps {
+			if err == nil {
+				err = free(size, p)
+			}
+		}
+	}
+	k.by, k.idle = nil, 0
+	return err
+}
+
+// devKept and hostKept pick a cache's set and the bytes it may hold.
+func devKept(fc *freeCache) (*kept[uint64], int64) { return &fc.dev, fc.limit }
+
+func hostKept(fc *freeCache) (*kept[unsafe.Pointer], int64) {
+	if fc.limit == 0 {
+		return &fc.host, 0
+	}
+	return &fc.host, hostKeepLimit
 }
 
 // Pinned host buffers up to hostKeepMax bytes are kept, hostKeepLimit
@@ -45,8 +92,9 @@ func roundAlloc(n int64) int64 {
 // memory, at most, for later Allocs of the same rounded size, instead of
 // returning it to the driver (limit 0 returns what is kept and stops
 // keeping); small pinned host buffers (up to 64 KiB, 4 MiB in all) are
-// kept the same way for AllocHost. Alloc rounds sizes up (to 2 MiB pages above 2 MiB, to a power
-// of two below) so that sizes that differ a little reuse one another.
+// kept the same way for AllocHost. Alloc rounds sizes up (to 2 MiB pages
+// above 2 MiB, to a power of two below) so that sizes that differ a
+// little reuse one another.
 // Kept memory counts as used by this process; an Alloc that finds the
 // device full returns it to the driver before it fails. Free of a kept
 // buffer waits for the context's work first, as cuMemFree does.
@@ -54,7 +102,7 @@ func (c *Context) KeepFreed(limit int64) error {
 	c.mu.Lock()
 	fc := c.cache
 	if fc == nil && limit > 0 {
-		fc = &freeCache{free: map[int64][]uint64{}, host: map[int64][]unsafe.Pointer{}}
+		fc = &freeCache{}
 		c.cache = fc
 	}
 	c.mu.Unlock()
@@ -81,25 +129,18 @@ func (c *Context) ReleaseFreed() error {
 	}
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
-	var err error
-	for size, ptrs := range fc.free {
-		for _, p := range ptrs {
-			if !closed && err == nil {
-				err = checkf("cuMemFree", drvMemFree(h, p), "%s at %#x (kept)", FormatBytes(size), p)
-			}
-		}
-		delete(fc.free, size)
+	if closed {
+		// The context's memory went with it.
+		fc.dev.by, fc.dev.idle, fc.host.by, fc.host.idle = nil, 0, nil, 0
+		return nil
 	}
-	for size, ptrs := range fc.host {
-		for _, p := range ptrs {
-			if !closed && err == nil {
-				err = checkf("cuMemFreeHost", drvMemFreeHost(h, p), "%s of pinned host memory (kept)", FormatBytes(size))
-			}
-		}
-		delete(fc.host, size)
-	}
-	fc.idle, fc.hostIdle = 0, 0
-	return err
+	return errors.Join(
+		fc.dev.drain(func(size int64, p uint64) error {
+			return checkf("cuMemFree", drvMemFree(h, p), "%s at %#x (kept)", FormatBytes(size), p)
+		}),
+		fc.host.drain(func(size int64, p unsafe.Pointer) error {
+			return checkf("cuMemFreeHost", drvMemFreeHost(h, p), "%s of pinned host memory (kept)", FormatBytes(size))
+		}))
 }
 
 // hostSize is the size AllocHost asks the driver for.
@@ -112,19 +153,10 @@ func (c *Context) hostSize(bytes int64) int64 {
 
 // takeHost returns kept pinned memory of the rounded size, or nil.
 func (c *Context) takeHost(size int64) unsafe.Pointer {
-	fc := c.keeps()
-	if fc == nil || size > hostKeepMax {
+	if size > hostKeepMax {
 		return nil
 	}
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
-	ptrs := fc.host[size]
-	if len(ptrs) == 0 {
-		return nil
-	}
-	p := ptrs[len(ptrs)-1]
-	fc.host[size] = ptrs[:len(ptrs)-1]
-	fc.hostIdle -= size
+	p, _ := takeKept(c, size, hostKept)
 	return p
 }
 
@@ -132,18 +164,7 @@ func (c *Context) takeHost(size int64) unsafe.Pointer {
 // context's work (a copy into it, say) is done, and reports whether it
 // did.
 func (c *Context) keepHost(h ctxHandle, p unsafe.Pointer, size int64) bool {
-	fc := c.keeps()
-	if fc == nil || size > hostKeepMax {
-		return false
-	}
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
-	if fc.limit == 0 || fc.hostIdle+size > hostKeepLimit || drvCtxSynchronize(h) != Success {
-		return false
-	}
-	fc.host[size] = append(fc.host[size], p)
-	fc.hostIdle += size
-	return true
+	return size <= hostKeepMax && keepKept(c, h, size, p, hostKept)
 }
 
 // allocSize is the size Alloc asks the driver for.
@@ -162,35 +183,42 @@ func (c *Context) keeps() *freeCache {
 
 // take returns kept memory of the rounded size, or 0.
 func (c *Context) take(size int64) uint64 {
-	fc := c.keeps()
-	if fc == nil {
-		return 0
-	}
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
-	ptrs := fc.free[size]
-	if len(ptrs) == 0 {
-		return 0
-	}
-	p := ptrs[len(ptrs)-1]
-	fc.free[size] = ptrs[:len(ptrs)-1]
-	fc.idle -= size
+	p, _ := takeKept(c, size, devKept)
 	return p
 }
 
 // keep holds p (of the rounded size) for a later Alloc, once the
 // context's work is done, and reports whether it did.
 func (c *Context) keep(h ctxHandle, p uint64, size int64) bool {
+	return keepKept(c, h, size, p, devKept)
+}
+
+// takeKept takes a buffer of the rounded size from the set pick chooses.
+func takeKept[P any](c *Context, size int64, pick func(*freeCache) (*kept[P], int64)) (P, bool) {
+	fc := c.keeps()
+	if fc == nil {
+		var zero P
+		return zero, false
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	k, _ := pick(fc)
+	return k.take(size)
+}
+
+// keepKept puts p into the set pick chooses, within its bytes and once
+// the context's work is done, as cuMemFree would wait for it.
+func keepKept[P any](c *Context, h ctxHandle, size int64, p P, pick func(*freeCache) (*kept[P], int64)) bool {
 	fc := c.keeps()
 	if fc == nil {
 		return false
 	}
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
-	if fc.idle+size > fc.limit || drvCtxSynchronize(h) != Success {
+	k, limit := pick(fc)
+	if k.idle+size > limit || drvCtxSynchronize(h) != Success {
 		return false
 	}
-	fc.free[size] = append(fc.free[size], p)
-	fc.idle += size
+	k.put(size, p)
 	return true
 }
