@@ -96,11 +96,6 @@ func (d *Device) Upload(g *mesh.Graph, st *cuda.Stager) (*Graph, error) {
 		put(d, st, dg.Dirichlet, dir),
 		put(d, st, dg.Coords, g.Coords),
 	)
-	if err == nil && st == nil {
-		// A pageable copy may return before its transfer lands, and the
-		// Device's stream does not wait for the default stream.
-		err = d.ctx.Synchronize()
-	}
 	if err == nil {
 		err = d.Check(dg)
 	}

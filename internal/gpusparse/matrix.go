@@ -80,7 +80,7 @@ func (d *Device) Upload(rows, cols int, ptr []int, col []int32, val []float64) (
 	m := &Matrix{rows: rows, cols: cols, nnz: nnz, owned: true, d: d}
 	q := &queue{d: d}
 	if err = m.alloc(q, "upload"); err == nil {
-		err = errors.Join(copyIn(m.ptr, p32), copyIn(m.col, col[:nnz]), copyIn(m.val, val[:nnz]), d.l.Ctx.Synchronize())
+		err = errors.Join(copyIn(m.ptr, p32), copyIn(m.col, col[:nnz]), copyIn(m.val, val[:nnz]))
 	}
 	if err != nil {
 		_ = m.Free()
@@ -89,8 +89,9 @@ func (d *Device) Upload(rows, cols int, ptr []int, col []int32, val []float64) (
 	return m, nil
 }
 
-// copyIn copies src to the start of dst; the caller synchronises the
-// context before kernels read it.
+// copyIn copies src to the start of dst, complete on return
+// (cuda.CopyToDevice waits for the transfer), so kernels queued next read
+// it.
 func copyIn[T cuda.Word](dst *cuda.Buffer, src []T) error {
 	if len(src) == 0 {
 		return nil
@@ -153,7 +154,7 @@ func (m *Matrix) Check() error {
 		if err != nil {
 			return err
 		}
-		if err = errors.Join(copyIn(b, []int32{int32(m.rows)}), q.d.l.Ctx.Synchronize()); err != nil {
+		if err = copyIn(b, []int32{int32(m.rows)}); err != nil {
 			return err
 		}
 		if err = q.launch("sp_check", m.rows, 256, int32(m.rows), int32(m.cols), int32(m.nnz), m.ptr, m.col, b); err != nil {
@@ -197,9 +198,7 @@ func (m *Matrix) SetValues(val []float64) error {
 	if len(val) != m.nnz {
 		return fmt.Errorf("gpusparse: %d values for a matrix of %d nonzeros", len(val), m.nnz)
 	}
-	// A copy from pageable memory may return before its last bytes
-	// land; the kernels run on a stream that does not wait for it.
-	return errors.Join(copyIn(m.val, val), m.d.l.Ctx.Synchronize())
+	return copyIn(m.val, val)
 }
 
 // Free releases the arrays m allocated (none for a wrapped matrix).
