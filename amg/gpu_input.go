@@ -244,11 +244,7 @@ func (ds *devSetup) symmetric(d *dcsr) error {
 		return err
 	}
 	for i, p := range [][2]*cuda.Buffer{{x, ay}, {y, ax}, {x, x}, {ay, ay}, {y, y}, {ax, ax}} {
-		w, err := sc.View(8*int64(i), 8)
-		if err != nil {
-			return err
-		}
-		ds.dotTo(n, p[0], p[1], w)
+		ds.dotTo(n, p[0], p[1], wordOf(sc, i))
 	}
 	var s [6]float64
 	if err := get(ds, s[:], sc); err != nil {

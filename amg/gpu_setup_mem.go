@@ -69,10 +69,14 @@ func (ds *devSetup) freeLevel() error {
 }
 
 // word returns a view of word i of ds.words.
-func (ds *devSetup) word(i int) *cuda.Buffer {
-	w, err := ds.words.View(8*int64(i), 8)
+func (ds *devSetup) word(i int) *cuda.Buffer { return wordOf(ds.words, i) }
+
+// wordOf returns a view of 8-byte word i of b, which its caller
+// allocated with more than i words.
+func wordOf(b *cuda.Buffer, i int) *cuda.Buffer {
+	w, err := b.View(8*int64(i), 8)
 	if err != nil {
-		panic(err) // the words are allocated with 8 entries
+		panic(err)
 	}
 	return w
 }

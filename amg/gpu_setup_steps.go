@@ -241,13 +241,7 @@ func (ds *devSetup) eigen(a *dcsr, steps int, dinv *cuda.Buffer) (*cuda.Buffer, 
 	if err != nil {
 		return nil, 0, err
 	}
-	slot := func(i int) *cuda.Buffer {
-		v, err := sc.View(8*int64(i), 8)
-		if err != nil {
-			panic(err) // sc has 2·steps+2 slots
-		}
-		return v
-	}
+	slot := func(i int) *cuda.Buffer { return wordOf(sc, i) }
 	lz := func(mode int32, x, y, s *cuda.Buffer, c *cuda.Buffer, root int32) {
 		ds.launch("su_lanczos", int64(n), mode, int32(n), x, y, s, c, root)
 	}
@@ -295,8 +289,7 @@ func (ds *devSetup) eigen(a *dcsr, steps int, dinv *cuda.Buffer) (*cuda.Buffer, 
 // out, after the setup's work.
 func (ds *devSetup) dotTo(n int, x, y, out *cuda.Buffer) {
 	if ds.err == nil {
-		ds.g.launch("amg_dot", gpuParts, int32(n), x, y, ds.g.part)
-		ds.g.launch("amg_sum", 1, ds.g.part, out)
+		ds.g.dotTo(n, x, y, out)
 		ds.err = ds.g.err
 	}
 }

@@ -60,6 +60,11 @@ func (g *gpuSolver) vec(mode int32, n int, o0, o1, o2, i0, i1 *cuda.Buffer, a fl
 // scalar returns the sum the last amg_dot or amg_cg left in g.part.
 func (g *gpuSolver) scalar() (float64, error) {
 	g.launch("amg_sum", 1, g.part, g.scal)
+	return g.readScal()
+}
+
+// readScal waits for the queued work and returns the device word g.scal.
+func (g *gpuSolver) readScal() (float64, error) {
 	if g.err != nil {
 		return 0, g.err
 	}
@@ -73,8 +78,15 @@ func (g *gpuSolver) scalar() (float64, error) {
 }
 
 func (g *gpuSolver) dot(n int, x, y *cuda.Buffer) (float64, error) {
+	g.dotTo(n, x, y, g.scal)
+	return g.readScal()
+}
+
+// dotTo queues x·y (amg_dot's parts, summed by amg_sum) into the device
+// word out.
+func (g *gpuSolver) dotTo(n int, x, y, out *cuda.Buffer) {
 	g.launch("amg_dot", gpuParts, int32(n), x, y, g.part)
-	return g.scalar()
+	g.launch("amg_sum", 1, g.part, out)
 }
 
 // cycleOn mirrors Preconditioner.cycle.
