@@ -2,6 +2,8 @@ package gpu
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/misgrid/misgrid/cuda"
@@ -24,8 +26,7 @@ var StagerOptions = cuda.StagerOptions{ChunkBytes: 64 << 20, Chunks: 3, Workers:
 // hierarchy): its 192 MiB of pinned chunks cost tens of milliseconds to
 // allocate, more than most of a setup, and copies from the host share one
 // bus anyway, so users take turns with one Stager rather than each
-// pinning its own. The pinned memory stays for the process's life, like
-// the loaders.
+// pinning its own. The pinned memory stays until Release.
 var stagers = struct {
 	sync.Mutex
 	m map[uintptr]*stagerSlot
@@ -78,20 +79,14 @@ func (l *Loader) Stage(s *cuda.Stream, f func(*cuda.Stager) error) error {
 // chunks of every context's Stager. Later calls allocate them again.
 func Release() error {
 	mu.Lock()
-	ctxs := make([]*cuda.Context, 0, len(primaries))
-	for _, c := range primaries {
-		ctxs = append(ctxs, c)
-	}
+	ctxs := slices.Collect(maps.Values(primaries))
 	mu.Unlock()
 	var errs []error
 	for _, c := range ctxs {
 		errs = append(errs, c.ReleaseFreed())
 	}
 	stagers.Lock()
-	slots := make([]*stagerSlot, 0, len(stagers.m))
-	for _, s := range stagers.m {
-		slots = append(slots, s)
-	}
+	slots := slices.Collect(maps.Values(stagers.m))
 	stagers.Unlock()
 	for _, s := range slots {
 		s.mu.Lock()
