@@ -60,7 +60,7 @@ func (pc *Preconditioner) Device() mis.Device {
 func (pc *Preconditioner) Close() error {
 	if g := pc.dev; g != nil && len(g.mirrors) > 0 && pc.op.ptr != nil && pc.op.val != nil {
 		// The null space stays: Kernel reads it after Close too.
-		pc.levels, pc.coarse, pc.closed = nil, nil, true
+		pc.levels, pc.coarse = nil, nil
 		return pc.release()
 	}
 	if err := pc.hostCopies(); err != nil {

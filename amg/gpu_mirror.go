@@ -181,12 +181,12 @@ func (pc *Preconditioner) hostCopies() error {
 	return errors.Join(err, g.free(), pc.hostSetup())
 }
 
-// reopen sets up on the host the hierarchy that Close dropped.
+// reopen sets up on the host the hierarchy that Close dropped (a
+// Preconditioner without levels).
 func (pc *Preconditioner) reopen() error {
-	if !pc.closed {
+	if pc.levels != nil {
 		return nil
 	}
-	pc.closed = false
 	pc.kernel, pc.userKernel = nil, nil
 	return pc.hostSetup()
 }

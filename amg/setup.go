@@ -27,7 +27,7 @@ type Preconditioner struct {
 	keep     []int32
 	opts     Options
 	pool     pool
-	levels   []*level
+	levels   []*level // nil once Close dropped the device's: reopen sets them up on the host
 	coarse   *coarseSolver
 	// kernel is an orthonormal basis of A's null space (Options.Kernel,
 	// or found by the setup) in the hierarchy's numbering, userKernel the
@@ -43,9 +43,6 @@ type Preconditioner struct {
 	built         *gpuSolver
 	reuse         *devSetup // with Options.Reuse, for a numeric Update on the device
 	setupFallback error
-	// closed: Close dropped the device hierarchy, and the next Apply or
-	// Solve sets it up on the host (reopen).
-	closed bool
 }
 
 // level is one grid of the hierarchy: what the solve needs (a, p, r and the

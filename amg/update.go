@@ -36,10 +36,10 @@ func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 	if err != nil {
 		return err
 	}
-	if !pc.opts.Reuse || pc.closed {
+	if !pc.opts.Reuse || pc.levels == nil {
 		// A hierarchy that Close dropped is set up afresh, on the device
 		// where the options say so.
-		pc.op, pc.closed = m, false
+		pc.op = m
 		if pc.dev != nil {
 			_ = pc.release()
 		}
