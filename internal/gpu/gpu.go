@@ -83,7 +83,8 @@ func primary(ordinal int, fresh bool) (*cuda.Context, error) {
 		return nil, err
 	}
 	if _, total, err := ctx.MemInfo(); err == nil {
-		err = ctx.KeepFreed(total / KeepFraction)
+		// KeepFreed fails only in giving memory back (a limit of 0).
+		_ = ctx.KeepFreed(total / KeepFraction)
 	}
 	primaries[ordinal] = ctx
 	return ctx, nil
