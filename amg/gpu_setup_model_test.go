@@ -42,17 +42,13 @@ func modelNodeDiag(a *csr, bs int) (dn []float64, dir []uint8) {
 	nodes := a.rows / bs
 	dn, dir = make([]float64, nodes), make([]uint8, nodes)
 	for v := 0; v < nodes; v++ {
-		var s mNorm
 		off := false
 		for i := v * bs; i < (v+1)*bs; i++ {
 			for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
-				c := int(a.col[k])
-				if c/bs == v {
-					s.Add(a.val[k])
-				}
-				off = off || (c != i && a.val[k] != 0)
+				off = off || (int(a.col[k]) != i && a.val[k] != 0)
 			}
 		}
+		s, _ := modelBlock(a, bs, v, v)
 		dn[v] = s.Value()
 		if !off {
 			dir[v] = 1
@@ -72,72 +68,26 @@ func modelStrength(a *csr, bs int, theta float64, dn []float64, dir []uint8, cnt
 		}
 	}
 	for v := 0; v < nodes; v++ {
-		w := int64(0)
-		emit := func(u int32) {
-			if adj != nil {
-				adj[off[v]+w] = u
-			}
-			w++
-		}
 		if dir[v] != 0 {
 			if adj == nil {
 				cnt[v+1] = 0
 			}
 			continue
 		}
-		if bs == 1 {
-			for k := a.ptr[v]; k < a.ptr[v+1]; k++ {
-				u := int(a.col[k])
-				if u == v || dir[u] != 0 {
-					continue
-				}
-				q := mLower(a.col, a.ptr[u], a.ptr[u+1], int32(v))
-				if q == a.ptr[u+1] || int(a.col[q]) != v {
-					fail(v)
-					continue
-				}
-				if mStrong(math.Abs(a.val[k]), theta, dn[v], dn[u]) || mStrong(math.Abs(a.val[q]), theta, dn[u], dn[v]) {
-					emit(int32(u))
-				}
-			}
+		var out []int32
+		if adj != nil {
+			out = adj[off[v]:]
+		}
+		var w int64
+		if nb := modelNeighbours(a, v, bs); nb == nil {
+			w = modelNodeBlocks(a, v, bs, theta, dn, dir, out, fail)
 		} else {
-			p, e := make([]int, bs), make([]int, bs)
-			for r := 0; r < bs; r++ {
-				p[r], e[r] = a.ptr[v*bs+r], a.ptr[v*bs+r+1]
-			}
-			for {
-				u := math.MaxInt32
-				for r := 0; r < bs; r++ {
-					if p[r] < e[r] {
-						u = min(u, int(a.col[p[r]])/bs)
+			for _, u := range nb {
+				if modelStrongTo(a, v, int(u), bs, theta, dn, dir, fail) {
+					if out != nil {
+						out[w] = u
 					}
-				}
-				if u == math.MaxInt32 {
-					break
-				}
-				var s mNorm
-				for r := 0; r < bs; r++ {
-					for ; p[r] < e[r] && int(a.col[p[r]])/bs == u; p[r]++ {
-						s.Add(a.val[p[r]])
-					}
-				}
-				if u == v || dir[u] != 0 {
-					continue
-				}
-				var t mNorm
-				found := false
-				for i := u * bs; i < (u+1)*bs; i++ {
-					for k := mLower(a.col, a.ptr[i], a.ptr[i+1], int32(v*bs)); k < a.ptr[i+1] && int(a.col[k]) < (v+1)*bs; k++ {
-						found = true
-						t.Add(a.val[k])
-					}
-				}
-				if !found {
-					fail(v)
-					continue
-				}
-				if mStrong(s.Value(), theta, dn[v], dn[u]) || mStrong(t.Value(), theta, dn[u], dn[v]) {
-					emit(int32(u))
+					w++
 				}
 			}
 		}
@@ -146,6 +96,155 @@ func modelStrength(a *csr, bs int, theta float64, dn []float64, dir []uint8, cnt
 		}
 	}
 	return bad
+}
+
+// modelNeighbours is su_strength's gathering of node v's neighbour
+// nodes: the row itself with one dof per node; else each row's runs of
+// one node staged (su_stage_nodes) and made distinct (su_distinct), or
+// past suNbCap staged, a bitmap of their span (su_window_distinct). Nil
+// when neither fits: lane 0 merges the rows (su_node_blocks).
+func modelNeighbours(a *csr, v, bs int) []int32 {
+	if bs == 1 {
+		return a.col[a.ptr[v]:a.ptr[v+1]:a.ptr[v+1]]
+	}
+	var g []int32
+	lo, hi := math.MaxInt32, -1
+	for i := v * bs; i < (v+1)*bs; i++ {
+		for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
+			if q == a.ptr[i] || int(a.col[q])/bs != int(a.col[q-1])/bs {
+				g = append(g, a.col[q]/int32(bs))
+			}
+		}
+		if a.ptr[i] < a.ptr[i+1] {
+			lo, hi = min(lo, int(a.col[a.ptr[i]])/bs), max(hi, int(a.col[a.ptr[i+1]-1])/bs)
+		}
+	}
+	if len(g) <= suNbCap {
+		return modelDistinct(g)
+	}
+	if (hi-lo)>>5+1 > suNbCap {
+		return nil
+	}
+	bits := make([]bool, hi-lo+1)
+	for _, x := range g {
+		bits[int(x)-lo] = true
+	}
+	var d []int32
+	for x, set := range bits {
+		if set {
+			d = append(d, int32(lo+x))
+		}
+	}
+	if len(d) > suNbCap {
+		return nil
+	}
+	return d
+}
+
+// suNbCap, suAtCap and suMaxBS are SU_NB_CAP, SU_AT_CAP and SU_MAX_BS.
+const (
+	suNbCap = 512
+	suAtCap = 256
+	suMaxBS = 8
+)
+
+// modelDistinct is su_distinct: the distinct values of g other than
+// SU_NONE (MaxInt32), each placed by the rank of its first entry among
+// the first entries.
+func modelDistinct(g []int32) []int32 {
+	d := make([]int32, len(g))
+	var firsts []int
+	for q, x := range g {
+		first := x != math.MaxInt32 && (q == 0 || g[q-1] != x)
+		for p := 0; p < q && first; p++ {
+			first = g[p] != x
+		}
+		d[q] = math.MaxInt32
+		if first {
+			d[q] = x
+			firsts = append(firsts, q)
+		}
+	}
+	rank := make([]int, len(firsts))
+	for f, q := range firsts {
+		for p := range g {
+			if d[p] < g[q] {
+				rank[f]++
+			}
+		}
+	}
+	for f, q := range firsts {
+		d[rank[f]] = g[q]
+	}
+	return d[:len(firsts)]
+}
+
+// modelBlock is su_block: the norm of block (u, v) and whether the
+// pattern has it.
+func modelBlock(a *csr, bs, u, v int) (mNorm, bool) {
+	var s mNorm
+	found := false
+	for i := u * bs; i < (u+1)*bs; i++ {
+		for k := mLower(a.col, a.ptr[i], a.ptr[i+1], int32(v*bs)); k < a.ptr[i+1] && int(a.col[k]) < (v+1)*bs; k++ {
+			found = true
+			s.Add(a.val[k])
+		}
+	}
+	return s, found
+}
+
+// modelStrongTo is su_strong_to.
+func modelStrongTo(a *csr, v, u, bs int, theta float64, dn []float64, dir []uint8, fail func(int)) bool {
+	if u == v || dir[u] != 0 {
+		return false
+	}
+	s, _ := modelBlock(a, bs, v, u)
+	t, found := modelBlock(a, bs, u, v)
+	if !found {
+		fail(v)
+		return false
+	}
+	return mStrong(s.Value(), theta, dn[v], dn[u]) || mStrong(t.Value(), theta, dn[u], dn[v])
+}
+
+// modelNodeBlocks is su_node_blocks: lane 0's merge of node v's rows.
+func modelNodeBlocks(a *csr, v, bs int, theta float64, dn []float64, dir []uint8, out []int32, fail func(int)) int64 {
+	p, e := make([]int, bs), make([]int, bs)
+	for r := 0; r < bs; r++ {
+		p[r], e[r] = a.ptr[v*bs+r], a.ptr[v*bs+r+1]
+	}
+	var w int64
+	for {
+		u := math.MaxInt32
+		for r := 0; r < bs; r++ {
+			if p[r] < e[r] {
+				u = min(u, int(a.col[p[r]])/bs)
+			}
+		}
+		if u == math.MaxInt32 {
+			return w
+		}
+		var s mNorm
+		for r := 0; r < bs; r++ {
+			for ; p[r] < e[r] && int(a.col[p[r]])/bs == u; p[r]++ {
+				s.Add(a.val[p[r]])
+			}
+		}
+		if u == v || dir[u] != 0 {
+			continue
+		}
+		t, found := modelBlock(a, bs, u, v)
+		if !found {
+			fail(v)
+			continue
+		}
+		if mStrong(s.Value(), theta, dn[v], dn[u]) || mStrong(t.Value(), theta, dn[u], dn[v]) {
+			if out != nil {
+				out[w] = int32(u)
+			}
+			w++
+		}
+	}
 }
 
 // modelScan is su_scan_up, su_scan_top and su_scan_down over blocks.
@@ -302,20 +401,29 @@ func modelTentative(of []int32, nagg, bs, k int, b []float64, rng *rand.Rand) (*
 	return t, bc
 }
 
-// modelAT is su_at (both passes, rows in a random order) and su_smooth.
+// modelAT is su_at (both passes, rows in a random order) and su_smooth:
+// a row of at most SU_AT_CAP entries by the warp's staging (distinct
+// aggregates by rank, each output summed over the row's entries of its
+// aggregate), a longer one by su_at_long (sort on scratch, then each
+// entry added at its aggregate).
 func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rng *rand.Rand) *csr {
 	n := a.rows
 	scr := make([]int32, a.nnz())
 	cnt := make([]int64, n+1)
+	aggOf := func(q int) int32 {
+		if g := of[int(a.col[q])/bs]; g >= 0 {
+			return g
+		}
+		return math.MaxInt32
+	}
 	row := func(i int) []int32 {
 		lo, hi := a.ptr[i], a.ptr[i+1]
 		seg := scr[lo:hi]
 		for q := range seg {
-			g := of[int(a.col[lo+q])/bs]
-			if g < 0 {
-				g = math.MaxInt32
-			}
-			seg[q] = g
+			seg[q] = aggOf(lo + q)
+		}
+		if hi-lo <= suAtCap {
+			return modelDistinct(seg)
 		}
 		slices.Sort(seg)
 		u := 0
@@ -343,6 +451,19 @@ func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rn
 			for j := 0; j < k; j++ {
 				c.col[o+q*k+j] = g*int32(k) + int32(j)
 			}
+		}
+		if a.ptr[i+1]-a.ptr[i] <= suAtCap {
+			for x := range len(seg) * k {
+				at, j := x/k, x%k
+				y := 0.0
+				for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
+					if aggOf(q) == seg[at] {
+						y += float64(a.val[q] * t.val[t.ptr[a.col[q]]+j])
+					}
+				}
+				c.val[o+x] = y
+			}
+			continue
 		}
 		for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
 			col := int(a.col[q])
@@ -377,6 +498,13 @@ func modelCases(t *testing.T) []modelCase {
 			}
 			cs = append(cs, modelCase{tp.name, mustCSR(t, tp.pr.A), o, theta})
 		}
+	}
+	for _, c := range longRowCases() {
+		o, err := c.o.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, modelCase{c.name, mustCSR(t, c.a), o, o.Theta})
 	}
 	return cs
 }
@@ -450,6 +578,28 @@ func TestSetupModelsMatchHost(t *testing.T) {
 			}
 			ac, _ := newPool(1).galerkinStreamed(a, ph, groupOf(a, bs), 1)
 			a, b, bs = ac, bch, k
+		}
+	}
+}
+
+// modelDistinct is sorting and compacting.
+func TestDistinctModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		g := make([]int32, rng.IntN(suNbCap+1))
+		for q := range g {
+			switch {
+			case q > 0 && rng.IntN(3) == 0:
+				g[q] = g[q-1] // a run, as a node's dofs make
+			case rng.IntN(8) == 0:
+				g[q] = math.MaxInt32
+			default:
+				g[q] = rng.Int32N(40)
+			}
+		}
+		want := slices.Compact(slices.Sorted(slices.Values(slices.DeleteFunc(slices.Clone(g), func(x int32) bool { return x == math.MaxInt32 }))))
+		if got := modelDistinct(g); !slices.Equal(got, want) {
+			t.Fatalf("%v: got %v, want %v", g, got, want)
 		}
 	}
 }

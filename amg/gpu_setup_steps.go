@@ -26,9 +26,9 @@ func (ds *devSetup) strength(a *dcsr, theta float64, bs int) (*gpuagg.Graph, *cu
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return nil, nil, err
 	}
-	ds.launch("su_node_diag", int64(nodes), int32(nodes), int32(bs), a.ptr, a.col, a.val, dn, dir)
+	ds.launch("su_node_diag", 32*int64(nodes), int32(nodes), int32(bs), a.ptr, a.col, a.val, dn, dir)
 	ds.setWord(0, noWord)
-	ds.launch("su_strength", int64(nodes), int32(0), int32(nodes), int32(bs), a.ptr, a.col, a.val, theta,
+	ds.launch("su_strength", 32*int64(nodes), int32(0), int32(nodes), int32(bs), a.ptr, a.col, a.val, theta,
 		dn, dir, off, none, none, ds.word(0))
 	ds.scan(off, int64(nodes+1))
 	w, err := ds.read(ds.words, int64(0), off, int64(nodes))
@@ -42,7 +42,7 @@ func (ds *devSetup) strength(a *dcsr, theta float64, bs int) (*gpuagg.Graph, *cu
 	if err != nil {
 		return nil, nil, err
 	}
-	ds.launch("su_strength", int64(nodes), int32(1), int32(nodes), int32(bs), a.ptr, a.col, a.val, theta,
+	ds.launch("su_strength", 32*int64(nodes), int32(1), int32(nodes), int32(bs), a.ptr, a.col, a.val, theta,
 		dn, dir, none, off, adj, ds.word(0))
 	if ds.err != nil {
 		return nil, nil, ds.err
@@ -336,7 +336,7 @@ func (ds *devSetup) smoothed(a *dcsr, dl *devLevel, p *dcsr, omega float64) (*dc
 			ds.own(scr)
 		}
 		dl.scr = scr
-		ds.launch("su_at", int64(n), int32(0), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.val,
+		ds.launch("su_at", 32*int64(n), int32(0), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.val,
 			scr, cnt, none, none, none)
 		ds.scan(cnt, int64(n+1))
 		w, err := ds.read(cnt, int64(n))
@@ -356,7 +356,7 @@ func (ds *devSetup) smoothed(a *dcsr, dl *devLevel, p *dcsr, omega float64) (*dc
 		}
 		ds.launch("su_to_i32", int64(n+1), int64(n+1), cnt, p.ptr)
 	}
-	ds.launch("su_at", int64(n), int32(1), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.val,
+	ds.launch("su_at", 32*int64(n), int32(1), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.val,
 		dl.scr, none, p.ptr, p.col, p.val)
 	ds.launch("su_smooth", int64(n), int32(n), omega, dl.dinv, t.ptr, t.col, t.val, p.ptr, p.col, p.val, p.val)
 	return p, ds.err

@@ -81,6 +81,19 @@ func TestGPUSetupMatchesHost(t *testing.T) {
 	}
 }
 
+// Rows longer than the setup kernels stage in shared memory take their
+// other paths and give the host's levels all the same.
+func TestGPUSetupLongRows(t *testing.T) {
+	needGPU(t)
+	for _, c := range longRowCases() {
+		t.Run(c.name, func(t *testing.T) {
+			cpu, gpu := hostAndDevice(t, c.a, c.o)
+			defer gpu.Close()
+			compareLevels(t, cpu, gpu)
+		})
+	}
+}
+
 // hostAndDevice sets a up with o on the host and on the device, which
 // must build it.
 func hostAndDevice(t *testing.T, a *mesh.CSR[float64], o Options) (cpu, gpu *Preconditioner) {

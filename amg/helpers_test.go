@@ -1,6 +1,7 @@
 package amg
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -122,4 +123,48 @@ func sameSolveAcrossWorkers(t *testing.T, a *mesh.CSR[float64], o Options, worke
 			}
 		}
 	}
+}
+
+// banded is an SPD matrix of n rows coupled to every row within half of
+// them, with couplings that weaken with distance: rows of up to 2·half+1
+// entries, longer than the device setup's kernels keep in shared memory.
+func banded(n, half int) *mesh.CSR[float64] {
+	a := &mesh.CSR[float64]{Rows: n, Cols: n, RowPtr: make([]int64, n+1)}
+	for i := range n {
+		sum, d := 0.0, 0
+		for j := max(0, i-half); j <= min(n-1, i+half); j++ {
+			v := 0.0
+			if j == i {
+				d = len(a.Val)
+			} else {
+				v = -1 / float64(1+max(i-j, j-i))
+				sum -= v
+			}
+			a.Col, a.Val = append(a.Col, int32(j)), append(a.Val, v)
+		}
+		a.Val[d] = sum + 1
+		a.RowPtr[i+1] = int64(len(a.Col))
+	}
+	return a
+}
+
+type longRowCase struct {
+	name string
+	a    *mesh.CSR[float64]
+	o    Options
+}
+
+// longRowCases are banded matrices whose rows pass what the device
+// setup's kernels stage in shared memory: su_at's 512 entries (300), and
+// su_strength's 512 node entries by 3 dofs a node, taking its span's
+// bitmap (300) or staying under it (140).
+func longRowCases() []longRowCase {
+	var cs []longRowCase
+	for _, half := range []int{140, 300} {
+		for _, bs := range []int{1, 3} {
+			cs = append(cs, longRowCase{fmt.Sprintf("banded-%d-bs%d", half, bs), banded(900, half),
+				Options{Theta: 0.08, BlockSize: bs, MaxCoarse: 60}})
+		}
+	}
+	return cs
 }
