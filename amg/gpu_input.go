@@ -269,7 +269,7 @@ func (ds *devSetup) drop(d *dcsr, diag *cuda.Buffer) (*csr, *dcsr, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ds.launchIn("in_drop_count", int64(n), int32(n), d.ptr, d.col, d.val, diag, t2, cnt)
+	ds.launchIn("in_drop_count", 32*int64(n), int32(n), d.ptr, d.col, d.val, diag, t2, cnt)
 	ds.scan(cnt, int64(n+1))
 	w, err := ds.read(cnt, int64(n))
 	if err != nil {
@@ -308,7 +308,7 @@ func (ds *devSetup) drop(d *dcsr, diag *cuda.Buffer) (*csr, *dcsr, error) {
 	if o.Reuse {
 		ds.dkeep = keep
 	}
-	ds.launchIn("in_drop_place", int64(n), int32(n), d.ptr, d.col, d.val, diag, t2, cnt, da.col, da.val, keep)
+	ds.launchIn("in_drop_place", 32*int64(n), int32(n), d.ptr, d.col, d.val, diag, t2, cnt, da.col, da.val, keep)
 	ds.launch("su_to_i32", int64(n+1), int64(n+1), cnt, da.ptr)
 	a0, err := ds.mirror(da, n)
 	return a0, da, err

@@ -185,7 +185,7 @@ func (ds *devSetup) tentative(of *cuda.Buffer, nodes, nagg, bs, k int, b *cuda.B
 	ds.scan(cnt, int64(nagg+1))
 	ds.scan(pre, int64(nodes+1))
 	ds.launch("su_place", int64(nodes), int32(nodes), of, cnt, pos, mem)
-	ds.launch("su_sort_members", int64(nagg), int32(nagg), cnt, mem)
+	ds.launch("su_sort_members", 32*int64(nagg), int32(nagg), cnt, mem)
 	t := &dcsr{rows: n}
 	// The tentative prolongator is the solve's when it is not smoothed.
 	mk := ds.alloc

@@ -16,6 +16,8 @@
 
 #define IN_FOR(i, n) \
 	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (long long)gridDim.x * blockDim.x)
+#define IN_WARP_FOR(i, n) \
+	for (long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < (n); i += ((long long)gridDim.x * blockDim.x) >> 5)
 
 // Words of bad[] (set to all ones before): the first row whose offsets
 // decrease, the first entry with a column out of range or a value that is
@@ -83,15 +85,17 @@ __device__ __forceinline__ bool in_small(double v, double t2, const double *diag
 	return __dmul_rn(v, v) <= __dmul_rn(__dmul_rn(t2, diag[i]), diag[j]) && j != i;
 }
 
-// in_drop_count sets cnt[i+1] to the entries row i keeps.
+// in_drop_count sets cnt[i+1] to the entries row i keeps. One warp per
+// row (launched with 32 threads per row), reading the row coalesced.
 extern "C" __global__ void __launch_bounds__(IN_THREADS)
     in_drop_count(int n, const int *ptr, const int *col, const double *val, const double *diag, double t2,
                   long long *cnt) {
-	IN_FOR(ii, n) {
-		int i = (int)ii;
-		long long w = 0;
-		for (int k = ptr[i]; k < ptr[i + 1]; k++) w += !in_small(val[k], t2, diag, i, col[k]);
-		cnt[i + 1] = w;
+	const int lane = threadIdx.x & 31;
+	IN_WARP_FOR(ii, n) {
+		int i = (int)ii, w = 0;
+		for (int k = ptr[i] + lane; k < ptr[i + 1]; k += 32) w += !in_small(val[k], t2, diag, i, col[k]);
+		w = __reduce_add_sync(0xffffffffu, w);
+		if (lane == 0) cnt[i + 1] = w;
 	}
 }
 
@@ -125,20 +129,28 @@ extern "C" __global__ void __launch_bounds__(IN_THREADS)
 
 // in_drop_place writes the kept entries of every row from off[i] (the
 // exclusive prefix sum of in_drop_count's counts) with their positions in
-// the matrix given.
+// the matrix given. One warp per row: each 32 entries' kept ones are
+// placed by a ballot, in order, so the writes are coalesced.
 extern "C" __global__ void __launch_bounds__(IN_THREADS)
     in_drop_place(int n, const int *ptr, const int *col, const double *val, const double *diag, double t2,
                   const long long *off, int *col2, double *val2, int *keep) {
-	IN_FOR(ii, n) {
+	const int lane = threadIdx.x & 31;
+	IN_WARP_FOR(ii, n) {
 		int i = (int)ii;
 		long long w = off[i];
-		for (int k = ptr[i]; k < ptr[i + 1]; k++) {
-			int j = col[k];
-			if (in_small(val[k], t2, diag, i, j)) continue;
-			col2[w] = j;
-			val2[w] = val[k];
-			keep[w] = k;
-			w++;
+		for (int k0 = ptr[i]; k0 < ptr[i + 1]; k0 += 32) {
+			int k = k0 + lane, j = 0;
+			double v = 0;
+			bool kept = false;
+			if (k < ptr[i + 1]) j = col[k], v = val[k], kept = !in_small(v, t2, diag, i, j);
+			unsigned b = __ballot_sync(0xffffffffu, kept);
+			if (kept) {
+				long long at = w + __popc(b & ((1u << lane) - 1));
+				col2[at] = j;
+				val2[at] = v;
+				keep[at] = k;
+			}
+			w += __popc(b);
 		}
 	}
 }

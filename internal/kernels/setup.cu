@@ -473,9 +473,32 @@ __device__ __forceinline__ void su_isort(int *x, long long n) {
 	}
 }
 
+// su_sort_members sorts every aggregate's members: one warp per
+// aggregate (launched with 32 threads per aggregate), each member placed
+// by the count of smaller ones (members are distinct); an aggregate of
+// more than SU_AT_CAP members is lane 0's insertion sort.
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
     su_sort_members(int nagg, const long long *mptr, int *mem) {
-	SU_FOR(a, nagg) su_isort(mem + mptr[a], mptr[a + 1] - mptr[a]);
+	__shared__ int sm[SU_WARPS][SU_AT_CAP];
+	const int lane = threadIdx.x & 31;
+	int *y = sm[threadIdx.x >> 5];
+	SU_WARP_FOR(a, nagg) {
+		int *x = mem + mptr[a];
+		long long m = mptr[a + 1] - mptr[a];
+		if (m > SU_AT_CAP) {
+			if (lane == 0) su_isort(x, m);
+			__syncwarp();
+			continue;
+		}
+		for (int q = lane; q < m; q += 32) y[q] = x[q];
+		__syncwarp();
+		for (int q = lane; q < m; q += 32) {
+			int r = 0;
+			for (int p = 0; p < m; p++) r += y[p] < y[q];
+			x[r] = y[q];
+		}
+		__syncwarp();
+	}
 }
 
 // su_tent_ptr sets the row offsets of the tentative prolongator: k
