@@ -19,7 +19,7 @@ import (
 // (cuMemHostRegister) copies at the bus's speed but costs more than it
 // saves: 15.7 ms to register those bytes and 6.6 ms to unregister them
 // (BenchmarkGPUHostRegister in package cuda).
-var StagerOptions = cuda.StagerOptions{ChunkBytes: 64 << 20, Chunks: 3, Workers: 32}
+var StagerOptions = cuda.StagerOptions{ChunkBytes: 16 << 20, Chunks: 12, Workers: 32}
 
 // stagers holds one Stager per context, made on first use and shared by
 // every loader of the context (the MIS engine, the AMG setup, the
