@@ -29,6 +29,9 @@ func BenchmarkGPUUpload(b *testing.B) {
 	}
 	mat := func(a *csr) float64 { return float64(4*(a.rows+1) + 12*a.nnz()) }
 	bytes := float64(8 * pc.coarse.n * pc.coarse.n)
+	if pc.fine != pc.levels[0].a {
+		bytes += mat(pc.fine) // the PCG operator, where the hierarchy's first differs
+	}
 	for i, l := range pc.levels {
 		bytes += mat(l.a)
 		if l.p != nil {

@@ -30,8 +30,8 @@ type Stager struct {
 
 // StagerOptions sizes a Stager: a ring of Chunks × ChunkBytes of pinned
 // memory, transfers of up to ChunkBytes, packed by up to Workers
-// goroutines. The zero value is four 8 MiB chunks and 8 goroutines
-// (internal/gpu sizes the Stagers that the packages share).
+// goroutines a megabyte at a time. The zero value is four 8 MiB chunks
+// and 8 goroutines; internal/gpu says which shapes measured best.
 type StagerOptions struct {
 	ChunkBytes int64
 	Chunks     int

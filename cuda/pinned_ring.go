@@ -39,13 +39,18 @@ type sink interface {
 	wait(slot int) error
 }
 
-// pieceBytes is what one worker packs at a time: runtime.memmove moves
-// a megabyte or more with non-temporal stores, which do not read the
-// destination's lines into the cache first (a third of the memory
-// traffic of an ordinary copy, and the transfer reads them from memory
-// anyway); and pieces handed out one by one let fast workers take over
-// from slow ones.
+// pieceBytes is what one worker packs at a time: enough that handing
+// pieces out costs nothing beside copying them, little enough that fast
+// workers take over from slow ones and the first transfer starts early
+// (512 KiB and 2 MiB measured the same, BenchmarkGPUStage).
 const pieceBytes = 1 << 20
+
+// ringAlign aligns every chunk in the ring, so that pieces start on cache
+// lines and runtime.memmove may take REP MOVS, which wants a 16-byte
+// aligned destination: on the 32-core Xeon host of an H200 a ring 8 bytes
+// off, which memmove copies with non-temporal AVX stores instead, staged
+// 453 MiB in 14.9 ms against 12.9 ms.
+const ringAlign = 64
 
 func newStageRing(buf []byte, chunk, piece int64, marks, workers int) *stageRing {
 	return &stageRing{buf: buf, chunk: chunk, piece: min(piece, chunk), workers: max(workers, 1), ends: make([]int64, marks)}
@@ -86,7 +91,8 @@ func (r *stageRing) retire(s sink, block bool) (bool, error) {
 // (wr == head): it then waits for the oldest until the space is free.
 func (r *stageRing) reserve(n int64, s sink, block bool) (int64, bool, error) {
 	size := int64(len(r.buf))
-	start := r.wr
+	o := r.wr % size
+	start := r.wr + (-o)&(ringAlign-1)
 	if o := start % size; o+n > size {
 		start += size - o
 	}
