@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-	"unsafe"
 
 	"github.com/misgrid/misgrid/cuda"
 	"github.com/misgrid/misgrid/internal/gpu"
@@ -203,7 +202,7 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 	for i, l := range pc.levels {
 		gl := &g.levels[i]
 		if gl.a == nil {
-			gl.a, err = g.matrix(l.a)
+			gl.a, err = g.matrix(l.a, g.keep)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("amg: level %d: %w", i, err)
@@ -220,7 +219,7 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 			break
 		}
 		if gl.p == nil {
-			if gl.p, err = g.matrix(l.p); err != nil {
+			if gl.p, err = g.matrix(l.p, g.keep); err != nil {
 				return nil, fmt.Errorf("amg: level %d: prolongator: %w", i, err)
 			}
 		}
@@ -229,7 +228,7 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 			if r == nil {
 				r = l.p.transpose() // the host restricts from P's rows
 			}
-			if gl.r, err = g.matrix(r); err != nil {
+			if gl.r, err = g.matrix(r, g.keep); err != nil {
 				return nil, fmt.Errorf("amg: level %d: restriction: %w", i, err)
 			}
 		}
@@ -248,7 +247,7 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 	if g.op == nil {
 		g.op = g.levels[0].a
 		if pc.levels[0].a != pc.fine {
-			if g.op, err = g.matrix(pc.fine); err != nil {
+			if g.op, err = g.matrix(pc.fine, g.keep); err != nil {
 				return nil, err
 			}
 		}
@@ -278,16 +277,14 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 }
 
 // refresh copies new values into the device copy after Update, which
-// keeps every pattern.
+// keeps every pattern. The copies queue on g.stream behind the work that
+// may still read the old values.
 func (g *gpuSolver) refresh(pc *Preconditioner) error {
-	if err := g.stream.Synchronize(); err != nil {
-		return err
-	}
 	put := func(d *dcsr, a *csr) error {
 		if d.rows != a.rows || d.nnz != a.nnz() {
 			return fmt.Errorf("amg: device copy: pattern changed (%d×%d nonzeros, want %d×%d)", a.rows, a.nnz(), d.rows, d.nnz)
 		}
-		return cuda.CopyToDevice(d.val, 0, a.val[:a.nnz()])
+		return stageTo(g, d.val, a.val[:a.nnz()])
 	}
 	last := len(pc.levels) - 1
 	for i, l := range pc.levels {
@@ -304,7 +301,7 @@ func (g *gpuSolver) refresh(pc *Preconditioner) error {
 		if err := put(gl.r, l.r); err != nil {
 			return err
 		}
-		if err := cuda.CopyToDevice(gl.dinv, 0, l.sm.dinv); err != nil {
+		if err := stageTo(g, gl.dinv, l.sm.dinv); err != nil {
 			return err
 		}
 		gl.lo, gl.hi = l.sm.lo, l.sm.hi
@@ -318,7 +315,7 @@ func (g *gpuSolver) refresh(pc *Preconditioner) error {
 	if err != nil {
 		return err
 	}
-	return cuda.CopyToDevice(g.cinv, 0, m)
+	return stageTo(g, g.cinv, m)
 }
 
 // gpuParts is AMG_PARTS of amg.cu: the blocks of a dot product.
@@ -333,41 +330,54 @@ func (g *gpuSolver) alloc(n int) (*cuda.Buffer, error) {
 	return b, nil
 }
 
-func upload[T cuda.Word](g *gpuSolver, v []T) (*cuda.Buffer, error) {
-	var z T
-	b, err := g.e.Ctx.Alloc(int64(max(len(v), 1)) * int64(unsafe.Sizeof(z)))
-	if err != nil {
-		return nil, err
+// keep allocates device memory that the solver frees with it.
+func (g *gpuSolver) keep(bytes int64) (*cuda.Buffer, error) {
+	b, err := g.e.Ctx.Alloc(max(bytes, 8))
+	if err == nil {
+		g.bufs = append(g.bufs, b)
 	}
-	g.bufs = append(g.bufs, b)
-	if len(v) > 0 {
-		if err := cuda.CopyToDevice(b, 0, v); err != nil {
-			return nil, err
-		}
-	}
-	return b, nil
+	return b, err
 }
 
-func (g *gpuSolver) vector(v []float64) (*cuda.Buffer, error) { return upload(g, v) }
+// stageTo copies src to the start of dst through the context's Stager,
+// in g.stream's order (the work queued next reads the copy), at the
+// bus's speed rather than the several times slower pageable copy's;
+// src may change once stageTo returns.
+func stageTo[T cuda.Word](g *gpuSolver, dst *cuda.Buffer, src []T) error {
+	return g.e.Stage(g.stream, func(st *cuda.Stager) error { return cuda.StageToDevice(st, dst, 0, src) })
+}
 
-// matrix uploads a with int32 offsets.
-func (g *gpuSolver) matrix(a *csr) (*dcsr, error) {
+func (g *gpuSolver) vector(v []float64) (*cuda.Buffer, error) {
+	b, err := g.keep(8 * int64(len(v)))
+	if err == nil {
+		err = stageTo(g, b, v)
+	}
+	return b, err
+}
+
+// matrix copies a into memory from keep, with int32 offsets, in
+// g.stream's order: the upload after a host setup and the device setup's
+// host matrices take this one path.
+func (g *gpuSolver) matrix(a *csr, keep func(bytes int64) (*cuda.Buffer, error)) (*dcsr, error) {
 	ptr, err := offsets32(a)
 	if err != nil {
 		return nil, err
 	}
 	nz := a.nnz()
 	d := &dcsr{rows: a.rows, nnz: nz, g: lanesFor(nz, a.rows)}
-	if d.ptr, err = upload(g, ptr); err != nil {
-		return nil, err
+	for _, x := range []struct {
+		b     **cuda.Buffer
+		bytes int64
+	}{{&d.ptr, 4 * int64(a.rows+1)}, {&d.col, 4 * int64(nz)}, {&d.val, 8 * int64(nz)}} {
+		if *x.b, err = keep(x.bytes); err != nil {
+			return nil, err
+		}
 	}
-	if d.col, err = upload(g, a.col[:nz]); err != nil {
-		return nil, err
-	}
-	if d.val, err = upload(g, a.val[:nz]); err != nil {
-		return nil, err
-	}
-	return d, nil
+	err = g.e.Stage(g.stream, func(st *cuda.Stager) error {
+		return errors.Join(cuda.StageToDevice(st, d.ptr, 0, ptr),
+			cuda.StageToDevice(st, d.col, 0, a.col[:nz]), cuda.StageToDevice(st, d.val, 0, a.val[:nz]))
+	})
+	return d, err
 }
 
 // lanesFor picks the lanes per row: enough that a row takes a few steps,

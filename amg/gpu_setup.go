@@ -418,24 +418,7 @@ func (ds *devSetup) scan(x *cuda.Buffer, n int64) {
 }
 
 // upMatrix copies a host matrix into solver memory through the stager.
-func (ds *devSetup) upMatrix(a *csr) (*dcsr, error) {
-	ptr, err := offsets32(a)
-	if err != nil {
-		return nil, err
-	}
-	nz := a.nnz()
-	d := &dcsr{rows: a.rows, nnz: nz, g: lanesFor(nz, a.rows)}
-	for _, x := range []struct {
-		b     **cuda.Buffer
-		bytes int64
-	}{{&d.ptr, 4 * int64(a.rows+1)}, {&d.col, 4 * int64(nz)}, {&d.val, 8 * int64(nz)}} {
-		if *x.b, err = ds.keep(x.bytes); err != nil {
-			return nil, err
-		}
-	}
-	err = errors.Join(stage(ds, d.ptr, ptr), stage(ds, d.col, a.col[:nz]), stage(ds, d.val, a.val[:nz]))
-	return d, err
-}
+func (ds *devSetup) upMatrix(a *csr) (*dcsr, error) { return ds.g.matrix(a, ds.keep) }
 
 // keepVector copies v into memory of the solver (freed with it).
 func (ds *devSetup) keepVector(v []float64) (*cuda.Buffer, error) {

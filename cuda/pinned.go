@@ -3,7 +3,6 @@ package cuda
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"unsafe"
 )
 
@@ -11,35 +10,40 @@ import (
 // Go slice is pageable memory: the driver copies it through a small
 // pinned buffer of its own, one piece after another, at a fraction of
 // what the bus carries. A Stager instead packs the source into a ring of
-// page-locked chunks, several goroutines copying each chunk, and queues
-// each chunk's transfer on its stream as soon as it is packed, so that
-// packing the next chunk overlaps the transfer of the last. A chunk is
-// packed again only after its previous transfer has completed.
+// page-locked memory, megabyte by megabyte, with several goroutines
+// (one core's memory copy carries perhaps a fifth of what the bus does),
+// and queues each chunk's transfer on its stream as soon as its pieces
+// are packed, so that packing the rest overlaps the transfers. Chunks are
+// short at both ends of a copy, so that the first transfer starts early
+// and the last one, which nothing overlaps, ends soon after the packing.
+// Ring memory is packed again only after the transfer that read it has
+// completed.
 //
 // A Stager is safe for use by one goroutine at a time.
 type Stager struct {
-	ctx     *Context
-	stream  *Stream
-	chunk   int64
-	workers int
-	bufs    []*HostBuffer
-	evs     []*Event
-	queued  []bool // a transfer from bufs[i] is queued, with evs[i] after it
-	next    int
+	ctx    *Context
+	stream *Stream
+	buf    *HostBuffer
+	evs    []*Event // the ring's marks
+	ring   *stageRing
 }
 
-// StagerOptions sizes a Stager. The zero value is 8 MiB chunks, four of
-// them, packed by up to 8 goroutines (on a 16-core H100 host these
-// reached 21.8 GB/s from Go memory against 13.9 GB/s with 16 MiB and 16
-// goroutines; the bus carries 53 GB/s from pinned memory).
+// StagerOptions sizes a Stager: a ring of Chunks × ChunkBytes of pinned
+// memory, transfers of up to ChunkBytes, packed by up to Workers
+// goroutines a megabyte at a time. The zero value is four 8 MiB chunks
+// and 8 goroutines; internal/gpu says which shapes measured best.
 type StagerOptions struct {
 	ChunkBytes int64
 	Chunks     int
 	Workers    int
 }
 
-// NewStager allocates the pinned chunks of a Stager whose transfers run
-// on stream s (nil: the legacy default stream).
+// stagerMarks is the number of transfers a Stager may have queued at
+// once; more wait for the oldest.
+const stagerMarks = 64
+
+// NewStager allocates the pinned ring of a Stager whose transfers run on
+// stream s (nil: the legacy default stream).
 func (c *Context) NewStager(s *Stream, o StagerOptions) (*Stager, error) {
 	if o.ChunkBytes == 0 {
 		o.ChunkBytes = 8 << 20
@@ -54,14 +58,13 @@ func (c *Context) NewStager(s *Stream, o StagerOptions) (*Stager, error) {
 		return nil, &Error{Op: "NewStager", Code: ErrorInvalidValue,
 			Detail: fmt.Sprintf("%d chunks of %d bytes, %d workers: want up to 64 chunks of up to 16 GiB", o.Chunks, o.ChunkBytes, o.Workers)}
 	}
-	st := &Stager{ctx: c, stream: s, chunk: o.ChunkBytes, workers: o.Workers, queued: make([]bool, o.Chunks)}
-	for range o.Chunks {
-		b, err := c.AllocHost(o.ChunkBytes)
-		if err != nil {
-			st.Close()
-			return nil, err
-		}
-		st.bufs = append(st.bufs, b)
+	st := &Stager{ctx: c, stream: s}
+	b, err := c.AllocHost(int64(o.Chunks) * o.ChunkBytes)
+	if err != nil {
+		return nil, err
+	}
+	st.buf = b
+	for range stagerMarks {
 		e, err := c.NewEvent()
 		if err != nil {
 			st.Close()
@@ -69,6 +72,7 @@ func (c *Context) NewStager(s *Stream, o StagerOptions) (*Stager, error) {
 		}
 		st.evs = append(st.evs, e)
 	}
+	st.ring = newStageRing(b.Bytes(), o.ChunkBytes, pieceBytes, stagerMarks, o.Workers)
 	return st, nil
 }
 
@@ -88,52 +92,34 @@ func StageToDevice[T Word](st *Stager, dst *Buffer, off int64, src []T) error {
 }
 
 func (st *Stager) stage(dst *Buffer, off int64, src []byte) error {
+	if st.ring == nil {
+		return &Error{Op: "StageToDevice", Code: resultClosed, Detail: "stager was closed"}
+	}
 	if _, err := dst.live("StageToDevice"); err != nil {
 		return err
 	}
 	if err := dst.span("StageToDevice", off, int64(len(src))); err != nil {
 		return err
 	}
-	for pos := int64(0); pos < int64(len(src)); pos += st.chunk {
-		i := st.next
-		st.next = (i + 1) % len(st.bufs)
-		if st.queued[i] {
-			if err := st.evs[i].Synchronize(); err != nil {
-				return err
-			}
-			st.queued[i] = false
-		}
-		n := min(st.chunk, int64(len(src))-pos)
-		parallelCopy(st.bufs[i].Bytes()[:n], src[pos:pos+n], st.workers)
-		if err := dst.CopyFromHostAsync(off+pos, st.bufs[i], 0, n, st.stream); err != nil {
-			return err
-		}
-		if err := st.evs[i].Record(st.stream); err != nil {
-			return err
-		}
-		st.queued[i] = true
-	}
-	return nil
+	return st.ring.stage(off, src, toDevice{st, dst})
 }
 
-// parallelCopy copies src into dst with up to workers goroutines, each a
-// contiguous piece of at least 1 MiB: one core's memory copy reaches
-// perhaps a fifth of what the bus carries.
-func parallelCopy(dst, src []byte, workers int) {
-	const minPiece = 1 << 20
-	k := min(workers, (len(src)+minPiece-1)/minPiece)
-	if k <= 1 {
-		copy(dst, src)
-		return
-	}
-	piece := (len(src) + k - 1) / k
-	var wg sync.WaitGroup
-	for lo := 0; lo < len(src); lo += piece {
-		hi := min(len(src), lo+piece)
-		wg.Go(func() { copy(dst[lo:hi], src[lo:hi]) })
-	}
-	wg.Wait()
+// toDevice is the sink of a Stager's ring: transfers on its stream into
+// dst, marked by its events.
+type toDevice struct {
+	st  *Stager
+	dst *Buffer
 }
+
+func (d toDevice) send(slot int, ringOff, dstOff, n int64) error {
+	if err := d.dst.CopyFromHostAsync(dstOff, d.st.buf, ringOff, n, d.st.stream); err != nil {
+		return err
+	}
+	return d.st.evs[slot].Record(d.st.stream)
+}
+
+func (d toDevice) done(slot int) (bool, error) { return d.st.evs[slot].Done() }
+func (d toDevice) wait(slot int) error         { return d.st.evs[slot].Synchronize() }
 
 // Stream returns the stream the stager's transfers run on.
 func (st *Stager) Stream() *Stream { return st.stream }
@@ -146,34 +132,27 @@ func (st *Stager) SetStream(s *Stream) { st.stream = s }
 
 // Synchronize waits until every transfer queued so far has completed.
 func (st *Stager) Synchronize() error {
-	for i, q := range st.queued {
-		if q {
-			if err := st.evs[i].Synchronize(); err != nil {
-				return err
-			}
-			st.queued[i] = false
-		}
+	if st.ring == nil {
+		return nil
 	}
-	return nil
+	return st.ring.drain(toDevice{st: st})
 }
 
-// Close waits for the queued transfers and frees the pinned chunks; it
-// is idempotent.
+// Close waits for the queued transfers and frees the pinned ring; it is
+// idempotent.
 func (st *Stager) Close() error {
 	if st == nil {
 		return nil
 	}
 	err := st.Synchronize()
-	for _, b := range st.bufs {
-		if e := b.Free(); err == nil {
-			err = e
-		}
+	if e := st.buf.Free(); err == nil {
+		err = e
 	}
 	for _, ev := range st.evs {
 		if e := ev.Close(); err == nil {
 			err = e
 		}
 	}
-	st.bufs, st.evs, st.queued = nil, nil, nil
+	st.buf, st.evs, st.ring = nil, nil, nil
 	return err
 }

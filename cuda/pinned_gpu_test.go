@@ -9,8 +9,9 @@ import (
 	"github.com/misgrid/misgrid/cuda"
 )
 
-// Staged copies of every size around the chunk boundaries land intact at
-// their offsets, reusing the ring of chunks many times over.
+// Staged copies of every size around the chunk boundaries land intact
+// at their offsets, reusing the ring many times over; with chunks of
+// several megabyte pieces too, packed by several workers.
 func TestStageToDevice(t *testing.T) {
 	ctx := gpu(t)
 	s, err := ctx.NewStream()
@@ -19,41 +20,51 @@ func TestStageToDevice(t *testing.T) {
 	}
 	defer s.Close()
 	const chunk = 4096
-	st, err := ctx.NewStager(s, cuda.StagerOptions{ChunkBytes: chunk, Chunks: 2, Workers: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	rng := rand.New(rand.NewPCG(7, 7))
-	dev, err := ctx.Alloc(1 << 20)
+	dev, err := ctx.Alloc(32 << 20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer dev.Free()
-	for _, n := range []int{0, 1, chunk/4 - 1, chunk / 4, chunk/4 + 1, 3 * chunk, 10*chunk + 5, 60000} {
-		for _, off := range []int64{0, 4, 4 * 1001} {
-			src := make([]int32, n)
-			for i := range src {
-				src[i] = int32(rng.Uint32())
-			}
-			want := slices.Clone(src)
-			if err := cuda.StageToDevice(st, dev, off, src); err != nil {
-				t.Fatal(err)
-			}
-			clear(src) // the stager must have read src already
-			if err := st.Synchronize(); err != nil {
-				t.Fatal(err)
-			}
-			got := make([]int32, n)
-			if err := cuda.CopyToHost(got, dev, off); err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("%d words at %d: device copy differs", n, off)
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, c := range []struct {
+		o     cuda.StagerOptions
+		sizes []int
+	}{
+		{cuda.StagerOptions{ChunkBytes: chunk, Chunks: 2, Workers: 3},
+			[]int{0, 1, chunk/4 - 1, chunk / 4, chunk/4 + 1, 3 * chunk, 10*chunk + 5, 60000}},
+		{cuda.StagerOptions{ChunkBytes: 4 << 20, Chunks: 2, Workers: 8},
+			[]int{1, 1<<18 + 3, 3<<20 + 5, 6 << 20}},
+	} {
+		st, err := ctx.NewStager(s, c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		for _, n := range c.sizes {
+			for _, off := range []int64{0, 4, 4 * 1001} {
+				src := make([]int32, n)
+				for i := range src {
+					src[i] = int32(rng.Uint32())
+				}
+				want := slices.Clone(src)
+				if err := cuda.StageToDevice(st, dev, off, src); err != nil {
+					t.Fatal(err)
+				}
+				clear(src) // the stager must have read src already
+				if err := st.Synchronize(); err != nil {
+					t.Fatal(err)
+				}
+				got := make([]int32, n)
+				if err := cuda.CopyToHost(got, dev, off); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("%+v: %d words at %d: device copy differs", c.o, n, off)
+				}
 			}
 		}
-	}
-	if err := cuda.StageToDevice(st, dev, 1<<20-4, []int32{1, 2}); !errors.Is(err, cuda.ErrorInvalidValue) {
-		t.Fatalf("copy past the end: got %v, want an invalid-value error", err)
+		if err := cuda.StageToDevice(st, dev, 32<<20-4, []int32{1, 2}); !errors.Is(err, cuda.ErrorInvalidValue) {
+			t.Fatalf("copy past the end: got %v, want an invalid-value error", err)
+		}
 	}
 }
