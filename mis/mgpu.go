@@ -34,10 +34,12 @@ type MultiGPUOptions struct {
 	// fallback path); pairs sends pairs into mailboxes in the peers'
 	// memory instead of storing bytes (misgpu.PartsOptions.Pairs); tail
 	// keeps MIS-1's persistent tail on several parts
-	// (misgpu.PartsOptions.Tail); inject, when it returns true for
-	// (part, launch), makes that part's launch fail in the driver.
-	mailboxes, pairs, tail bool
-	inject                 func(part, launch int) bool
+	// (misgpu.PartsOptions.Tail); noTailSends and noReturns turn off
+	// the tail that sends by itself and the ghosts given back
+	// (misgpu.PartsOptions); inject, when it returns true for (part,
+	// launch), makes that part's launch fail in the driver.
+	mailboxes, pairs, tail, noTailSends, noReturns bool
+	inject                                         func(part, launch int) bool
 }
 
 // MultiGPUResult is the set found and the cost of the exchanges.
@@ -134,7 +136,7 @@ func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 		specs[q] = &p.spec
 	}
 	po := misgpu.PartsOptions{Dist: dist, Seed: opts.Priority.Seed, Mailboxes: opts.mailboxes, Pairs: opts.pairs, Tail: opts.tail,
-		Inject: opts.inject}
+		NoTailSends: opts.noTailSends, NoReturns: opts.noReturns, Inject: opts.inject}
 	pp, err := misgpu.NewParts(specs, po)
 	if err != nil {
 		return nil, fmt.Errorf("mis: multi-GPU %w", err)

@@ -268,3 +268,158 @@ func TestPartRecvModel(t *testing.T) {
 		}
 	}
 }
+
+// returnModel is part_return on the host, four ghosts a thread as the
+// kernel reads them: each ghost found OUT and not given back yet is
+// marked, and ORed OUT into its owner's state where rbase reaches the
+// owner. It returns the returns made.
+func returnModel(st, back []uint8, home []uint64, rbase []bool, owners [][]uint8) int {
+	n := 0
+	for i := 0; i < (len(home)+3)/4; i++ {
+		for j := range 4 {
+			g := 4*i + j
+			if g >= len(home) || back[g] != 0 || st[g]&1 != 0 || st[g]&2 == 0 {
+				continue
+			}
+			back[g] = 1
+			q, l := home[g]>>slotBits, home[g]&(1<<slotBits-1)
+			if !rbase[q] {
+				continue
+			}
+			owners[q][l] |= 2
+			n++
+		}
+	}
+	return n
+}
+
+// storeModel is part_store on the host (part1_tail's sends): a decided
+// vertex with a boundary index and not sent yet stores its byte into
+// every ghost slot of it.
+func storeModel(at []int32, xcls []uint8, ofs []int32, slot []uint64, sent []bool, v int32, s uint8, stores map[uint64]uint8) int {
+	i := at[v]
+	if i < 0 || sent[i] {
+		return 0
+	}
+	sent[i] = true
+	state := s & 2
+	if s&1 != 0 {
+		state = 1
+	}
+	x := s&^3 | state
+	if xcls != nil {
+		x = xcls[i]<<2 | state
+	}
+	for _, d := range slot[ofs[i]:ofs[i+1]] {
+		stores[d] = x
+	}
+	return int(ofs[i+1] - ofs[i])
+}
+
+// TestPartReturnModel: over launches that decide ghosts at random, every
+// ghost that is OUT goes back to its owner exactly once where the owner
+// is reachable, never where it is not, and an undecided or IN ghost
+// never does.
+func TestPartReturnModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const ghosts, parts, own = 203, 3, 100
+	home := make([]uint64, ghosts)
+	owners := make([][]uint8, parts)
+	for q := range owners {
+		owners[q] = make([]uint8, own)
+	}
+	perm := [parts][]int{}
+	for q := range perm {
+		perm[q] = rng.Perm(own)
+	}
+	for g := range home {
+		q := g % parts
+		home[g] = uint64(q)<<slotBits | uint64(perm[q][g/parts])
+	}
+	rbase := []bool{true, false, true}
+	st := make([]uint8, ghosts)
+	back := make([]uint8, (ghosts+3)/4*4)
+	total := 0
+	for launch := 0; launch < 8; launch++ {
+		for g := range st {
+			if st[g]&3 == 0 && rng.IntN(3) == 0 {
+				st[g] = uint8(rng.IntN(64))<<2 | uint8(1+rng.IntN(2))
+			}
+		}
+		total += returnModel(st, back, home, rbase, owners)
+	}
+	want := 0
+	for g, s := range st {
+		q, l := home[g]>>slotBits, home[g]&(1<<slotBits-1)
+		out := s&3 == 2
+		if out && rbase[q] {
+			want++
+		}
+		if got := owners[q][l] == 2; got != (out && rbase[q]) {
+			t.Fatalf("ghost %d (state %#x) is %#x at its owner %d", g, s, owners[q][l], q)
+		}
+	}
+	if total != want || want == 0 {
+		t.Fatalf("%d returns, want %d", total, want)
+	}
+}
+
+// TestPartStoreModel: a tail's sends and part_send's after it reach
+// every ghost slot of every boundary vertex exactly once, with the
+// class bits the host gives.
+func TestPartStoreModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n = 200
+	at := make([]int32, n)
+	var list []int32
+	ofs := []int32{0}
+	var slot []uint64
+	for v := range int32(n) {
+		at[v] = -1
+		if rng.IntN(2) == 0 {
+			at[v] = int32(len(list))
+			list = append(list, v)
+			for k := range 1 + rng.IntN(3) {
+				slot = append(slot, uint64(k)<<slotBits|uint64(len(slot)))
+			}
+			ofs = append(ofs, int32(len(slot)))
+		}
+	}
+	xcls := make([]uint8, len(list))
+	for i := range xcls {
+		xcls[i] = uint8(rng.IntN(64))
+	}
+	st := make([]uint8, n)
+	sent := make([]bool, len(list))
+	stores := map[uint64]uint8{}
+	bytes := 0
+	// The tail decides vertices one by one and sends each at once; the
+	// pass over a vertex repeats while others are undecided.
+	for pass := 0; pass < 4; pass++ {
+		for v := range int32(n) {
+			if st[v] == 0 && rng.IntN(2) == 0 {
+				st[v] = uint8(1 + rng.IntN(2))
+			}
+			if st[v] != 0 {
+				bytes += storeModel(at, xcls, ofs, slot, sent, v, st[v], stores)
+			}
+		}
+	}
+	for v := range st {
+		if st[v] == 0 {
+			st[v] = 2
+		}
+	}
+	// part_send after the tail: what the tail left.
+	bytes += sendModel(st, xcls, list, sent, ofs, slot, make([]uint32, 3), map[uint64][]uint64{}, stores, 1)
+	if bytes != len(slot) || len(stores) != len(slot) {
+		t.Fatalf("%d bytes stored into %d slots, want %d", bytes, len(stores), len(slot))
+	}
+	for i, v := range list {
+		for _, d := range slot[ofs[i]:ofs[i+1]] {
+			if want := xcls[i]<<2 | st[v]; stores[d] != want {
+				t.Fatalf("slot %#x of vertex %d holds %#x, want %#x", d, v, stores[d], want)
+			}
+		}
+	}
+}
