@@ -104,3 +104,49 @@ func benchParts(b *testing.B, specs []*misgpu.PartSpec, o misgpu.PartsOptions) [
 	}
 	return r.In
 }
+
+// BenchmarkOnePartVsEngine runs the driver with one part on GPU 0 beside
+// the engine on the same graph, both with their launches timed (the
+// part's trace, the engine's profile of each sweep), so that what the
+// driver adds to the engine shows launch by launch.
+func BenchmarkOnePartVsEngine(b *testing.B) {
+	if err := cuda.Available(); err != nil {
+		b.Skip(err)
+	}
+	g := mesh.Hex27Graph(256, 256, 256)
+	keys, err := Keys(g, Priority{Kind: Hash})
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, err := misgpu.Open(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dg, err := misgpu.Upload(l, g.Offsets, g.Adj, int64(g.MaxDegree()), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dg.Close()
+	for _, dist := range []int{1, 2} {
+		parts, err := layoutParts(g, 1, nil, keys, dist, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("hex27-256/d%d/part", dist), func(b *testing.B) {
+			benchParts(b, []*misgpu.PartSpec{&parts[0].spec}, misgpu.PartsOptions{Dist: dist, Trace: true})
+		})
+		b.Run(fmt.Sprintf("hex27-256/d%d/engine", dist), func(b *testing.B) {
+			t, err := dg.Time(dist, misgpu.Priority{}, nil, max(b.N, 10), 2, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			slices.Sort(t.MIS)
+			b.ReportMetric(float64(t.MIS[len(t.MIS)/2].Microseconds())/1000, "median-ms")
+			us := make([]int64, len(t.SweepTimes))
+			for i, d := range t.SweepTimes {
+				us[i] = d.Microseconds()
+			}
+			b.Logf("plan %s rounds %d; sweeps one by one (µs): %v", t.Plan.Stages[0].Kernel, t.Rounds, us)
+		})
+	}
+}

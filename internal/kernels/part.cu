@@ -126,6 +126,16 @@ extern "C" __global__ void part_recv(const u64 *box, u32 *at, u8 *st, u32 epoch,
 	}
 }
 
+// part_or ORs bits into the state word at owner<<PART_SLOT_BITS | local
+// id (a multiple of 4) where rbase reaches the owner; it returns the
+// bytes that took.
+__device__ __forceinline__ u32 part_or(const u64 *rbase, u64 word, u32 bits) {
+	u8 *to = (u8 *)__ldg(rbase + (word >> PART_SLOT_BITS));
+	if (!to) return 0;
+	atomicOr((u32 *)(to + (word & ((1ull << PART_SLOT_BITS) - 1))), bits);
+	return 4;
+}
+
 // part_return gives back what a part's own pushes taught it about its
 // ghosts: a ghost that is OUT here (a member of this part within the
 // distance pushed OUT into it, or its owner sent it) is OUT in its
@@ -134,28 +144,34 @@ extern "C" __global__ void part_recv(const u64 *box, u32 *at, u8 *st, u32 epoch,
 // engine it never does: the member's push settles it. A ghost's home is
 // owner<<PART_SLOT_BITS | owner's local id, and rbase[owner] the owner's
 // state array, or null where this part cannot reach it (mailboxes: the
-// owner then scans). Four ghosts a thread; the state and flag arrays are
-// padded to whole words. bytes adds one per return.
+// owner then scans). A thread takes 16 ghosts, and ghosts that go to one
+// state word of one owner (runs of consecutive ids, as contiguous ranges
+// give) go with one atomic; the state and flag arrays are padded to
+// whole tiles. bytes adds 4 per atomic.
 extern "C" __global__ void part_return(const u8 *st, int nghost, u8 *back, const u64 *home, const u64 *rbase,
                                        u64 *bytes) {
 	u32 b = 0;
-	const int n4 = (nghost + 3) / 4;
-	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += gridDim.x * blockDim.x) {
-		const u32 w = __ldcg((const u32 *)st + i), done = ((const u32 *)back)[i];
-		u32 mark = 0;
+	const int n16 = (nghost + 15) / 16;
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += gridDim.x * blockDim.x) {
+		const uint4 w4 = __ldcg((const uint4 *)st + i), d4 = ((const uint4 *)back)[i];
+		const u32 w[4] = {w4.x, w4.y, w4.z, w4.w}, done[4] = {d4.x, d4.y, d4.z, d4.w};
+		u32 mark[4] = {0, 0, 0, 0};
+		u64 word = ~0ull;  // the run so far: owner<<PART_SLOT_BITS | its word, and its OUT bits
+		u32 bits = 0;
 #pragma unroll
-		for (int j = 0; j < 4; j++) {
-			const int g = 4 * i + j;
-			if (g >= nghost || (done >> (8 * j) & 0xffu) || STATE(w >> (8 * j) & 0xffu) != OUT) continue;
-			mark |= 1u << (8 * j);
-			const u64 d = __ldg(home + g);
-			u8 *to = (u8 *)__ldg(rbase + (d >> PART_SLOT_BITS));
-			if (!to) continue;
-			const u64 l = d & ((1ull << PART_SLOT_BITS) - 1);
-			atomicOr((u32 *)(to + (l & ~3ull)), OUT << (8 * (l & 3)));
-			b++;
+		for (int j = 0; j < 16; j++) {
+			const int g = 16 * i + j;
+			const u32 sj = w[j >> 2] >> (8 * (j & 3)) & 0xffu;
+			if (g >= nghost || (done[j >> 2] >> (8 * (j & 3)) & 0xffu) || STATE(sj) != OUT) continue;
+			mark[j >> 2] |= 1u << (8 * (j & 3));
+			const u64 d = __ldg(home + g), wd = d & ~3ull;
+			if (wd != word && bits) b += part_or(rbase, word, bits);
+			bits = (wd != word ? 0u : bits) | OUT << (8 * (d & 3));
+			word = wd;
 		}
-		if (mark) ((u32 *)back)[i] = done | mark;
+		if (bits) b += part_or(rbase, word, bits);
+		if (mark[0] | mark[1] | mark[2] | mark[3])
+			((uint4 *)back)[i] = make_uint4(done[0] | mark[0], done[1] | mark[1], done[2] | mark[2], done[3] | mark[3]);
 	}
 	b = warp_sum(b);
 	if ((threadIdx.x & 31) == 0 && b) atomicAdd(bytes, (u64)b);

@@ -269,28 +269,47 @@ func TestPartRecvModel(t *testing.T) {
 	}
 }
 
-// returnModel is part_return on the host, four ghosts a thread as the
-// kernel reads them: each ghost found OUT and not given back yet is
-// marked, and ORed OUT into its owner's state where rbase reaches the
-// owner. It returns the returns made.
-func returnModel(st, back []uint8, home []uint64, rbase []bool, owners [][]uint8) int {
-	n := 0
-	for i := 0; i < (len(home)+3)/4; i++ {
-		for j := range 4 {
-			g := 4*i + j
+// returnModel is part_return on the host, sixteen ghosts a thread as
+// the kernel takes them: each ghost found OUT and not given back yet is
+// marked, and runs of them that go to one state word of one owner are
+// ORed in together where rbase reaches the owner. It returns the ghosts
+// given back and the atomics that took.
+func returnModel(st, back []uint8, home []uint64, rbase []bool, owners [][]uint8) (returned, atomics int) {
+	or := func(word uint64, bits uint32) {
+		q, l := word>>slotBits, word&(1<<slotBits-1)
+		if !rbase[q] {
+			return
+		}
+		atomics++
+		for j := range uint64(4) {
+			owners[q][l+j] |= uint8(bits >> (8 * j))
+		}
+	}
+	for i := 0; i < (len(home)+15)/16; i++ {
+		word, bits := ^uint64(0), uint32(0)
+		for j := range 16 {
+			g := 16*i + j
 			if g >= len(home) || back[g] != 0 || st[g]&1 != 0 || st[g]&2 == 0 {
 				continue
 			}
 			back[g] = 1
-			q, l := home[g]>>slotBits, home[g]&(1<<slotBits-1)
-			if !rbase[q] {
-				continue
+			d := home[g]
+			if rbase[d>>slotBits] {
+				returned++
 			}
-			owners[q][l] |= 2
-			n++
+			if wd := d &^ 3; wd != word {
+				if bits != 0 {
+					or(word, bits)
+				}
+				word, bits = wd, 0
+			}
+			bits |= 2 << (8 * (d & 3))
+		}
+		if bits != 0 {
+			or(word, bits)
 		}
 	}
-	return n
+	return returned, atomics
 }
 
 // storeModel is part_store on the host (part1_tail's sends): a decided
@@ -322,31 +341,36 @@ func storeModel(at []int32, xcls []uint8, ofs []int32, slot []uint64, sent []boo
 // never does.
 func TestPartReturnModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	const ghosts, parts, own = 203, 3, 100
+	const ghosts, parts, own, run = 203, 3, 128, 100
 	home := make([]uint64, ghosts)
 	owners := make([][]uint8, parts)
 	for q := range owners {
 		owners[q] = make([]uint8, own)
 	}
-	perm := [parts][]int{}
-	for q := range perm {
-		perm[q] = rng.Perm(own)
-	}
+	// A run of consecutive ids of owner 0, not word-aligned, as a range
+	// partition gives; the rest scattered over owners 1 and 2 (2 not
+	// reachable).
+	perm := rng.Perm(2 * own)
 	for g := range home {
-		q := g % parts
-		home[g] = uint64(q)<<slotBits | uint64(perm[q][g/parts])
+		if g < run {
+			home[g] = uint64(g + 2)
+		} else {
+			q := 1 + perm[g-run]%2
+			home[g] = uint64(q)<<slotBits | uint64(perm[g-run]/2)
+		}
 	}
-	rbase := []bool{true, false, true}
+	rbase := []bool{true, true, false}
 	st := make([]uint8, ghosts)
-	back := make([]uint8, (ghosts+3)/4*4)
-	total := 0
+	back := make([]uint8, (ghosts+15)/16*16)
+	total, atomics := 0, 0
 	for launch := 0; launch < 8; launch++ {
 		for g := range st {
 			if st[g]&3 == 0 && rng.IntN(3) == 0 {
 				st[g] = uint8(rng.IntN(64))<<2 | uint8(1+rng.IntN(2))
 			}
 		}
-		total += returnModel(st, back, home, rbase, owners)
+		r, a := returnModel(st, back, home, rbase, owners)
+		total, atomics = total+r, atomics+a
 	}
 	want := 0
 	for g, s := range st {
@@ -361,6 +385,9 @@ func TestPartReturnModel(t *testing.T) {
 	}
 	if total != want || want == 0 {
 		t.Fatalf("%d returns, want %d", total, want)
+	}
+	if atomics >= total {
+		t.Fatalf("%d atomics for %d returns: ghosts of one state word do not go together", atomics, total)
 	}
 }
 

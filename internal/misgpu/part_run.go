@@ -114,11 +114,12 @@ func (pr *partRun) giveBack() error {
 		return nil
 	}
 	ng := int64(len(p.spec.Home))
-	gst, err := p.dg.ws.st.View(int64(GhostFrom(p.spec.Own)), (ng+3)/4*4)
+	// Sixteen ghosts a thread, from the first ghost's tile on.
+	gst, err := p.dg.ws.st.View(int64(GhostFrom(p.spec.Own)), (ng+15)/16*16)
 	if err != nil {
 		return err
 	}
-	return l.Launch(nil, "part_return", l.Grid("part_return", (ng+3)/4, blockSize), gst, int32(ng), p.back, p.home, p.rbase, p.bytes)
+	return l.Launch(nil, "part_return", l.Grid("part_return", (ng+15)/16, blockSize), gst, int32(ng), p.back, p.home, p.rbase, p.bytes)
 }
 
 // tailArgs appends the part's arguments to the launch of MIS-1's tail:
@@ -219,7 +220,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		go func() {
 			defer wg.Done()
 			var err error
-			res.PartRounds[q], res.In[q], err = p.run(runs[q], func(err error) {
+			res.PartRounds[q], err = p.run(runs[q], func(err error) {
 				res.PartTime[q] = time.Since(start)
 				if err != nil {
 					stop.Store(true)
@@ -240,6 +241,10 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		}
 	}
 	for q, r := range runs {
+		var err error
+		if res.In[q], err = pp.ps[q].flags(); err != nil {
+			return nil, pp.fail(q, err)
+		}
 		if tr := r.part.trace; tr != nil {
 			t, err := tr.result()
 			if err != nil {
@@ -359,18 +364,18 @@ func primBuckets(n int, t Tuning) *Plan {
 		Keys: bucketThresholds(t.Buckets, 1.5, nil, false)}}}
 }
 
-// run runs the prepared sweeps of part p and returns its flags; done is
-// called when the sweeps are, with their error.
-func (p *part) run(r *run, done func(error)) (int, []bool, error) {
+// run runs the prepared sweeps of part p and returns their number; done
+// is called when the sweeps are, with their error.
+func (p *part) run(r *run, done func(error)) (int, error) {
 	unlock, err := p.dg.lock()
 	if err != nil {
 		done(err)
-		return 0, nil, err
+		return 0, err
 	}
 	defer unlock()
 	if p.dg.n == 0 {
 		done(nil)
-		return 0, []bool{}, nil
+		return 0, nil
 	}
 	err = r.part.trace.mark(p.l.Stream)
 	rounds := 0
@@ -379,13 +384,29 @@ func (p *part) run(r *run, done func(error)) (int, []bool, error) {
 	}
 	done(err)
 	if err != nil {
-		return 0, nil, p.l.Fail(err)
+		return 0, p.l.Fail(err)
+	}
+	return rounds, nil
+}
+
+// flags turns part p's states into its set and copies it back. Only once
+// every part is done: a neighbour still running ORs OUT into the states
+// of the ghosts it gives back (part_return), which would turn a flag of 0
+// into one that reads as a member.
+func (p *part) flags() ([]bool, error) {
+	unlock, err := p.dg.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if p.dg.n == 0 {
+		return []bool{}, nil
 	}
 	m, err := p.dg.members()
 	if err != nil {
-		return 0, nil, p.l.Fail(err)
+		return nil, p.l.Fail(err)
 	}
-	return rounds, m.In, nil
+	return m.In, nil
 }
 
 // fail waits for whatever is still queued on every part, so that Close
