@@ -48,7 +48,8 @@ on the whole graph, the speedup over that engine and over the same
 driver on one GPU, the bytes sent per round, and whether the set equals
 the CPU greedy set. -weak N adds the weak scaling: for each GPU count k,
 the 27-point graph of N×N×kN vertices on k GPUs (contiguous ranges: a
-cube of N³ per GPU), with its time over that of one GPU on N³.
+cube of N³ per GPU), with its time over that of one GPU on N³ (the rows
+of hex27:N with ranges stand for one GPU when -graphs has them).
 `
 
 type gpusBenchResult struct {
@@ -91,7 +92,7 @@ func benchGPUs(args []string, stdout, stderr io.Writer) error {
 		out = append(out, rs...)
 	}
 	if b.weak > 0 {
-		rs, err := b.weakScaling(prog)
+		rs, err := b.weakScaling(out, prog)
 		if err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
@@ -193,12 +194,21 @@ func (b *gpusBench) graph(spec string, prog *progress.Reporter) ([]gpusBenchResu
 }
 
 // weakScaling times hex27 b.weak²×k·b.weak on k GPUs for each GPU count
-// k, against one GPU on the k = 1 graph.
-func (b *gpusBench) weakScaling(prog *progress.Reporter) ([]gpusBenchResult, error) {
+// k, against one GPU on the k = 1 graph; the rows of that graph in done
+// (hex27:N measured on one GPU with ranges) stand for k = 1.
+func (b *gpusBench) weakScaling(done []gpusBenchResult, prog *progress.Reporter) ([]gpusBenchResult, error) {
 	var out []gpusBenchResult
 	one := map[int]float64{} // by distance: one GPU's time on N³
+	n := b.weak
+	for _, r := range done {
+		if r.Graph == fmt.Sprintf("hex27:%d", n) && r.Config == "1 GPU" && r.Partition == "ranges" {
+			one[r.Distance] = r.MS
+		}
+	}
 	for _, k := range b.gpus {
-		n := b.weak
+		if k == 1 && len(one) == len(b.dists) {
+			continue
+		}
 		spec := fmt.Sprintf("hex27 %d×%d×%d", n, n, k*n)
 		prog.Show("generating %s", spec)
 		rs, err := b.measure(spec, mesh.Hex27Graph(n, n, k*n), gpuConfigs([]int{k}, nil, []string{"ranges"}), prog)
