@@ -32,7 +32,7 @@ func mgpuDevices(t *testing.T) [][]int {
 
 func TestMultiGPUIsGreedy(t *testing.T) {
 	for _, devs := range mgpuDevices(t) {
-		multiGPUIsGreedy(t, devs)
+		t.Run(strings.Trim(strings.ReplaceAll(fmt.Sprint(devs), " ", ","), "[]"), func(t *testing.T) { multiGPUIsGreedy(t, devs) })
 	}
 	if n := misgpu.LiveAllocations(); n != 0 {
 		t.Errorf("%d allocations left after the runs", n)
