@@ -288,14 +288,19 @@ func printGPUsBench(w io.Writer, out []gpusBenchResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "graph\tdist\tparts\tpartition\tms\tfloor ms (1 GPU)\tengine ms (1 GPU)\t× engine\t× driver on 1 GPU\tweak: ms / 1 GPU's\trounds\tbytes/round\tset size\tidentical\tlinks\t")
 	for _, r := range out {
-		weak := "-"
-		if r.WeakVsOne > 0 {
-			weak = fmt.Sprintf("%.2f", r.WeakVsOne)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%s\t%d\t%d\t%d\t%v\t%s\t\n", r.Graph, r.Distance, r.Config, r.Partition,
-			r.MS, r.FloorMS, r.SingleMISMS, r.VsEngine, r.Speedup, weak, r.Rounds, r.BytesPerRound, r.SetSize, r.Identical, strings.Join(r.Links, "; "))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.2f\t%s\t%s\t%d\t%d\t%d\t%v\t%s\t\n", r.Graph, r.Distance, r.Config, r.Partition,
+			r.MS, r.FloorMS, r.SingleMISMS, r.VsEngine, ratio(r.Speedup), ratio(r.WeakVsOne), r.Rounds, r.BytesPerRound, r.SetSize, r.Identical,
+			strings.Join(r.Links, "; "))
 	}
 	tw.Flush()
+}
+
+// ratio prints x, or "-" where the row has none.
+func ratio(x float64) string {
+	if x <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", x)
 }
 
 type gpuConfig struct {

@@ -59,8 +59,8 @@ type partRun struct {
 	// tailSends: the run's MIS-1 tail is part1_tail.
 	tailSends bool
 	trace     *partTrace
-	last   uint32 // the live count at the last check (at first the part's vertices)
-	checks int
+	last      uint32 // the live count at the last check (at first the part's vertices)
+	checks    int
 }
 
 // check hands the live count after pass sweeps to the parts' watch and
