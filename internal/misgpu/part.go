@@ -352,7 +352,15 @@ func (pp *Parts) connect() error {
 	// reach[from][to]: the part from stores into to's state array
 	// (not through a mailbox in host memory).
 	reach := make([][]bool, k)
+	// The tail sends over peer access only, each part on a device of
+	// its own: two tails on one device need not run at once, and one
+	// that waits (through other parts) on the other spins to its bound.
 	pp.tailSends = k > 1 && !pp.opts.Mailboxes && !pp.opts.Pairs && !pp.opts.NoTailSends
+	devices := map[int]bool{}
+	for _, p := range pp.ps {
+		pp.tailSends = pp.tailSends && !devices[p.spec.Device]
+		devices[p.spec.Device] = true
+	}
 	for from, p := range pp.ps {
 		reach[from] = make([]bool, k)
 		bases := make([]uint64, k)
@@ -370,8 +378,6 @@ func (pp *Parts) connect() error {
 				return fmt.Errorf("link %d→%d: %w", from, to, err)
 			}
 			reach[from][to] = kind != "mailbox"
-			// The tail sends over peer access only: two tails on one
-			// device need not run at once.
 			pp.tailSends = pp.tailSends && kind == "peer"
 			bases[to] = uint64(t.dg.ws.st.Ptr())
 			if kind == "mailbox" || pp.opts.Pairs {
