@@ -34,10 +34,12 @@ type MultiGPUOptions struct {
 	// fallback path); pairs sends pairs into mailboxes in the peers'
 	// memory instead of storing bytes (misgpu.PartsOptions.Pairs); tail
 	// keeps MIS-1's persistent tail on several parts
-	// (misgpu.PartsOptions.Tail); inject, when it returns true for
-	// (part, launch), makes that part's launch fail in the driver.
-	mailboxes, pairs, tail bool
-	inject                 func(part, launch int) bool
+	// (misgpu.PartsOptions.Tail); noTailSends and noReturns turn off
+	// the tail that sends by itself and the ghosts given back
+	// (misgpu.PartsOptions); inject, when it returns true for (part,
+	// launch), makes that part's launch fail in the driver.
+	mailboxes, pairs, tail, noTailSends, noReturns bool
+	inject                                         func(part, launch int) bool
 }
 
 // MultiGPUResult is the set found and the cost of the exchanges.
@@ -47,8 +49,10 @@ type MultiGPUResult struct {
 	// BytesPerRun is what the parts sent each other in the run: each
 	// boundary vertex's state once to every part that keeps it as a
 	// ghost (one byte stored straight into a neighbour's memory, or an
-	// 8-byte pair through a pinned host mailbox). BytesPerRound is that
-	// spread over the rounds.
+	// 8-byte pair through a pinned host mailbox), and the ghosts a part
+	// found OUT given back to their owners where it reaches their
+	// memory (4 bytes per atomic OR, one per state word of an owner).
+	// BytesPerRound is that spread over the rounds.
 	BytesPerRound, BytesPerRun int64
 	// Links says how each part reaches each neighbour: "same device",
 	// "peer" (stores over the link) or "mailbox" (pinned host memory).
@@ -95,7 +99,8 @@ func ComputeMultiGPU(ctx context.Context, g *mesh.Graph, opts MultiGPUOptions) (
 // links between them. Each part runs the engine of Compute on its
 // vertices, with the keys of their global ids, so that the parts rank
 // every vertex alike; after every launch a part sends the boundary
-// vertices it decided to the parts that keep them as ghosts.
+// vertices it decided to the parts that keep them as ghosts, and gives
+// the ghosts its own members made OUT back to their owners.
 func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 	if g == nil {
 		return nil, errors.New("mis: multi-GPU: nil graph")
@@ -134,7 +139,7 @@ func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 		specs[q] = &p.spec
 	}
 	po := misgpu.PartsOptions{Dist: dist, Seed: opts.Priority.Seed, Mailboxes: opts.mailboxes, Pairs: opts.pairs, Tail: opts.tail,
-		Inject: opts.inject}
+		NoTailSends: opts.noTailSends, NoReturns: opts.noReturns, Inject: opts.inject}
 	pp, err := misgpu.NewParts(specs, po)
 	if err != nil {
 		return nil, fmt.Errorf("mis: multi-GPU %w", err)

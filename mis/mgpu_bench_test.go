@@ -3,16 +3,20 @@ package mis
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/misgpu"
 	"github.com/misgrid/misgrid/mesh"
 )
 
-// BenchmarkMultiGPUSends times the ways the multi-GPU driver can send
-// and finish on two GPUs (byte stores or pairs into the peers'
-// mailboxes, MIS-1 with or without the persistent tail) on the graphs of
-// the multi-GPU table, and reports each part's sweeps.
+// BenchmarkMultiGPUSends times the ways the multi-GPU driver can run on
+// two GPUs, over one layout per graph and distance: byte stores or
+// pairs into the peers' mailboxes, MIS-1's tail that sends by itself or
+// none, the ghosts' OUT given back to their owners or not. It reports
+// each part's launches and exchanges timed on its stream (the median
+// run's), and fails when a variant's set differs from the first's.
 func BenchmarkMultiGPUSends(b *testing.B) {
 	if n, err := cuda.DeviceCount(); err != nil || n < 2 {
 		b.Skip("needs two GPUs")
@@ -24,40 +28,125 @@ func BenchmarkMultiGPUSends(b *testing.B) {
 		{"hex27-256", func() *mesh.Graph { return mesh.Hex27Graph(256, 256, 256) }},
 		{"random-16M-16", func() *mesh.Graph { return mesh.RandomGraph(1<<24, 16, 1) }},
 	}
+	variants := []struct {
+		name string
+		o    misgpu.PartsOptions
+	}{
+		{"plain", misgpu.PartsOptions{NoTailSends: true, NoReturns: true}},
+		{"returns", misgpu.PartsOptions{NoTailSends: true}},
+		{"tail", misgpu.PartsOptions{NoReturns: true}},
+		{"default", misgpu.PartsOptions{}},
+		{"pairs", misgpu.PartsOptions{Pairs: true}},
+	}
 	for _, c := range graphs {
 		g := c.g()
+		keys, err := Keys(g, Priority{Kind: Hash})
+		if err != nil {
+			b.Fatal(err)
+		}
 		for _, dist := range []int{1, 2} {
-			for _, o := range []MultiGPUOptions{{}, {pairs: true}, {tail: true}, {pairs: true, tail: true}} {
-				if dist == 2 && o.tail {
-					continue
+			parts, err := layoutParts(g, 2, nil, keys, dist, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			specs := []*misgpu.PartSpec{&parts[0].spec, &parts[1].spec}
+			specs[0].Device, specs[1].Device = 0, 1
+			var want [][]bool
+			for _, v := range variants {
+				if dist == 2 && !v.o.NoTailSends && !v.o.Pairs {
+					continue // no tail at distance 2: as plain or returns
 				}
-				o.Distance, o.Priority, o.Devices = dist, Priority{Kind: Hash}, []int{0, 1}
-				b.Run(fmt.Sprintf("%s/d%d/pairs=%v/tail=%v", c.name, dist, o.pairs, o.tail), func(b *testing.B) {
-					m, err := NewMultiGPU(g, o)
-					if err != nil {
-						b.Fatal(err)
+				b.Run(fmt.Sprintf("%s/d%d/%s", c.name, dist, v.name), func(b *testing.B) {
+					o := v.o
+					o.Dist, o.Trace = dist, true
+					got := benchParts(b, specs, o)
+					if want == nil {
+						want = got
+					} else if !slices.EqualFunc(want, got, slices.Equal) {
+						b.Fatalf("the set differs from variant %s's", variants[0].name)
 					}
-					defer m.Close()
-					for range 2 {
-						if _, err := m.pp.Run(context.Background()); err != nil {
-							b.Fatal(err)
-						}
-					}
-					b.ResetTimer()
-					var ms float64
-					for i := range b.N {
-						r, err := m.pp.Run(context.Background())
-						if err != nil {
-							b.Fatal(err)
-						}
-						ms += float64(r.Time.Microseconds()) / 1000
-						if i == b.N-1 {
-							b.Logf("parts %v rounds %v bytes %d plans %v", r.PartTime, r.PartRounds, r.Bytes, r.Plans)
-						}
-					}
-					b.ReportMetric(ms/float64(b.N), "sweep-ms")
 				})
 			}
 		}
+	}
+}
+
+// benchParts times the parts of specs under o and logs the median run's
+// traces; it returns the run's flags.
+func benchParts(b *testing.B, specs []*misgpu.PartSpec, o misgpu.PartsOptions) [][]bool {
+	pp, err := misgpu.NewParts(specs, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pp.Close()
+	for range 2 {
+		if _, err := pp.Run(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	var runs []*misgpu.PartsResult
+	for range b.N {
+		r, err := pp.Run(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	b.StopTimer()
+	slices.SortFunc(runs, func(x, y *misgpu.PartsResult) int { return int(x.Time - y.Time) })
+	r := runs[len(runs)/2]
+	b.ReportMetric(float64(r.Time.Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(r.Bytes), "bytes")
+	b.Logf("links %v plans %v rounds %v bytes %d parts %v", pp.Links(), r.Plans, r.PartRounds, r.Bytes, r.PartTime)
+	for q, t := range r.Trace {
+		b.Logf("part %d: %v", q, t)
+	}
+	return r.In
+}
+
+// BenchmarkOnePartVsEngine runs the driver with one part on GPU 0 beside
+// the engine on the same graph, both with their launches timed (the
+// part's trace, the engine's profile of each sweep), so that what the
+// driver adds to the engine shows launch by launch.
+func BenchmarkOnePartVsEngine(b *testing.B) {
+	if err := cuda.Available(); err != nil {
+		b.Skip(err)
+	}
+	g := mesh.Hex27Graph(256, 256, 256)
+	keys, err := Keys(g, Priority{Kind: Hash})
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, err := misgpu.Open(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dg, err := misgpu.Upload(l, g.Offsets, g.Adj, int64(g.MaxDegree()), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dg.Close()
+	for _, dist := range []int{1, 2} {
+		parts, err := layoutParts(g, 1, nil, keys, dist, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("hex27-256/d%d/part", dist), func(b *testing.B) {
+			benchParts(b, []*misgpu.PartSpec{&parts[0].spec}, misgpu.PartsOptions{Dist: dist, Trace: true})
+		})
+		b.Run(fmt.Sprintf("hex27-256/d%d/engine", dist), func(b *testing.B) {
+			t, err := dg.Time(dist, misgpu.Priority{}, nil, max(b.N, 10), 2, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			slices.Sort(t.MIS)
+			b.ReportMetric(float64(t.MIS[len(t.MIS)/2].Microseconds())/1000, "median-ms")
+			us := make([]int64, len(t.SweepTimes))
+			for i, d := range t.SweepTimes {
+				us[i] = d.Microseconds()
+			}
+			b.Logf("plan %s rounds %d; sweeps one by one (µs): %v", t.Plan.Stages[0].Kernel, t.Rounds, us)
+		})
 	}
 }

@@ -201,8 +201,8 @@ func (p *gpuPart) keyParts(keys []uint64) {
 	s.Prim = prim
 }
 
-// boundary fills each part's send lists: for each owned vertex, the
-// ghost slots the other parts keep of it.
+// boundary fills each part's send lists (for each owned vertex, the
+// ghost slots the other parts keep of it) and its ghosts' homes.
 func boundary(ps []*gpuPart, owner []int32) {
 	type slot struct {
 		v    int32 // owner's local id
@@ -219,9 +219,11 @@ func boundary(ps []*gpuPart, owner []int32) {
 	}
 	for t, p := range ps {
 		gf := p.gf()
+		p.spec.Home = make([]misgpu.Slot, len(p.global)-gf)
 		for i, v := range p.global[gf:] {
 			o := owner[v]
 			sends[o] = append(sends[o], slot{local[v], t, int64(gf + i)})
+			p.spec.Home[i] = misgpu.Slot{Part: int(o), Local: int64(local[v])}
 		}
 	}
 	parallelParts(ps, func(q int, p *gpuPart) {

@@ -124,7 +124,7 @@ func checkLayout(t *testing.T, name string, g *mesh.Graph, ps []*gpuPart, dist i
 				}
 			}
 		}
-		if len(p.global)-gf != len(want) {
+		if len(p.global)-gf != len(want) || len(s.Home) != len(want) {
 			t.Fatalf("%s part %d: %d ghosts, want %d", name, q, len(p.global)-gf, len(want))
 		}
 		for i, u := range p.global {
@@ -133,6 +133,12 @@ func checkLayout(t *testing.T, name string, g *mesh.Graph, ps []*gpuPart, dist i
 			}
 			if i >= gf && (!want[u] || sent[[2]int64{int64(q), int64(i)}] != 1) {
 				t.Fatalf("%s part %d: ghost %d (slot %d) not within the distance or not sent once", name, q, u, i)
+			}
+			if i >= gf {
+				h := s.Home[i-gf]
+				if h.Part != owner[u] || h.Part == q || ps[h.Part].global[h.Local] != u || int(h.Local) >= ps[h.Part].own {
+					t.Fatalf("%s part %d: ghost %d (slot %d) goes back to part %d local %d", name, q, u, i, h.Part, h.Local)
+				}
 			}
 			gid := s.Base + uint32(i)
 			if i >= s.GIDFrom {
@@ -172,16 +178,21 @@ func checkLayout(t *testing.T, name string, g *mesh.Graph, ps []*gpuPart, dist i
 // sends of misgpu's part_send. The parts advance in a random order, a
 // launch at a time over their vertices in a random order, and the sends
 // land late, a random part of each receiver's queue at a time (in the
-// order each part made them). It returns the set and the bytes sent.
+// order each part made them). With returns, each ghost a part finds OUT
+// after its launch goes back to its owner once (part_return); with
+// immediate, a boundary vertex is sent as soon as it is decided, within
+// the launch (part1_tail). It returns the set and the bytes sent.
 type partModel struct {
-	ps    []*gpuPart
-	dist  int
-	keys  []uint64
-	st    [][]uint8
-	sent  [][]bool
-	queue [][]func()
-	bytes int64
-	rng   *rand.Rand
+	ps                 []*gpuPart
+	dist               int
+	keys               []uint64
+	st                 [][]uint8
+	sent, back         [][]bool
+	queue              [][]func()
+	bytes, returned    int64
+	rng                *rand.Rand
+	returns, immediate bool
+	t                  *testing.T
 }
 
 func (m *partModel) launch(q int) int {
@@ -223,7 +234,20 @@ func (m *partModel) launch(q int) int {
 				}
 			})
 		}
+		if m.immediate {
+			m.send(q)
+		}
 	}
+	m.send(q)
+	if m.returns {
+		m.giveBack(q)
+	}
+	return left
+}
+
+// send queues the boundary vertices of part q decided and not sent.
+func (m *partModel) send(q int) {
+	s, st := &m.ps[q].spec, m.st[q]
 	for i, v := range s.Send {
 		if m.sent[q][i] || st[v] == 0 {
 			continue
@@ -235,14 +259,36 @@ func (m *partModel) launch(q int) int {
 			m.bytes++
 		}
 	}
-	return left
+}
+
+// giveBack queues the OUT of part q's ghosts into their owners, once
+// each; none may reach a member.
+func (m *partModel) giveBack(q int) {
+	p, st := m.ps[q], m.st[q]
+	for i, h := range p.spec.Home {
+		if m.back[q][i] || st[p.gf()+i] != pOut {
+			continue
+		}
+		m.back[q][i] = true
+		m.returned++
+		m.queue[h.Part] = append(m.queue[h.Part], func() {
+			switch m.st[h.Part][h.Local] {
+			case 0:
+				m.st[h.Part][h.Local] = pOut
+			case pIn:
+				m.t.Fatalf("part %d gives OUT back into member %d of part %d", q, p.global[p.gf()+i], h.Part)
+			}
+		})
+	}
 }
 
 func (m *partModel) run(t *testing.T) map[int32]bool {
+	m.t = t
 	left := make([]int, len(m.ps))
 	for q, p := range m.ps {
 		m.st = append(m.st, make([]uint8, len(p.global)))
 		m.sent = append(m.sent, make([]bool, len(p.spec.Send)))
+		m.back = append(m.back, make([]bool, len(p.spec.Home)))
 		left[q] = p.own
 	}
 	m.queue = make([][]func(), len(m.ps))
@@ -273,8 +319,11 @@ func (m *partModel) run(t *testing.T) map[int32]bool {
 
 // TestPartModelIsGreedy: however the parts' launches interleave and
 // however late the sends land, the parts find the greedy set, and each
-// boundary state travels once to each part that keeps it.
+// boundary state travels once to each part that keeps it; with the
+// ghosts' OUT given back, none reaches a member, and with sends made as
+// soon as a vertex is decided, the set is the same.
 func TestPartModelIsGreedy(t *testing.T) {
+	returned := int64(0)
 	for _, c := range mgpuGraphs() {
 		for _, dist := range []int{1, 2} {
 			for _, pr := range []Priority{{Seed: 11}, {Kind: Degree}} {
@@ -285,25 +334,32 @@ func TestPartModelIsGreedy(t *testing.T) {
 				want := greedy(c.g, keys, dist)
 				for _, k := range []int{1, 2, 3, 5} {
 					for lname, ps := range layouts(t, c.g, k, dist, keys) {
-						name := fmt.Sprintf("%s/d%d/%v/k%d/%s", c.name, dist, pr.Kind, k, lname)
-						m := &partModel{ps: ps, dist: dist, keys: keys, rng: rand.New(rand.NewPCG(uint64(k), uint64(dist)))}
-						in := m.run(t)
-						for v, w := range want.In {
-							if in[int32(v)] != w {
-								t.Fatalf("%s: vertex %d in=%v, greedy says %v", name, v, in[int32(v)], w)
+						for mode := range 3 {
+							name := fmt.Sprintf("%s/d%d/%v/k%d/%s/mode%d", c.name, dist, pr.Kind, k, lname, mode)
+							m := &partModel{ps: ps, dist: dist, keys: keys, rng: rand.New(rand.NewPCG(uint64(k), uint64(dist))),
+								returns: mode > 0, immediate: mode == 2}
+							in := m.run(t)
+							returned += m.returned
+							for v, w := range want.In {
+								if in[int32(v)] != w {
+									t.Fatalf("%s: vertex %d in=%v, greedy says %v", name, v, in[int32(v)], w)
+								}
 							}
-						}
-						slots := int64(0)
-						for _, p := range ps {
-							slots += int64(len(p.spec.To))
-						}
-						if m.bytes != slots {
-							t.Fatalf("%s: %d bytes sent for %d ghost slots", name, m.bytes, slots)
+							slots := int64(0)
+							for _, p := range ps {
+								slots += int64(len(p.spec.To))
+							}
+							if m.bytes != slots {
+								t.Fatalf("%s: %d bytes sent for %d ghost slots", name, m.bytes, slots)
+							}
 						}
 					}
 				}
 			}
 		}
+	}
+	if returned == 0 {
+		t.Error("no ghost went back to its owner")
 	}
 }
 

@@ -32,7 +32,7 @@ func mgpuDevices(t *testing.T) [][]int {
 
 func TestMultiGPUIsGreedy(t *testing.T) {
 	for _, devs := range mgpuDevices(t) {
-		multiGPUIsGreedy(t, devs)
+		t.Run(strings.Trim(strings.ReplaceAll(fmt.Sprint(devs), " ", ","), "[]"), func(t *testing.T) { multiGPUIsGreedy(t, devs) })
 	}
 	if n := misgpu.LiveAllocations(); n != 0 {
 		t.Errorf("%d allocations left after the runs", n)
@@ -68,6 +68,13 @@ func multiGPUIsGreedy(t *testing.T, devs []int) {
 					}
 					if i := testgraphs.FirstDiff(res.In, want.In); i >= 0 || res.Size != want.Size {
 						t.Fatalf("%s: differs from the greedy set at vertex %d (%d members, want %d)", name, i, res.Size, want.Size)
+					}
+					// Parts on devices of their own over peer access run
+					// MIS-1's tail that sends by itself.
+					peers := len(devs) == 2 && devs[0] != devs[1] && slices.Contains(res.Links, "0→1 peer")
+					if tail := slices.ContainsFunc(res.Plans, func(p string) bool { return strings.Contains(p, "part1_tail") }); peers &&
+						dist == 1 && !o.mailboxes && !o.pairs && !tail {
+						t.Fatalf("%s: plans %v over %v without the sending tail", name, res.Plans, res.Links)
 					}
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -31,7 +32,7 @@ func wantsGPUs(args []string) bool {
 }
 
 const benchGPUsUsage = `usage: misgrid bench -gpus N[,N...] [-parts N[,N...]] [-partition ranges,locality]
-                    [-graphs SPEC,...] [-distance 1,2] [-reps 10] [-json]
+                    [-graphs SPEC,...] [-weak N] [-distance 1,2] [-reps 10] [-json]
 
 Measures the partitioned MIS over several GPUs of this host: each part
 runs the single-GPU engine and stores the boundary vertices it decides
@@ -45,7 +46,10 @@ distance and configuration it prints the median time of -reps runs
 single-GPU memory-streaming floor and the tuned single-GPU engine's time
 on the whole graph, the speedup over that engine and over the same
 driver on one GPU, the bytes sent per round, and whether the set equals
-the CPU greedy set.
+the CPU greedy set. -weak N adds the weak scaling: for each GPU count k,
+the 27-point graph of N×N×kN vertices on k GPUs (contiguous ranges: a
+cube of N³ per GPU), with its time over that of one GPU on N³ (the rows
+of hex27:N with ranges stand for one GPU when -graphs has them).
 `
 
 type gpusBenchResult struct {
@@ -68,6 +72,9 @@ type gpusBenchResult struct {
 	BytesPerRun   int64    `json:"bytes_per_run"`
 	SetSize       int      `json:"set_size"`
 	Identical     bool     `json:"identical_to_greedy"`
+	// Weak scaling rows: the time over that of one GPU on a k-th of
+	// the graph (0 elsewhere).
+	WeakVsOne float64 `json:"weak_vs_one_gpu,omitempty"`
 }
 
 func benchGPUs(args []string, stdout, stderr io.Writer) error {
@@ -79,6 +86,13 @@ func benchGPUs(args []string, stdout, stderr io.Writer) error {
 	var out []gpusBenchResult
 	for _, spec := range b.graphs {
 		rs, err := b.graph(spec, prog)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		out = append(out, rs...)
+	}
+	if b.weak > 0 {
+		rs, err := b.weakScaling(out, prog)
 		if err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
@@ -111,6 +125,7 @@ type gpusBench struct {
 	parts      []int // part counts on GPU 0
 	partitions []string
 	dists      []int
+	weak       int // the side of the weak scaling's cube per GPU, or 0
 	reps       int
 	seed       uint64
 	asJSON     bool
@@ -124,6 +139,7 @@ func parseGPUsBench(args []string, stdout io.Writer) (*gpusBench, error) {
 	graphs := fs.String("graphs", "hex27:256,random:16777216:16", "comma-separated generator specs")
 	dists := fs.String("distance", "1,2", "MIS distances, comma-separated")
 	b := &gpusBench{}
+	fs.IntVar(&b.weak, "weak", 0, "weak scaling: hex27 N×N×kN on k GPUs for each -gpus count k (0: none)")
 	fs.IntVar(&b.reps, "reps", 10, "timed runs per measurement, at least 10 (median reported)")
 	fs.Uint64Var(&b.seed, "seed", 0, "hash seed")
 	fs.BoolVar(&b.asJSON, "json", false, "print JSON instead of a table")
@@ -157,7 +173,13 @@ func parseGPUsBench(args []string, stdout io.Writer) (*gpusBench, error) {
 			return nil, fmt.Errorf("bench: -gpus %d, this host has %d GPUs", n, nd)
 		}
 	}
+	if b.weak < 0 || b.weak > 0 && (b.weak < 2 || float64(b.weak)*float64(b.weak)*float64(b.weak*slices.Max(b.gpus)) >= 1<<31) {
+		return nil, fmt.Errorf("bench: -weak %d: want a side of at least 2 and fewer than 2³¹ vertices", b.weak)
+	}
 	b.graphs = graphSpecs(*graphs)
+	if *graphs == "" {
+		b.graphs = nil
+	}
 	return b, nil
 }
 
@@ -168,6 +190,47 @@ func (b *gpusBench) graph(spec string, prog *progress.Reporter) ([]gpusBenchResu
 	if err != nil {
 		return nil, err
 	}
+	return b.measure(spec, g, gpuConfigs(b.gpus, b.parts, b.partitions), prog)
+}
+
+// weakScaling times hex27 b.weak²×k·b.weak on k GPUs for each GPU count
+// k, against one GPU on the k = 1 graph; the rows of that graph in done
+// (hex27:N measured on one GPU with ranges) stand for k = 1.
+func (b *gpusBench) weakScaling(done []gpusBenchResult, prog *progress.Reporter) ([]gpusBenchResult, error) {
+	var out []gpusBenchResult
+	one := map[int]float64{} // by distance: one GPU's time on N³
+	n := b.weak
+	for _, r := range done {
+		if r.Graph == fmt.Sprintf("hex27:%d", n) && r.Config == "1 GPU" && r.Partition == "ranges" {
+			one[r.Distance] = r.MS
+		}
+	}
+	for _, k := range b.gpus {
+		if k == 1 && len(one) == len(b.dists) {
+			continue
+		}
+		spec := fmt.Sprintf("hex27 %d×%d×%d", n, n, k*n)
+		prog.Show("generating %s", spec)
+		rs, err := b.measure(spec, mesh.Hex27Graph(n, n, k*n), gpuConfigs([]int{k}, nil, []string{"ranges"}), prog)
+		if err != nil {
+			return nil, err
+		}
+		for i := range rs {
+			if k == 1 {
+				one[rs[i].Distance] = rs[i].MS
+			}
+			if o := one[rs[i].Distance]; o > 0 {
+				rs[i].WeakVsOne = rs[i].MS / o
+			}
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
+}
+
+// measure times every distance and configuration of cfgs on g, named
+// spec in the rows.
+func (b *gpusBench) measure(spec string, g *mesh.Graph, cfgs []gpuConfig, prog *progress.Reporter) ([]gpusBenchResult, error) {
 	dg, err := gpubench.Upload(g, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec, err)
@@ -188,7 +251,7 @@ func (b *gpusBench) graph(spec string, prog *progress.Reporter) ([]gpusBenchResu
 			return nil, fmt.Errorf("%s floor: %w", spec, err)
 		}
 		var one float64 // the driver's time on one GPU, first partition
-		for _, cfg := range gpuConfigs(b.gpus, b.parts, b.partitions) {
+		for _, cfg := range cfgs {
 			prog.Show("%s distance %d: %s", spec, d, cfg.name)
 			o := mis.MultiGPUOptions{Distance: d, Priority: pri, Devices: cfg.devices}
 			if cfg.partition == "locality" {
@@ -209,7 +272,7 @@ func (b *gpusBench) graph(spec string, prog *progress.Reporter) ([]gpusBenchResu
 			r.Graph, r.Edges, r.Distance, r.Config, r.Partition = spec, g.NumEdges(), d, cfg.name, cfg.partition
 			r.FloorMS, r.SingleMISMS = durMS(gpubench.Median(ft.Floor)), durMS(gpubench.Median(ft.MIS))
 			r.VsEngine = r.SingleMISMS / r.MS
-			if cfg.name == "1 GPU" && cfg.partition == b.partitions[0] {
+			if cfg.name == "1 GPU" && cfg.partition == cfgs[0].partition {
 				one = r.MS
 			}
 			if one > 0 {
@@ -223,12 +286,21 @@ func (b *gpusBench) graph(spec string, prog *progress.Reporter) ([]gpusBenchResu
 
 func printGPUsBench(w io.Writer, out []gpusBenchResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "graph\tdist\tparts\tpartition\tms\tfloor ms (1 GPU)\tengine ms (1 GPU)\t× engine\t× driver on 1 GPU\trounds\tbytes/round\tset size\tidentical\tlinks\t")
+	fmt.Fprintln(tw, "graph\tdist\tparts\tpartition\tms\tfloor ms (1 GPU)\tengine ms (1 GPU)\t× engine\t× driver on 1 GPU\tweak: ms / 1 GPU's\trounds\tbytes/round\tset size\tidentical\tlinks\t")
 	for _, r := range out {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%d\t%d\t%d\t%v\t%s\t\n", r.Graph, r.Distance, r.Config, r.Partition,
-			r.MS, r.FloorMS, r.SingleMISMS, r.VsEngine, r.Speedup, r.Rounds, r.BytesPerRound, r.SetSize, r.Identical, strings.Join(r.Links, "; "))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.2f\t%s\t%s\t%d\t%d\t%d\t%v\t%s\t\n", r.Graph, r.Distance, r.Config, r.Partition,
+			r.MS, r.FloorMS, r.SingleMISMS, r.VsEngine, ratio(r.Speedup), ratio(r.WeakVsOne), r.Rounds, r.BytesPerRound, r.SetSize, r.Identical,
+			strings.Join(r.Links, "; "))
 	}
 	tw.Flush()
+}
+
+// ratio prints x, or "-" where the row has none.
+func ratio(x float64) string {
+	if x <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", x)
 }
 
 type gpuConfig struct {

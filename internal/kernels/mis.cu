@@ -166,6 +166,13 @@ struct List<2, C> {
 
 #include "shared.cuh"
 
+// vhash is the hash of v's id: its own, or in a part its global id.
+__device__ __forceinline__ u32 vhash(const Params &P, u32 v) {
+	u32 g = v;
+	if (P.gid) g = (int)v < P.gfrom ? P.gbase + v : __ldg(P.gid + (v - (u32)P.gfrom));
+	return hash32(g, P.seedlo, P.seedhi);
+}
+
 // in_band says whether a sweep with band threshold P.band visits v for a
 // decision. Decisions wait on larger keys, so a sweep over all vertices
 // visits most of them too early: a vertex whose larger neighbours are
@@ -173,17 +180,11 @@ struct List<2, C> {
 // that first take only the vertices of largest hash (the lower bits of
 // the key, uniform over the vertices) let those settle and push OUT into
 // their neighbours, which then need no visit at all. The band uses the
-// hash alone, whatever the primary key: it only orders the work, the
-// decisions stay the same.
+// hash alone, whatever the primary key (in a part, that of the global
+// id, as the keys take it): it only orders the work, the decisions stay
+// the same.
 __device__ __forceinline__ bool in_band(const Params &P, u32 v) {
-	return P.band == 0 || hash32(v, P.seedlo, P.seedhi) >= P.band;
-}
-
-// vhash is the hash of v's id: its own, or in a part its global id.
-__device__ __forceinline__ u32 vhash(const Params &P, u32 v) {
-	u32 g = v;
-	if (P.gid) g = (int)v < P.gfrom ? P.gbase + v : __ldg(P.gid + (v - (u32)P.gfrom));
-	return hash32(g, P.seedlo, P.seedhi);
+	return P.band == 0 || vhash(P, v) >= P.band;
 }
 
 template <int PK>

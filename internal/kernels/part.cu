@@ -126,6 +126,128 @@ extern "C" __global__ void part_recv(const u64 *box, u32 *at, u8 *st, u32 epoch,
 	}
 }
 
+// part_or ORs bits into the state word at owner<<PART_SLOT_BITS | local
+// id (a multiple of 4) where rbase reaches the owner; it returns the
+// bytes that took.
+__device__ __forceinline__ u32 part_or(const u64 *rbase, u64 word, u32 bits) {
+	u8 *to = (u8 *)__ldg(rbase + (word >> PART_SLOT_BITS));
+	if (!to) return 0;
+	atomicOr((u32 *)(to + (word & ((1ull << PART_SLOT_BITS) - 1))), bits);
+	return 4;
+}
+
+// part_return gives back what a part's own pushes taught it about its
+// ghosts: a ghost that is OUT here (a member of this part within the
+// distance pushed OUT into it, or its owner sent it) is OUT in its
+// owner's memory too, ORed in once per run (back[g] marks it). Without
+// it the owner would have to scan that vertex itself, which on the
+// engine it never does: the member's push settles it. A ghost's home is
+// owner<<PART_SLOT_BITS | owner's local id, and rbase[owner] the owner's
+// state array, or null where this part cannot reach it (mailboxes: the
+// owner then scans). A thread takes 16 ghosts, and ghosts that go to one
+// state word of one owner (runs of consecutive ids, as contiguous ranges
+// give) go with one atomic; the state and flag arrays are padded to
+// whole tiles. bytes adds 4 per atomic.
+extern "C" __global__ void part_return(const u8 *st, int nghost, u8 *back, const u64 *home, const u64 *rbase,
+                                       u64 *bytes) {
+	u32 b = 0;
+	const int n16 = (nghost + 15) / 16;
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += gridDim.x * blockDim.x) {
+		const uint4 w4 = __ldcg((const uint4 *)st + i), d4 = ((const uint4 *)back)[i];
+		const u32 w[4] = {w4.x, w4.y, w4.z, w4.w}, done[4] = {d4.x, d4.y, d4.z, d4.w};
+		u32 mark[4] = {0, 0, 0, 0};
+		u64 word = ~0ull;  // the run so far: owner<<PART_SLOT_BITS | its word, and its OUT bits
+		u32 bits = 0;
+#pragma unroll
+		for (int j = 0; j < 16; j++) {
+			const int g = 16 * i + j;
+			const u32 sj = w[j >> 2] >> (8 * (j & 3)) & 0xffu;
+			if (g >= nghost || (done[j >> 2] >> (8 * (j & 3)) & 0xffu) || STATE(sj) != OUT) continue;
+			mark[j >> 2] |= 1u << (8 * (j & 3));
+			const u64 d = __ldg(home + g), wd = d & ~3ull;
+			if (wd != word && bits) b += part_or(rbase, word, bits);
+			bits = (wd != word ? 0u : bits) | OUT << (8 * (d & 3));
+			word = wd;
+		}
+		if (bits) b += part_or(rbase, word, bits);
+		if (mark[0] | mark[1] | mark[2] | mark[3])
+			((uint4 *)back)[i] = make_uint4(done[0] | mark[0], done[1] | mark[1], done[2] | mark[2], done[3] | mark[3]);
+	}
+	b = warp_sum(b);
+	if ((threadIdx.x & 31) == 0 && b) atomicAdd(bytes, (u64)b);
+}
+
+// PartSend is what a persistent tail needs to send its boundary
+// decisions itself (part1_tail): at[v] is owned vertex v's index in the
+// boundary list (-1: none), and the rest part_send's arrays, with base
+// every neighbour's state array (no mailboxes).
+struct PartSend {
+	const int *at;
+	const u8 *xcls;
+	const int *ofs;
+	const u64 *slot, *base;
+	u8 *sent;
+};
+
+// part_store stores decided vertex v's state byte s into every ghost
+// slot other parts keep of it, unless it has none or was sent; it
+// returns the bytes stored. One thread owns v (the tail lists each
+// vertex once), so sent needs no atomic.
+__device__ __forceinline__ u32 part_store(const PartSend &S, int v, u32 s) {
+	const int i = __ldg(S.at + v);
+	if (i < 0 || S.sent[i]) return 0;
+	S.sent[i] = 1;
+	const u8 x = (u8)((S.xcls ? (u32)__ldg(S.xcls + i) << 2 : s & ~3u) | STATE(s));
+	const int e = __ldg(S.ofs + i + 1);
+	for (int j = __ldg(S.ofs + i); j < e; j++) {
+		const u64 d = __ldg(S.slot + j);
+		*(volatile u8 *)((u8 *)__ldg(S.base + (d >> PART_SLOT_BITS)) + (d & ((1ull << PART_SLOT_BITS) - 1))) = x;
+	}
+	return (u32)(e - __ldg(S.ofs + i));
+}
+
+// part1_tail is mis1_tail for a part whose neighbours are all on other
+// devices it reaches: a vertex the tail decides on the boundary goes
+// into the neighbours' ghosts at once, where their tails, which read
+// states from L2, see it. (A tail that left the sends to part_send after
+// it would spin to its pass bound on every ghost, each part waiting on
+// the other's tail.) The grid fits its own device, and each neighbour's
+// tail runs on its own, so the undecided vertex of largest key is always
+// being settled.
+template <int PK>
+__device__ void part1_tail(const Params &P, const int *list, const u32 *len, const PartSend &S, u64 *bytes) {
+	const u32 m = *(volatile const u32 *)len;
+	const u32 stride = gridDim.x * blockDim.x;
+	const u32 t0 = blockIdx.x * blockDim.x + threadIdx.x;
+	u32 b = 0;
+	const u32 passes = tail_passes(list, m, [&](int v) {
+		const u32 d = mis1_try<PK>(P, v);
+		if (d != UND && S.at) b += part_store(S, v, __ldcg(P.st + v));
+		return d == UND;
+	});
+	u32 left = 0;
+	for (u32 i = t0; left == 0 && passes == TAIL_PASSES && i < m; i += stride)
+		left += STATE(__ldcg(P.st + list[i])) == UND;
+	tail_report(P, passes, left);
+	b = warp_sum(b);
+	if ((threadIdx.x & 31) == 0 && b) atomicAdd(bytes, (u64)b);
+}
+
+#define PART_TAIL(PK)                                                                                         \
+	extern "C" __global__ void __launch_bounds__(256)                                                         \
+	    part1_tail_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const int *list, const u32 *len,   \
+	                     const u32 *prim, u32 *count, int n, int ncount, int pass, u32 seedlo, u32 seedhi,   \
+	                     const u32 *gid, u32 gbase, int gfrom, const int *at, const u8 *xcls, const int *ofs, \
+	                     const u64 *slot, const u64 *base, u8 *sent, u64 *bytes) {                           \
+		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi};                      \
+		PART_SET(P)                                                                                         \
+		if (!sweep_needed(P)) return;                                                                       \
+		part1_tail<PK>(P, list, len, PartSend{at, xcls, ofs, slot, base, sent}, bytes);                     \
+	}
+PART_TAIL(0)
+PART_TAIL(1)
+PART_TAIL(2)
+
 // part_ghosts sets the initial ghost states: class bits from cls (or
 // zero) and undecided.
 extern "C" __global__ void part_ghosts(u8 *st, const u8 *cls, int n) {

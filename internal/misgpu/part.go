@@ -46,6 +46,10 @@ type PartSpec struct {
 	Send []int32
 	Ofs  []int32
 	To   []Slot
+	// Home gives each ghost's owner and the owner's local id (ghost
+	// GhostFrom()+i at Home[i]): where a ghost this part pushed OUT
+	// into is given back (part_return).
+	Home []Slot
 }
 
 // Slot is a ghost slot: a local id of a part.
@@ -74,6 +78,16 @@ type PartsOptions struct {
 	// A tail that waits on a ghost spins until its pass bound, since its
 	// neighbour's decisions are sent after that part's own tail.
 	Tail bool
+	// NoTailSends keeps MIS-1's persistent tail off on several parts
+	// even where it could send its boundary decisions itself (every part
+	// on a device of its own, reached over peer access).
+	NoTailSends bool
+	// NoReturns keeps the OUT a part pushes into its ghosts from going
+	// back to their owners (part_return).
+	NoReturns bool
+	// Trace times every launch and send of each part with events
+	// (PartsResult.Trace).
+	Trace bool
 	// Inject, when it returns true for (part, launch), makes that part's
 	// boundary launch fail (tests).
 	Inject func(part, launch int) bool
@@ -84,6 +98,9 @@ type Parts struct {
 	opts  PartsOptions
 	ps    []*part
 	links []string
+	// tailSends: MIS-1's tail runs on several parts and sends its
+	// boundary decisions itself (part1_tail).
+	tailSends bool
 }
 
 // part is one part on its device.
@@ -100,6 +117,12 @@ type part struct {
 	// xcls: the class bits each boundary vertex carries in its
 	// neighbours' ghosts (sendClasses), or nil.
 	xcls *cuda.Buffer
+	// at: each owned vertex's index in the boundary list, or -1 (the
+	// tail's sends); home, rbase, back: each ghost's owner slot, each
+	// owner's state array (0 where unreachable), and the ghosts given
+	// back in the run (part_return).
+	at, home, rbase, back *cuda.Buffer
+	returns               bool // some ghost goes back to its owner
 	// fill, published for the receivers once the sends are done: in
 	// pinned host memory for mailboxes there, in device memory for
 	// mailboxes in a peer's.
@@ -125,8 +148,13 @@ var liveParts atomic.Int64
 func LiveAllocations() int64 { return liveParts.Load() }
 
 func partKernels() []string {
-	return append(Kernels(), "mis2b_p2", "part_send", "part_recv_at", "part_recv", "part_ghosts")
+	return append(Kernels(), "mis2b_p2", "part_send", "part_recv_at", "part_recv", "part_ghosts", "part_return",
+		partTailName(0), partTailName(1), partTailName(2))
 }
+
+// partTailName is the MIS-1 tail that sends its boundary decisions
+// itself (part1_tail in part.cu).
+func partTailName(pk Key) string { return fmt.Sprintf("part1_tail_p%d", pk) }
 
 // NewParts uploads every part to its device and prepares the links.
 func NewParts(specs []*PartSpec, o PartsOptions) (*Parts, error) {
@@ -206,6 +234,14 @@ func newPart(s *PartSpec) (*part, error) {
 			return p, err
 		}
 	}
+	if len(s.Send) > 0 {
+		if p.at, err = upload(p, sendIndex(s)); err != nil {
+			return p, err
+		}
+	}
+	if p.back, err = p.alloc(padded(slots - GhostFrom(s.Own))); err != nil {
+		return p, err
+	}
 	if p.sent, err = p.alloc(int64(len(s.Send))); err != nil {
 		return p, err
 	}
@@ -235,6 +271,18 @@ func zeroAdjTail(dg *Graph) error {
 		return err
 	}
 	return dg.l.Stream.Synchronize()
+}
+
+// sendIndex returns each owned vertex's index in s.Send, or -1.
+func sendIndex(s *PartSpec) []int32 {
+	at := make([]int32, s.Own)
+	for v := range at {
+		at[v] = -1
+	}
+	for i, v := range s.Send {
+		at[v] = int32(i)
+	}
+	return at
 }
 
 // sendClasses returns the class byte of each boundary vertex of s as a
@@ -301,7 +349,20 @@ const (
 // mailbox) and uploads the slots of the boundary.
 func (pp *Parts) connect() error {
 	k := len(pp.ps)
+	// reach[from][to]: the part from stores into to's state array
+	// (not through a mailbox in host memory).
+	reach := make([][]bool, k)
+	// The tail sends over peer access only, each part on a device of
+	// its own: two tails on one device need not run at once, and one
+	// that waits (through other parts) on the other spins to its bound.
+	pp.tailSends = k > 1 && !pp.opts.Mailboxes && !pp.opts.Pairs && !pp.opts.NoTailSends
+	devices := map[int]bool{}
+	for _, p := range pp.ps {
+		pp.tailSends = pp.tailSends && !devices[p.spec.Device]
+		devices[p.spec.Device] = true
+	}
 	for from, p := range pp.ps {
+		reach[from] = make([]bool, k)
 		bases := make([]uint64, k)
 		count := make([]int64, k)
 		for _, t := range p.spec.To {
@@ -316,6 +377,8 @@ func (pp *Parts) connect() error {
 			if err != nil {
 				return fmt.Errorf("link %d→%d: %w", from, to, err)
 			}
+			reach[from][to] = kind != "mailbox"
+			pp.tailSends = pp.tailSends && kind == "peer"
 			bases[to] = uint64(t.dg.ws.st.Ptr())
 			if kind == "mailbox" || pp.opts.Pairs {
 				if bases[to], err = pp.mailbox(p, t, kind, count[to]); err != nil {
@@ -346,7 +409,36 @@ func (pp *Parts) connect() error {
 			return err
 		}
 	}
+	for to, t := range pp.ps {
+		if err := pp.homes(t, to, reach); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// homes uploads where part t (number to) gives its ghosts back: each
+// one's owner slot, and each owner's state array where the owner stores
+// into t's directly (then t reaches the owner's memory too), else 0.
+func (pp *Parts) homes(t *part, to int, reach [][]bool) error {
+	s := t.spec
+	home := make([]uint64, len(s.Home))
+	for i, h := range s.Home {
+		home[i] = uint64(h.Part)<<slotBits | uint64(h.Local)
+	}
+	rbase := make([]uint64, len(pp.ps))
+	for q, o := range pp.ps {
+		if reach[q][to] && !pp.opts.NoReturns {
+			rbase[q] = uint64(o.dg.ws.st.Ptr())
+			t.returns = len(home) > 0
+		}
+	}
+	var err error
+	if t.home, err = upload(t, home); err != nil {
+		return err
+	}
+	t.rbase, err = upload(t, rbase)
+	return err
 }
 
 // mailbox makes the mailbox of pairs part p sends part t, of n pairs at

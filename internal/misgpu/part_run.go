@@ -25,6 +25,9 @@ type PartsResult struct {
 	PartTime   []time.Duration
 	PartRounds []int
 	Plans      []string // the kernels of each part's plan
+	// Trace (PartsOptions.Trace) holds each part's launches and
+	// exchanges, timed on its stream.
+	Trace []PartTrace
 }
 
 // PartError is the failure of one part.
@@ -53,15 +56,20 @@ type partRun struct {
 	ctx    context.Context
 	watch  *partsWatch
 	epoch  uint32 // the tag of this run's mailbox pairs (part.cu)
-	last   uint32 // the live count at the last check (at first the part's vertices)
-	checks int
+	// tailSends: the run's MIS-1 tail is part1_tail.
+	tailSends bool
+	trace     *partTrace
+	last      uint32 // the live count at the last check (at first the part's vertices)
+	checks    int
 }
 
 // check hands the live count after pass sweeps to the parts' watch and
 // says whether the part stops.
 func (pr *partRun) check(pass int, live uint32) (bool, error) {
 	pr.checks++
+	t := time.Now()
 	stop, err := pr.watch.check(pr.ctx, pr.q, pass, live, pr.last, pr.checks)
+	pr.trace.checked(time.Since(t))
 	pr.last = live
 	return stop, err
 }
@@ -75,8 +83,8 @@ func (pr *partRun) args(a []any) []any {
 }
 
 // after queues, after launch pass: the pairs the mailboxes of this part
-// hold, then the send of what the launch decided on the boundary, then
-// the publication of the mailboxes' fill counts.
+// hold, the send of what the launch decided on the boundary, the
+// publication of the mailboxes' fill counts, and the ghosts given back.
 func (pr *partRun) after(pass int) error {
 	if pr == nil {
 		return nil
@@ -87,6 +95,46 @@ func (pr *partRun) after(pass int) error {
 	if err := pr.ctx.Err(); err != nil {
 		return err
 	}
+	if err := pr.trace.mark(pr.p.l.Stream); err != nil {
+		return err
+	}
+	if err := pr.exchange(pass); err != nil {
+		return err
+	}
+	if err := pr.giveBack(); err != nil {
+		return err
+	}
+	return pr.trace.mark(pr.p.l.Stream)
+}
+
+// giveBack queues part_return over the part's ghosts.
+func (pr *partRun) giveBack() error {
+	p, l := pr.p, pr.p.l
+	if !p.returns {
+		return nil
+	}
+	ng := int64(len(p.spec.Home))
+	// Sixteen ghosts a thread, from the first ghost's tile on.
+	gst, err := p.dg.ws.st.View(int64(GhostFrom(p.spec.Own)), (ng+15)/16*16)
+	if err != nil {
+		return err
+	}
+	return l.Launch(nil, "part_return", l.Grid("part_return", (ng+15)/16, blockSize), gst, int32(ng), p.back, p.home, p.rbase, p.bytes)
+}
+
+// tailArgs appends the part's arguments to the launch of MIS-1's tail:
+// those of every launch, and for part1_tail its sends.
+func (pr *partRun) tailArgs(a []any) []any {
+	a = pr.args(a)
+	if pr == nil || !pr.tailSends {
+		return a
+	}
+	p := pr.p
+	return append(a, p.at, p.xcls, p.ofs, p.slot, p.bases, p.sent, p.bytes)
+}
+
+// exchange queues the mailboxes' pairs, the sends and the publication.
+func (pr *partRun) exchange(pass int) error {
 	p, l := pr.p, pr.p.l
 	for _, in := range p.inbox {
 		if err := l.Launch(nil, "part_recv_at", 1, in.filled, in.at, uint32(in.cap)); err != nil {
@@ -145,7 +193,14 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 			return nil, pp.fail(q, err)
 		}
 		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx, watch: watch, epoch: epoch,
-			last: uint32(min(p.dg.n, 1<<32-1)), extra: []any{p.gid, p.spec.Base, int32(p.spec.GIDFrom)}}
+			last: uint32(min(p.dg.n, 1<<32-1)), extra: []any{p.gid, p.spec.Base, int32(p.spec.GIDFrom)},
+			tailSends: p.dg.n > 0 && r.plan.Stages[0].Tail == partTailName(r.plan.Key)}
+		if o.Trace {
+			if r.part.trace, err = newPartTrace(p.ctx); err != nil {
+				return nil, pp.fail(q, err)
+			}
+			defer r.part.trace.close()
+		}
 		runs[q] = r
 		res.Plans = append(res.Plans, r.plan.kernels())
 	}
@@ -165,7 +220,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		go func() {
 			defer wg.Done()
 			var err error
-			res.PartRounds[q], res.In[q], err = p.run(runs[q], func(err error) {
+			res.PartRounds[q], err = p.run(runs[q], func(err error) {
 				res.PartTime[q] = time.Since(start)
 				if err != nil {
 					stop.Store(true)
@@ -186,6 +241,17 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		}
 	}
 	for q, r := range runs {
+		var err error
+		if res.In[q], err = pp.ps[q].flags(); err != nil {
+			return nil, pp.fail(q, err)
+		}
+		if tr := r.part.trace; tr != nil {
+			t, err := tr.result()
+			if err != nil {
+				return nil, pp.fail(q, err)
+			}
+			res.Trace = append(res.Trace, t)
+		}
 		res.Rounds = max(res.Rounds, res.PartRounds[q])
 		res.Time = max(res.Time, res.PartTime[q])
 		res.Stalled = res.Stalled || r.stall.stopped
@@ -214,7 +280,7 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 	l, ws, s := p.l, &p.dg.ws, p.spec
 	// Every run starts from zero counts, an empty part too (Run reads
 	// its bytes): memory from the allocator holds whatever it held.
-	for _, b := range []*cuda.Buffer{p.sent, p.fill, p.bytes} {
+	for _, b := range []*cuda.Buffer{p.sent, p.fill, p.bytes, p.back} {
 		if err := b.MemsetAsync8(0, l.Stream); err != nil {
 			return nil, err
 		}
@@ -223,7 +289,7 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 		return &run{dg: p.dg, plan: &Plan{}}, nil
 	}
 	pri := Priority{Seed: o.Seed, Class: p.spec.Class, Prim: p.spec.Prim}
-	tail := o.Tail || len(pp.ps) == 1
+	tail := o.Tail || len(pp.ps) == 1 || pp.tailSends
 	r, err := p.dg.prepare(o.Dist, pri, func(t *Tuning) {
 		if !tail {
 			t.Tail = 0
@@ -241,6 +307,11 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if st := &r.plan.Stages[0]; pp.tailSends && st.Tail != "" && o.Dist == 1 {
+		// Its own grid: what fits of it on the device at once.
+		st.Tail = partTailName(r.plan.Key)
+		r.tailGrid = l.Grid(st.Tail, int64(p.dg.n), blockSize)
 	}
 	if o.Dist == 2 && !r.plan.Buckets {
 		if r.plan.Key != KeyPrim {
@@ -293,29 +364,49 @@ func primBuckets(n int, t Tuning) *Plan {
 		Keys: bucketThresholds(t.Buckets, 1.5, nil, false)}}}
 }
 
-// run runs the prepared sweeps of part p and returns its flags; done is
-// called when the sweeps are, with their error.
-func (p *part) run(r *run, done func(error)) (int, []bool, error) {
+// run runs the prepared sweeps of part p and returns their number; done
+// is called when the sweeps are, with their error.
+func (p *part) run(r *run, done func(error)) (int, error) {
 	unlock, err := p.dg.lock()
 	if err != nil {
 		done(err)
-		return 0, nil, err
+		return 0, err
 	}
 	defer unlock()
 	if p.dg.n == 0 {
 		done(nil)
-		return 0, []bool{}, nil
+		return 0, nil
 	}
-	rounds, err := r.sweeps(nil, nil)
+	err = r.part.trace.mark(p.l.Stream)
+	rounds := 0
+	if err == nil {
+		rounds, err = r.sweeps(nil, nil)
+	}
 	done(err)
 	if err != nil {
-		return 0, nil, p.l.Fail(err)
+		return 0, p.l.Fail(err)
+	}
+	return rounds, nil
+}
+
+// flags turns part p's states into its set and copies it back. Only once
+// every part is done: a neighbour still running ORs OUT into the states
+// of the ghosts it gives back (part_return), which would turn a flag of 0
+// into one that reads as a member.
+func (p *part) flags() ([]bool, error) {
+	unlock, err := p.dg.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if p.dg.n == 0 {
+		return []bool{}, nil
 	}
 	m, err := p.dg.members()
 	if err != nil {
-		return 0, nil, p.l.Fail(err)
+		return nil, p.l.Fail(err)
 	}
-	return rounds, m.In, nil
+	return m.In, nil
 }
 
 // fail waits for whatever is still queued on every part, so that Close

@@ -274,6 +274,6 @@ func (r *run) launchTail(pass int) error {
 	if err != nil {
 		return err
 	}
-	return e.Launch(nil, r.plan.Stages[0].Tail, r.tailGrid, r.part.args([]any{dg.off, dg.adj, ws.st, r.ball, r.list, ln,
+	return e.Launch(nil, r.plan.Stages[0].Tail, r.tailGrid, r.part.tailArgs([]any{dg.off, dg.adj, ws.st, r.ball, r.list, ln,
 		r.prim, ws.count, n, int32(nCount), int32(pass), uint32(r.seed), uint32(r.seed >> 32)})...)
 }
