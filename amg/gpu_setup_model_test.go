@@ -79,9 +79,7 @@ func modelStrength(a *csr, bs int, theta float64, dn []float64, dir []uint8, cnt
 			out = adj[off[v]:]
 		}
 		var w int64
-		if bs == 1 {
-			w = modelStrength1(a, v, theta, dn, dir, out, fail)
-		} else if nb := modelNeighbours(a, v, bs); nb == nil {
+		if nb := modelNeighbours(a, v, bs); nb == nil {
 			w = modelNodeBlocks(a, v, bs, theta, dn, dir, out, fail)
 		} else {
 			for _, u := range nb {
@@ -101,10 +99,14 @@ func modelStrength(a *csr, bs int, theta float64, dn []float64, dir []uint8, cnt
 }
 
 // modelNeighbours is su_strength's gathering of node v's neighbour
-// nodes: each row's runs of one node staged (su_stage_nodes) and made distinct (su_distinct), or
+// nodes: the row itself with one dof per node; else each row's runs of
+// one node staged (su_stage_nodes) and made distinct (su_distinct), or
 // past suNbCap staged, a bitmap of their span (su_window_distinct). Nil
 // when neither fits: lane 0 merges the rows (su_node_blocks).
 func modelNeighbours(a *csr, v, bs int) []int32 {
+	if bs == 1 {
+		return a.col[a.ptr[v]:a.ptr[v+1]:a.ptr[v+1]]
+	}
 	var g []int32
 	lo, hi := math.MaxInt32, -1
 	for i := v * bs; i < (v+1)*bs; i++ {
@@ -118,8 +120,7 @@ func modelNeighbours(a *csr, v, bs int) []int32 {
 		}
 	}
 	if len(g) <= suNbCap {
-		d, _, _ := modelDistinct(g)
-		return d
+		return modelDistinct(g)
 	}
 	if (hi-lo)>>5+1 > suNbCap {
 		return nil
@@ -143,67 +144,39 @@ func modelNeighbours(a *csr, v, bs int) []int32 {
 // suNbCap, suAtCap and suMaxBS are SU_NB_CAP, SU_AT_CAP and SU_MAX_BS.
 const (
 	suNbCap = 512
-	suAtCap = 384
+	suAtCap = 256
 	suMaxBS = 8
 )
 
 // modelDistinct is su_distinct: the distinct values of g other than
 // SU_NONE (MaxInt32), each placed by the rank of its first entry among
-// the first entries; f[r] is the first entry of d[r], nx[q] the next
-// entry of g[q]'s value (-1 after the last).
-func modelDistinct(g []int32) (d []int32, f, nx []int) {
-	d, f, nx = make([]int32, len(g)), make([]int, len(g)), make([]int, len(g))
+// the first entries.
+func modelDistinct(g []int32) []int32 {
+	d := make([]int32, len(g))
 	var firsts []int
 	for q, x := range g {
-		nx[q] = -1
-		p := q - 1
-		for ; x != math.MaxInt32 && p >= 0 && g[p] != x; p-- {
+		first := x != math.MaxInt32 && (q == 0 || g[q-1] != x)
+		for p := 0; p < q && first; p++ {
+			first = g[p] != x
 		}
 		d[q] = math.MaxInt32
-		switch {
-		case x == math.MaxInt32:
-		case p < 0:
+		if first {
 			d[q] = x
 			firsts = append(firsts, q)
-		default:
-			nx[p] = q
 		}
 	}
 	rank := make([]int, len(firsts))
-	for i, q := range firsts {
+	for f, q := range firsts {
 		for p := range g {
 			if d[p] < g[q] {
-				rank[i]++
+				rank[f]++
 			}
 		}
 	}
-	for i, q := range firsts {
-		d[rank[i]], f[rank[i]] = g[q], q
+	for f, q := range firsts {
+		d[rank[f]] = g[q]
 	}
-	return d[:len(firsts)], f[:len(firsts)], nx
-}
-
-// modelStrength1 is su_strength1's row v: each entry's mirror looked up.
-func modelStrength1(a *csr, v int, theta float64, dn []float64, dir []uint8, out []int32, fail func(int)) int64 {
-	var w int64
-	for k := a.ptr[v]; k < a.ptr[v+1]; k++ {
-		u := int(a.col[k])
-		if u == v || dir[u] != 0 {
-			continue
-		}
-		q := mLower(a.col, a.ptr[u], a.ptr[u+1], int32(v))
-		if q == a.ptr[u+1] || int(a.col[q]) != v {
-			fail(v)
-			continue
-		}
-		if mStrong(math.Abs(a.val[k]), theta, dn[v], dn[u]) || mStrong(math.Abs(a.val[q]), theta, dn[u], dn[v]) {
-			if out != nil {
-				out[w] = int32(u)
-			}
-			w++
-		}
-	}
-	return w
+	return d[:len(firsts)]
 }
 
 // modelBlock is su_block: the norm of block (u, v) and whether the
@@ -450,8 +423,7 @@ func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rn
 			seg[q] = aggOf(lo + q)
 		}
 		if hi-lo <= suAtCap {
-			d, _, _ := modelDistinct(slices.Clone(seg))
-			return d
+			return modelDistinct(seg)
 		}
 		slices.Sort(seg)
 		u := 0
@@ -480,17 +452,14 @@ func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rn
 				c.col[o+q*k+j] = g*int32(k) + int32(j)
 			}
 		}
-		if lo, hi := a.ptr[i], a.ptr[i+1]; hi-lo <= suAtCap {
-			g := make([]int32, hi-lo)
-			for q := range g {
-				g[q] = aggOf(lo + q)
-			}
-			_, f, nx := modelDistinct(g)
+		if a.ptr[i+1]-a.ptr[i] <= suAtCap {
 			for x := range len(seg) * k {
 				at, j := x/k, x%k
 				y := 0.0
-				for q := f[at]; q >= 0; q = nx[q] {
-					y += float64(a.val[lo+q] * t.val[t.ptr[a.col[lo+q]]+j])
+				for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
+					if aggOf(q) == seg[at] {
+						y += float64(a.val[q] * t.val[t.ptr[a.col[q]]+j])
+					}
 				}
 				c.val[o+x] = y
 			}
@@ -629,25 +598,8 @@ func TestDistinctModel(t *testing.T) {
 			}
 		}
 		want := slices.Compact(slices.Sorted(slices.Values(slices.DeleteFunc(slices.Clone(g), func(x int32) bool { return x == math.MaxInt32 }))))
-		got, f, nx := modelDistinct(g)
-		if !slices.Equal(got, want) {
+		if got := modelDistinct(g); !slices.Equal(got, want) {
 			t.Fatalf("%v: got %v, want %v", g, got, want)
-		}
-		// Each value's list holds its entries, in order.
-		for r, x := range got {
-			var list []int
-			for q := f[r]; q >= 0; q = nx[q] {
-				list = append(list, q)
-			}
-			var want []int
-			for q, y := range g {
-				if y == x {
-					want = append(want, q)
-				}
-			}
-			if !slices.Equal(list, want) {
-				t.Fatalf("%v: entries of %d listed %v, want %v", g, x, list, want)
-			}
 		}
 	}
 }

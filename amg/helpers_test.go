@@ -155,7 +155,7 @@ type longRowCase struct {
 }
 
 // longRowCases are banded matrices whose rows pass what the device
-// setup's kernels stage in shared memory: su_at's 384 entries (300), and
+// setup's kernels stage in shared memory: su_at's 512 entries (300), and
 // su_strength's 512 node entries by 3 dofs a node, taking its span's
 // bitmap (300) or staying under it (140).
 func longRowCases() []longRowCase {

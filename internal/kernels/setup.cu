@@ -23,7 +23,7 @@
 #define SU_NONE 0x7fffffff
 #define SU_WARPS (SU_THREADS / 32)
 #define SU_FULL 0xffffffffu
-#define SU_AT_CAP 384 // entries of a row that su_at stages in shared memory (48 KiB a block)
+#define SU_AT_CAP 512 // entries of a row that su_at stages in shared memory
 #define SU_NB_CAP 512 // neighbour entries of a node that su_strength stages
 
 #define SU_FOR(i, n) \
@@ -75,32 +75,23 @@ __device__ __forceinline__ int su_lower(const int *col, int lo, int hi, int c) {
 // calling warp's (shared memory), len <= CAP. A value is counted at its
 // first entry, and that entry's rank among the first entries places it:
 // no sort, and runs of one value (a node's dofs, a row's block) cost one
-// comparison each. With f and nx (else null), f[r] is the first entry of
-// d[r] and nx[q] the next entry after q with g[q]'s value (-1 after the
-// last): a list of each value's entries in order.
+// comparison each.
 template <int CAP>
-__device__ int su_distinct(const int *g, int len, int *d, int *f, int *nx) {
+__device__ int su_distinct(const int *g, int len, int *d) {
 	const int lane = threadIdx.x & 31;
 	bool first[CAP / 32];
 	int u = 0, rank[CAP / 32];
-	if (nx) {
-		for (int q = lane; q < len; q += 32) nx[q] = -1;
-		__syncwarp();
-	}
 #pragma unroll
 	for (int c = 0; c < CAP / 32; c++) first[c] = false;
 #pragma unroll
 	for (int c = 0; c < CAP / 32; c++) {
 		if (c * 32 >= len) break;
-		int q = c * 32 + lane, p = q - 1;
-		bool in = q < len && g[q] != SU_NONE;
-		if (in)
-			for (; p >= 0; p--)
-				if (g[p] == g[q]) break;
-		first[c] = in && p < 0;
-		if (in && p >= 0 && nx) nx[p] = q;
-		u += __popc(__ballot_sync(SU_FULL, first[c]));
-		d[q] = first[c] ? g[q] : SU_NONE;
+		int q = c * 32 + lane;
+		bool f = q < len && g[q] != SU_NONE && (q == 0 || g[q] != g[q - 1]);
+		for (int p = 0; p < q && f; p++) f = g[p] != g[q];
+		first[c] = f;
+		u += __popc(__ballot_sync(SU_FULL, f));
+		d[q] = f ? g[q] : SU_NONE;
 	}
 	__syncwarp();
 #pragma unroll
@@ -114,10 +105,7 @@ __device__ int su_distinct(const int *g, int len, int *d, int *f, int *nx) {
 	__syncwarp();
 #pragma unroll
 	for (int c = 0; c < CAP / 32; c++)
-		if (first[c]) {
-			d[rank[c]] = g[c * 32 + lane];
-			if (f) f[rank[c]] = c * 32 + lane;
-		}
+		if (first[c]) d[rank[c]] = g[c * 32 + lane];
 	__syncwarp();
 	return u;
 }
@@ -287,13 +275,14 @@ __device__ int su_window_distinct(int r0, int r1, int bs, const int *ptr, const 
 // row; the smallest node whose block (u, v) lacks its mirror goes to
 // err[0] (the host then builds the graph).
 //
-// For 2 <= bs <= SU_MAX_BS (su_strength1 takes bs = 1): one warp per
-// node, launched with 32 threads per node; the lanes test one neighbour
-// each and write the strong ones in order. The neighbours are gathered in
-// shared memory: each row's runs of one node staged as one entry, then
-// sorted and made distinct (su_distinct); or, past SU_NB_CAP staged
-// entries, marked in a bitmap of their span (su_window_distinct). A node
-// that fits neither is lane 0's alone (su_node_blocks).
+// One warp per node, launched with 32 threads per node; the lanes test
+// one neighbour each and write the strong ones in order. With one dof
+// per node the neighbours are the row's columns. Otherwise they are
+// gathered in shared memory: each row's runs of one node staged as one
+// entry, then sorted and made distinct (su_distinct); or, past SU_NB_CAP
+// staged entries, marked in a bitmap of their span (su_window_distinct).
+// A node that fits neither is lane 0's alone (su_node_blocks). The host
+// keeps bs <= SU_MAX_BS.
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
     su_strength(int fill, int nodes, int bs, const int *ptr, const int *col, const double *val, double theta,
                 const double *dn, const unsigned char *dir, long long *cnt, const long long *off, int *adj,
@@ -308,14 +297,19 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 			if (!fill && lane == 0) cnt[v + 1] = 0;
 			continue;
 		}
-		int u = su_stage_nodes(v, bs, ptr, col, g);
-		u = u >= 0 ? su_distinct<SU_NB_CAP>(g, u, d, nullptr, nullptr) : su_window_distinct(v * bs, (v + 1) * bs, bs, ptr, col, (unsigned *)g, d);
+		const int *nb = col + ptr[v];
+		int u = ptr[v + 1] - ptr[v];
+		if (bs > 1) {
+			nb = d;
+			u = su_stage_nodes(v, bs, ptr, col, g);
+			u = u >= 0 ? su_distinct<SU_NB_CAP>(g, u, d) : su_window_distinct(v * bs, (v + 1) * bs, bs, ptr, col, (unsigned *)g, d);
+		}
 		long long w = 0;
 		if (u < 0) {
 			if (lane == 0) w = su_node_blocks(v, bs, ptr, col, val, theta, dn, dir, fill ? adj + off[v] : 0, err);
 		} else {
 			for (int t0 = 0; t0 < u; t0 += 32) {
-				int t = t0 + lane, x = t < u ? d[t] : v;
+				int t = t0 + lane, x = t < u ? nb[t] : v;
 				bool strong = t < u && su_strong_to(v, x, bs, ptr, col, val, theta, dn, dir, err);
 				unsigned b = __ballot_sync(SU_FULL, strong);
 				if (strong && fill) adj[off[v] + w + __popc(b & ((1u << lane) - 1))] = x;
@@ -323,34 +317,6 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 			}
 		}
 		__syncwarp();
-		if (!fill && lane == 0) cnt[v + 1] = w;
-	}
-}
-
-// su_strength1 is su_strength for one dof per node: one warp per row,
-// launched with 32 threads per row, one entry per lane; no shared memory,
-// so that many rows are in flight while the lanes look up the mirrors.
-extern "C" __global__ void __launch_bounds__(SU_THREADS)
-    su_strength1(int fill, int n, const int *ptr, const int *col, const double *val, double theta, const double *dn,
-                 const unsigned char *dir, long long *cnt, const long long *off, int *adj, unsigned long long *err) {
-	const int lane = threadIdx.x & 31;
-	SU_WARP_FOR(vv, n) {
-		int v = (int)vv;
-		long long w = 0;
-		for (int k0 = ptr[v]; k0 < ptr[v + 1] && !dir[v]; k0 += 32) {
-			int k = k0 + lane, u = k < ptr[v + 1] ? col[k] : v;
-			bool strong = false;
-			if (u != v && !dir[u]) {
-				int q = su_lower(col, ptr[u], ptr[u + 1], v);
-				if (q == ptr[u + 1] || col[q] != v)
-					atomicMin(err, (unsigned long long)v);
-				else
-					strong = su_strong(fabs(val[k]), theta, dn[v], dn[u]) || su_strong(fabs(val[q]), theta, dn[u], dn[v]);
-			}
-			unsigned b = __ballot_sync(SU_FULL, strong);
-			if (strong && fill) adj[off[v] + w + __popc(b & ((1u << lane) - 1))] = u;
-			w += __popc(b);
-		}
 		if (!fill && lane == 0) cnt[v + 1] = w;
 	}
 }
@@ -737,21 +703,18 @@ __device__ void su_at_long(int pass, int i, int bs, int k, const int *aptr, cons
 //
 // One warp per row, launched with 32 threads per row. A row of at most
 // SU_AT_CAP entries is staged in shared memory, its distinct aggregates
-// sorted there with a list of each one's entries in row order
-// (su_distinct); then each lane owns an output column and walks its
-// aggregate's list, so that every sum runs in the host's order with no
-// exchange between lanes and no entry of another aggregate read. Longer
-// rows are lane 0's (su_at_long), on scratch.
+// sorted there (su_distinct); then each lane owns an aggregate's k
+// columns and adds the row's entries of that aggregate in order, so that
+// every sum runs in the host's order with no exchange between lanes.
+// Longer rows are lane 0's (su_at_long), on scratch.
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
     su_at(int pass, int n, int bs, int k, const int *aptr, const int *acol, const double *aval, const int *of,
           const int *tptr, const double *tval, int *scratch, long long *cnt, const int *cptr, int *ccol,
           double *cval) {
-	__shared__ int sg[SU_WARPS][SU_AT_CAP]; // each entry's aggregate (SU_NONE: none), then its row of T
+	__shared__ int sg[SU_WARPS][SU_AT_CAP]; // the aggregate of each entry (SU_NONE: none)
 	__shared__ int sd[SU_WARPS][SU_AT_CAP]; // the distinct aggregates, ascending
-	__shared__ int sf[SU_WARPS][SU_AT_CAP]; // the first entry of each
-	__shared__ int sn[SU_WARPS][SU_AT_CAP]; // the next entry of the same aggregate
 	const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
-	int *g = sg[w], *d = sd[w], *f = sf[w], *nx = sn[w];
+	int *g = sg[w], *d = sd[w];
 	SU_WARP_FOR(ii, n) {
 		int i = (int)ii, lo = aptr[i], len = aptr[i + 1] - lo;
 		if (len > SU_AT_CAP) {
@@ -764,20 +727,28 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 			g[q] = a < 0 ? SU_NONE : a;
 		}
 		__syncwarp();
-		int u = su_distinct<SU_AT_CAP>(g, len, d, f, nx);
+		int u = su_distinct<SU_AT_CAP>(g, len, d);
 		if (pass == 0) {
 			if (lane == 0) cnt[i + 1] = (long long)u * k;
 			continue;
 		}
-		for (int q = lane; q < len; q += 32) g[q] = tptr[acol[lo + q]];
-		__syncwarp();
 		int o = cptr[i];
-		for (int t = lane; t < u * k; t += 32) {
-			int at = t / k, j = t - at * k;
-			double y = 0;
-			for (int q = f[at]; q >= 0; q = nx[q]) y = ADD(y, MUL(aval[lo + q], tval[g[q] + j]));
-			ccol[o + t] = d[at] * k + j;
-			cval[o + t] = y;
+		for (int at = lane; at < u; at += 32) {
+			int x = d[at];
+			double y[SU_MAX_K];
+#pragma unroll
+			for (int j = 0; j < SU_MAX_K; j++) y[j] = 0;
+			for (int q = 0; q < len; q++) {
+				if (g[q] != x) continue;
+				double a = aval[lo + q];
+				const double *t = tval + tptr[acol[lo + q]];
+#pragma unroll
+				for (int j = 0; j < SU_MAX_K; j++)
+					if (j < k) y[j] = ADD(y[j], MUL(a, t[j]));
+			}
+#pragma unroll
+			for (int j = 0; j < SU_MAX_K; j++)
+				if (j < k) ccol[o + at * k + j] = x * k + j, cval[o + at * k + j] = y[j];
 		}
 		__syncwarp();
 	}
