@@ -22,9 +22,14 @@ const (
 	// 32·windowWords take their pattern from a bitmap of that window.
 	windowWords = 256
 	scanTile    = 1024 // SP_THREADS*4
+	chunkRows   = 8    // SP_GMAX: most rows of one pattern the numeric pass takes together
+	warpAcc     = 512  // SP_WACC: accumulators of a warp of sp_numeric_g*
+	blockPat    = 4096 // SP_BPAT: pattern entries of a row sp_numeric_blk holds in shared memory
+	blockAcc    = 3584 // SP_BACC: accumulators of sp_numeric_blk's block
 )
 
-var kernelNames = []string{"sp_count", "sp_fill", "sp_long_rows", "sp_numeric_g4", "sp_numeric_g8", "sp_numeric_g16", "sp_numeric_g32", "sp_scan_blocks", "sp_scan_parts",
+var kernelNames = []string{"sp_count", "sp_fill", "sp_long_rows", "sp_numeric_g4", "sp_numeric_g8", "sp_numeric_g16", "sp_numeric_g32", "sp_numeric_blk",
+	"sp_run_starts", "sp_run_first", "sp_expand", "sp_copy_rows", "sp_plan", "sp_scan_blocks", "sp_scan_parts",
 	"sp_scan_apply", "sp_tr_count", "sp_tr_scatter", "sp_tr_sort", "sp_tr_mid", "sp_tr_long", "sp_gather", "sp_check"}
 
 // maxInt32 bounds rows, columns and nonzeros of a device matrix.

@@ -1,8 +1,11 @@
 package gpusparse
 
 import (
+	"errors"
 	"fmt"
 	"math"
+
+	"github.com/misgrid/misgrid/cuda"
 )
 
 // Product is C = A·B on the device: its pattern is formed once, its
@@ -10,6 +13,11 @@ import (
 type Product struct {
 	a, b, c *Matrix
 	init    float64 // what each sum starts from: -0 (first product as is) or +0
+	// The numeric pass's plan (sp_plan): kind of every row, and the
+	// chunks for a block each, nblk of them.
+	kind, blk *cuda.Buffer
+	nblk      int
+	lanes     int // lanes per chunk of sp_numeric_g*
 }
 
 // Mul forms C = A·B, pattern and values; each entry sums its products in
@@ -27,13 +35,13 @@ func (d *Device) mul(a, b *Matrix, init float64) (*Product, error) {
 	if a.cols != b.rows {
 		return nil, fmt.Errorf("gpusparse: product of a %d×%d and a %d×%d matrix: inner sizes differ", a.rows, a.cols, b.rows, b.cols)
 	}
-	p := &Product{a: a, b: b, init: init, c: &Matrix{rows: a.rows, cols: b.cols, owned: true, d: d}}
+	p := &Product{a: a, b: b, init: init, c: &Matrix{rows: a.rows, cols: b.cols, owned: true, d: d}, lanes: lanesPerRow(b)}
 	err := d.run(p.symbolic)
 	if err == nil {
 		err = p.Numeric()
 	}
 	if err != nil {
-		_ = p.c.Free()
+		_ = p.Free()
 		return nil, err
 	}
 	return p, nil
@@ -42,16 +50,31 @@ func (d *Device) mul(a, b *Matrix, init float64) (*Product, error) {
 // C returns the product (owned by p).
 func (p *Product) C() *Matrix { return p.c }
 
-// Free releases C.
-func (p *Product) Free() error { return p.c.Free() }
+// Free releases C and the plan.
+func (p *Product) Free() error {
+	err := p.c.Free()
+	for _, b := range []**cuda.Buffer{&p.kind, &p.blk} {
+		if *b != nil {
+			err = errors.Join(err, (*b).Free())
+			*b = nil
+		}
+	}
+	return err
+}
 
-// symbolic forms C's pattern: row sizes (short rows by hashing in shared
-// memory, long ones by a bitmap), their scan, then the sorted columns.
+// symbolic forms C's pattern: the runs of rows of A with one pattern,
+// row sizes of the first row of each run (short rows by hashing in
+// shared memory, long ones by a bitmap), their scan, the sorted columns
+// (copied to the runs' other rows), then the numeric pass's plan.
 func (p *Product) symbolic(q *queue) error {
 	a, b, c := p.a, p.b, p.c
 	what := fmt.Sprintf("%d×%d · %d×%d product", a.rows, a.cols, b.rows, b.cols)
 	var err error
 	if c.ptr, err = q.alloc(what+": row offsets", int64(c.rows+1)*4); err != nil {
+		return err
+	}
+	rs, err := q.runs(what, a)
+	if err != nil {
 		return err
 	}
 	longs, err := q.scratch(what+": list of long rows", int64(c.rows+1)*4)
@@ -64,7 +87,7 @@ func (p *Product) symbolic(q *queue) error {
 	}
 	size := c.ptr.Ptr() + 4
 	nlongPtr := longs.Ptr() + uintptr(nlongAt)
-	if err = q.launch("sp_count", c.rows, 8, int32(c.rows), a.ptr, a.col, b.ptr, b.col, size, longs, nlongPtr); err != nil {
+	if err = q.launch("sp_count", rs.n, 8, int32(rs.n), rs.first, a.ptr, a.col, b.ptr, b.col, size, longs, nlongPtr); err != nil {
 		return err
 	}
 	nl, err := q.readInt32(longs, nlongAt)
@@ -87,29 +110,106 @@ func (p *Product) symbolic(q *queue) error {
 			return err
 		}
 	}
+	if rs.grouped() {
+		if err = q.launch("sp_expand", c.rows, 256, int32(c.rows), rs.head, rs.first, size); err != nil {
+			return err
+		}
+	}
 	if c.nnz, err = q.scan(what, c.ptr, c.rows); err != nil {
 		return err
 	}
 	if err = c.alloc(q, what); err != nil {
 		return err
 	}
-	if err = q.launch("sp_fill", c.rows, 8, int32(c.rows), a.ptr, a.col, b.ptr, b.col, c.ptr, c.col); err != nil {
+	if err = q.launch("sp_fill", rs.n, 8, int32(rs.n), rs.first, a.ptr, a.col, b.ptr, b.col, c.ptr, c.col); err != nil {
 		return err
 	}
 	if nlong > 0 {
-		return q.launchGrid("sp_long_rows", nb, longs, int32(nlong), a.ptr, a.col, b.ptr, b.col, bits, int32(words),
-			uintptr(0), c.ptr, c.col)
+		if err = q.launchGrid("sp_long_rows", nb, longs, int32(nlong), a.ptr, a.col, b.ptr, b.col, bits, int32(words),
+			uintptr(0), c.ptr, c.col); err != nil {
+			return err
+		}
 	}
-	return nil
+	if rs.grouped() {
+		if err = q.launch("sp_copy_rows", c.rows, 8, int32(c.rows), rs.head, rs.first, c.ptr, c.col); err != nil {
+			return err
+		}
+	}
+	return p.plan(q, what, rs)
+}
+
+// runs are the runs of rows of A with one pattern: head[i+1]-1 is the
+// run of row i, first[r] the first row of run r (first[n] = rows). With
+// no two rows in a run, head and first are null and n is the rows.
+type runs struct {
+	head, first any
+	n           int
+}
+
+func (r runs) grouped() bool { _, ok := r.first.(*cuda.Buffer); return ok }
+
+// runs finds the runs of a's rows. Where every run is one row it
+// returns null arrays, so that the kernels take the rows as they are.
+func (q *queue) runs(what string, a *Matrix) (runs, error) {
+	none := runs{head: uintptr(0), first: uintptr(0), n: a.rows}
+	if a.rows < 2 {
+		return none, nil
+	}
+	head, err := q.scratch(what+": runs of rows", int64(a.rows+1)*4)
+	if err != nil {
+		return none, err
+	}
+	if err = q.launch("sp_run_starts", a.rows, 8, int32(a.rows), a.ptr, a.col, head.Ptr()+4); err != nil {
+		return none, err
+	}
+	n, err := q.scan(what+" (runs)", head, a.rows)
+	if err != nil || n == a.rows {
+		return none, err
+	}
+	first, err := q.scratch(what+": first rows of the runs", int64(n+1)*4)
+	if err != nil {
+		return none, err
+	}
+	return runs{head: head, first: first, n: n}, q.launch("sp_run_first", a.rows, 256, int32(a.rows), head, first)
+}
+
+// plan cuts the runs into chunks for the numeric pass (sp_plan): those
+// whose accumulators fit a warp's share of sp_numeric_g*, and the list of
+// the others for sp_numeric_blk.
+func (p *Product) plan(q *queue, what string, rs runs) error {
+	c := p.c
+	var err error
+	if p.kind, err = q.alloc(what+": plan", int64(c.rows)*4); err != nil {
+		return err
+	}
+	if p.blk, err = q.alloc(what+": chunks for blocks", int64(c.rows+1)*4); err != nil {
+		return err
+	}
+	at := int64(c.rows) * 4
+	if err = p.blk.MemsetAsync32(0, q.d.l.Stream); err != nil {
+		return err
+	}
+	if err = q.launch("sp_plan", c.rows, 256, int32(c.rows), rs.head, rs.first, c.ptr, int32(chunkCap(p.lanes)), p.kind, p.blk,
+		p.blk.Ptr()+uintptr(at)); err != nil {
+		return err
+	}
+	n, err := q.readInt32(p.blk, at)
+	p.nblk = int(n)
+	return err
 }
 
 // Numeric recomputes C's values from the current values of A and B,
 // whose patterns must be those Mul saw.
 func (p *Product) Numeric() error {
 	a, b, c := p.a, p.b, p.c
-	g := lanesPerRow(b)
+	g := p.lanes
 	return a.d.run(func(q *queue) error {
-		return q.launch(fmt.Sprintf("sp_numeric_g%d", g), c.rows, 8*32/g, int32(c.rows), a.ptr, a.col, a.val, b.ptr, b.col, b.val, c.ptr, c.col, c.val, p.init)
+		if err := q.launch(fmt.Sprintf("sp_numeric_g%d", g), c.rows, 8*32/g, int32(c.rows), p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
+			c.ptr, c.col, c.val, p.init); err != nil || p.nblk == 0 {
+			return err
+		}
+		return q.launch("sp_numeric_blk", p.nblk, 1, p.blk, int32(p.nblk), p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
+			c.ptr, c.col, c.val, p.init)
 	})
 }
 
@@ -124,3 +224,8 @@ func lanesPerRow(b *Matrix) int {
 	}
 	return 32
 }
+
+// chunkCap is the accumulators of one chunk of sp_numeric_g* with lanes
+// lanes (SP_WACC·lanes/32): chunks of g rows of n columns with g·n over
+// it go to sp_numeric_blk.
+func chunkCap(lanes int) int { return warpAcc * lanes / 32 }
