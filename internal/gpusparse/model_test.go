@@ -260,7 +260,7 @@ func modelFillRow(rng *rand.Rand, a, b, c *hcsr, i int) {
 // modelPlan is sp_plan: the kind of every row (g for the first row of a
 // chunk of g rows for sp_numeric_g*, -g for one for sp_numeric_blk, 0
 // for the others) and the list of the latter, in an order drawn from rng.
-func modelPlan(rng *rand.Rand, a, c *hcsr, lanes int) (kind []int, blk []int) {
+func modelPlan(rng *rand.Rand, a, c *hcsr, wide int) (kind []int, blk []int) {
 	first := modelRuns(a)
 	if first == nil {
 		first = make([]int, a.Rows+1)
@@ -272,7 +272,7 @@ func modelPlan(rng *rand.Rand, a, c *hcsr, lanes int) (kind []int, blk []int) {
 	for r := 0; r+1 < len(first); r++ {
 		for i := first[r]; i < first[r+1]; i += chunkRows {
 			g := min(chunkRows, first[r+1]-i)
-			if kind[i] = g; g*(c.Ptr[i+1]-c.Ptr[i]) > chunkCap(lanes) {
+			if kind[i] = g; c.Ptr[i+1]-c.Ptr[i] > wide {
 				kind[i] = -g
 				blk = append(blk, i)
 			}
@@ -280,6 +280,22 @@ func modelPlan(rng *rand.Rand, a, c *hcsr, lanes int) (kind []int, blk []int) {
 	}
 	rng.Shuffle(len(blk), func(x, y int) { blk[x], blk[y] = blk[y], blk[x] })
 	return kind, blk
+}
+
+// modelWide is the host's choice of wideCols for a product of a, with
+// lanes and the threshold of few runs drawn from rng; it returns the
+// rows a chunk of sp_numeric_g* takes at once.
+func modelWide(rng *rand.Rand, a *hcsr) (wide, rows, capacity int) {
+	lanes := []int{4, 8, 16, 32}[rng.IntN(4)]
+	runs := len(modelRuns(a)) - 1
+	grouped, rows := runs > 0, 1
+	if !grouped {
+		runs = a.Rows
+	} else {
+		rows = 4 // SP_WROWS
+	}
+	few := []int{0, fewChunks, math.MaxInt}[rng.IntN(3)]
+	return wideCols(lanes, grouped, runs, few), rows, chunkCap(lanes, grouped)
 }
 
 func modelBsearch(p []int32, c int32) int {
@@ -297,20 +313,17 @@ func modelBsearch(p []int32, c int32) int {
 
 // modelNumeric is sp_numeric_g* and sp_numeric_blk on the chunks of
 // modelPlan: per k of A's row in order, the products of B's row k for
-// every row of the chunk (of a pass of sp_numeric_blk: gp rows held in
-// shared memory, or all of them in cval beyond SP_BACC columns), in an
+// every row of a pass over the chunk (of sp_numeric_g*: as many rows as
+// it takes at once and its accumulators hold; of sp_numeric_blk: as many
+// as SP_BACC holds, or all of them in cval beyond SP_BACC columns), in an
 // order drawn from rng (the slots are distinct, so it cannot matter).
 func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
-	lanes := []int{4, 8, 16, 32}[rng.IntN(4)]
-	kind, blk := modelPlan(rng, a, c, lanes)
-	chunk := func(i, g int, shared bool) {
+	wide, rows, capacity := modelWide(rng, a)
+	kind, blk := modelPlan(rng, a, c, wide)
+	chunk := func(i, g, gp int, shared bool) {
 		cs, n := c.Ptr[i], c.Ptr[i+1]-c.Ptr[i]
 		p := c.Col[cs : cs+n]
 		as, alen := a.Ptr[i], a.Ptr[i+1]-a.Ptr[i]
-		gp := g
-		if shared {
-			gp = min(g, blockAcc/max(n, 1))
-		}
 		for t0 := 0; t0 < g; t0 += gp {
 			gt := min(gp, g-t0)
 			v := c.Val[cs+t0*n : cs+(t0+gt)*n]
@@ -335,12 +348,16 @@ func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
 		}
 	}
 	for i, g := range kind {
-		if g > 0 {
-			chunk(i, g, true)
+		if n := c.Ptr[i+1] - c.Ptr[i]; g > 0 {
+			chunk(i, g, min(g, rows, capacity/max(n, 1)), true)
 		}
 	}
 	for _, i := range blk {
-		chunk(i, -kind[i], c.Ptr[i+1]-c.Ptr[i] <= blockAcc)
+		if g, n := -kind[i], c.Ptr[i+1]-c.Ptr[i]; n <= blockAcc {
+			chunk(i, g, min(g, blockAcc/n), true)
+		} else {
+			chunk(i, g, g, false)
+		}
 	}
 }
 
@@ -487,8 +504,12 @@ func TestPlan(t *testing.T) {
 				first = append(first, i)
 			}
 		}
-		for _, lanes := range []int{4, 8, 16, 32} {
-			kind, blk := modelPlan(rng, cs.A, c, lanes)
+		for range 8 {
+			wide, _, capacity := modelWide(rng, cs.A)
+			if wide > capacity {
+				t.Fatalf("%s: rows of %d columns for chunks of %d accumulators", cs.Name, wide, capacity)
+			}
+			kind, blk := modelPlan(rng, cs.A, c, wide)
 			if len(slices.Compact(slices.Sorted(slices.Values(blk)))) != len(blk) {
 				t.Errorf("%s: a chunk listed twice", cs.Name)
 			}
@@ -506,14 +527,15 @@ func TestPlan(t *testing.T) {
 					if want := min(chunkRows, e-i); g != want && g != -want {
 						t.Fatalf("%s: chunk at row %d of run %d..%d has %d rows", cs.Name, i, s, e, g)
 					}
-					if fits := max(g, -g)*n <= chunkCap(lanes); fits != (g > 0) || (g < 0) != slices.Contains(blk, i) {
-						t.Fatalf("%s: chunk at row %d (%d rows of %d columns, cap %d): kind %d", cs.Name, i, g, n, chunkCap(lanes), g)
+					if (n <= wide) != (g > 0) || (g < 0) != slices.Contains(blk, i) {
+						t.Fatalf("%s: chunk at row %d (%d columns, %d for a warp): kind %d", cs.Name, i, n, wide, g)
 					}
 					if g < 0 {
 						seen["block"] = true
 						seen["block in passes"] = seen["block in passes"] || (n <= blockAcc && -g > blockAcc/max(n, 1))
 						seen["block in cval"] = seen["block in cval"] || n > blockAcc
 						seen["pattern in ccol"] = seen["pattern in ccol"] || n > blockPat
+						seen["k over the stage"] = seen["k over the stage"] || longestB(cs.A, cs.B, i) > blockStage
 					} else {
 						seen["warp"] = true
 						seen["warp, several rows"] = seen["warp, several rows"] || g > 1
@@ -532,9 +554,38 @@ func TestPlan(t *testing.T) {
 			seen["restriction in runs"] = r != nil
 		}
 	}
-	for _, want := range []string{"run over a chunk", "block", "block in passes", "block in cval", "pattern in ccol", "warp", "warp, several rows", "restriction in runs"} {
+	for _, want := range []string{"run over a chunk", "block", "block in passes", "block in cval", "pattern in ccol", "k over the stage", "warp",
+		"warp, several rows", "restriction in runs"} {
 		if !seen[want] {
 			t.Errorf("no case reaches %q", want)
 		}
+	}
+}
+
+// longestB is the longest row of b that row i of a reaches.
+func longestB(a, b *hcsr, i int) int {
+	m := 0
+	for q := a.Ptr[i]; q < a.Ptr[i+1]; q++ {
+		m = max(m, b.Ptr[a.Col[q]+1]-b.Ptr[a.Col[q]])
+	}
+	return m
+}
+
+// The choice of a block for the chunks of short rows depends on the
+// number of runs only, and never gives a warp more than it holds.
+func TestWideCols(t *testing.T) {
+	for _, lanes := range []int{4, 8, 16, 32} {
+		for _, grouped := range []bool{false, true} {
+			capacity := chunkCap(lanes, grouped)
+			if got := wideCols(lanes, grouped, fewChunks, fewChunks); got != capacity {
+				t.Errorf("lanes %d, grouped %v, many runs: rows up to %d columns for a warp, want %d", lanes, grouped, got, capacity)
+			}
+			if got := wideCols(lanes, grouped, fewChunks-1, fewChunks); got != min(capacity, blockFrom) {
+				t.Errorf("lanes %d, grouped %v, few runs: rows up to %d columns for a warp, want %d", lanes, grouped, got, min(capacity, blockFrom))
+			}
+		}
+	}
+	if chunkCap(32, true) != warpAcc || chunkCap(4, false) != warpAcc/16 {
+		t.Errorf("chunk capacities %d, %d", chunkCap(32, true), chunkCap(4, false))
 	}
 }

@@ -17,7 +17,8 @@ type Product struct {
 	// chunks for a block each, nblk of them.
 	kind, blk *cuda.Buffer
 	nblk      int
-	lanes     int // lanes per chunk of sp_numeric_g*
+	lanes     int  // lanes per chunk of sp_numeric_g*
+	grouped   bool // A has runs: sp_numeric_g*r
 }
 
 // Mul forms C = A·B, pattern and values; each entry sums its products in
@@ -77,6 +78,7 @@ func (p *Product) symbolic(q *queue) error {
 	if err != nil {
 		return err
 	}
+	p.grouped = rs.grouped()
 	longs, err := q.scratch(what+": list of long rows", int64(c.rows+1)*4)
 	if err != nil {
 		return err
@@ -189,7 +191,8 @@ func (p *Product) plan(q *queue, what string, rs runs) error {
 	if err = p.blk.MemsetAsync32(0, q.d.l.Stream); err != nil {
 		return err
 	}
-	if err = q.launch("sp_plan", c.rows, 256, int32(c.rows), rs.head, rs.first, c.ptr, int32(chunkCap(p.lanes)), p.kind, p.blk,
+	wide := wideCols(p.lanes, p.grouped, rs.n, q.d.fewRuns)
+	if err = q.launch("sp_plan", c.rows, 256, int32(c.rows), rs.head, rs.first, c.ptr, int32(wide), p.kind, p.blk,
 		p.blk.Ptr()+uintptr(at)); err != nil {
 		return err
 	}
@@ -202,9 +205,12 @@ func (p *Product) plan(q *queue, what string, rs runs) error {
 // whose patterns must be those Mul saw.
 func (p *Product) Numeric() error {
 	a, b, c := p.a, p.b, p.c
-	g := p.lanes
+	g, name := p.lanes, fmt.Sprintf("sp_numeric_g%d", p.lanes)
+	if p.grouped {
+		name += "r"
+	}
 	return a.d.run(func(q *queue) error {
-		if err := q.launch(fmt.Sprintf("sp_numeric_g%d", g), c.rows, 8*32/g, int32(c.rows), p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
+		if err := q.launch(name, c.rows, 8*32/g, int32(c.rows), p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
 			c.ptr, c.col, c.val, p.init); err != nil || p.nblk == 0 {
 			return err
 		}
@@ -226,6 +232,29 @@ func lanesPerRow(b *Matrix) int {
 }
 
 // chunkCap is the accumulators of one chunk of sp_numeric_g* with lanes
-// lanes (SP_WACC·lanes/32): chunks of g rows of n columns with g·n over
-// it go to sp_numeric_blk.
-func chunkCap(lanes int) int { return warpAcc * lanes / 32 }
+// lanes (SP_WACC·lanes/32 for sp_numeric_g*r, half for sp_numeric_g*).
+func chunkCap(lanes int, grouped bool) int {
+	if grouped {
+		return warpAcc * lanes / 32
+	}
+	return warpAcc / 2 * lanes / 32
+}
+
+// Products of A with fewer than fewChunks runs of rows give a block to
+// every chunk of rows over blockFrom columns: a warp per chunk would
+// leave most of the GPU idle, each warp walking a long row of A alone.
+const (
+	fewChunks = 1 << 16
+	blockFrom = 63
+)
+
+// wideCols is the widest row that a chunk of sp_numeric_g* takes (sp_plan
+// gives wider ones to sp_numeric_blk): all that a chunk's accumulators
+// hold, or blockFrom when A has fewer than few runs.
+func wideCols(lanes int, grouped bool, runs, few int) int {
+	c := chunkCap(lanes, grouped)
+	if runs < few {
+		c = min(c, blockFrom)
+	}
+	return c
+}

@@ -326,6 +326,7 @@ func Corpus(short bool) []Case {
 	cs = append(cs, Case{Name: "runs of rows", A: Runs(rng, 300, 400, 30, []int{1, 2, 3, 6, 8, 9, 20}), B: Random(rng, 400, 3000, 12, 0.05)})
 	cs = append(cs, Case{Name: "wide runs", A: Runs(rng, 40, 400, 100, []int{8, 11}), B: Random(rng, 400, 3000, 12, 0)})
 	cs = append(cs, Case{Name: "very wide runs", A: Runs(rng, 9, 1500, 600, []int{3, 1}), B: Random(rng, 1500, 20000, 20, 0)})
+	cs = append(cs, Case{Name: "long rows of B", A: Random(rng, 30, 40, 4, 0), B: Random(rng, 40, 2000, 1500, 0)})
 	el6 := Elasticity(6)
 	cs = append(cs, Case{Name: "block prolongator", A: el6, B: BlockProlongator(rng, el6, 6, 3, 3, 6), Sq: true})
 	return cs
