@@ -259,7 +259,9 @@ func modelFillRow(rng *rand.Rand, a, b, c *hcsr, i int) {
 
 // modelPlan is sp_plan: the kind of every row (g for the first row of a
 // chunk of g rows for sp_numeric_g*, -g for one for sp_numeric_blk, 0
-// for the others) and the list of the latter, in an order drawn from rng.
+// for the others) and the list of the latter, in an order drawn from rng
+// (the list of the former is the rows of positive kind, whose order is
+// free as well).
 func modelPlan(rng *rand.Rand, a, c *hcsr, wide int) (kind []int, blk []int) {
 	first := modelRuns(a)
 	if first == nil {

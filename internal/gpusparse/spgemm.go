@@ -14,11 +14,12 @@ type Product struct {
 	a, b, c *Matrix
 	init    float64 // what each sum starts from: -0 (first product as is) or +0
 	// The numeric pass's plan (sp_plan): kind of every row, and the
-	// chunks for a block each, nblk of them.
-	kind, blk *cuda.Buffer
-	nblk      int
-	lanes     int  // lanes per chunk of sp_numeric_g*
-	grouped   bool // A has runs: sp_numeric_g*r
+	// lists of chunks for a warp (nw of them) and for a block (nb), at
+	// lists[0:] and lists[rows:].
+	kind, lists *cuda.Buffer
+	nw, nb      int
+	lanes       int  // lanes per chunk of sp_numeric_g*
+	grouped     bool // A has runs: sp_numeric_g*r
 }
 
 // Mul forms C = A·B, pattern and values; each entry sums its products in
@@ -54,7 +55,7 @@ func (p *Product) C() *Matrix { return p.c }
 // Free releases C and the plan.
 func (p *Product) Free() error {
 	err := p.c.Free()
-	for _, b := range []**cuda.Buffer{&p.kind, &p.blk} {
+	for _, b := range []**cuda.Buffer{&p.kind, &p.lists} {
 		if *b != nil {
 			err = errors.Join(err, (*b).Free())
 			*b = nil
@@ -175,29 +176,32 @@ func (q *queue) runs(what string, a *Matrix) (runs, error) {
 	return runs{head: head, first: first, n: n}, q.launch("sp_run_first", a.rows, 256, int32(a.rows), head, first)
 }
 
-// plan cuts the runs into chunks for the numeric pass (sp_plan): those
-// whose accumulators fit a warp's share of sp_numeric_g*, and the list of
-// the others for sp_numeric_blk.
+// plan cuts the runs into chunks for the numeric pass (sp_plan): the
+// list of those for sp_numeric_g*, and of the others for sp_numeric_blk.
 func (p *Product) plan(q *queue, what string, rs runs) error {
 	c := p.c
 	var err error
 	if p.kind, err = q.alloc(what+": plan", int64(c.rows)*4); err != nil {
 		return err
 	}
-	if p.blk, err = q.alloc(what+": chunks for blocks", int64(c.rows+1)*4); err != nil {
+	if p.lists, err = q.alloc(what+": chunks", int64(2*c.rows+2)*4); err != nil {
 		return err
 	}
-	at := int64(c.rows) * 4
-	if err = p.blk.MemsetAsync32(0, q.d.l.Stream); err != nil {
+	at := int64(2*c.rows) * 4
+	if err = p.lists.MemsetAsync32(0, q.d.l.Stream); err != nil {
 		return err
 	}
 	wide := wideCols(p.lanes, p.grouped, rs.n, q.d.fewRuns)
-	if err = q.launch("sp_plan", c.rows, 256, int32(c.rows), rs.head, rs.first, c.ptr, int32(wide), p.kind, p.blk,
-		p.blk.Ptr()+uintptr(at)); err != nil {
+	if err = q.launch("sp_plan", c.rows, 256, int32(c.rows), rs.head, rs.first, c.ptr, int32(wide), p.kind, p.lists,
+		p.lists.Ptr()+uintptr(c.rows)*4, p.lists.Ptr()+uintptr(at)); err != nil {
 		return err
 	}
-	n, err := q.readInt32(p.blk, at)
-	p.nblk = int(n)
+	if err = q.sync(); err != nil {
+		return err
+	}
+	n := make([]int32, 2)
+	err = cuda.CopyToHost(n, p.lists, at)
+	p.nw, p.nb = int(n[0]), int(n[1])
 	return err
 }
 
@@ -210,11 +214,11 @@ func (p *Product) Numeric() error {
 		name += "r"
 	}
 	return a.d.run(func(q *queue) error {
-		if err := q.launch(name, c.rows, 8*32/g, int32(c.rows), p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
-			c.ptr, c.col, c.val, p.init); err != nil || p.nblk == 0 {
+		if err := q.launch(name, p.nw, 8*32/g, int32(p.nw), p.lists, p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
+			c.ptr, c.col, c.val, p.init); err != nil {
 			return err
 		}
-		return q.launch("sp_numeric_blk", p.nblk, 1, p.blk, int32(p.nblk), p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
+		return q.launch("sp_numeric_blk", p.nb, 1, p.lists.Ptr()+uintptr(c.rows)*4, int32(p.nb), p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
 			c.ptr, c.col, c.val, p.init)
 	})
 }

@@ -308,27 +308,41 @@ extern "C" __global__ void __launch_bounds__(SP_THREADS) sp_copy_rows(int rows, 
 	}
 }
 
+// sp_append adds v to list (*n entries, in any order) where pred holds:
+// one atomic per warp. Called by whole warps.
+__device__ __forceinline__ void sp_append(int *list, int *n, bool pred, int v) {
+	unsigned b = __ballot_sync(SP_FULL, pred);
+	int lane = threadIdx.x & 31, base = 0;
+	if (b && lane == 0) base = atomicAdd(n, __popc(b));
+	base = __shfl_sync(SP_FULL, base, 0);
+	if (pred) list[base + __popc(b & ((1u << lane) - 1))] = v;
+}
+
 // sp_plan cuts every run (head null: every row alone) into chunks of
 // SP_GMAX rows from its start and sets kind[i] for the chunk's first row
 // i: g, its rows, when its rows have at most wide columns (the host's
-// choice, at most what a chunk of sp_numeric_g* holds); else -g, and i is
-// listed in list (*nlist of them, in any order) for sp_numeric_blk.
-// Other rows get 0.
+// choice, at most what a chunk of sp_numeric_g* holds), and i goes to
+// wlist for sp_numeric_g*; else -g, and i goes to blist for
+// sp_numeric_blk (n[0] and n[1] entries, in any order). Other rows get 0.
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
-sp_plan(int rows, const int *head, const int *first, const int *cptr, int wide, int *kind, int *list, int *nlist) {
-	for (int i = blockIdx.x * SP_THREADS + threadIdx.x; i < rows; i += gridDim.x * SP_THREADS) {
-		int s = i, e = i + 1;
-		if (head) {
-			int run = head[i + 1] - 1;
-			s = first[run], e = first[run + 1];
+sp_plan(int rows, const int *head, const int *first, const int *cptr, int wide, int *kind, int *wlist, int *blist, int *n) {
+	int lane = threadIdx.x & 31;
+	for (int i0 = blockIdx.x * SP_THREADS + (threadIdx.x & ~31); i0 < rows; i0 += gridDim.x * SP_THREADS) {
+		int i = i0 + lane, k = 0;
+		if (i < rows) {
+			int s = i, e = i + 1;
+			if (head) {
+				int run = head[i + 1] - 1;
+				s = first[run], e = first[run + 1];
+			}
+			if ((i - s) % SP_GMAX == 0) {
+				int g = min(SP_GMAX, e - i);
+				k = cptr[i + 1] - cptr[i] <= wide ? g : -g;
+			}
+			kind[i] = k;
 		}
-		int k = 0;
-		if ((i - s) % SP_GMAX == 0) {
-			int g = min(SP_GMAX, e - i);
-			if (cptr[i + 1] - cptr[i] <= wide) k = g;
-			else k = -g, list[atomicAdd(nlist, 1)] = i;
-		}
-		kind[i] = k;
+		sp_append(wlist, n, k > 0, i);
+		sp_append(blist, n + 1, k < 0, i);
 	}
 }
 
@@ -357,8 +371,8 @@ __device__ __forceinline__ void sp_add_rows(double *v, int n, int gt, const doub
 }
 
 // sp_numeric sets the values of C = A·B on its pattern for the chunks
-// that sp_plan gave it (kind[i] = g > 0: rows i..i+g-1, one pattern), G
-// lanes per chunk: for each k of A's row in order, the lanes add
+// that sp_plan listed for it in wlist (kind[i] = g > 0: rows i..i+g-1,
+// one pattern), G lanes per chunk: for each k of A's row in order, the lanes add
 // a_(i+t)k·b_kj for the (distinct) columns j of B's row k into distinct
 // slots, so each entry gets its products in A's row order; the rows of
 // the chunk share the search of each column. The chunk's rows are
@@ -369,18 +383,18 @@ __device__ __forceinline__ void sp_add_rows(double *v, int n, int gt, const doub
 // least one row's (sp_plan): a chunk runs in passes of min(GM, ACAP/n)
 // rows. G is picked by the host from B's mean row length.
 template <int G, int GM>
-__device__ __forceinline__ void sp_numeric_rows(int rows, const int *kind, const int *aptr, const int *acol, const double *aval, const int *bptr,
+__device__ __forceinline__ void sp_numeric_rows(int nw, const int *wlist, const int *kind, const int *aptr, const int *acol, const double *aval, const int *bptr,
                                                 const int *bcol, const double *bval, const int *cptr, const int *ccol, double *cval, double init) {
 	constexpr int WACC = GM == 1 ? SP_WACC / 2 : SP_WACC, R = 32 / G, PCAP = SP_LIMIT / R, ACAP = WACC / R;
 	__shared__ int pat[SP_WARPS][SP_LIMIT];
 	__shared__ double acc[SP_WARPS][WACC];
+	__shared__ double sa[SP_WARPS][GM][32]; // the values of A's next G entries in the pass's rows
 	int w = threadIdx.x >> 5, lane = threadIdx.x & 31, grp = lane / G, gl = lane % G;
 	unsigned mask = G == 32 ? SP_FULL : ((1u << G) - 1) << (grp * G);
 	int *mypat = pat[w] + grp * PCAP;
 	double *myacc = acc[w] + grp * ACAP;
-	for (int i = (blockIdx.x * SP_WARPS + w) * R + grp; i < rows; i += gridDim.x * SP_WARPS * R) {
-		int g = kind[i];
-		if (g <= 0) continue;
+	for (int l = (blockIdx.x * SP_WARPS + w) * R + grp; l < nw; l += gridDim.x * SP_WARPS * R) {
+		int i = wlist[l], g = kind[i];
 		int cs = cptr[i], n = cptr[i + 1] - cs;
 		const int *p = ccol + cs;
 		if (n <= PCAP) {
@@ -395,13 +409,18 @@ __device__ __forceinline__ void sp_numeric_rows(int rows, const int *kind, const
 			for (int x = gl; x < gt * n; x += G) v[x] = init;
 			__syncwarp(mask);
 			for (int q0 = 0; q0 < alen; q0 += G) {
-				// A's next G entries and their rows of B, one per lane.
+				// A's next G entries, their rows of B and their values,
+				// one per lane.
 				int mybs = 0, mybe = 0;
 				if (q0 + gl < alen) {
 					int k = acol[as + q0 + gl];
 					mybs = bptr[k];
 					mybe = bptr[k + 1];
+#pragma unroll
+					for (int t = 0; t < GM; t++)
+						if (t < gt) sa[w][t][lane] = aval[as + (size_t)(t0 + t) * alen + q0 + gl];
 				}
+				__syncwarp(mask);
 				// Each lane's first product of the next k and its slot are
 				// fetched while the current k is added (software pipeline).
 				int m = min(G, alen - q0);
@@ -413,7 +432,7 @@ __device__ __forceinline__ void sp_numeric_rows(int rows, const int *kind, const
 					double a[GM];
 #pragma unroll
 					for (int t = 0; t < GM; t++)
-						if (t < gt) a[t] = aval[as + (size_t)(t0 + t) * alen + q0 + u];
+						if (t < gt) a[t] = sa[w][t][grp * G + u];
 					double b = nb;
 					int bs = nbs, be = nbe, x = nx;
 					if (u + 1 < m) {
@@ -437,9 +456,9 @@ __device__ __forceinline__ void sp_numeric_rows(int rows, const int *kind, const
 // sp_numeric_g<G>r up to SP_WROWS (fewer registers than SP_GMAX).
 #define SP_NUMERIC(G, GM, NAME)                                                                                                         \
 	extern "C" __global__ void __launch_bounds__(SP_THREADS, GM == 1 ? 6 : 4)                                                          \
-	    NAME(int rows, const int *kind, const int *aptr, const int *acol, const double *aval, const int *bptr, const int *bcol,         \
+	    NAME(int nw, const int *wlist, const int *kind, const int *aptr, const int *acol, const double *aval, const int *bptr, const int *bcol,         \
 	         const double *bval, const int *cptr, const int *ccol, double *cval, double init) {                                           \
-		sp_numeric_rows<G, GM>(rows, kind, aptr, acol, aval, bptr, bcol, bval, cptr, ccol, cval, init);                                 \
+		sp_numeric_rows<G, GM>(nw, wlist, kind, aptr, acol, aval, bptr, bcol, bval, cptr, ccol, cval, init);                                 \
 	}
 SP_NUMERIC(4, 1, sp_numeric_g4)
 SP_NUMERIC(8, 1, sp_numeric_g8)
@@ -503,6 +522,37 @@ __device__ __forceinline__ int sp_kof(const int *kofs, int nk, int e) {
 	return lo;
 }
 
+// sp_stage puts the slot in p (n columns) and the value of B of each of
+// the batch's tot products into sx and sb: four products a thread at a
+// time, their loads issued together and their searches interleaved.
+__device__ __forceinline__ void sp_stage(const int *p, int n, int nk, int tot, const int *kofs, const int *kbs, const int *bcol, const double *bval,
+                                         int *sx, double *sb) {
+	int top = 1 << (31 - __clz(n));
+	for (int e0 = threadIdx.x; e0 < tot; e0 += 4 * SP_THREADS) {
+		int c[4], pos[4];
+		double b[4];
+#pragma unroll
+		for (int h = 0; h < 4; h++) {
+			int e = e0 + h * SP_THREADS;
+			c[h] = 0, b[h] = 0, pos[h] = 0;
+			if (e < tot) {
+				int j = sp_kof(kofs, nk, e), r = kbs[j] + e - kofs[j];
+				c[h] = bcol[r], b[h] = bval[r];
+			}
+		}
+		// The last position whose column is at most c: c's, as p holds it.
+		for (int st = top; st > 0; st >>= 1)
+#pragma unroll
+			for (int h = 0; h < 4; h++)
+				if (pos[h] + st < n && p[pos[h] + st] <= c[h]) pos[h] += st;
+#pragma unroll
+		for (int h = 0; h < 4; h++) {
+			int e = e0 + h * SP_THREADS;
+			if (e < tot) sx[e] = pos[h], sb[e] = b[h];
+		}
+	}
+}
+
 // sp_numeric_blk sets the values of the chunks listed in list (kind[i] =
 // -g: rows i..i+g-1, one pattern of n columns), a block per chunk: the
 // long rows, and the rows of products with few chunks, which a warp each
@@ -546,11 +596,7 @@ sp_numeric_blk(const int *list, int nlist, const int *kind, const int *aptr, con
 				if (w == 0) sp_blk_batch(st, alen, as, t0, gt, acol, aval, bptr, kofs, kbs, sa);
 				__syncthreads();
 				int nk = st[2], tot = kofs[nk];
-				for (int e = tid; e < tot; e += SP_THREADS) {
-					int j = sp_kof(kofs, nk, e), r = kbs[j] + e - kofs[j];
-					sx[e] = sp_bsearch(p, n, bcol[r]);
-					sb[e] = bval[r];
-				}
+				sp_stage(p, n, nk, tot, kofs, kbs, bcol, bval, sx, sb);
 				__syncthreads();
 				for (int e = tid; e < tot; e += SP_THREADS) {
 					int j = sp_kof(kofs, nk, e), ow = sp_owner(sx[e], n), po = e == kofs[j] ? -1 : sp_owner(sx[e - 1], n);
