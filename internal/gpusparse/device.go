@@ -22,9 +22,16 @@ const (
 	// 32·windowWords take their pattern from a bitmap of that window.
 	windowWords = 256
 	scanTile    = 1024 // SP_THREADS*4
+	chunkRows   = 8    // SP_GMAX: most rows of one pattern the numeric pass takes together
+	warpAcc     = 512  // SP_WACC: accumulators of a warp of sp_numeric_g*r (half in sp_numeric_g*)
+	blockPat    = 3072 // SP_BPAT: pattern entries of a row sp_numeric_blk holds in shared memory
+	blockAcc    = 2560 // SP_BACC: accumulators of sp_numeric_blk's block
+	blockStage  = 1024 // SP_BSTAGE: products sp_numeric_blk stages at once
 )
 
-var kernelNames = []string{"sp_count", "sp_fill", "sp_long_rows", "sp_numeric_g4", "sp_numeric_g8", "sp_numeric_g16", "sp_numeric_g32", "sp_scan_blocks", "sp_scan_parts",
+var kernelNames = []string{"sp_count", "sp_fill", "sp_long_rows", "sp_numeric_g4", "sp_numeric_g8", "sp_numeric_g16", "sp_numeric_g32", "sp_numeric_g4r", "sp_numeric_g8r",
+	"sp_numeric_g16r", "sp_numeric_g32r", "sp_numeric_blk",
+	"sp_run_starts", "sp_run_first", "sp_expand", "sp_copy_rows", "sp_plan", "sp_scan_blocks", "sp_scan_parts",
 	"sp_scan_apply", "sp_tr_count", "sp_tr_scatter", "sp_tr_sort", "sp_tr_mid", "sp_tr_long", "sp_gather", "sp_check"}
 
 // maxInt32 bounds rows, columns and nonzeros of a device matrix.
@@ -35,6 +42,9 @@ const maxInt32 = math.MaxInt32
 // and waited for under the loader's lock.
 type Device struct {
 	l *gpu.Loader
+	// fewRuns is the number of runs of rows below which products take
+	// a block per chunk of all but short rows (fewChunks; tests vary it).
+	fewRuns int
 }
 
 // Open returns the kernels in the primary context of device ordinal.
@@ -44,7 +54,7 @@ func Open(ordinal int) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpusparse: %w", err)
 	}
-	return &Device{l: l}, nil
+	return &Device{l: l, fewRuns: fewChunks}, nil
 }
 
 // For returns the kernels in a caller's context (which stays the
@@ -54,7 +64,7 @@ func For(ctx *cuda.Context) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpusparse: %w", err)
 	}
-	return &Device{l: l}, nil
+	return &Device{l: l, fewRuns: fewChunks}, nil
 }
 
 // Context returns the context the matrices of d live in.

@@ -22,16 +22,31 @@
 // every run gives the same bits. (amg rounds each product on its own too,
 // with explicit conversions, so that no Go architecture fuses them.)
 //
-// The symbolic pass takes a warp per row: a row whose columns span at
-// most 8192 gets its sorted pattern from a bitmap of that window in
+// Consecutive rows of A with one pattern (a run: the dofs of a node in a
+// block operator, the rigid-body modes of an aggregate in a restriction)
+// give rows of A·B with one pattern, so the symbolic pass forms the
+// first row of each run only and copies it to the others, and the
+// numeric pass takes up to 8 rows of a run together (a chunk), sharing
+// the search for each product's slot; the order of every entry's sum is
+// that of its own row all the same.
+//
+// The symbolic pass takes a warp per first row: a row whose columns span
+// at most 8192 gets its sorted pattern from a bitmap of that window in
 // shared memory (the rows of mesh operators and their products); a
 // wider one hashes its columns in shared memory and ranks them, up to
 // RowLimit columns; longer rows take a slower path with a bitmap over
-// all the columns in global memory. The numeric pass takes 4 to 32
-// lanes per row (about the mean row length of B), accumulating in
-// shared memory up to RowLimit·lanes/32 entries a row and in the result
-// itself beyond. Scratch is what a row needs, plus one int32 per row
-// and, per long row handled at once, a bitmap of cols/8 bytes.
+// all the columns in global memory. The numeric pass gives a chunk 4 to
+// 32 lanes (about the mean row length of B) with its accumulators in
+// shared memory, up to 256 (one row at a time) or 512 (up to four rows
+// of a chunk at a time) for 32 lanes; a chunk of longer rows, and when A
+// has fewer than 65536 runs every chunk of rows over 63 columns (so
+// that the small coarse products fill the GPU), gets a block, whose
+// warps each add the products of a slice of the row's columns, k after
+// k, from products staged by the whole block, with 2560 accumulators in
+// shared memory (longer rows accumulate in the result itself). The plan
+// (which chunk goes where) is formed with the pattern. Scratch is what
+// a row needs, plus a few int32 per row and, per long row handled at
+// once, a bitmap of cols/8 bytes.
 //
 // Every function that queues work waits for it before it returns, so
 // results may be read from any stream afterwards. Errors are values:

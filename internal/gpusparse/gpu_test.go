@@ -46,9 +46,17 @@ func download(tb testing.TB, m *Matrix) *hcsr {
 // Every product, transpose and Galerkin product of the corpus equals the
 // reference bit for bit, the numeric pass re-run and a second symbolic
 // pass give the same bits, and so does a numeric re-setup after the
-// values change.
+// values change; whether short rows of products with few runs take a
+// block per chunk or a warp.
 func TestGPUCorpus(t *testing.T) {
-	d := device(t)
+	for _, few := range []int{fewChunks, 0} {
+		d := device(t)
+		d.fewRuns = few
+		corpusOn(t, d)
+	}
+}
+
+func corpusOn(t *testing.T, d *Device) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, c := range sparsetest.Corpus(testing.Short()) {
 		a, b := upload(t, d, c.A), upload(t, d, c.B)

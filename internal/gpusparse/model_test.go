@@ -160,14 +160,41 @@ func modelWindowRow(a, b *hcsr, i, words int, lo int32) []int32 {
 	return out
 }
 
-// modelSymbolic is sp_count, sp_long_rows (sizes), the scan, sp_fill
-// (window bitmap, or hash table compacted in slot order then ranks) and
-// sp_long_rows (columns).
+// modelRuns is sp_run_starts, the scan and sp_run_first: the first row
+// of every run of rows of a with one pattern, and rows at the end; nil
+// when every run is one row (the kernels then take the rows as they are).
+func modelRuns(a *hcsr) []int {
+	var first []int
+	for i := 0; i < a.Rows; i++ {
+		if i == 0 || !slices.Equal(a.Col[a.Ptr[i-1]:a.Ptr[i]], a.Col[a.Ptr[i]:a.Ptr[i+1]]) {
+			first = append(first, i)
+		}
+	}
+	if a.Rows < 2 || len(first) == a.Rows {
+		return nil
+	}
+	return append(first, a.Rows)
+}
+
+// modelSymbolic is sp_count, sp_long_rows (sizes), sp_expand, the scan,
+// sp_fill (window bitmap, or hash table compacted in slot order then
+// ranks), sp_long_rows (columns) and sp_copy_rows, on the first rows of
+// the runs of a.
 func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
 	c := &hcsr{Rows: a.Rows, Cols: b.Cols}
+	first := modelRuns(a)
+	sel := first
+	if sel == nil {
+		sel = make([]int, a.Rows)
+		for i := range sel {
+			sel[i] = i
+		}
+	} else {
+		sel = sel[:len(sel)-1]
+	}
 	size := make([]int, a.Rows)
 	var longs []int
-	for i := 0; i < a.Rows; i++ {
+	for _, i := range sel {
 		if words, lo := modelWindow(a, b, i); words <= windowWords {
 			size[i] = len(modelWindowRow(a, b, i, words, lo))
 		} else if _, n := modelHashRow(rng, a, b, i); n >= 0 {
@@ -180,38 +207,97 @@ func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
 	for _, i := range longs {
 		size[i] = len(modelBitsRow(a, b, i))
 	}
+	for r := 0; r+1 < len(first); r++ {
+		for i := first[r] + 1; i < first[r+1]; i++ {
+			size[i] = size[first[r]]
+		}
+	}
 	c.Ptr, _ = modelScan(size)
 	c.Col = make([]int32, c.NNZ())
 	c.Val = make([]float64, c.NNZ())
-	for i := 0; i < a.Rows; i++ {
-		cs, n := c.Ptr[i], c.Ptr[i+1]-c.Ptr[i]
-		if words, lo := modelWindow(a, b, i); words <= windowWords {
-			copy(c.Col[cs:], modelWindowRow(a, b, i, words, lo))
-			continue
-		}
-		if n > RowLimit {
-			copy(c.Col[cs:], modelBitsRow(a, b, i))
-			continue
-		}
-		t, _ := modelHashRow(rng, a, b, i)
-		m := 0
-		for _, x := range t { // the ballot compaction keeps slot order
-			if x != -1 {
-				t[m] = x
-				m++
-			}
-		}
-		for x := 0; x < n; x++ {
-			rank := 0
-			for y := 0; y < n; y++ {
-				if t[y] < t[x] {
-					rank++
-				}
-			}
-			c.Col[cs+rank] = t[x]
+	for _, i := range sel {
+		modelFillRow(rng, a, b, c, i)
+	}
+	for r := 0; r+1 < len(first); r++ {
+		s := first[r]
+		for i := s + 1; i < first[r+1]; i++ {
+			copy(c.Col[c.Ptr[i]:c.Ptr[i+1]], c.Col[c.Ptr[s]:c.Ptr[s+1]])
 		}
 	}
 	return c
+}
+
+// modelFillRow is sp_fill and sp_long_rows (columns) for row i.
+func modelFillRow(rng *rand.Rand, a, b, c *hcsr, i int) {
+	cs, n := c.Ptr[i], c.Ptr[i+1]-c.Ptr[i]
+	if words, lo := modelWindow(a, b, i); words <= windowWords {
+		copy(c.Col[cs:], modelWindowRow(a, b, i, words, lo))
+		return
+	}
+	if n > RowLimit {
+		copy(c.Col[cs:], modelBitsRow(a, b, i))
+		return
+	}
+	t, _ := modelHashRow(rng, a, b, i)
+	m := 0
+	for _, x := range t { // the ballot compaction keeps slot order
+		if x != -1 {
+			t[m] = x
+			m++
+		}
+	}
+	for x := 0; x < n; x++ {
+		rank := 0
+		for y := 0; y < n; y++ {
+			if t[y] < t[x] {
+				rank++
+			}
+		}
+		c.Col[cs+rank] = t[x]
+	}
+}
+
+// modelPlan is sp_plan: the kind of every row (g for the first row of a
+// chunk of g rows for sp_numeric_g*, -g for one for sp_numeric_blk, 0
+// for the others) and the list of the latter, in an order drawn from rng
+// (the list of the former is the rows of positive kind, whose order is
+// free as well).
+func modelPlan(rng *rand.Rand, a, c *hcsr, wide int) (kind []int, blk []int) {
+	first := modelRuns(a)
+	if first == nil {
+		first = make([]int, a.Rows+1)
+		for i := range first {
+			first[i] = i
+		}
+	}
+	kind = make([]int, a.Rows)
+	for r := 0; r+1 < len(first); r++ {
+		for i := first[r]; i < first[r+1]; i += chunkRows {
+			g := min(chunkRows, first[r+1]-i)
+			if kind[i] = g; c.Ptr[i+1]-c.Ptr[i] > wide {
+				kind[i] = -g
+				blk = append(blk, i)
+			}
+		}
+	}
+	rng.Shuffle(len(blk), func(x, y int) { blk[x], blk[y] = blk[y], blk[x] })
+	return kind, blk
+}
+
+// modelWide is the host's choice of wideCols for a product of a, with
+// lanes and the threshold of few runs drawn from rng; it returns the
+// rows a chunk of sp_numeric_g* takes at once.
+func modelWide(rng *rand.Rand, a *hcsr) (wide, rows, capacity int) {
+	lanes := []int{4, 8, 16, 32}[rng.IntN(4)]
+	runs := len(modelRuns(a)) - 1
+	grouped, rows := runs > 0, 1
+	if !grouped {
+		runs = a.Rows
+	} else {
+		rows = 4 // SP_WROWS
+	}
+	few := []int{0, fewChunks, math.MaxInt}[rng.IntN(3)]
+	return wideCols(lanes, grouped, runs, few), rows, chunkCap(lanes, grouped)
 }
 
 func modelBsearch(p []int32, c int32) int {
@@ -227,32 +313,53 @@ func modelBsearch(p []int32, c int32) int {
 	return lo
 }
 
-// modelNumeric is sp_numeric_g*: per k of A's row in order, the lanes add
-// their products of B's row k into their slots, in an order drawn from
-// rng (the slots are distinct, so it cannot matter), whatever the lanes
-// per row.
+// modelNumeric is sp_numeric_g* and sp_numeric_blk on the chunks of
+// modelPlan: per k of A's row in order, the products of B's row k for
+// every row of a pass over the chunk (of sp_numeric_g*: as many rows as
+// it takes at once and its accumulators hold; of sp_numeric_blk: as many
+// as SP_BACC holds, or all of them in cval beyond SP_BACC columns), in an
+// order drawn from rng (the slots are distinct, so it cannot matter).
 func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
-	for i := 0; i < a.Rows; i++ {
-		cs, ce := c.Ptr[i], c.Ptr[i+1]
-		p := c.Col[cs:ce]
-		v := c.Val[cs:ce]
-		if len(p) <= RowLimit/4 {
-			v = make([]float64, len(p)) // the shared-memory slots (G = 8)
-		}
-		for x := range v {
-			v[x] = init
-		}
-		for q := a.Ptr[i]; q < a.Ptr[i+1]; q++ {
-			av := a.Val[q]
-			k := a.Col[q]
-			lanes := rng.Perm(b.Ptr[k+1] - b.Ptr[k])
-			for _, l := range lanes {
-				r := b.Ptr[k] + l
-				x := modelBsearch(p, b.Col[r])
-				v[x] = float64(v[x] + float64(av*b.Val[r]))
+	wide, rows, capacity := modelWide(rng, a)
+	kind, blk := modelPlan(rng, a, c, wide)
+	chunk := func(i, g, gp int, shared bool) {
+		cs, n := c.Ptr[i], c.Ptr[i+1]-c.Ptr[i]
+		p := c.Col[cs : cs+n]
+		as, alen := a.Ptr[i], a.Ptr[i+1]-a.Ptr[i]
+		for t0 := 0; t0 < g; t0 += gp {
+			gt := min(gp, g-t0)
+			v := c.Val[cs+t0*n : cs+(t0+gt)*n]
+			if shared {
+				v = make([]float64, gt*n)
 			}
+			for x := range v {
+				v[x] = init
+			}
+			for o := 0; o < alen; o++ {
+				k := a.Col[as+o]
+				for _, l := range rng.Perm(b.Ptr[k+1] - b.Ptr[k]) {
+					r := b.Ptr[k] + l
+					x := modelBsearch(p, b.Col[r])
+					for t := 0; t < gt; t++ {
+						av := a.Val[as+(t0+t)*alen+o]
+						v[t*n+x] = float64(v[t*n+x] + float64(av*b.Val[r]))
+					}
+				}
+			}
+			copy(c.Val[cs+t0*n:], v)
 		}
-		copy(c.Val[cs:ce], v)
+	}
+	for i, g := range kind {
+		if n := c.Ptr[i+1] - c.Ptr[i]; g > 0 {
+			chunk(i, g, min(g, rows, capacity/max(n, 1)), true)
+		}
+	}
+	for _, i := range blk {
+		if g, n := -kind[i], c.Ptr[i+1]-c.Ptr[i]; n <= blockAcc {
+			chunk(i, g, min(g, blockAcc/n), true)
+		} else {
+			chunk(i, g, g, false)
+		}
 	}
 }
 
@@ -379,5 +486,108 @@ func TestLongRowRouting(t *testing.T) {
 				t.Errorf("row %d: a window of %d words, want more than %d", i, words, windowWords)
 			}
 		}
+	}
+}
+
+// The plan cuts every run into chunks of at most chunkRows rows from its
+// start, gives sp_numeric_g* exactly the chunks whose accumulators fit,
+// and the corpus reaches every path: chunks of a warp, of a block in one
+// pass or several, rows past a block's accumulators and pattern, runs
+// longer than a chunk, and the restriction's runs of rigid-body modes.
+func TestPlan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	seen := map[string]bool{}
+	for _, cs := range sparsetest.Corpus(true) {
+		c := sparsetest.Mul(cs.A, cs.B, false)
+		first := modelRuns(cs.A)
+		if first == nil {
+			first = []int{0}
+			for i := 1; i <= cs.A.Rows; i++ {
+				first = append(first, i)
+			}
+		}
+		for range 8 {
+			wide, _, capacity := modelWide(rng, cs.A)
+			if wide > capacity {
+				t.Fatalf("%s: rows of %d columns for chunks of %d accumulators", cs.Name, wide, capacity)
+			}
+			kind, blk := modelPlan(rng, cs.A, c, wide)
+			if len(slices.Compact(slices.Sorted(slices.Values(blk)))) != len(blk) {
+				t.Errorf("%s: a chunk listed twice", cs.Name)
+			}
+			for r := 0; r+1 < len(first); r++ {
+				s, e := first[r], first[r+1]
+				seen["run over a chunk"] = seen["run over a chunk"] || e-s > chunkRows
+				for i := s; i < e; i++ {
+					g, n := kind[i], c.Ptr[i+1]-c.Ptr[i]
+					if (i-s)%chunkRows != 0 {
+						if g != 0 {
+							t.Fatalf("%s: row %d inside a chunk has kind %d", cs.Name, i, g)
+						}
+						continue
+					}
+					if want := min(chunkRows, e-i); g != want && g != -want {
+						t.Fatalf("%s: chunk at row %d of run %d..%d has %d rows", cs.Name, i, s, e, g)
+					}
+					if (n <= wide) != (g > 0) || (g < 0) != slices.Contains(blk, i) {
+						t.Fatalf("%s: chunk at row %d (%d columns, %d for a warp): kind %d", cs.Name, i, n, wide, g)
+					}
+					if g < 0 {
+						seen["block"] = true
+						seen["block in passes"] = seen["block in passes"] || (n <= blockAcc && -g > blockAcc/max(n, 1))
+						seen["block in cval"] = seen["block in cval"] || n > blockAcc
+						seen["pattern in ccol"] = seen["pattern in ccol"] || n > blockPat
+						seen["k over the stage"] = seen["k over the stage"] || longestB(cs.A, cs.B, i) > blockStage
+					} else {
+						seen["warp"] = true
+						seen["warp, several rows"] = seen["warp, several rows"] || g > 1
+					}
+				}
+			}
+		}
+		if cs.Name == "block prolongator" {
+			r := modelRuns(sparsetest.Transpose(cs.B))
+			for x := 0; x+1 < len(r); x++ {
+				if r[x+1]-r[x] != 6 {
+					t.Errorf("restriction of the block prolongator: run %d..%d, want 6 rows", r[x], r[x+1])
+					break
+				}
+			}
+			seen["restriction in runs"] = r != nil
+		}
+	}
+	for _, want := range []string{"run over a chunk", "block", "block in passes", "block in cval", "pattern in ccol", "k over the stage", "warp",
+		"warp, several rows", "restriction in runs"} {
+		if !seen[want] {
+			t.Errorf("no case reaches %q", want)
+		}
+	}
+}
+
+// longestB is the longest row of b that row i of a reaches.
+func longestB(a, b *hcsr, i int) int {
+	m := 0
+	for q := a.Ptr[i]; q < a.Ptr[i+1]; q++ {
+		m = max(m, b.Ptr[a.Col[q]+1]-b.Ptr[a.Col[q]])
+	}
+	return m
+}
+
+// The choice of a block for the chunks of short rows depends on the
+// number of runs only, and never gives a warp more than it holds.
+func TestWideCols(t *testing.T) {
+	for _, lanes := range []int{4, 8, 16, 32} {
+		for _, grouped := range []bool{false, true} {
+			capacity := chunkCap(lanes, grouped)
+			if got := wideCols(lanes, grouped, fewChunks, fewChunks); got != capacity {
+				t.Errorf("lanes %d, grouped %v, many runs: rows up to %d columns for a warp, want %d", lanes, grouped, got, capacity)
+			}
+			if got := wideCols(lanes, grouped, fewChunks-1, fewChunks); got != min(capacity, blockFrom) {
+				t.Errorf("lanes %d, grouped %v, few runs: rows up to %d columns for a warp, want %d", lanes, grouped, got, min(capacity, blockFrom))
+			}
+		}
+	}
+	if chunkCap(32, true) != warpAcc || chunkCap(4, false) != warpAcc/16 {
+		t.Errorf("chunk capacities %d, %d", chunkCap(32, true), chunkCap(4, false))
 	}
 }

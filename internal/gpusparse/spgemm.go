@@ -1,8 +1,11 @@
 package gpusparse
 
 import (
+	"errors"
 	"fmt"
 	"math"
+
+	"github.com/misgrid/misgrid/cuda"
 )
 
 // Product is C = A·B on the device: its pattern is formed once, its
@@ -10,6 +13,13 @@ import (
 type Product struct {
 	a, b, c *Matrix
 	init    float64 // what each sum starts from: -0 (first product as is) or +0
+	// The numeric pass's plan (sp_plan): kind of every row, and the
+	// lists of chunks for a warp (nw of them) and for a block (nb), at
+	// lists[0:] and lists[rows:].
+	kind, lists *cuda.Buffer
+	nw, nb      int
+	lanes       int  // lanes per chunk of sp_numeric_g*
+	grouped     bool // A has runs: sp_numeric_g*r
 }
 
 // Mul forms C = A·B, pattern and values; each entry sums its products in
@@ -27,13 +37,13 @@ func (d *Device) mul(a, b *Matrix, init float64) (*Product, error) {
 	if a.cols != b.rows {
 		return nil, fmt.Errorf("gpusparse: product of a %d×%d and a %d×%d matrix: inner sizes differ", a.rows, a.cols, b.rows, b.cols)
 	}
-	p := &Product{a: a, b: b, init: init, c: &Matrix{rows: a.rows, cols: b.cols, owned: true, d: d}}
+	p := &Product{a: a, b: b, init: init, c: &Matrix{rows: a.rows, cols: b.cols, owned: true, d: d}, lanes: lanesPerRow(b)}
 	err := d.run(p.symbolic)
 	if err == nil {
 		err = p.Numeric()
 	}
 	if err != nil {
-		_ = p.c.Free()
+		_ = p.Free()
 		return nil, err
 	}
 	return p, nil
@@ -42,11 +52,22 @@ func (d *Device) mul(a, b *Matrix, init float64) (*Product, error) {
 // C returns the product (owned by p).
 func (p *Product) C() *Matrix { return p.c }
 
-// Free releases C.
-func (p *Product) Free() error { return p.c.Free() }
+// Free releases C and the plan.
+func (p *Product) Free() error {
+	err := p.c.Free()
+	for _, b := range []**cuda.Buffer{&p.kind, &p.lists} {
+		if *b != nil {
+			err = errors.Join(err, (*b).Free())
+			*b = nil
+		}
+	}
+	return err
+}
 
-// symbolic forms C's pattern: row sizes (short rows by hashing in shared
-// memory, long ones by a bitmap), their scan, then the sorted columns.
+// symbolic forms C's pattern: the runs of rows of A with one pattern,
+// row sizes of the first row of each run (short rows by hashing in
+// shared memory, long ones by a bitmap), their scan, the sorted columns
+// (copied to the runs' other rows), then the numeric pass's plan.
 func (p *Product) symbolic(q *queue) error {
 	a, b, c := p.a, p.b, p.c
 	what := fmt.Sprintf("%d×%d · %d×%d product", a.rows, a.cols, b.rows, b.cols)
@@ -54,6 +75,11 @@ func (p *Product) symbolic(q *queue) error {
 	if c.ptr, err = q.alloc(what+": row offsets", int64(c.rows+1)*4); err != nil {
 		return err
 	}
+	rs, err := q.runs(what, a)
+	if err != nil {
+		return err
+	}
+	p.grouped = rs.grouped()
 	longs, err := q.scratch(what+": list of long rows", int64(c.rows+1)*4)
 	if err != nil {
 		return err
@@ -64,7 +90,7 @@ func (p *Product) symbolic(q *queue) error {
 	}
 	size := c.ptr.Ptr() + 4
 	nlongPtr := longs.Ptr() + uintptr(nlongAt)
-	if err = q.launch("sp_count", c.rows, 8, int32(c.rows), a.ptr, a.col, b.ptr, b.col, size, longs, nlongPtr); err != nil {
+	if err = q.launch("sp_count", rs.n, 8, int32(rs.n), rs.first, a.ptr, a.col, b.ptr, b.col, size, longs, nlongPtr); err != nil {
 		return err
 	}
 	nl, err := q.readInt32(longs, nlongAt)
@@ -87,29 +113,113 @@ func (p *Product) symbolic(q *queue) error {
 			return err
 		}
 	}
+	if rs.grouped() {
+		if err = q.launch("sp_expand", c.rows, 256, int32(c.rows), rs.head, rs.first, size); err != nil {
+			return err
+		}
+	}
 	if c.nnz, err = q.scan(what, c.ptr, c.rows); err != nil {
 		return err
 	}
 	if err = c.alloc(q, what); err != nil {
 		return err
 	}
-	if err = q.launch("sp_fill", c.rows, 8, int32(c.rows), a.ptr, a.col, b.ptr, b.col, c.ptr, c.col); err != nil {
+	if err = q.launch("sp_fill", rs.n, 8, int32(rs.n), rs.first, a.ptr, a.col, b.ptr, b.col, c.ptr, c.col); err != nil {
 		return err
 	}
 	if nlong > 0 {
-		return q.launchGrid("sp_long_rows", nb, longs, int32(nlong), a.ptr, a.col, b.ptr, b.col, bits, int32(words),
-			uintptr(0), c.ptr, c.col)
+		if err = q.launchGrid("sp_long_rows", nb, longs, int32(nlong), a.ptr, a.col, b.ptr, b.col, bits, int32(words),
+			uintptr(0), c.ptr, c.col); err != nil {
+			return err
+		}
 	}
-	return nil
+	if rs.grouped() {
+		if err = q.launch("sp_copy_rows", c.rows, 8, int32(c.rows), rs.head, rs.first, c.ptr, c.col); err != nil {
+			return err
+		}
+	}
+	return p.plan(q, what, rs)
+}
+
+// runs are the runs of rows of A with one pattern: head[i+1]-1 is the
+// run of row i, first[r] the first row of run r (first[n] = rows). With
+// no two rows in a run, head and first are null and n is the rows.
+type runs struct {
+	head, first any
+	n           int
+}
+
+func (r runs) grouped() bool { _, ok := r.first.(*cuda.Buffer); return ok }
+
+// runs finds the runs of a's rows. Where every run is one row it
+// returns null arrays, so that the kernels take the rows as they are.
+func (q *queue) runs(what string, a *Matrix) (runs, error) {
+	none := runs{head: uintptr(0), first: uintptr(0), n: a.rows}
+	if a.rows < 2 {
+		return none, nil
+	}
+	head, err := q.scratch(what+": runs of rows", int64(a.rows+1)*4)
+	if err != nil {
+		return none, err
+	}
+	if err = q.launch("sp_run_starts", a.rows, 8, int32(a.rows), a.ptr, a.col, head.Ptr()+4); err != nil {
+		return none, err
+	}
+	n, err := q.scan(what+" (runs)", head, a.rows)
+	if err != nil || n == a.rows {
+		return none, err
+	}
+	first, err := q.scratch(what+": first rows of the runs", int64(n+1)*4)
+	if err != nil {
+		return none, err
+	}
+	return runs{head: head, first: first, n: n}, q.launch("sp_run_first", a.rows, 256, int32(a.rows), head, first)
+}
+
+// plan cuts the runs into chunks for the numeric pass (sp_plan): the
+// list of those for sp_numeric_g*, and of the others for sp_numeric_blk.
+func (p *Product) plan(q *queue, what string, rs runs) error {
+	c := p.c
+	var err error
+	if p.kind, err = q.alloc(what+": plan", int64(c.rows)*4); err != nil {
+		return err
+	}
+	if p.lists, err = q.alloc(what+": chunks", int64(2*c.rows+2)*4); err != nil {
+		return err
+	}
+	at := int64(2*c.rows) * 4
+	if err = p.lists.MemsetAsync32(0, q.d.l.Stream); err != nil {
+		return err
+	}
+	wide := wideCols(p.lanes, p.grouped, rs.n, q.d.fewRuns)
+	if err = q.launch("sp_plan", c.rows, 256, int32(c.rows), rs.head, rs.first, c.ptr, int32(wide), p.kind, p.lists,
+		p.lists.Ptr()+uintptr(c.rows)*4, p.lists.Ptr()+uintptr(at)); err != nil {
+		return err
+	}
+	if err = q.sync(); err != nil {
+		return err
+	}
+	n := make([]int32, 2)
+	err = cuda.CopyToHost(n, p.lists, at)
+	p.nw, p.nb = int(n[0]), int(n[1])
+	return err
 }
 
 // Numeric recomputes C's values from the current values of A and B,
 // whose patterns must be those Mul saw.
 func (p *Product) Numeric() error {
 	a, b, c := p.a, p.b, p.c
-	g := lanesPerRow(b)
+	g, name := p.lanes, fmt.Sprintf("sp_numeric_g%d", p.lanes)
+	if p.grouped {
+		name += "r"
+	}
 	return a.d.run(func(q *queue) error {
-		return q.launch(fmt.Sprintf("sp_numeric_g%d", g), c.rows, 8*32/g, int32(c.rows), a.ptr, a.col, a.val, b.ptr, b.col, b.val, c.ptr, c.col, c.val, p.init)
+		if err := q.launch(name, p.nw, 8*32/g, int32(p.nw), p.lists, p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
+			c.ptr, c.col, c.val, p.init); err != nil {
+			return err
+		}
+		return q.launch("sp_numeric_blk", p.nb, 1, p.lists.Ptr()+uintptr(c.rows)*4, int32(p.nb), p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
+			c.ptr, c.col, c.val, p.init)
 	})
 }
 
@@ -123,4 +233,32 @@ func lanesPerRow(b *Matrix) int {
 		}
 	}
 	return 32
+}
+
+// chunkCap is the accumulators of one chunk of sp_numeric_g* with lanes
+// lanes (SP_WACC·lanes/32 for sp_numeric_g*r, half for sp_numeric_g*).
+func chunkCap(lanes int, grouped bool) int {
+	if grouped {
+		return warpAcc * lanes / 32
+	}
+	return warpAcc / 2 * lanes / 32
+}
+
+// Products of A with fewer than fewChunks runs of rows give a block to
+// every chunk of rows over blockFrom columns: a warp per chunk would
+// leave most of the GPU idle, each warp walking a long row of A alone.
+const (
+	fewChunks = 1 << 16
+	blockFrom = 63
+)
+
+// wideCols is the widest row that a chunk of sp_numeric_g* takes (sp_plan
+// gives wider ones to sp_numeric_blk): all that a chunk's accumulators
+// hold, or blockFrom when A has fewer than few runs.
+func wideCols(lanes int, grouped bool, runs, few int) int {
+	c := chunkCap(lanes, grouped)
+	if runs < few {
+		c = min(c, blockFrom)
+	}
+	return c
 }

@@ -3,7 +3,8 @@
 // a scan of row sizes into int32 offsets and a CSR check. Every kernel
 // runs in blocks of SP_THREADS threads with grid-stride loops, so any
 // grid size is correct. The host models of these kernels are in
-// internal/gpusparse/model_test.go; keep the two in step.
+// internal/gpusparse/model_test.go; keep the two in step. The numeric
+// pass is in sparse_numeric.cuh.
 //
 // Determinism: no floating-point atomics. An entry of C = A·B adds the
 // products a_ik·b_kj over k in the storage order of A's row, one product
@@ -18,6 +19,13 @@
 #define SP_LIMIT 256 // longest row kept in shared memory (distinct columns)
 #define SP_MID 2048  // longest row of a transpose sorted by a block in shared memory
 #define SP_BW 256    // words of a row's column-window bitmap (8192 columns; <= SP_HCAP)
+#define SP_GMAX 8    // most rows of one pattern that the numeric pass takes together (a chunk)
+#define SP_WACC 512  // accumulators (doubles) per warp in sp_numeric_g*r (half in sp_numeric_g*)
+#define SP_WROWS 4   // rows of a chunk that sp_numeric_g*r takes at once
+#define SP_BPAT 3072   // pattern entries of a row that sp_numeric_blk keeps in shared memory
+#define SP_BACC 2560   // accumulators (doubles) of sp_numeric_blk's block
+#define SP_BSTAGE 1024 // products that sp_numeric_blk stages at once
+#define SP_BK 32       // k's of A's row that sp_numeric_blk stages at once, at most
 #define SP_EMPTY (-1)
 #define SP_FULL 0xffffffffu
 
@@ -103,15 +111,16 @@ __device__ int sp_bits_row(unsigned *bm, int words, int lo, int i, const int *ap
 	return (int)__reduce_add_sync(SP_FULL, n);
 }
 
-// sp_count writes the size of every row of A·B to size[i] when its
-// columns fit a window bitmap or number at most SP_LIMIT (hashed); the
-// others are listed in longs (*nlong of them, in any order) and get
-// their size from sp_long_rows.
+// sp_count writes the size of every row i = sel[u] (u < nsel; sel null:
+// i = u) of A·B to size[i] when its columns fit a window bitmap or number
+// at most SP_LIMIT (hashed); the others are listed in longs (*nlong of
+// them, in any order) and get their size from sp_long_rows.
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
-sp_count(int rows, const int *aptr, const int *acol, const int *bptr, const int *bcol, int *size, int *longs, int *nlong) {
+sp_count(int nsel, const int *sel, const int *aptr, const int *acol, const int *bptr, const int *bcol, int *size, int *longs, int *nlong) {
 	__shared__ sp_warp_scratch sh;
 	int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
-	for (int i = blockIdx.x * SP_WARPS + w; i < rows; i += gridDim.x * SP_WARPS) {
+	for (int u = blockIdx.x * SP_WARPS + w; u < nsel; u += gridDim.x * SP_WARPS) {
+		int i = sel ? sel[u] : u;
 		int lo, words = sp_window(i, aptr, acol, bptr, bcol, &lo), n;
 		if (words <= SP_BW) n = sp_bits_row((unsigned *)sh.table[w], words, lo, i, aptr, acol, bptr, bcol);
 		else n = sp_hash_row(sh.table[w], &sh.cnt[w], i, aptr, acol, bptr, bcol);
@@ -123,15 +132,17 @@ sp_count(int rows, const int *aptr, const int *acol, const int *bptr, const int 
 	}
 }
 
-// sp_fill writes the sorted columns of the rows of A·B that sp_count
-// did not list at ccol[cptr[i]:]: from the window bitmap in order, or
-// from the hash table compacted in place, each column at its rank.
+// sp_fill writes the sorted columns of the rows i = sel[u] of A·B that
+// sp_count did not list at ccol[cptr[i]:]: from the window bitmap in
+// order, or from the hash table compacted in place, each column at its
+// rank.
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
-sp_fill(int rows, const int *aptr, const int *acol, const int *bptr, const int *bcol, const int *cptr, int *ccol) {
+sp_fill(int nsel, const int *sel, const int *aptr, const int *acol, const int *bptr, const int *bcol, const int *cptr, int *ccol) {
 	__shared__ sp_warp_scratch sh;
 	int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
 	int *t = sh.table[w];
-	for (int i = blockIdx.x * SP_WARPS + w; i < rows; i += gridDim.x * SP_WARPS) {
+	for (int u = blockIdx.x * SP_WARPS + w; u < nsel; u += gridDim.x * SP_WARPS) {
+		int i = sel ? sel[u] : u;
 		int cs = cptr[i], n = cptr[i + 1] - cs;
 		int lo, words = sp_window(i, aptr, acol, bptr, bcol, &lo);
 		if (words <= SP_BW) {
@@ -247,6 +258,95 @@ sp_long_rows(const int *longs, int nlong, const int *aptr, const int *acol, cons
 	}
 }
 
+// Runs: consecutive rows of A with one pattern give rows of A·B with one
+// pattern, so the symbolic pass forms the first row of each run only
+// and copies it, and the numeric pass takes up to SP_GMAX rows of a run
+// together (a chunk), sharing each column's search (the 3 or 6 dofs of
+// a node or an aggregate in block operators).
+
+// sp_run_starts sets start[i] to 1 when row i of A starts a run (row 0,
+// or a pattern other than row i-1's), else 0; a warp per row.
+extern "C" __global__ void __launch_bounds__(SP_THREADS) sp_run_starts(int rows, const int *aptr, const int *acol, int *start) {
+	int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+	for (int i = blockIdx.x * SP_WARPS + w; i < rows; i += gridDim.x * SP_WARPS) {
+		bool same = false;
+		if (i > 0) {
+			int ps = aptr[i - 1], s = aptr[i], e = aptr[i + 1];
+			same = e - s == s - ps;
+			for (int x = lane; same && x - lane < e - s; x += 32) same = __all_sync(SP_FULL, x >= e - s || acol[s + x] == acol[ps + x]);
+		}
+		if (lane == 0) start[i] = same ? 0 : 1;
+	}
+}
+
+// sp_run_first writes the first row of every run to first[run] (run
+// numbers from the scan of the starts: row i is in run head[i+1]-1) and
+// first[runs] = rows.
+extern "C" __global__ void __launch_bounds__(SP_THREADS) sp_run_first(int rows, const int *head, int *first) {
+	for (int i = blockIdx.x * SP_THREADS + threadIdx.x; i < rows; i += gridDim.x * SP_THREADS) {
+		if (head[i + 1] != head[i]) first[head[i]] = i;
+		if (i == rows - 1) first[head[rows]] = rows;
+	}
+}
+
+// sp_expand gives every row its run's size (size[first] was counted).
+extern "C" __global__ void __launch_bounds__(SP_THREADS) sp_expand(int rows, const int *head, const int *first, int *size) {
+	for (int i = blockIdx.x * SP_THREADS + threadIdx.x; i < rows; i += gridDim.x * SP_THREADS) {
+		int s = first[head[i + 1] - 1];
+		if (s != i) size[i] = size[s];
+	}
+}
+
+// sp_copy_rows copies the columns of the first row of each run to the
+// run's other rows; a warp per row.
+extern "C" __global__ void __launch_bounds__(SP_THREADS) sp_copy_rows(int rows, const int *head, const int *first, const int *cptr, int *ccol) {
+	int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+	for (int i = blockIdx.x * SP_WARPS + w; i < rows; i += gridDim.x * SP_WARPS) {
+		int s = first[head[i + 1] - 1];
+		if (s == i) continue;
+		int from = cptr[s], to = cptr[i], n = cptr[i + 1] - to;
+		for (int x = lane; x < n; x += 32) ccol[to + x] = ccol[from + x];
+	}
+}
+
+// sp_append adds v to list (*n entries, in any order) where pred holds:
+// one atomic per warp. Called by whole warps.
+__device__ __forceinline__ void sp_append(int *list, int *n, bool pred, int v) {
+	unsigned b = __ballot_sync(SP_FULL, pred);
+	int lane = threadIdx.x & 31, base = 0;
+	if (b && lane == 0) base = atomicAdd(n, __popc(b));
+	base = __shfl_sync(SP_FULL, base, 0);
+	if (pred) list[base + __popc(b & ((1u << lane) - 1))] = v;
+}
+
+// sp_plan cuts every run (head null: every row alone) into chunks of
+// SP_GMAX rows from its start and sets kind[i] for the chunk's first row
+// i: g, its rows, when its rows have at most wide columns (the host's
+// choice, at most what a chunk of sp_numeric_g* holds), and i goes to
+// wlist for sp_numeric_g*; else -g, and i goes to blist for
+// sp_numeric_blk (n[0] and n[1] entries, in any order). Other rows get 0.
+extern "C" __global__ void __launch_bounds__(SP_THREADS)
+sp_plan(int rows, const int *head, const int *first, const int *cptr, int wide, int *kind, int *wlist, int *blist, int *n) {
+	int lane = threadIdx.x & 31;
+	for (int i0 = blockIdx.x * SP_THREADS + (threadIdx.x & ~31); i0 < rows; i0 += gridDim.x * SP_THREADS) {
+		int i = i0 + lane, k = 0;
+		if (i < rows) {
+			int s = i, e = i + 1;
+			if (head) {
+				int run = head[i + 1] - 1;
+				s = first[run], e = first[run + 1];
+			}
+			if ((i - s) % SP_GMAX == 0) {
+				int g = min(SP_GMAX, e - i);
+				k = cptr[i + 1] - cptr[i] <= wide ? g : -g;
+			}
+			kind[i] = k;
+		}
+		sp_append(wlist, n, k > 0, i);
+		sp_append(blist, n + 1, k < 0, i);
+	}
+}
+
 // sp_bsearch returns the index of c in the sorted p[0:n], which holds it.
 __device__ __forceinline__ int sp_bsearch(const int *p, int n, int c) {
 	int lo = 0, hi = n - 1;
@@ -258,84 +358,7 @@ __device__ __forceinline__ int sp_bsearch(const int *p, int n, int c) {
 	return lo;
 }
 
-// sp_numeric sets the values of C = A·B on its pattern, G lanes per row:
-// for each k of A's row in order, the lanes add a_ik·b_kj for the
-// (distinct) columns j of B's row k into distinct slots, so each entry
-// gets its products in A's row order. A warp holds 32/G rows, each with
-// SP_LIMIT·G/32 slots of shared memory; longer rows accumulate in cval
-// itself. G is picked by the host from B's mean row length.
-template <int G>
-__device__ __forceinline__ void sp_numeric_rows(int rows, const int *aptr, const int *acol, const double *aval, const int *bptr, const int *bcol,
-                                                const double *bval, const int *cptr, const int *ccol, double *cval, double init) {
-	constexpr int R = 32 / G, CAP = SP_LIMIT / R;
-	__shared__ int pat[SP_WARPS][SP_LIMIT];
-	__shared__ double acc[SP_WARPS][SP_LIMIT];
-	int w = threadIdx.x >> 5, lane = threadIdx.x & 31, grp = lane / G, gl = lane % G;
-	unsigned mask = G == 32 ? SP_FULL : ((1u << G) - 1) << (grp * G);
-	int *mypat = pat[w] + grp * CAP;
-	double *myacc = acc[w] + grp * CAP;
-	for (int i = (blockIdx.x * SP_WARPS + w) * R + grp; i < rows; i += gridDim.x * SP_WARPS * R) {
-		int cs = cptr[i], n = cptr[i + 1] - cs;
-		const int *p = ccol + cs;
-		double *v = cval + cs;
-		if (n <= CAP) {
-			for (int x = gl; x < n; x += G) mypat[x] = p[x];
-			p = mypat;
-			v = myacc;
-		}
-		for (int x = gl; x < n; x += G) v[x] = init;
-		__syncwarp(mask);
-		int ae = aptr[i + 1];
-		for (int q0 = aptr[i]; q0 < ae; q0 += G) {
-			// A's next G entries and their rows of B, one per lane.
-			int mybs = 0, mybe = 0;
-			double mya = 0;
-			if (q0 + gl < ae) {
-				int k = acol[q0 + gl];
-				mya = aval[q0 + gl];
-				mybs = bptr[k];
-				mybe = bptr[k + 1];
-			}
-			// Each lane's first product of the next k and its slot are
-			// fetched while the current k is added (software pipeline).
-			int m = min(G, ae - q0);
-			double na = __shfl_sync(mask, mya, 0, G);
-			int nbs = __shfl_sync(mask, mybs, 0, G), nbe = __shfl_sync(mask, mybe, 0, G);
-			int nx = 0;
-			double nb = 0;
-			if (nbs + gl < nbe) nx = sp_bsearch(p, n, bcol[nbs + gl]), nb = bval[nbs + gl];
-			for (int u = 0; u < m; u++) {
-				double a = na, b = nb;
-				int bs = nbs, be = nbe, x = nx;
-				if (u + 1 < m) {
-					na = __shfl_sync(mask, mya, u + 1, G);
-					nbs = __shfl_sync(mask, mybs, u + 1, G), nbe = __shfl_sync(mask, mybe, u + 1, G);
-					if (nbs + gl < nbe) nx = sp_bsearch(p, n, bcol[nbs + gl]), nb = bval[nbs + gl];
-				}
-				if (bs + gl < be) v[x] = __dadd_rn(v[x], __dmul_rn(a, b));
-				for (int r = bs + gl + G; r < be; r += G) {
-					int y = sp_bsearch(p, n, bcol[r]);
-					v[y] = __dadd_rn(v[y], __dmul_rn(a, bval[r]));
-				}
-				__syncwarp(mask);
-			}
-		}
-		if (n <= CAP)
-			for (int x = gl; x < n; x += G) cval[cs + x] = v[x];
-		__syncwarp(mask);
-	}
-}
-
-#define SP_NUMERIC(G)                                                                                                                     \
-	extern "C" __global__ void __launch_bounds__(SP_THREADS)                                                                              \
-	    sp_numeric_g##G(int rows, const int *aptr, const int *acol, const double *aval, const int *bptr, const int *bcol, const double *bval, \
-	                    const int *cptr, const int *ccol, double *cval, double init) {                                                      \
-		sp_numeric_rows<G>(rows, aptr, acol, aval, bptr, bcol, bval, cptr, ccol, cval, init);                                             \
-	}
-SP_NUMERIC(4)
-SP_NUMERIC(8)
-SP_NUMERIC(16)
-SP_NUMERIC(32)
+#include "sparse_numeric.cuh"
 
 // sp_scan_blocks sums each tile of SP_THREADS*4 sizes into part[tile]
 // (int64, so that a total past 2^31 is seen).

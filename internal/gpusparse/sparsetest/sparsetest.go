@@ -320,7 +320,54 @@ func Corpus(short bool) []Case {
 		}
 	}
 	cs = append(cs, Case{Name: "random Galerkin", A: ra, B: rp, Sq: true})
+	// Runs of rows with one pattern, some longer than a chunk, some
+	// chunks wider than a warp's accumulators, some in several passes of
+	// a block's, some wider than those.
+	cs = append(cs, Case{Name: "runs of rows", A: Runs(rng, 300, 400, 30, []int{1, 2, 3, 6, 8, 9, 20}), B: Random(rng, 400, 3000, 12, 0.05)})
+	cs = append(cs, Case{Name: "wide runs", A: Runs(rng, 40, 400, 100, []int{8, 11}), B: Random(rng, 400, 3000, 12, 0)})
+	cs = append(cs, Case{Name: "very wide runs", A: Runs(rng, 9, 1500, 600, []int{3, 1}), B: Random(rng, 1500, 20000, 20, 0)})
+	cs = append(cs, Case{Name: "long rows of B", A: Random(rng, 30, 40, 4, 0), B: Random(rng, 40, 2000, 1500, 0)})
+	el6 := Elasticity(6)
+	cs = append(cs, Case{Name: "block prolongator", A: el6, B: BlockProlongator(rng, el6, 6, 3, 3, 6), Sq: true})
 	return cs
+}
+
+// Runs has rows in runs of one pattern (of up to maxRow entries), the
+// run lengths cycling through lens, the values random.
+func Runs(rng *rand.Rand, rows, cols, maxRow int, lens []int) *CSR {
+	a := &CSR{Rows: rows, Cols: cols, Ptr: make([]int, rows+1)}
+	for i, r := 0, 0; i < rows; r++ {
+		pat := Random(rng, 1, cols, maxRow, 0)
+		for x := 0; x < lens[r%len(lens)] && i < rows; x++ {
+			for range pat.Col {
+				a.Val = append(a.Val, RandValue(rng))
+			}
+			a.Col = append(a.Col, pat.Col...)
+			a.Ptr[i+1] = len(a.Col)
+			i++
+		}
+	}
+	return a
+}
+
+// BlockProlongator is a·T for T with modes columns per aggregate of agg³
+// nodes (of an n³ grid, bs dofs a node) and every dof of a node in all
+// of its aggregate's columns, with random values: the pattern of a
+// smoothed prolongator of rigid-body modes, whose transpose has runs of
+// modes rows.
+func BlockProlongator(rng *rand.Rand, a *CSR, n, agg, bs, modes int) *CSR {
+	na := (n + agg - 1) / agg
+	t := &CSR{Rows: a.Rows, Cols: na * na * na * modes, Ptr: make([]int, a.Rows+1)}
+	for i := 0; i < a.Rows; i++ {
+		v := i / bs
+		x, y, z := v%n/agg, v/n%n/agg, v/(n*n)/agg
+		for m := 0; m < modes; m++ {
+			t.Col = append(t.Col, int32((x+na*(y+na*z))*modes+m))
+			t.Val = append(t.Val, RandValue(rng))
+		}
+		t.Ptr[i+1] = len(t.Col)
+	}
+	return Mul(a, t, false)
 }
 
 // LimitRows has rows whose products have RowLimit−1, RowLimit and
