@@ -29,8 +29,10 @@
 #   setup     the AMG setup on the device: BenchmarkGPUSetup ($SETUP_BENCH,
 #             default Poisson 101³ and elasticity 48³) and the solve
 #             benchmarks, each phase beside its floor
-#   prof      each setup kernel's time summed by name over one untimed and
-#             one timed setup of $PROF_BENCH (ncu, no replay of counters)
+#   prof      each setup kernel's time summed by name over the device setups
+#             of BenchmarkGPUSetup on $PROF_BENCH (five setups and an
+#             Update; ncu with one metric, caches left as the run leaves
+#             them); scripts/kernel-sum.py sums the CSV
 #   sparse    gpusparse against cuSPARSE (bench/gpu/spgemm.sh)
 #   gpus      the multi-GPU driver: its tests and misgrid bench -gpus 1,2
 #             ($GPUS_FLAGS)
@@ -155,7 +157,7 @@ for stage in "${stages[@]}"; do
 		;;
 	prof)
 		for p in ${PROF_BENCH:-poisson101 elasticity69}; do
-			run prof 300 bash -c "cd amg && MISGRID_SETUP_BENCH=$p ncu --clock-control none --metrics gpu__time_duration.sum --csv \
+			run prof 300 bash -c "cd amg && MISGRID_SETUP_BENCH=$p ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv \
 				--kernel-name regex:'^(sp_|su_|in_|agg|coarse|members|claim|assign|rank|scan|compact|level|csr)' \
 				../bin/amg.test -test.run '^\$' -test.bench 'GPUSetup\$' -test.benchtime 1x > $OUT/prof-$p.csv 2>&1; \
 				grep -v '^\"' $OUT/prof-$p.csv | tail -40; python3 ../scripts/kernel-sum.py $OUT/prof-$p.csv"
