@@ -26,10 +26,13 @@ func (ds *devSetup) strength(a *dcsr, theta float64, bs int) (*gpuagg.Graph, *cu
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return nil, nil, err
 	}
-	ds.launch("su_node_diag", 32*int64(nodes), int32(nodes), int32(bs), a.ptr, a.col, a.val, dn, dir)
+	if bs == 1 {
+		ds.launch("su_node_diag1", int64(nodes), int32(nodes), a.ptr, a.col, a.val, dn, dir)
+	} else {
+		ds.launch("su_node_diag", 32*int64(nodes), int32(nodes), int32(bs), a.ptr, a.col, a.val, dn, dir)
+	}
 	ds.setWord(0, noWord)
-	ds.launch("su_strength", 32*int64(nodes), int32(0), int32(nodes), int32(bs), a.ptr, a.col, a.val, theta,
-		dn, dir, off, none, none, ds.word(0))
+	ds.launchStrength(0, nodes, bs, a, theta, dn, dir, off, none, none)
 	ds.scan(off, int64(nodes+1))
 	w, err := ds.read(ds.words, int64(0), off, int64(nodes))
 	if err != nil {
@@ -42,8 +45,7 @@ func (ds *devSetup) strength(a *dcsr, theta float64, bs int) (*gpuagg.Graph, *cu
 	if err != nil {
 		return nil, nil, err
 	}
-	ds.launch("su_strength", 32*int64(nodes), int32(1), int32(nodes), int32(bs), a.ptr, a.col, a.val, theta,
-		dn, dir, none, off, adj, ds.word(0))
+	ds.launchStrength(1, nodes, bs, a, theta, dn, dir, none, off, adj)
 	if ds.err != nil {
 		return nil, nil, ds.err
 	}
@@ -317,6 +319,16 @@ func (ds *devSetup) diagError(a *dcsr, i int) error {
 		}
 	}
 	return fmt.Errorf("diagonal entry %d is %v, want > 0", i, d)
+}
+
+// launchStrength queues su_strength's pass (fill 0: counts into cnt;
+// 1: neighbours into adj at off), or su_strength1's for one dof per node.
+func (ds *devSetup) launchStrength(fill int32, nodes, bs int, a *dcsr, theta float64, dn, dir, cnt, off, adj any) {
+	if bs == 1 {
+		ds.launch("su_strength1", int64(nodes), fill, int32(nodes), a.ptr, a.col, a.val, theta, dn, dir, cnt, off, adj, ds.word(0))
+		return
+	}
+	ds.launch("su_strength", 32*int64(nodes), fill, int32(nodes), int32(bs), a.ptr, a.col, a.val, theta, dn, dir, cnt, off, adj, ds.word(0))
 }
 
 // smoothed is p = t − ω·D⁻¹·(A·t) (numeric, smoothProlongator): A·T on

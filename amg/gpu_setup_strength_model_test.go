@@ -55,7 +55,9 @@ func modelStrength(a *csr, bs int, theta float64, dn []float64, dir []uint8, cnt
 			out = adj[off[v]:]
 		}
 		var w int64
-		if nb := modelNeighbours(a, v, bs); nb == nil {
+		if bs == 1 {
+			w = modelStrength1(a, v, theta, dn, dir, out, fail)
+		} else if nb := modelNeighbours(a, v, bs); nb == nil {
 			w = modelNodeBlocks(a, v, bs, theta, dn, dir, out, fail)
 		} else {
 			for _, u := range nb {
@@ -153,6 +155,29 @@ func modelDistinct(g []int32) []int32 {
 		d[rank[f]] = g[q]
 	}
 	return d[:len(firsts)]
+}
+
+// modelStrength1 is su_strength1's row v: each entry's mirror looked up.
+func modelStrength1(a *csr, v int, theta float64, dn []float64, dir []uint8, out []int32, fail func(int)) int64 {
+	var w int64
+	for k := a.ptr[v]; k < a.ptr[v+1]; k++ {
+		u := int(a.col[k])
+		if u == v || dir[u] != 0 {
+			continue
+		}
+		q := mLower(a.col, a.ptr[u], a.ptr[u+1], int32(v))
+		if q == a.ptr[u+1] || int(a.col[q]) != v {
+			fail(v)
+			continue
+		}
+		if mStrong(math.Abs(a.val[k]), theta, dn[v], dn[u]) || mStrong(math.Abs(a.val[q]), theta, dn[u], dn[v]) {
+			if out != nil {
+				out[w] = int32(u)
+			}
+			w++
+		}
+	}
+	return w
 }
 
 // modelBlock is su_block: the norm of block (u, v) and whether the

@@ -1,6 +1,7 @@
 // The strength graph of setup.cu (included there, after the definitions
 // it uses): su_distinct (a warp's sorted distinct values), su_node_diag,
-// su_node_blocks, su_strength and their helpers. Host models:
+// su_node_blocks, su_strength, su_node_diag1, su_strength1 and their
+// helpers. Host models:
 // modelNodeDiag, modelStrength and modelDistinct in
 // amg/gpu_setup_strength_model_test.go.
 
@@ -211,7 +212,8 @@ __device__ int su_window_distinct(int r0, int r1, int bs, const int *ptr, const 
 //
 // One warp per node, launched with 32 threads per node; the lanes test
 // one neighbour each and write the strong ones in order. With one dof
-// per node the neighbours are the row's columns. Otherwise they are
+// per node (the host gives those to su_strength1) the neighbours are the
+// row's columns. Otherwise they are
 // gathered in shared memory: each row's runs of one node staged as one
 // entry, then sorted and made distinct (su_distinct); or, past SU_NB_CAP
 // staged entries, marked in a bitmap of their span (su_window_distinct).
@@ -252,5 +254,45 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 		}
 		__syncwarp();
 		if (!fill && lane == 0) cnt[v + 1] = w;
+	}
+}
+
+// su_node_diag1 and su_strength1 are su_node_diag and su_strength for one
+// dof per node: a thread per row, whose short rows leave a warp per row
+// mostly idle.
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_node_diag1(int n, const int *ptr, const int *col, const double *val, double *dn, unsigned char *dir) {
+	SU_FOR(v, n) {
+		su_norm2 s = {0, 0};
+		bool off = false;
+		for (int k = ptr[v]; k < ptr[v + 1]; k++) {
+			if (col[k] == v) su_add(s, val[k]);
+			off = off || (col[k] != v && val[k] != 0);
+		}
+		dn[v] = su_value(s);
+		dir[v] = !off;
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_strength1(int fill, int n, const int *ptr, const int *col, const double *val, double theta, const double *dn,
+                 const unsigned char *dir, long long *cnt, const long long *off, int *adj, unsigned long long *err) {
+	SU_FOR(vv, n) {
+		int v = (int)vv;
+		long long w = 0;
+		for (int k = ptr[v]; k < ptr[v + 1] && !dir[v]; k++) {
+			int u = col[k];
+			if (u == v || dir[u]) continue;
+			int q = su_lower(col, ptr[u], ptr[u + 1], v);
+			if (q == ptr[u + 1] || col[q] != v) {
+				atomicMin(err, (unsigned long long)v);
+				continue;
+			}
+			if (su_strong(fabs(val[k]), theta, dn[v], dn[u]) || su_strong(fabs(val[q]), theta, dn[u], dn[v])) {
+				if (fill) adj[off[v] + w] = u;
+				w++;
+			}
+		}
+		if (!fill) cnt[v + 1] = w;
 	}
 }
