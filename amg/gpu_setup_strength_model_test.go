@@ -122,7 +122,7 @@ func modelNeighbours(a *csr, v, bs int) []int32 {
 // suNbCap, suAtCap and suMaxBS are SU_NB_CAP, SU_AT_CAP and SU_MAX_BS.
 const (
 	suNbCap = 512
-	suAtCap = 256
+	suAtCap = 512
 	suMaxBS = 8
 )
 
