@@ -98,7 +98,7 @@ for stage in "${stages[@]}"; do
 		run tests 300 bash -c 'cd internal/misgpu && ../../bin/misgpu.test -test.v -test.count=1'
 		run tests 200 bash -c 'cd mis && ../bin/mis.test -test.v -test.count=1 -test.run "GPU|Device|MultiGPU"'
 		run tests 300 bash -c 'cd amg && ../bin/amg.test -test.v -test.count=1 -test.run "GPU|Device"'
-		run tests 200 bash -c 'cd internal/gpuagg && ../../bin/gpuagg.test -test.v -test.count=1 -test.run GPU'
+		run tests 240 bash -c 'cd internal/gpuagg && ../../bin/gpuagg.test -test.v -test.count=1 -test.run "Coarsen|Hierarchy|Check"'
 		run tests 200 bash -c 'cd internal/gpusparse && ../../bin/gpusparse.test -test.v -test.count=1 -test.run "TestGPU(Corpus|Errors)"'
 		# Sticky errors break the process's GPU state: one process each.
 		run tests 60 bash -c 'cd cuda && MISGRID_TEST_STICKY=1 ../bin/cuda.test -test.v -test.run Sticky'
