@@ -9,34 +9,69 @@ import (
 
 	"github.com/misgrid/misgrid/amg/internal/fem"
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
 )
 
 // setupBenchProblems are Q1 Poisson 101³ (1M rows) and Q1 elasticity,
-// or smaller ones with -short; MISGRID_SETUP_BENCH=name,... picks some.
-func setupBenchProblems() []testProblem {
-	all := []testProblem{{"poisson101", nil}, {"elasticity48", nil}, {"elasticity69", nil}}
+// or smaller ones with -short; MISGRID_SETUP_BENCH=name,... picks some,
+// the P1 problems on the Gmsh part among them: tetpart2 (Poisson on the
+// part refined twice, 3.1M nodes) and tetelast1 (elasticity on the part
+// refined once, 1.3M rows).
+func setupBenchProblems(b *testing.B) []testProblem {
+	names := []string{"poisson101", "elasticity48", "elasticity69"}
 	if testing.Short() {
-		all = []testProblem{{"poisson40", nil}, {"elasticity16", nil}}
+		names = []string{"poisson40", "elasticity16"}
+	}
+	if pick := os.Getenv("MISGRID_SETUP_BENCH"); pick != "" {
+		names = strings.Split(pick, ",")
 	}
 	var ps []testProblem
-	pick := os.Getenv("MISGRID_SETUP_BENCH")
-	for _, tp := range all {
-		if pick != "" && !strings.Contains(","+pick+",", ","+tp.name+",") {
-			continue
+	for _, name := range names {
+		pr, err := benchProblem(name)
+		if err != nil {
+			b.Fatal(err)
 		}
-		var n int
-		if _, err := fmt.Sscanf(strings.TrimLeft(tp.name, "poisonelatcy"), "%d", &n); err != nil {
-			panic(err)
-		}
-		if strings.HasPrefix(tp.name, "poisson") {
-			tp.pr = fem.Poisson(3, n)
-		} else {
-			tp.pr = fem.Elasticity(n)
-		}
-		ps = append(ps, tp)
+		ps = append(ps, testProblem{name, pr})
 	}
 	return ps
+}
+
+// benchProblem builds a problem by name: poissonN and elasticityN on
+// uniform grids, tetpartL and tetelastL on bench/meshes/part.msh.gz
+// refined L times.
+func benchProblem(name string) (*fem.Problem, error) {
+	var n int
+	for _, k := range []struct {
+		prefix string
+		build  func(n int) (*fem.Problem, error)
+	}{
+		{"poisson", func(n int) (*fem.Problem, error) { return fem.Poisson(3, n), nil }},
+		{"elasticity", func(n int) (*fem.Problem, error) { return fem.Elasticity(n), nil }},
+		{"tetpart", func(l int) (*fem.Problem, error) { return partProblem(l, fem.TetPoisson) }},
+		{"tetelast", func(l int) (*fem.Problem, error) { return partProblem(l, fem.TetElasticity) }},
+	} {
+		if v, ok := strings.CutPrefix(name, k.prefix); ok {
+			if _, err := fmt.Sscanf(v, "%d", &n); err != nil {
+				return nil, fmt.Errorf("benchmark problem %q: want a size after %q", name, k.prefix)
+			}
+			return k.build(n)
+		}
+	}
+	return nil, fmt.Errorf("benchmark problem %q: unknown (poissonN, elasticityN, tetpartL, tetelastL)", name)
+}
+
+// partProblem assembles build's P1 problem on the Gmsh part refined
+// levels times.
+func partProblem(levels int, build func(*mesh.Mesh) (*fem.Problem, error)) (*fem.Problem, error) {
+	_, m, err := mesh.ReadFile("../bench/meshes/part.msh.gz")
+	if err == nil && levels > 0 {
+		m, err = mesh.Refine(m, mesh.RefineOptions{Levels: levels})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return build(m)
 }
 
 // deviceCopyRate is the device-to-device copy rate (bytes read plus
@@ -164,7 +199,7 @@ func BenchmarkGPUSetup(b *testing.B) {
 	}
 	rate, bus := deviceCopyRate(b), pinnedRate(b)
 	b.Logf("device copy rate %.0f GB/s, pinned host to device %.1f GB/s", rate/1e9, bus/1e9)
-	for _, tp := range setupBenchProblems() {
+	for _, tp := range setupBenchProblems(b) {
 		a := mustCSR(b, tp.pr.A)
 		rhs := mulDense(a, randVec(a.rows, 3))
 		for _, job := range []string{"setup/cpu", "setup/gpu", "solve/gpu", "update/gpu"} {

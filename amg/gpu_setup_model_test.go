@@ -1,6 +1,7 @@
 package amg
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -274,6 +275,19 @@ func modelCases(t *testing.T) []modelCase {
 			}
 			cs = append(cs, modelCase{tp.name, mustCSR(t, tp.pr.A), o, theta})
 		}
+	}
+	// P1 on tetrahedra: rows of varying length.
+	tm := mesh.StructuredTet(9, 8, 7)
+	for _, build := range []func(*mesh.Mesh) (*fem.Problem, error){fem.TetPoisson, fem.TetElasticity} {
+		pr, err := build(tm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := problemOptions(pr, Options{Theta: 0.08}).withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, modelCase{fmt.Sprintf("tet-bs%d", pr.Block), mustCSR(t, pr.A), o, 0.08})
 	}
 	for _, c := range longRowCases() {
 		o, err := c.o.withDefaults()

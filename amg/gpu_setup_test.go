@@ -94,6 +94,33 @@ func TestGPUSetupLongRows(t *testing.T) {
 	}
 }
 
+// P1 problems on the Gmsh part (rows of varying length, irregular
+// aggregates): the device's levels are the host's, as on the grids.
+func TestGPUSetupPartMatchesHost(t *testing.T) {
+	needGPU(t)
+	for _, name := range []string{"tetpart0", "tetelast0"} {
+		t.Run(name, func(t *testing.T) {
+			pr, err := benchProblem(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cpu, gpu := hostAndDevice(t, pr.A, problemOptions(pr, Options{}))
+			defer gpu.Close()
+			compareLevels(t, cpu, gpu)
+			n := cpu.Rows()
+			b := mulDense(mustCSR(t, pr.A), randVec(n, 3))
+			rc, err1 := cpu.Solve(b, make([]float64, n))
+			rg, err2 := gpu.Solve(b, make([]float64, n))
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if d := rg.Iterations - rc.Iterations; d < -1 || d > 1 || !rg.Converged {
+				t.Errorf("GPU %d iterations (converged %v), CPU %d", rg.Iterations, rg.Converged, rc.Iterations)
+			}
+		})
+	}
+}
+
 // hostAndDevice sets a up with o on the host and on the device, which
 // must build it.
 func hostAndDevice(t *testing.T, a *mesh.CSR[float64], o Options) (cpu, gpu *Preconditioner) {

@@ -27,8 +27,9 @@
 #   upload    staged uploads, device hierarchy and the C device-pointer
 #             test (upload-check.sh, its logs in $OUT/upload)
 #   setup     the AMG setup on the device: BenchmarkGPUSetup ($SETUP_BENCH,
-#             default Poisson 101³ and elasticity 48³) and the solve
-#             benchmarks, each phase beside its floor
+#             default Poisson 101³ and elasticity 48³; tetpart2 and
+#             tetelast1 are P1 on the Gmsh part) and the solve benchmarks,
+#             each phase beside its floor
 #   prof      each setup kernel's time summed by name over the device setups
 #             of BenchmarkGPUSetup on $PROF_BENCH (five setups and an
 #             Update; ncu with one metric, caches left as the run leaves

@@ -1,6 +1,7 @@
-// Package fem assembles the small finite-element test problems of the amg
+// Package fem assembles the finite-element test problems of the amg
 // tests, examples and benchmarks: Q1 Poisson on the unit square and cube
-// and Q1 linear elasticity on the unit cube, on uniform grids, with
+// and Q1 linear elasticity on the unit cube, on uniform grids, and P1
+// Poisson and elasticity on the tetrahedra of any mesh (a Gmsh part), with
 // Dirichlet nodes eliminated. bench/amg/run.py assembles the same
 // problems in Python for the comparison with PETSc.
 package fem
