@@ -3,6 +3,7 @@ package amg
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/misgrid/misgrid/amg/internal/fem"
@@ -154,10 +155,12 @@ type longRowCase struct {
 	o    Options
 }
 
-// longRowCases are banded matrices whose rows pass what the device
-// setup's kernels stage in shared memory: su_at's 512 entries (300), and
-// su_strength's 512 node entries by 3 dofs a node, taking its span's
-// bitmap (300) or staying under it (140).
+// longRowCases are matrices whose rows pass what the device setup's
+// kernels stage in shared memory. Banded ones: su_at's 512 entries
+// (300), and su_strength's 512 node entries by 3 dofs a node, taking its
+// span's bitmap (300) or staying under it (140). Hubs: nodes whose
+// neighbours pass both the staging and a bitmap's span, left to one lane
+// (elasticity with weak couplings added).
 func longRowCases() []longRowCase {
 	var cs []longRowCase
 	for _, half := range []int{140, 300} {
@@ -166,5 +169,54 @@ func longRowCases() []longRowCase {
 				Options{Theta: 0.08, BlockSize: bs, MaxCoarse: 60}})
 		}
 	}
-	return cs
+	if testing.Short() {
+		return cs // the hub's dense coarse levels take seconds
+	}
+	pr := fem.Elasticity(26) // 18,954 nodes: wider than su_strength's bitmap
+	pr.A = withHubs(pr.A, 3, 1, 180, 1e-3)
+	return append(cs, longRowCase{"hubs-elasticity", pr.A, problemOptions(pr, Options{Theta: 0.08, MaxCoarse: 60})})
+}
+
+// withHubs is a (bs dofs a node) with its first h nodes coupled weakly
+// (−w·I on the block, w added to both diagonals, so it stays SPD) to
+// spread nodes spaced evenly over all of them: hub rows of spread more
+// nodes, spanning every node.
+func withHubs(a *mesh.CSR[float64], bs, h, spread int, w float64) *mesh.CSR[float64] {
+	type entry struct {
+		col int32
+		val float64
+	}
+	extra := make([][]entry, a.Rows)
+	couple := func(i, j int) {
+		extra[i] = append(extra[i], entry{int32(j), -w}, entry{int32(i), w})
+		extra[j] = append(extra[j], entry{int32(i), -w}, entry{int32(j), w})
+	}
+	nodes := a.Rows / bs
+	stride := (nodes - h) / spread
+	for c := 0; c < h; c++ {
+		for k := 1; k <= spread; k++ {
+			for d := 0; d < bs; d++ {
+				couple(c*bs+d, (c+k*stride)*bs+d)
+			}
+		}
+	}
+	out := &mesh.CSR[float64]{Rows: a.Rows, Cols: a.Cols, RowPtr: make([]int64, 1, a.Rows+1)}
+	var row []entry
+	for i := range a.Rows {
+		row = row[:0]
+		for q := a.RowPtr[i]; q < a.RowPtr[i+1]; q++ {
+			row = append(row, entry{a.Col[q], a.Val[q]})
+		}
+		row = append(row, extra[i]...)
+		slices.SortStableFunc(row, func(x, y entry) int { return int(x.col) - int(y.col) })
+		for q, e := range row {
+			if q > 0 && e.col == out.Col[len(out.Col)-1] {
+				out.Val[len(out.Val)-1] += e.val
+				continue
+			}
+			out.Col, out.Val = append(out.Col, e.col), append(out.Val, e.val)
+		}
+		out.RowPtr = append(out.RowPtr, int64(len(out.Col)))
+	}
+	return out
 }
