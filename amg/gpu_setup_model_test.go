@@ -244,14 +244,13 @@ func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rn
 			continue
 		}
 		for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
-			col := int(a.col[q])
-			g := of[col/bs]
-			if g < 0 {
+			g := aggOf(q)
+			if g == math.MaxInt32 {
 				continue
 			}
 			at := mLower(seg, 0, len(seg), g)
 			for j := 0; j < k; j++ {
-				c.val[o+at*k+j] += float64(a.val[q] * t.val[t.ptr[col]+j])
+				c.val[o+at*k+j] += float64(a.val[q] * t.val[t.ptr[a.col[q]]+j])
 			}
 		}
 	}

@@ -77,14 +77,11 @@ func modelStrength(a *csr, bs int, theta float64, dn []float64, dir []uint8, cnt
 }
 
 // modelNeighbours is su_strength's gathering of node v's neighbour
-// nodes: the row itself with one dof per node; else each row's runs of
-// one node staged (su_stage_nodes) and made distinct (su_distinct), or
-// past suNbCap staged, a bitmap of their span (su_window_distinct). Nil
-// when neither fits: lane 0 merges the rows (su_node_blocks).
+// nodes (bs > 1): each row's runs of one node staged (su_stage_nodes) and
+// made distinct (su_distinct), or past suNbCap staged, a bitmap of their
+// span (su_window_distinct). Nil when neither fits: lane 0 merges the
+// rows (su_node_blocks).
 func modelNeighbours(a *csr, v, bs int) []int32 {
-	if bs == 1 {
-		return a.col[a.ptr[v]:a.ptr[v+1]:a.ptr[v+1]]
-	}
 	var g []int32
 	lo, hi := math.MaxInt32, -1
 	for i := v * bs; i < (v+1)*bs; i++ {

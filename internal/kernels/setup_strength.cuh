@@ -210,15 +210,13 @@ __device__ int su_window_distinct(int r0, int r1, int bs, const int *ptr, const 
 // row; the smallest node whose block (u, v) lacks its mirror goes to
 // err[0] (the host then builds the graph).
 //
-// One warp per node, launched with 32 threads per node; the lanes test
-// one neighbour each and write the strong ones in order. With one dof
-// per node (the host gives those to su_strength1) the neighbours are the
-// row's columns. Otherwise they are
+// For 2 <= bs <= SU_MAX_BS (one dof per node is su_strength1's): one warp
+// per node, launched with 32 threads per node; the lanes test one
+// neighbour each and write the strong ones in order. The neighbours are
 // gathered in shared memory: each row's runs of one node staged as one
 // entry, then sorted and made distinct (su_distinct); or, past SU_NB_CAP
 // staged entries, marked in a bitmap of their span (su_window_distinct).
-// A node that fits neither is lane 0's alone (su_node_blocks). The host
-// keeps bs <= SU_MAX_BS.
+// A node that fits neither is lane 0's alone (su_node_blocks).
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
     su_strength(int fill, int nodes, int bs, const int *ptr, const int *col, const double *val, double theta,
                 const double *dn, const unsigned char *dir, long long *cnt, const long long *off, int *adj,
@@ -233,19 +231,14 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 			if (!fill && lane == 0) cnt[v + 1] = 0;
 			continue;
 		}
-		const int *nb = col + ptr[v];
-		int u = ptr[v + 1] - ptr[v];
-		if (bs > 1) {
-			nb = d;
-			u = su_stage_nodes(v, bs, ptr, col, g);
-			u = u >= 0 ? su_distinct<SU_NB_CAP>(g, u, d) : su_window_distinct(v * bs, (v + 1) * bs, bs, ptr, col, (unsigned *)g, d);
-		}
+		int u = su_stage_nodes(v, bs, ptr, col, g);
+		u = u >= 0 ? su_distinct<SU_NB_CAP>(g, u, d) : su_window_distinct(v * bs, (v + 1) * bs, bs, ptr, col, (unsigned *)g, d);
 		long long w = 0;
 		if (u < 0) {
 			if (lane == 0) w = su_node_blocks(v, bs, ptr, col, val, theta, dn, dir, fill ? adj + off[v] : 0, err);
 		} else {
 			for (int t0 = 0; t0 < u; t0 += 32) {
-				int t = t0 + lane, x = t < u ? nb[t] : v;
+				int t = t0 + lane, x = t < u ? d[t] : v;
 				bool strong = t < u && su_strong_to(v, x, bs, ptr, col, val, theta, dn, dir, err);
 				unsigned b = __ballot_sync(SU_FULL, strong);
 				if (strong && fill) adj[off[v] + w + __popc(b & ((1u << lane) - 1))] = x;
