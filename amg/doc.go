@@ -10,7 +10,12 @@
 // whose numbering scatters its products (far columns whose cache lines
 // outweigh the entries, as Gmsh numbers tetrahedra) is first renumbered
 // by reverse Cuthill–McKee into a copy (Options.Ordering); the hierarchy
-// and PCG work in that numbering, Apply, Solve and Kernel translate.
+// and PCG work in that numbering, Apply, Solve and Kernel translate. The
+// renumbering is the host's on every path, so that a device setup builds
+// the host's hierarchy: the device counts the far entries of an uploaded
+// matrix and hands a scattered one back to the host's renumbering before
+// it builds the levels (NewDevice, whose matrix stays where it is, builds
+// in the caller's numbering).
 //
 //  1. Strength graph: nodes (BlockSize interleaved dofs each) joined where
 //     the coupling block is not small, ‖A_uv‖ > θ·sqrt(‖A_uu‖‖A_vv‖)

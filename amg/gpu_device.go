@@ -42,11 +42,17 @@ type DeviceMatrix struct {
 // device setup's limits apply (smoothed aggregation by MIS-2, up to 8
 // dofs per node and near-nullspace vectors, no Gauss–Seidel), and where
 // the device cannot build the hierarchy NewDevice returns the error.
+// The hierarchy is built in the caller's numbering, as New builds it with
+// Options.Ordering natural: the auto ordering keeps it, and rcm is
+// refused.
 func NewDevice(a DeviceMatrix, opts Options) (*Preconditioner, error) {
 	start := time.Now()
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if o.Ordering == RCMOrdering {
+		return nil, errors.New("amg: NewDevice builds in the caller's numbering: Options.Ordering rcm needs New")
 	}
 	n, nz, err := deviceShape(a)
 	if err != nil {

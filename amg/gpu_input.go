@@ -26,7 +26,7 @@ import (
 // coarse operator's kernel, l1-Jacobi.
 
 var inputKernels = []string{"in_check64", "in_check32", "in_drop_count", "in_drop_block", "in_drop_place",
-	"in_gather", "in_hash_vec", "in_theta"}
+	"in_gather", "in_hash_vec", "in_theta", "in_far"}
 
 // Words of in_check's bad[] (IN_BAD_*).
 const (
@@ -49,12 +49,12 @@ func (e inputError) Error() string { return e.err.Error() }
 // newOnDevice is New through the device's input checks. It reports
 // false where the device setup cannot or need not run, or where the
 // device flagged the input: New then runs on the host from the start.
-func newOnDevice(a *mesh.CSR[float64], o Options) (*Preconditioner, bool, error) {
-	if !inputFits(a, &o) {
+func newOnDevice(a *mesh.CSR[float64], o *Options) (*Preconditioner, bool, error) {
+	if !inputFits(a, o) {
 		return nil, false, nil
 	}
 	t0 := time.Now()
-	pc := &Preconditioner{opts: o, pool: newPool(o.Workers)}
+	pc := &Preconditioner{opts: *o, pool: newPool(o.Workers)}
 	pc.stats.Phases = map[string]time.Duration{}
 	n, nz := a.Rows, int(a.RowPtr[a.Rows])
 	// int is int64 here (inputFits): the caller's offsets are used in
@@ -69,6 +69,7 @@ func newOnDevice(a *mesh.CSR[float64], o Options) (*Preconditioner, bool, error)
 	done, err := pc.setupFromInput(b, k)
 	switch {
 	case !done:
+		o.scattered = errors.Is(pc.setupFallback, errRenumber)
 		return nil, false, nil
 	case err == nil:
 		err = pc.findKernel()
@@ -99,8 +100,13 @@ func (pc *Preconditioner) setupFromInput(b []float64, k int) (bool, error) {
 	if !pc.wantDeviceSetup(k) || pc.op.nnz() > math.MaxInt32 || strconv.IntSize != 64 {
 		return false, nil
 	}
-	// The device works in the caller's numbering: the locality of the
-	// numbering matters less to it than a host-side permutation costs.
+	// The device builds in the caller's numbering. A renumbering is the
+	// host's (renumber), which then hands its matrix to buildOnDevice, so
+	// that both build the same hierarchy.
+	if pc.opts.Ordering == RCMOrdering || pc.opts.scattered {
+		pc.setupFallback = errRenumber
+		return false, nil
+	}
 	pc.fine, pc.perm = pc.op, nil
 	t0 := time.Now()
 	ds, err := openDevSetup(pc)
@@ -116,6 +122,12 @@ func (pc *Preconditioner) setupFromInput(b []float64, k int) (bool, error) {
 		_ = ds.close()
 		_ = ds.g.free()
 		return true, ie.err
+	}
+	if err == nil && pc.opts.Ordering == AutoOrdering {
+		var far bool
+		if far, err = ds.scattered(da); err == nil && far {
+			err = errRenumber
+		}
 	}
 	if err == nil {
 		// θ from the caller's matrix, counted by the device's check.
@@ -199,6 +211,30 @@ func (ds *devSetup) checkInput(d *dcsr, ptr *cuda.Buffer, kernel string) (*csr, 
 		ds.g.op = d
 	}
 	return a0, da, err
+}
+
+// errRenumber hands the setup of a matrix that Options.Ordering
+// renumbers to the host's renumber.
+var errRenumber = fmt.Errorf("%w: the matrix is renumbered first (Options.Ordering)", errDeviceSetup)
+
+// scattered is scattered(pc.op) counted on the device, on the caller's
+// pattern: da, or ds.g.op where the finest level da dropped entries.
+func (ds *devSetup) scattered(da *dcsr) (bool, error) {
+	op := ds.pc.op
+	if op.rows <= orderWindow {
+		return false, nil
+	}
+	d := da
+	if ds.g.op != nil {
+		d = ds.g.op
+	}
+	ds.setWord(7, 0)
+	ds.launchIn("in_far", 32*int64(op.rows), int32(op.rows), int32(orderWindow), d.ptr, d.col, ds.word(7))
+	w, err := ds.read(ds.words, int64(7))
+	if err != nil {
+		return false, err
+	}
+	return farScatters(w[0], op.nnz(), ds.pc.opts.BlockSize), nil
 }
 
 // check runs in_check64 or in_check32 on d with offsets ptr; any flag

@@ -121,6 +121,24 @@ func TestGPUSetupPartMatchesHost(t *testing.T) {
 	}
 }
 
+// A scattered numbering is renumbered by the host before the device
+// builds: the device counts its far entries as the host does, and the
+// levels are the host's. Natural ordering keeps the caller's numbering.
+func TestGPUSetupScattered(t *testing.T) {
+	needGPU(t)
+	pr := fem.Poisson(3, 40)
+	a := relabel(pr.A, shuffled(pr.A.Rows, 1), 1)
+	for _, ord := range []Ordering{AutoOrdering, NaturalOrdering, RCMOrdering} {
+		o := Options{MaxCoarse: 60, Ordering: ord}
+		cpu, gpu := hostAndDevice(t, a, o)
+		defer gpu.Close()
+		if (gpu.perm == nil) != (ord == NaturalOrdering) || (cpu.perm == nil) != (gpu.perm == nil) {
+			t.Errorf("ordering %v: renumbered on the device %v, on the host %v", ord, gpu.perm != nil, cpu.perm != nil)
+		}
+		compareLevels(t, cpu, gpu)
+	}
+}
+
 // hostAndDevice sets a up with o on the host and on the device, which
 // must build it.
 func hostAndDevice(t *testing.T, a *mesh.CSR[float64], o Options) (cpu, gpu *Preconditioner) {

@@ -150,6 +150,10 @@ type Options struct {
 	// autoTheta marks a scalar auto Theta, which the setup resolves
 	// from the matrix (theta.go).
 	autoTheta bool
+	// scattered marks a matrix whose numbering the device found to
+	// scatter its products: AutoOrdering renumbers it with no second
+	// upload to count again.
+	scattered bool
 }
 
 // The values that zero fields of Options take.

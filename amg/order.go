@@ -69,7 +69,12 @@ func scattered(p pool, a *csr, bs int) bool {
 		}
 		return float64(f)
 	})
-	return far*64 > 12*float64(bs*bs)*float64(a.nnz())
+	return farScatters(uint64(far), a.nnz(), bs)
+}
+
+// farScatters is scattered's rule on far entries of nnz.
+func farScatters(far uint64, nnz, bs int) bool {
+	return float64(far)*64 > 12*float64(bs*bs)*float64(nnz)
 }
 
 // permutation is a renumbering of the dofs: the hierarchy works in the
@@ -87,7 +92,7 @@ func ordering(p pool, a *csr, o *Options) (*permutation, error) {
 	case NaturalOrdering:
 		return nil, nil
 	case AutoOrdering:
-		if !scattered(p, a, o.BlockSize) {
+		if !o.scattered && !scattered(p, a, o.BlockSize) {
 			return nil, nil
 		}
 	}

@@ -2,6 +2,7 @@ package amg
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/misgrid/misgrid/amg/internal/fem"
@@ -223,4 +224,13 @@ func bandwidth(a *csr) int {
 		}
 	}
 	return bw
+}
+
+// NewDevice builds in the caller's numbering and says so when asked to
+// renumber, before it touches the buffers.
+func TestNewDeviceRefusesRCM(t *testing.T) {
+	_, err := NewDevice(DeviceMatrix{Rows: 4}, Options{Ordering: RCMOrdering})
+	if err == nil || !strings.Contains(err.Error(), "rcm") {
+		t.Fatalf("NewDevice with rcm: %v", err)
+	}
 }

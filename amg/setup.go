@@ -106,7 +106,7 @@ func New(a *mesh.CSR[float64], opts Options) (*Preconditioner, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pc, done, err := newOnDevice(a, o); done {
+	if pc, done, err := newOnDevice(a, &o); done {
 		if err != nil {
 			return nil, err
 		}

@@ -79,6 +79,24 @@ extern "C" __global__ void __launch_bounds__(IN_THREADS)
 	in_check(n, nnz, ptr, col, val, diag, bad);
 }
 
+// in_far adds to cnt[0] the entries of a checked matrix more than window
+// rows from their row: amg's scattered test (order.go), whose count
+// decides whether the host renumbers the matrix. One warp per row.
+extern "C" __global__ void __launch_bounds__(IN_THREADS)
+    in_far(int n, int window, const int *ptr, const int *col, unsigned long long *cnt) {
+	const int lane = threadIdx.x & 31;
+	unsigned long long far = 0;
+	IN_WARP_FOR(ii, n) {
+		int i = (int)ii;
+		for (int k = ptr[i] + lane; k < ptr[i + 1]; k += 32) {
+			int d = col[k] - i;
+			far += d > window || d < -window;
+		}
+	}
+	far = __reduce_add_sync(0xffffffffu, (unsigned)far);
+	if (lane == 0 && far) atomicAdd(cnt, far);
+}
+
 // in_small is dropSmall's test |a_ij| ≤ tol·sqrt(a_ii·a_jj) off the
 // diagonal, squared as the host writes it (t2 = tol²).
 __device__ __forceinline__ bool in_small(double v, double t2, const double *diag, int i, int j) {
