@@ -201,7 +201,8 @@ func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rn
 			seg[q] = aggOf(lo + q)
 		}
 		if hi-lo <= suAtCap {
-			return modelDistinct(seg)
+			d, _, _ := modelDistinct(slices.Clone(seg))
+			return d
 		}
 		slices.Sort(seg)
 		u := 0
@@ -230,14 +231,17 @@ func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rn
 				c.col[o+q*k+j] = g*int32(k) + int32(j)
 			}
 		}
-		if a.ptr[i+1]-a.ptr[i] <= suAtCap {
+		if lo, hi := a.ptr[i], a.ptr[i+1]; hi-lo <= suAtCap {
+			g := make([]int32, hi-lo)
+			for q := range g {
+				g[q] = aggOf(lo + q)
+			}
+			_, f, nx := modelDistinct(g)
 			for x := range len(seg) * k {
 				at, j := x/k, x%k
 				y := 0.0
-				for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
-					if aggOf(q) == seg[at] {
-						y += float64(a.val[q] * t.val[t.ptr[a.col[q]]+j])
-					}
+				for q := f[at]; q >= 0; q = nx[q] {
+					y += float64(a.val[lo+q] * t.val[t.ptr[a.col[lo+q]]+j])
 				}
 				c.val[o+x] = y
 			}

@@ -95,7 +95,8 @@ func modelNeighbours(a *csr, v, bs int) []int32 {
 		}
 	}
 	if len(g) <= suNbCap {
-		return modelDistinct(g)
+		d, _, _ := modelDistinct(g)
+		return d
 	}
 	if (hi-lo)>>5+1 > suNbCap {
 		return nil
@@ -119,39 +120,44 @@ func modelNeighbours(a *csr, v, bs int) []int32 {
 // suNbCap, suAtCap and suMaxBS are SU_NB_CAP, SU_AT_CAP and SU_MAX_BS.
 const (
 	suNbCap = 512
-	suAtCap = 512
+	suAtCap = 384
 	suMaxBS = 8
 )
 
 // modelDistinct is su_distinct: the distinct values of g other than
 // SU_NONE (MaxInt32), each placed by the rank of its first entry among
-// the first entries.
-func modelDistinct(g []int32) []int32 {
-	d := make([]int32, len(g))
+// the first entries; f[r] is the first entry of d[r], nx[q] the next
+// entry of g[q]'s value (-1 after the last).
+func modelDistinct(g []int32) (d []int32, f, nx []int) {
+	d, f, nx = make([]int32, len(g)), make([]int, len(g)), make([]int, len(g))
 	var firsts []int
 	for q, x := range g {
-		first := x != math.MaxInt32 && (q == 0 || g[q-1] != x)
-		for p := 0; p < q && first; p++ {
-			first = g[p] != x
+		nx[q] = -1
+		p := q - 1
+		for ; x != math.MaxInt32 && p >= 0 && g[p] != x; p-- {
 		}
 		d[q] = math.MaxInt32
-		if first {
+		switch {
+		case x == math.MaxInt32:
+		case p < 0:
 			d[q] = x
 			firsts = append(firsts, q)
+		default:
+			nx[p] = q
 		}
 	}
 	rank := make([]int, len(firsts))
-	for f, q := range firsts {
+	for i, q := range firsts {
 		for p := range g {
 			if d[p] < g[q] {
-				rank[f]++
+				rank[i]++
 			}
 		}
 	}
-	for f, q := range firsts {
-		d[rank[f]] = g[q]
+	for i, q := range firsts {
+		d[rank[i]], f[rank[i]] = g[q], q
 	}
-	return d[:len(firsts)]
+	return d[:len(firsts)], f[:len(firsts)], nx
 }
 
 // modelStrength1 is su_strength1's row v: each entry's mirror looked up.
@@ -275,8 +281,25 @@ func TestDistinctModel(t *testing.T) {
 			}
 		}
 		want := slices.Compact(slices.Sorted(slices.Values(slices.DeleteFunc(slices.Clone(g), func(x int32) bool { return x == math.MaxInt32 }))))
-		if got := modelDistinct(g); !slices.Equal(got, want) {
+		got, f, nx := modelDistinct(g)
+		if !slices.Equal(got, want) {
 			t.Fatalf("%v: got %v, want %v", g, got, want)
+		}
+		// Each value's list holds its entries, in order.
+		for r, x := range got {
+			var list []int
+			for q := f[r]; q >= 0; q = nx[q] {
+				list = append(list, q)
+			}
+			var want []int
+			for q, y := range g {
+				if y == x {
+					want = append(want, q)
+				}
+			}
+			if !slices.Equal(list, want) {
+				t.Fatalf("%v: entries of %d listed %v, want %v", g, x, list, want)
+			}
 		}
 	}
 }

@@ -156,7 +156,7 @@ type longRowCase struct {
 }
 
 // longRowCases are matrices whose rows pass what the device setup's
-// kernels stage in shared memory. Banded ones: su_at's 512 entries
+// kernels stage in shared memory. Banded ones: su_at's 384 entries
 // (300), and su_strength's 512 node entries by 3 dofs a node, taking its
 // span's bitmap (300) or staying under it (140). Hubs: nodes whose
 // neighbours pass both the staging and a bitmap's span, left to one lane

@@ -23,7 +23,7 @@
 #define SU_NONE 0x7fffffff
 #define SU_WARPS (SU_THREADS / 32)
 #define SU_FULL 0xffffffffu
-#define SU_AT_CAP 512 // entries of a row that su_at stages in shared memory
+#define SU_AT_CAP 384 // entries of a row that su_at stages in shared memory (48 KiB a block)
 #define SU_NB_CAP 512 // neighbour entries of a node that su_strength stages
 
 #define SU_FOR(i, n) \
@@ -454,18 +454,21 @@ __device__ void su_at_long(int pass, int i, int bs, int k, const int *aptr, cons
 //
 // One warp per row, launched with 32 threads per row. A row of at most
 // SU_AT_CAP entries is staged in shared memory, its distinct aggregates
-// sorted there (su_distinct); then each lane owns an aggregate's k
-// columns and adds the row's entries of that aggregate in order, so that
-// every sum runs in the host's order with no exchange between lanes.
-// Longer rows are lane 0's (su_at_long), on scratch.
+// sorted there with a list of each one's entries in row order
+// (su_distinct); then each lane owns an output column and walks its
+// aggregate's list, so that every sum runs in the host's order with no
+// exchange between lanes and no entry of another aggregate read. Longer
+// rows are lane 0's (su_at_long), on scratch.
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
     su_at(int pass, int n, int bs, int k, const int *aptr, const int *acol, const double *aval, const int *of,
           const int *tptr, const double *tval, int *scratch, long long *cnt, const int *cptr, int *ccol,
           double *cval) {
-	__shared__ int sg[SU_WARPS][SU_AT_CAP]; // the aggregate of each entry (SU_NONE: none)
+	__shared__ int sg[SU_WARPS][SU_AT_CAP]; // each entry's aggregate (SU_NONE: none), then its row of T
 	__shared__ int sd[SU_WARPS][SU_AT_CAP]; // the distinct aggregates, ascending
+	__shared__ int sf[SU_WARPS][SU_AT_CAP]; // the first entry of each
+	__shared__ int sn[SU_WARPS][SU_AT_CAP]; // the next entry of the same aggregate
 	const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
-	int *g = sg[w], *d = sd[w];
+	int *g = sg[w], *d = sd[w], *f = sf[w], *nx = sn[w];
 	SU_WARP_FOR(ii, n) {
 		int i = (int)ii, lo = aptr[i], len = aptr[i + 1] - lo;
 		if (len > SU_AT_CAP) {
@@ -478,28 +481,20 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 			g[q] = a < 0 ? SU_NONE : a;
 		}
 		__syncwarp();
-		int u = su_distinct<SU_AT_CAP>(g, len, d);
+		int u = su_distinct<SU_AT_CAP>(g, len, d, f, nx);
 		if (pass == 0) {
 			if (lane == 0) cnt[i + 1] = (long long)u * k;
 			continue;
 		}
+		for (int q = lane; q < len; q += 32) g[q] = tptr[acol[lo + q]];
+		__syncwarp();
 		int o = cptr[i];
-		for (int at = lane; at < u; at += 32) {
-			int x = d[at];
-			double y[SU_MAX_K];
-#pragma unroll
-			for (int j = 0; j < SU_MAX_K; j++) y[j] = 0;
-			for (int q = 0; q < len; q++) {
-				if (g[q] != x) continue;
-				double a = aval[lo + q];
-				const double *t = tval + tptr[acol[lo + q]];
-#pragma unroll
-				for (int j = 0; j < SU_MAX_K; j++)
-					if (j < k) y[j] = ADD(y[j], MUL(a, t[j]));
-			}
-#pragma unroll
-			for (int j = 0; j < SU_MAX_K; j++)
-				if (j < k) ccol[o + at * k + j] = x * k + j, cval[o + at * k + j] = y[j];
+		for (int t = lane; t < u * k; t += 32) {
+			int at = t / k, j = t - at * k;
+			double y = 0;
+			for (int q = f[at]; q >= 0; q = nx[q]) y = ADD(y, MUL(aval[lo + q], tval[g[q] + j]));
+			ccol[o + t] = d[at] * k + j;
+			cval[o + t] = y;
 		}
 		__syncwarp();
 	}

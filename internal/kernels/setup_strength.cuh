@@ -10,23 +10,32 @@
 // calling warp's (shared memory), len <= CAP. A value is counted at its
 // first entry, and that entry's rank among the first entries places it:
 // no sort, and runs of one value (a node's dofs, a row's block) cost one
-// comparison each.
+// comparison each. With f and nx (else null), f[r] is the first entry of
+// d[r] and nx[q] the next entry after q with g[q]'s value (-1 after the
+// last): a list of each value's entries in order.
 template <int CAP>
-__device__ int su_distinct(const int *g, int len, int *d) {
+__device__ int su_distinct(const int *g, int len, int *d, int *f, int *nx) {
 	const int lane = threadIdx.x & 31;
 	bool first[CAP / 32];
 	int u = 0, rank[CAP / 32];
+	if (nx) {
+		for (int q = lane; q < len; q += 32) nx[q] = -1;
+		__syncwarp();
+	}
 #pragma unroll
 	for (int c = 0; c < CAP / 32; c++) first[c] = false;
 #pragma unroll
 	for (int c = 0; c < CAP / 32; c++) {
 		if (c * 32 >= len) break;
-		int q = c * 32 + lane;
-		bool f = q < len && g[q] != SU_NONE && (q == 0 || g[q] != g[q - 1]);
-		for (int p = 0; p < q && f; p++) f = g[p] != g[q];
-		first[c] = f;
-		u += __popc(__ballot_sync(SU_FULL, f));
-		d[q] = f ? g[q] : SU_NONE;
+		int q = c * 32 + lane, p = q - 1;
+		bool in = q < len && g[q] != SU_NONE;
+		if (in)
+			for (; p >= 0; p--)
+				if (g[p] == g[q]) break;
+		first[c] = in && p < 0;
+		if (in && p >= 0 && nx) nx[p] = q;
+		u += __popc(__ballot_sync(SU_FULL, first[c]));
+		d[q] = first[c] ? g[q] : SU_NONE;
 	}
 	__syncwarp();
 #pragma unroll
@@ -40,7 +49,10 @@ __device__ int su_distinct(const int *g, int len, int *d) {
 	__syncwarp();
 #pragma unroll
 	for (int c = 0; c < CAP / 32; c++)
-		if (first[c]) d[rank[c]] = g[c * 32 + lane];
+		if (first[c]) {
+			d[rank[c]] = g[c * 32 + lane];
+			if (f) f[rank[c]] = c * 32 + lane;
+		}
 	__syncwarp();
 	return u;
 }
@@ -232,7 +244,7 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 			continue;
 		}
 		int u = su_stage_nodes(v, bs, ptr, col, g);
-		u = u >= 0 ? su_distinct<SU_NB_CAP>(g, u, d) : su_window_distinct(v * bs, (v + 1) * bs, bs, ptr, col, (unsigned *)g, d);
+		u = u >= 0 ? su_distinct<SU_NB_CAP>(g, u, d, nullptr, nullptr) : su_window_distinct(v * bs, (v + 1) * bs, bs, ptr, col, (unsigned *)g, d);
 		long long w = 0;
 		if (u < 0) {
 			if (lane == 0) w = su_node_blocks(v, bs, ptr, col, val, theta, dn, dir, fill ? adj + off[v] : 0, err);
