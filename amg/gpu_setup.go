@@ -28,8 +28,7 @@ import (
 // solve's levels as they are. The host holds mirrors of them (sizes
 // only) and downloads what its part needs (the coarsest operator and the
 // level above it, for the coarse factor) or what Close leaves it; the
-// PCG operator on the host is the caller's arrays. Without MaxCoarse the
-// coarsest level is smaller than the host's (devCoarseRows). With
+// PCG operator on the host is the caller's arrays. With
 // Options.Reuse the Galerkin products keep their patterns, and a numeric
 // Update reruns the numeric steps on the device after checking the new
 // values there (checkOnDevice). NewDevice (gpu_device.go) takes a matrix
@@ -255,7 +254,7 @@ func (ds *devSetup) build(a *csr, da *dcsr, b []float64, k int) error {
 	pc := ds.pc
 	o := &pc.opts
 	bs := o.BlockSize
-	stop := deviceCoarseRows(o, a.nnz())
+	stop := coarseRows(o, a.nnz())
 	t0 := time.Now()
 	var err error
 	if da == nil {
@@ -490,20 +489,4 @@ func offsets32(a *csr) ([]int32, error) {
 		ptr[i] = int32(p)
 	}
 	return ptr, nil
-}
-
-// devCoarseRows bounds the coarsest level of a device setup when
-// MaxCoarse is not given. A level on the device costs about a millisecond
-// whatever its size, the host's dense factor of the coarsest operator
-// n³/3 operations and its explicit inverse for the device 2n³ more
-// (67 ms and 65 ms at coarseRows' 1000 rows): a smaller coarsest level
-// is cheaper for one more level at most.
-const devCoarseRows = 256
-
-// deviceCoarseRows is coarseRows for a device setup.
-func deviceCoarseRows(o *Options, nnz int) int {
-	if o.MaxCoarse > 0 {
-		return o.MaxCoarse
-	}
-	return min(coarseRows(o, nnz), devCoarseRows)
 }

@@ -163,9 +163,9 @@ func compareLevels(t *testing.T, cpu, gpu *Preconditioner) {
 	fillMirrors(t, cpu)
 	fillMirrors(t, gpu)
 	if len(cpu.levels) != len(gpu.levels) {
-		t.Fatalf("%d levels, host %d", len(gpu.levels), len(cpu.levels))
+		t.Errorf("%d levels, host %d", len(gpu.levels), len(cpu.levels))
 	}
-	for i, lc := range cpu.levels {
+	for i, lc := range cpu.levels[:min(len(cpu.levels), len(gpu.levels))] {
 		lg := gpu.levels[i]
 		if d := frobDiff(lg.a, lc.a); d > 1e-12 {
 			t.Errorf("level %d: A differs by %.3g", i, d)

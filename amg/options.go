@@ -169,7 +169,7 @@ const (
 	DefaultSystemTheta = 0.02
 	DefaultDamping     = 4.0 / 3
 	DefaultEigenSteps  = 10
-	DefaultMaxCoarse   = 1000
+	DefaultMaxCoarse   = 256
 	DefaultMaxLevels   = 25
 	DefaultSweeps      = 2
 	DefaultChebyLower  = 0.1
