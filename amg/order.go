@@ -112,7 +112,7 @@ func ordering(p pool, a *csr, o *Options) (*permutation, error) {
 			return nil, err
 		}
 	}
-	order := cuthillMcKee(g)
+	order := cuthillMcKee(p, g)
 	inv := make([]int32, a.rows)
 	for i, v := range order {
 		for r := range bs {
@@ -120,63 +120,6 @@ func ordering(p pool, a *csr, o *Options) (*permutation, error) {
 		}
 	}
 	return &permutation{inv: inv}, nil
-}
-
-// cuthillMcKee returns the vertices of g in reverse Cuthill–McKee order:
-// each connected component, in order of its lowest vertex, searched
-// breadth-first from the last vertex that a search from that lowest vertex
-// reaches (one step of the George–Liu iteration that mesh.RCM runs to its
-// end: on a scattered numbering every search waits on a cache miss per
-// vertex, and the band it gives is as good for the cache), neighbours in
-// order of increasing degree, then id.
-func cuthillMcKee(g *mesh.Graph) []int32 {
-	n := g.N()
-	order := make([]int32, 0, n)
-	seen := make([]bool, n)
-	mark := make([]bool, n) // the probing search's visits, cleared after it
-	var queue, cand []int32
-	deg := func(v int32) int64 { return g.Offsets[v+1] - g.Offsets[v] }
-	for s := range int32(n) {
-		if seen[s] {
-			continue
-		}
-		// Probe: the last vertex a search from s reaches.
-		queue = append(queue[:0], s)
-		mark[s] = true
-		for h := 0; h < len(queue); h++ {
-			for _, u := range g.Neighbors(queue[h]) {
-				if !mark[u] {
-					mark[u] = true
-					queue = append(queue, u)
-				}
-			}
-		}
-		start := queue[len(queue)-1]
-		for _, v := range queue {
-			mark[v] = false
-		}
-		head := len(order)
-		order = append(order, start)
-		seen[start] = true
-		for ; head < len(order); head++ {
-			cand = cand[:0]
-			for _, u := range g.Neighbors(order[head]) {
-				if !seen[u] {
-					seen[u] = true
-					cand = append(cand, u)
-				}
-			}
-			slices.SortFunc(cand, func(x, y int32) int {
-				if dx, dy := deg(x), deg(y); dx != dy {
-					return int(dx - dy)
-				}
-				return int(x - y)
-			})
-			order = append(order, cand...)
-		}
-	}
-	slices.Reverse(order)
-	return order
 }
 
 // gather sets out[i] = v[inv[i]]: a vector of the caller's into the

@@ -2,6 +2,7 @@ package amg
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -233,4 +234,129 @@ func TestNewDeviceRefusesRCM(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "rcm") {
 		t.Fatalf("NewDevice with rcm: %v", err)
 	}
+}
+
+// serialCuthillMcKee is the reference of cuthillMcKee: the search as its
+// definition reads, one vertex at a time. It returns the vertices of g in reverse Cuthill–McKee order:
+// each connected component, in order of its lowest vertex, searched
+// breadth-first from the last vertex that a search from that lowest vertex
+// reaches (one step of the George–Liu iteration that mesh.RCM runs to its
+// end: on a scattered numbering every search waits on a cache miss per
+// vertex, and the band it gives is as good for the cache), neighbours in
+// order of increasing degree, then id.
+func serialCuthillMcKee(g *mesh.Graph) []int32 {
+	n := g.N()
+	order := make([]int32, 0, n)
+	seen := make([]bool, n)
+	mark := make([]bool, n) // the probing search's visits, cleared after it
+	var queue, cand []int32
+	deg := func(v int32) int64 { return g.Offsets[v+1] - g.Offsets[v] }
+	for s := range int32(n) {
+		if seen[s] {
+			continue
+		}
+		// Probe: the last vertex a search from s reaches.
+		queue = append(queue[:0], s)
+		mark[s] = true
+		for h := 0; h < len(queue); h++ {
+			for _, u := range g.Neighbors(queue[h]) {
+				if !mark[u] {
+					mark[u] = true
+					queue = append(queue, u)
+				}
+			}
+		}
+		start := queue[len(queue)-1]
+		for _, v := range queue {
+			mark[v] = false
+		}
+		head := len(order)
+		order = append(order, start)
+		seen[start] = true
+		for ; head < len(order); head++ {
+			cand = cand[:0]
+			for _, u := range g.Neighbors(order[head]) {
+				if !seen[u] {
+					seen[u] = true
+					cand = append(cand, u)
+				}
+			}
+			slices.SortFunc(cand, func(x, y int32) int {
+				if dx, dy := deg(x), deg(y); dx != dy {
+					return int(dx - dy)
+				}
+				return int(x - y)
+			})
+			order = append(order, cand...)
+		}
+	}
+	slices.Reverse(order)
+	return order
+}
+
+
+// The level-at-a-time search gives the one-vertex-at-a-time order on
+// scattered meshes (levels wide enough to run in parallel), on patterns
+// with isolated vertices, several components and one-way edges, serial or
+// not.
+func TestCuthillMcKeeIsSerial(t *testing.T) {
+	graphs := map[string]*mesh.Graph{}
+	for _, c := range []struct {
+		name string
+		a    *mesh.CSR[float64]
+	}{
+		{"poisson3d-shuffled", relabel(fem.Poisson(3, 40).A, shuffled(59319, 2), 1)},
+		{"poisson2d", fem.Poisson(2, 30).A},
+	} {
+		graphs[c.name] = &mesh.Graph{Offsets: widen(c.a.RowPtr), Adj: c.a.Col}
+	}
+	graphs["pieces"] = pieces()
+	for name, g := range graphs {
+		want := serialCuthillMcKee(g)
+		for _, w := range []int{1, 3, 8} {
+			if got := cuthillMcKee(newPool(w), g); !slices.Equal(got, want) {
+				t.Errorf("%s, %d workers: the order differs from the serial search's", name, w)
+			}
+		}
+	}
+}
+
+// widen returns offsets as int64.
+func widen[T int | int32 | int64](ptr []T) []int64 {
+	out := make([]int64, len(ptr))
+	for i, p := range ptr {
+		out[i] = int64(p)
+	}
+	return out
+}
+
+// pieces is a graph of several components, isolated vertices and edges
+// that go one way only (a search from their head reaches their tail, not
+// back), numbered so that components interleave.
+func pieces() *mesh.Graph {
+	const n = 4000
+	adj := make([][]int32, n)
+	add := func(u, v int32) { adj[u] = append(adj[u], v) }
+	for v := int32(0); v+3 < n; v++ {
+		switch {
+		case v%7 == 3: // isolated
+		case v%11 == 0:
+			add(v, v+3) // one way
+		default:
+			add(v, v+2)
+			add(v+2, v)
+		}
+		if h := int32(mis.Hash32(v, 5) % n); v%5 == 0 && h%7 != 3 {
+			add(v, h)
+			add(h, v)
+		}
+	}
+	g := &mesh.Graph{Offsets: make([]int64, n+1)}
+	for v, nb := range adj {
+		slices.Sort(nb)
+		nb = slices.Compact(nb)
+		g.Adj = append(g.Adj, nb...)
+		g.Offsets[v+1] = int64(len(g.Adj))
+	}
+	return g
 }
