@@ -294,7 +294,6 @@ func serialCuthillMcKee(g *mesh.Graph) []int32 {
 	return order
 }
 
-
 // The level-at-a-time search gives the one-vertex-at-a-time order on
 // scattered meshes (levels wide enough to run in parallel), on patterns
 // with isolated vertices, several components and one-way edges, serial or
