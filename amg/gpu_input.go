@@ -243,7 +243,7 @@ func (ds *devSetup) check(kernel string, n, nz int, ptr *cuda.Buffer, d *dcsr, d
 	for i := range 4 {
 		ds.setWord(i, noWord)
 	}
-	ds.launchIn(kernel, int64(n), int32(n), int64(nz), ptr, d.col, d.val, diag, ds.words)
+	ds.launchIn(kernel, 32*int64(n), int32(n), int64(nz), ptr, d.col, d.val, diag, ds.words)
 	w, err := ds.read(ds.words, int64(0), ds.words, int64(1), ds.words, int64(2), ds.words, int64(3))
 	if err != nil {
 		return err

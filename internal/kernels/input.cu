@@ -32,33 +32,40 @@
 // ptr[0] = 0 and ptr[n] = nnz the host checked, and sets diag[i] (0 where
 // row i has no diagonal). A row whose offsets leave [0, nnz] reads
 // nothing: the offsets decrease at some other row, which bad[0] names.
+// One warp per row (launched with 32 threads per row), reading it
+// coalesced: a row's first bad entry is the minimum of its bad entries,
+// and a row with one, or with a column not above the one before, is out
+// of order, as a loop over the row that stops at its first bad entry
+// finds (nvcc keeps the sums and comparisons as they are).
 template <typename P>
 __device__ __forceinline__ void in_check(int n, long long nnz, const P *ptr, const int *col, const double *val,
                                          double *diag, unsigned long long *bad) {
-	IN_FOR(ii, n) {
+	const int lane = threadIdx.x & 31;
+	IN_WARP_FOR(ii, n) {
 		int i = (int)ii;
 		long long lo = ptr[i], hi = ptr[i + 1];
 		if (lo > hi) {
-			atomicMin(&bad[IN_BAD_PTR], (unsigned long long)i);
+			if (lane == 0) atomicMin(&bad[IN_BAD_PTR], (unsigned long long)i);
 			continue;
 		}
 		if (lo < 0 || hi > nnz) continue;
-		int prev = -1;
-		bool sorted = true;
+		unsigned first = 0xffffffffu; // the row's first bad entry (nnz <= INT32_MAX)
+		bool order = false, has = false;
 		double d = 0;
-		for (long long k = lo; k < hi; k++) {
+		for (long long k = lo + lane; k < hi; k += 32) {
 			int c = col[k];
 			double v = val[k];
-			if (c < 0 || c >= n || !isfinite(v)) {
-				atomicMin(&bad[IN_BAD_ENTRY], (unsigned long long)k);
-				sorted = false;
-				break;
-			}
-			sorted = sorted && c > prev;
-			prev = c;
-			if (c == i) d = v;
+			if (c < 0 || c >= n || !isfinite(v)) first = min(first, (unsigned)k);
+			order = order || (k > lo && c <= col[k - 1]);
+			if (c == i) has = true, d = v;
 		}
-		if (!sorted) {
+		first = __reduce_min_sync(0xffffffffu, first);
+		order = __any_sync(0xffffffffu, order) || first != 0xffffffffu;
+		unsigned at = __ballot_sync(0xffffffffu, has);
+		d = at ? __shfl_sync(0xffffffffu, d, __ffs(at) - 1) : 0;
+		if (lane != 0) continue;
+		if (first != 0xffffffffu) atomicMin(&bad[IN_BAD_ENTRY], (unsigned long long)first);
+		if (order) {
 			atomicMin(&bad[IN_BAD_ORDER], (unsigned long long)i);
 			continue;
 		}
