@@ -443,12 +443,13 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 }
 
 // dropSmall removes exactly the off-diagonal entries at or below the
-// relative tolerance; the hierarchy is built without them, PCG with them.
+// relative tolerance, rows copied in parallel (nnz past minParallel);
+// the hierarchy is built without them, PCG with them.
 func TestDropSmall(t *testing.T) {
-	pr := fem.Poisson(3, 8)
+	pr := fem.Poisson(3, 24)
 	a := mustCSR(t, pr.A)
 	d := a.diag()
-	c, keep := a.dropSmall(1e-15, 1)
+	c, keep := a.dropSmall(newPool(3), 1e-15, 1)
 	if keep == nil || c.nnz() >= a.nnz() {
 		t.Fatal("the Q1 Laplacian's round-off couplings were not dropped")
 	}
@@ -465,7 +466,7 @@ func TestDropSmall(t *testing.T) {
 			}
 		}
 	}
-	if same, none := a.dropSmall(-1, 1); same != a || none != nil {
+	if same, none := a.dropSmall(newPool(3), -1, 1); same != a || none != nil {
 		t.Error("a negative tolerance dropped entries")
 	}
 	pc, err := New(pr.A, Options{})

@@ -146,22 +146,32 @@ const minDrop = 10
 // kept, or (a, nil) when that drops less than 1/minDrop of the entries or
 // would give the rows of a node of bs rows different patterns.
 // The diagonal must be positive.
-func (a *csr) dropSmall(tol float64, bs int) (*csr, []int32) {
+func (a *csr) dropSmall(p pool, tol float64, bs int) (*csr, []int32) {
 	if tol <= 0 {
 		return a, nil
 	}
 	d := a.diag()
 	t2 := tol * tol
 	small := func(i int, j int32, v float64) bool { return v*v <= t2*d[i]*d[j] && int(j) != i }
-	dropped := 0
-	for i := 0; i < a.rows; i++ {
-		vals := a.val[a.ptr[i]:a.ptr[i+1]]
-		for q, j := range a.col[a.ptr[i]:a.ptr[i+1]] {
-			if small(i, j, vals[q]) {
-				dropped++
+	// Each row's kept entries, then their offsets: the copy is the
+	// rows' own, in parallel.
+	ptr := make([]int, a.rows+1)
+	p.forRows(a, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			vals := a.val[a.ptr[i]:a.ptr[i+1]]
+			kept := 0
+			for q, j := range a.col[a.ptr[i]:a.ptr[i+1]] {
+				if !small(i, j, vals[q]) {
+					kept++
+				}
 			}
+			ptr[i+1] = kept
 		}
+	})
+	for i := range a.rows {
+		ptr[i+1] += ptr[i]
 	}
+	dropped := a.nnz() - ptr[a.rows]
 	if dropped == 0 || dropped < a.nnz()/minDrop {
 		// Too few to pay for a second copy of the matrix: the hierarchy
 		// uses a in place, the small entries included.
@@ -184,22 +194,21 @@ func (a *csr) dropSmall(tol float64, bs int) (*csr, []int32) {
 			}
 		}
 	}
-	w := a.nnz() - dropped
-	c := &csr{rows: a.rows, cols: a.cols, ptr: make([]int, a.rows+1),
-		col: make([]int32, w), val: make([]float64, w)}
+	w := ptr[a.rows]
+	c := &csr{rows: a.rows, cols: a.cols, ptr: ptr, col: make([]int32, w), val: make([]float64, w)}
 	keep := make([]int32, w)
-	w = 0
-	for i := 0; i < a.rows; i++ {
-		vals := a.val[a.ptr[i]:a.ptr[i+1]]
-		for q, j := range a.col[a.ptr[i]:a.ptr[i+1]] {
-			if small(i, j, vals[q]) {
-				continue
+	p.forRows(a, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			vals, o := a.val[a.ptr[i]:a.ptr[i+1]], ptr[i]
+			for q, j := range a.col[a.ptr[i]:a.ptr[i+1]] {
+				if small(i, j, vals[q]) {
+					continue
+				}
+				c.col[o], c.val[o], keep[o] = j, vals[q], int32(a.ptr[i]+q)
+				o++
 			}
-			c.col[w], c.val[w], keep[w] = j, vals[q], int32(a.ptr[i]+q)
-			w++
 		}
-		c.ptr[i+1] = w
-	}
+	})
 	return c, keep
 }
 

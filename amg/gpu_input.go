@@ -56,11 +56,8 @@ func newOnDevice(a *mesh.CSR[float64], o *Options) (*Preconditioner, bool, error
 	t0 := time.Now()
 	pc := &Preconditioner{opts: *o, pool: newPool(o.Workers)}
 	pc.stats.Phases = map[string]time.Duration{}
-	n, nz := a.Rows, int(a.RowPtr[a.Rows])
-	// int is int64 here (inputFits): the caller's offsets are used in
-	// place, as its columns and values are.
-	ptr := unsafe.Slice((*int)(unsafe.Pointer(unsafe.SliceData(a.RowPtr))), n+1)
-	pc.op = &csr{rows: n, cols: n, ptr: ptr, col: a.Col[:nz:nz], val: a.Val[:nz:nz]}
+	pc.op = callerCSR(a)
+	n := pc.op.rows
 	pc.phase("input", t0)
 	b, k, err := nearNullspace(&pc.opts, n, o.BlockSize)
 	if err != nil {
@@ -79,6 +76,14 @@ func newOnDevice(a *mesh.CSR[float64], o *Options) (*Preconditioner, bool, error
 		return nil, true, err
 	}
 	return pc, true, nil
+}
+
+// callerCSR is a, used in place with no checks: the device's (int is
+// int64 where inputFits holds, so the caller's offsets serve as they are).
+func callerCSR(a *mesh.CSR[float64]) *csr {
+	n, nz := a.Rows, int(a.RowPtr[a.Rows])
+	ptr := unsafe.Slice((*int)(unsafe.Pointer(unsafe.SliceData(a.RowPtr))), n+1)
+	return &csr{rows: n, cols: n, ptr: ptr, col: a.Col[:nz:nz], val: a.Val[:nz:nz]}
 }
 
 // inputFits makes fromMesh's checks that cost nothing, and those of the

@@ -206,7 +206,7 @@ func TestModelInputDrop(t *testing.T) {
 		if bad != [4]uint64{mNone, mNone, mNone, mNone} {
 			t.Fatalf("%s: flagged %v", c.name, bad)
 		}
-		want, wkeep := a.dropSmall(c.tol, c.bs)
+		want, wkeep := a.dropSmall(newPool(3), c.tol, c.bs)
 		got, keep := modelDrop(a, diag, c.tol, c.bs)
 		if want == a {
 			if got != nil {

@@ -114,8 +114,12 @@ func New(a *mesh.CSR[float64], opts Options) (*Preconditioner, error) {
 		return pc, nil
 	}
 	t0 := time.Now()
-	m, err := fromMesh(a)
-	if err != nil {
+	var m *csr
+	if o.scattered {
+		// The device checked a (values, order, symmetry) before it
+		// handed it back to be renumbered.
+		m = callerCSR(a)
+	} else if m, err = fromMesh(a); err != nil {
 		return nil, err
 	}
 	if m.rows%o.BlockSize != 0 {
@@ -124,7 +128,7 @@ func New(a *mesh.CSR[float64], opts Options) (*Preconditioner, error) {
 	pc := &Preconditioner{opts: o, pool: newPool(o.Workers), op: m}
 	pc.stats.Phases = map[string]time.Duration{}
 	pc.phase("input", t0)
-	if err := pc.setup(true); err != nil {
+	if err := pc.setup(!o.scattered); err != nil {
 		return nil, err
 	}
 	pc.stats.Setup = time.Since(start)
@@ -161,7 +165,7 @@ func (pc *Preconditioner) setup(check bool) error {
 		}
 	}
 	t0 = time.Now()
-	a0, keep := pc.fine.dropSmall(o.DropTol, o.BlockSize)
+	a0, keep := pc.fine.dropSmall(pc.pool, o.DropTol, o.BlockSize)
 	pc.keep = nil
 	if o.Reuse {
 		pc.keep = keep
