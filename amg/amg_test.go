@@ -2,11 +2,14 @@ package amg
 
 import (
 	"fmt"
-	"github.com/misgrid/misgrid/mis"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/misgrid/misgrid/amg/internal/fem"
+	"github.com/misgrid/misgrid/mesh"
+	"github.com/misgrid/misgrid/mis"
 )
 
 type testProblem struct {
@@ -475,5 +478,29 @@ func TestDropSmall(t *testing.T) {
 	}
 	if pc.op.nnz() != a.nnz() || pc.levels[0].a.nnz() != c.nnz() || pc.Stats().Levels[0].Dropped != a.nnz()-c.nnz() {
 		t.Errorf("operator %d entries, finest level %d, dropped %d", pc.op.nnz(), pc.levels[0].a.nnz(), pc.Stats().Levels[0].Dropped)
+	}
+}
+
+// fromMesh checks row ranges side by side and still names the first bad
+// entry, even after an earlier row out of order.
+func TestFromMeshFirstError(t *testing.T) {
+	good := fem.Poisson(3, 24).A // 13,824 rows, 10 ranges of entries
+	nz := good.RowPtr[good.Rows]
+	a := cloneCSR(good, func(a *mesh.CSR[float64]) {
+		a.Col[3], a.Col[4] = a.Col[4], a.Col[3] // row 0 out of order
+		a.Val[nz/2] = math.NaN()
+		a.Val[nz-5] = math.Inf(1)
+	})
+	i, _ := slices.BinarySearch(a.RowPtr, nz/2+1)
+	want := fmt.Sprintf("entry (%d,%d) is NaN", i-1, a.Col[nz/2])
+	for _, w := range []int{1, 4} {
+		_, err := fromMesh(newPool(w), a)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%d workers: %v, want an error naming %s", w, err, want)
+		}
+	}
+	m, err := fromMesh(newPool(4), cloneCSR(good, func(a *mesh.CSR[float64]) { a.Col[3], a.Col[4] = a.Col[4], a.Col[3] }))
+	if err != nil || !slices.IsSorted(m.col[m.ptr[0]:m.ptr[1]]) {
+		t.Errorf("a row out of order: %v, not sorted", err)
 	}
 }

@@ -67,7 +67,7 @@ func lengthError(a *mesh.CSR[float64], nz int64) error {
 // fromMesh returns a in sorted, duplicate-free form, summing repeats, and
 // checks the values a solver depends on. A sorted a keeps its Col and Val
 // arrays (only the row offsets are converted); others are copied.
-func fromMesh(a *mesh.CSR[float64]) (*csr, error) {
+func fromMesh(p pool, a *mesh.CSR[float64]) (*csr, error) {
 	if err := shapeError(a); err != nil {
 		return nil, err
 	}
@@ -81,23 +81,12 @@ func fromMesh(a *mesh.CSR[float64]) (*csr, error) {
 	if err := lengthError(a, nz); err != nil {
 		return nil, err
 	}
-	// One pass checks indices, order and values together; rows found out
-	// of order are sorted (and repeats summed) on a second path.
-	sorted := true
-	for i := 0; i < n; i++ {
-		prev := int32(-1)
-		cols := a.Col[a.RowPtr[i]:a.RowPtr[i+1]]
-		vals := a.Val[a.RowPtr[i]:a.RowPtr[i+1]]
-		vals = vals[:len(cols)]
-		for q, c := range cols {
-			if err := entryError(i, a.RowPtr[i]+int64(q), c, vals[q], n); err != nil {
-				return nil, err
-			}
-			if c <= prev {
-				sorted = false
-			}
-			prev = c
-		}
+	// One pass checks indices, order and values together, in row ranges
+	// side by side (the first range's error is the first entry's); rows
+	// found out of order are sorted (and repeats summed) on a second path.
+	sorted, err := checkEntries(p, a)
+	if err != nil {
+		return nil, err
 	}
 	m := &csr{rows: n, cols: n, ptr: make([]int, n+1)}
 	if sorted {
@@ -133,6 +122,46 @@ func fromMesh(a *mesh.CSR[float64]) (*csr, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// checkEntries returns whether a's rows are sorted without repeats, or
+// the error of its first bad entry.
+func checkEntries(p pool, a *mesh.CSR[float64]) (bool, error) {
+	n := a.Rows
+	w := min(p.workers, max(1, int(a.RowPtr[n]/minParallel)))
+	errs := make([]error, w)
+	unsorted := make([]bool, w)
+	p.forRange(w, int(a.RowPtr[n]), func(t0, t1 int) {
+		for t := t0; t < t1; t++ {
+			unsorted[t], errs[t] = checkRows(a, n*t/w, n*(t+1)/w)
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return false, err
+		}
+	}
+	return !slices.Contains(unsorted, true), nil
+}
+
+// checkRows is checkEntries on rows [lo, hi): whether one is out of
+// order, or the first bad entry's error.
+func checkRows(a *mesh.CSR[float64], lo, hi int) (bool, error) {
+	unsorted := false
+	for i := lo; i < hi; i++ {
+		prev := int32(-1)
+		cols := a.Col[a.RowPtr[i]:a.RowPtr[i+1]]
+		vals := a.Val[a.RowPtr[i]:a.RowPtr[i+1]]
+		vals = vals[:len(cols)]
+		for q, c := range cols {
+			if err := entryError(i, a.RowPtr[i]+int64(q), c, vals[q], a.Rows); err != nil {
+				return unsorted, err
+			}
+			unsorted = unsorted || c <= prev
+			prev = c
+		}
+	}
+	return unsorted, nil
 }
 
 // minDrop: dropSmall copies the matrix only when it drops at least

@@ -173,7 +173,7 @@ func TestModelInputCheck(t *testing.T) {
 					t.Errorf("%s: word %d = %d", c.name, w, x)
 				}
 			}
-			m, err := fromMesh(c.a)
+			m, err := fromMesh(newPool(2), c.a)
 			switch {
 			case c.in != "" && (err == nil || !strings.Contains(err.Error(), c.in)):
 				t.Errorf("%s: fromMesh: %v, want an error naming %q", c.name, err, c.in)

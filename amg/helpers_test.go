@@ -22,7 +22,7 @@ func randVec(n int, seed uint64) []float64 {
 
 func mustCSR(t testing.TB, a *mesh.CSR[float64]) *csr {
 	t.Helper()
-	m, err := fromMesh(a)
+	m, err := fromMesh(newPool(2), a)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func relabel(a *mesh.CSR[float64], perm []int32, bs int) *mesh.CSR[float64] {
 			q.inv[int(nv)*bs+r] = int32(v*bs + r)
 		}
 	}
-	m, err := fromMesh(a)
+	m, err := fromMesh(newPool(2), a)
 	if err != nil {
 		panic(err)
 	}

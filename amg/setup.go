@@ -119,7 +119,7 @@ func New(a *mesh.CSR[float64], opts Options) (*Preconditioner, error) {
 		// The device checked a (values, order, symmetry) before it
 		// handed it back to be renumbered.
 		m = callerCSR(a)
-	} else if m, err = fromMesh(a); err != nil {
+	} else if m, err = fromMesh(newPool(o.Workers), a); err != nil {
 		return nil, err
 	}
 	if m.rows%o.BlockSize != 0 {

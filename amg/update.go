@@ -101,7 +101,7 @@ func (pc *Preconditioner) sameLayout(a *mesh.CSR[float64]) (*csr, error) {
 		}
 		return m, nil
 	}
-	m, err := fromMesh(a)
+	m, err := fromMesh(pc.pool, a)
 	if err != nil {
 		return nil, err
 	}
