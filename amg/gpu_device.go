@@ -172,7 +172,7 @@ func (pc *Preconditioner) setupDevice(a DeviceMatrix) error {
 			return err
 		}
 	}
-	a0, da, err := ds.checkInput(d, a.RowPtr, kernel)
+	a0, da, err := ds.checkInput(d, a.RowPtr, kernel, false)
 	if errors.Is(err, errHostInput) {
 		err = ds.inputError(a)
 	}

@@ -26,7 +26,8 @@ import (
 // coarse operator's kernel, l1-Jacobi.
 
 var inputKernels = []string{"in_check64", "in_check32", "in_drop_count", "in_drop_block", "in_drop_place",
-	"in_gather", "in_hash_vec", "in_theta", "in_far"}
+	"in_gather", "in_hash_vec", "in_theta", "in_far", "in_fill32", "in_first_edge", "in_alone_count", "in_alone_place",
+	"in_start", "in_claim", "in_won_count", "in_won_place", "in_unmark", "in_reverse", "in_perm_len", "in_permute"}
 
 // Words of in_check's bad[] (IN_BAD_*).
 const (
@@ -105,10 +106,10 @@ func (pc *Preconditioner) setupFromInput(b []float64, k int) (bool, error) {
 	if !pc.wantDeviceSetup(k) || pc.op.nnz() > math.MaxInt32 || strconv.IntSize != 64 {
 		return false, nil
 	}
-	// The device builds in the caller's numbering. A renumbering is the
-	// host's (renumber), which then hands its matrix to buildOnDevice, so
-	// that both build the same hierarchy.
-	if pc.opts.Ordering == RCMOrdering || pc.opts.scattered {
+	// The device renumbers as the host does (order), or hands the matrix
+	// back to the host's renumber, which then calls buildOnDevice: both
+	// build the same hierarchy.
+	if o := &pc.opts; o.scattered || o.Ordering == RCMOrdering && !deviceOrders(o) {
 		pc.setupFallback = errRenumber
 		return false, nil
 	}
@@ -128,12 +129,6 @@ func (pc *Preconditioner) setupFromInput(b []float64, k int) (bool, error) {
 		_ = ds.g.free()
 		return true, ie.err
 	}
-	if err == nil && pc.opts.Ordering == AutoOrdering {
-		var far bool
-		if far, err = ds.scattered(da); err == nil && far {
-			err = errRenumber
-		}
-	}
 	if err == nil {
 		// θ from the caller's matrix, counted by the device's check.
 		if pc.autoScalarTheta() {
@@ -146,6 +141,9 @@ func (pc *Preconditioner) setupFromInput(b []float64, k int) (bool, error) {
 		}
 	}
 	if err == nil {
+		if pc.perm != nil {
+			b = pc.perm.rows(b, k)
+		}
 		err = ds.build(a0, da, b, k)
 	}
 	return pc.endDeviceSetup(ds, err), nil
@@ -174,13 +172,15 @@ func (ds *devSetup) input() (*csr, *dcsr, error) {
 		return nil, nil, err
 	}
 	pc.phase("upload", t0)
-	return ds.checkInput(d, p64, "in_check64")
+	return ds.checkInput(d, p64, "in_check64", true)
 }
 
 // checkInput checks the matrix d, whose offsets are ptr as the kernel
 // (in_check64 or in_check32) reads them (d.ptr gets them as int32 if it
-// is another buffer), checks its symmetry and drops its small entries.
-func (ds *devSetup) checkInput(d *dcsr, ptr *cuda.Buffer, kernel string) (*csr, *dcsr, error) {
+// is another buffer), checks its symmetry, renumbers it where
+// Options.Ordering asks (with reorder; order) and drops its small
+// entries.
+func (ds *devSetup) checkInput(d *dcsr, ptr *cuda.Buffer, kernel string, reorder bool) (*csr, *dcsr, error) {
 	pc := ds.pc
 	t0 := time.Now()
 	diag, err := ds.alloc(8 * int64(d.rows))
@@ -209,6 +209,12 @@ func (ds *devSetup) checkInput(d *dcsr, ptr *cuda.Buffer, kernel string) (*csr, 
 		ds.launchIn("in_theta", int64(d.rows), int32(d.rows), b2i32(d.rows <= thetaFull), d.ptr, d.col, d.val, diag, cnt)
 		pc.phase("theta", t0)
 	}
+	if reorder {
+		var err error
+		if d, diag, err = ds.order(d, diag); err != nil {
+			return nil, nil, err
+		}
+	}
 	t0 = time.Now()
 	a0, da, err := ds.drop(d, diag)
 	pc.phase("input", t0)
@@ -216,30 +222,6 @@ func (ds *devSetup) checkInput(d *dcsr, ptr *cuda.Buffer, kernel string) (*csr, 
 		ds.g.op = d
 	}
 	return a0, da, err
-}
-
-// errRenumber hands the setup of a matrix that Options.Ordering
-// renumbers to the host's renumber.
-var errRenumber = fmt.Errorf("%w: the matrix is renumbered first (Options.Ordering)", errDeviceSetup)
-
-// scattered is scattered(pc.op) counted on the device, on the caller's
-// pattern: da, or ds.g.op where the finest level da dropped entries.
-func (ds *devSetup) scattered(da *dcsr) (bool, error) {
-	op := ds.pc.op
-	if op.rows <= orderWindow {
-		return false, nil
-	}
-	d := da
-	if ds.g.op != nil {
-		d = ds.g.op
-	}
-	ds.setWord(7, 0)
-	ds.launchIn("in_far", 32*int64(op.rows), int32(op.rows), int32(orderWindow), d.ptr, d.col, ds.word(7))
-	w, err := ds.read(ds.words, int64(7))
-	if err != nil {
-		return false, err
-	}
-	return farScatters(w[0], op.nnz(), ds.pc.opts.BlockSize), nil
 }
 
 // check runs in_check64 or in_check32 on d with offsets ptr; any flag
@@ -303,7 +285,7 @@ func (ds *devSetup) drop(d *dcsr, diag *cuda.Buffer) (*csr, *dcsr, error) {
 	pc := ds.pc
 	o := &pc.opts
 	if o.DropTol <= 0 {
-		return pc.op, d, nil
+		return pc.fine, d, nil
 	}
 	n, nz, t2 := d.rows, d.nnz, o.DropTol*o.DropTol
 	cnt, err := ds.alloc(8 * int64(n+1))
@@ -318,7 +300,7 @@ func (ds *devSetup) drop(d *dcsr, diag *cuda.Buffer) (*csr, *dcsr, error) {
 	}
 	kept := int(w[0])
 	if dropped := nz - kept; dropped == 0 || dropped < nz/minDrop {
-		return pc.op, d, nil
+		return pc.fine, d, nil
 	}
 	if bs := o.BlockSize; bs > 1 && bs <= maxGroup {
 		ds.setWord(0, noWord)
@@ -329,7 +311,7 @@ func (ds *devSetup) drop(d *dcsr, diag *cuda.Buffer) (*csr, *dcsr, error) {
 			return nil, nil, err
 		}
 		if f[0] == noWord && f[1] != noWord {
-			return pc.op, d, nil // see dropSmall
+			return pc.fine, d, nil // see dropSmall
 		}
 	}
 	da := &dcsr{rows: n, nnz: kept, g: lanesFor(kept, n)}

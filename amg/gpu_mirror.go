@@ -132,25 +132,31 @@ func (pc *Preconditioner) singularNeeds(g *gpuSolver) error {
 }
 
 // hostOp fills the host's operator where it mirrors the caller's device
-// matrix (NewDevice), for the host's PCG.
+// matrix (NewDevice), and the hierarchy's where it mirrors the one the
+// device renumbered, for the host's PCG and kernel checks.
 func (pc *Preconditioner) hostOp() error {
-	if pc.dev == nil || pc.op.ptr != nil && pc.op.val != nil {
+	if pc.dev == nil {
 		return nil
 	}
-	return pc.dev.fill(pc.op)
+	return errors.Join(pc.dev.fill(pc.op), pc.dev.fill(pc.fine))
 }
 
-// deviceResidual is trueResidual on the device for an operator that is
-// the caller's device matrix (NewDevice), which the host does not hold.
+// deviceResidual is trueResidual on the device for an operator the host
+// does not hold: the caller's device matrix (NewDevice), or the one the
+// device renumbered (a mirror).
 func (pc *Preconditioner) deviceResidual(b, x []float64, bn float64) (float64, bool) {
 	g := pc.dev
-	if g == nil || !g.inPlace || pc.op.val != nil {
+	if g == nil || pc.fine.val != nil {
 		return 0, false
+	}
+	op := g.op
+	if op == nil {
+		op = g.levels[0].a
 	}
 	if err := errors.Join(g.idle(), cuda.CopyToDevice(g.vb, 0, b), cuda.CopyToDevice(g.vx, 0, x)); err != nil {
 		return math.NaN(), true
 	}
-	g.rows(g.op, rowResid, g.vx, nil, g.vb, g.vr, nil, nil, nil, nil, 0, 0)
+	g.rows(op, rowResid, g.vx, nil, g.vb, g.vr, nil, nil, nil, nil, 0, 0)
 	rr, err := g.dot(len(b), g.vr, g.vr)
 	if err != nil {
 		return math.NaN(), true

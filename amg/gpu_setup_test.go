@@ -121,21 +121,44 @@ func TestGPUSetupPartMatchesHost(t *testing.T) {
 	}
 }
 
-// A scattered numbering is renumbered by the host before the device
-// builds: the device counts its far entries as the host does, and the
-// levels are the host's. Natural ordering keeps the caller's numbering.
+// A scattered numbering is renumbered as the host renumbers it: on the
+// device (the device counts the far entries, searches and permutes), or
+// with Options.Reuse by the host before the device builds. The levels
+// are the host's either way, the solve translates, and Close leaves the
+// hierarchy whole on the host. Natural ordering keeps the caller's
+// numbering.
 func TestGPUSetupScattered(t *testing.T) {
 	needGPU(t)
 	pr := fem.Poisson(3, 40)
 	a := relabel(pr.A, shuffled(pr.A.Rows, 1), 1)
-	for _, ord := range []Ordering{AutoOrdering, NaturalOrdering, RCMOrdering} {
-		o := Options{MaxCoarse: 60, Ordering: ord}
-		cpu, gpu := hostAndDevice(t, a, o)
+	b := mulDense(mustCSR(t, a), randVec(a.Rows, 3))
+	for _, c := range []struct {
+		ord    Ordering
+		reuse  bool
+		device bool // renumbered on the device
+	}{{AutoOrdering, false, true}, {NaturalOrdering, false, false}, {RCMOrdering, false, true}, {AutoOrdering, true, false}} {
+		cpu, gpu := hostAndDevice(t, a, Options{MaxCoarse: 60, Ordering: c.ord, Reuse: c.reuse})
 		defer gpu.Close()
-		if (gpu.perm == nil) != (ord == NaturalOrdering) || (cpu.perm == nil) != (gpu.perm == nil) {
-			t.Errorf("ordering %v: renumbered on the device %v, on the host %v", ord, gpu.perm != nil, cpu.perm != nil)
+		_, devOrder := gpu.stats.Phases["order"]
+		devOrder = devOrder && gpu.fine.val == nil
+		if (gpu.perm == nil) != (c.ord == NaturalOrdering) || (cpu.perm == nil) != (gpu.perm == nil) || devOrder != c.device {
+			t.Errorf("%+v: renumbered %v (on the device %v), on the host %v", c, gpu.perm != nil, devOrder, cpu.perm != nil)
 		}
 		compareLevels(t, cpu, gpu)
+		xc, xg := make([]float64, a.Rows), make([]float64, a.Rows)
+		rc, err1 := cpu.Solve(b, xc)
+		rg, err2 := gpu.Solve(b, xg)
+		if err1 != nil || err2 != nil || rg.Iterations-rc.Iterations > 1 || rc.Iterations-rg.Iterations > 1 || !rg.Converged {
+			t.Errorf("%+v: solve: %v %v, %d iterations, host %d", c, err1, err2, rg.Iterations, rc.Iterations)
+		}
+		if err := gpu.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if rg, err := gpu.Solve(b, xg); err != nil {
+			t.Errorf("%+v: solve after Close: %v", c, err)
+		} else if d := rg.Iterations - rc.Iterations; d < -1 || d > 1 || !rg.Converged {
+			t.Errorf("%+v: solve after Close: %d iterations (converged %v), host %d", c, rg.Iterations, rg.Converged, rc.Iterations)
+		}
 	}
 }
 

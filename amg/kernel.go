@@ -51,6 +51,9 @@ func (pc *Preconditioner) findKernel() error {
 				q.gather(pc.pool, v, given[j])
 			}
 		}
+		if err := pc.hostOp(); err != nil {
+			return err
+		}
 		for j, v := range given {
 			if r := pc.nullResidual(v); !(r <= givenKernelTol) {
 				return fmt.Errorf("amg: kernel vector %d is not a null vector of the matrix: ‖A·v‖ = %.3g·‖|A|·|v|‖, want at most %g", j, r, givenKernelTol)
@@ -69,6 +72,9 @@ func (pc *Preconditioner) findKernel() error {
 	}
 	if c.n-c.rank > maxKernel {
 		return nil // not a null space of a few modes: leave the solve unprojected
+	}
+	if err := pc.hostOp(); err != nil {
+		return err
 	}
 	nv := c.nullVectors()
 	var cand [][]float64

@@ -350,12 +350,5 @@ func pieces() *mesh.Graph {
 			add(h, v)
 		}
 	}
-	g := &mesh.Graph{Offsets: make([]int64, n+1)}
-	for v, nb := range adj {
-		slices.Sort(nb)
-		nb = slices.Compact(nb)
-		g.Adj = append(g.Adj, nb...)
-		g.Offsets[v+1] = int64(len(g.Adj))
-	}
-	return g
+	return graphOf(adj)
 }

@@ -3,7 +3,8 @@
 // entries (csr.dropSmall), the gather that maps the caller's values onto
 // the hierarchy's finest pattern, and the test vectors of the symmetry
 // check. The matrix is the caller's as uploaded, with int64 (in_*64) or
-// int32 (in_*32) row offsets.
+// int32 (in_*32) row offsets. The renumbering (reverse Cuthill–McKee and
+// the permuted matrix) is in input_order.cuh.
 //
 // Errors are minima of row or entry indices (integer atomics, whose
 // result does not depend on their order), so the host names the entry
@@ -232,3 +233,5 @@ extern "C" __global__ void __launch_bounds__(IN_THREADS)
 	if ((threadIdx.x & 31) == 0 && all) atomicAdd(&cnt[0], all);
 	if ((threadIdx.x & 31) == 0 && weak) atomicAdd(&cnt[1], weak);
 }
+
+#include "input_order.cuh"
