@@ -48,6 +48,7 @@ func (ds *devSetup) order(d *dcsr, diag *cuda.Buffer) (*dcsr, *cuda.Buffer, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	ds.release(d.ptr, d.col, d.val) // the caller's numbering is done with
 	pc.perm = &permutation{inv: inv}
 	pc.fine, err = ds.mirror(d2, d2.rows)
 	pc.phase("order", t0)
@@ -152,13 +153,13 @@ func (ds *devSetup) searchAll(d *dcsr, own, probe, order, queue, cnt *cuda.Buffe
 			return errRenumber
 		}
 		ds.launchIn("in_start", 1, int32(0), int32(to), queue, int32(0), queue, probe)
-		end, err := ds.levels(d, probe, queue, cnt, 0, 1, false)
+		end, err := ds.levels(d, probe, own, queue, cnt, 0, 1, false)
 		if err != nil {
 			return err
 		}
 		ds.launchIn("in_unmark", int64(end), int32(end), queue, probe)
 		ds.launchIn("in_start", 1, int32(placed), int32(-1), queue, int32(end-1), order, own)
-		if placed, err = ds.levels(d, own, order, cnt, placed, placed+1, true); err != nil {
+		if placed, err = ds.levels(d, own, nil, order, cnt, placed, placed+1, true); err != nil {
 			return err
 		}
 		from = to + 1
@@ -169,12 +170,13 @@ func (ds *devSetup) searchAll(d *dcsr, own, probe, order, queue, cnt *cuda.Buffe
 	return nil
 }
 
-// levels runs a search from q[lo:hi] level by level (the vertices own
-// has not placed, by (degree, id) when sorted) and returns where q ends.
-func (ds *devSetup) levels(d *dcsr, own, q, cnt *cuda.Buffer, lo, hi int, sorted bool) (int, error) {
+// levels runs a search from q[lo:hi] level by level (the vertices
+// neither own nor placed, if not nil, has placed; by (degree, id) when
+// sorted) and returns where q ends.
+func (ds *devSetup) levels(d *dcsr, own, placed, q, cnt *cuda.Buffer, lo, hi int, sorted bool) (int, error) {
 	for lo < hi {
 		m := int64(hi - lo)
-		ds.launchIn("in_claim", 32*m, int32(lo), int32(m), q, d.ptr, d.col, own)
+		ds.launchIn("in_claim", 32*m, int32(lo), int32(m), q, d.ptr, d.col, own, placed)
 		ds.launchIn("in_won_count", 32*m, int32(lo), int32(m), q, d.ptr, d.col, own, cnt)
 		ds.scan(cnt, m+1)
 		ds.launchIn("in_won_place", 32*m, int32(lo), int32(m), int32(hi), b2i32(sorted), q, d.ptr, d.col, own, cnt)

@@ -66,13 +66,15 @@ func (m *orderModel) alone(from, to, at int) int {
 
 // levels is ds.levels over the models of in_claim, in_won_count, the scan
 // and in_won_place.
-func (m *orderModel) levels(own, q []int32, lo, hi int, sorted bool) int {
+func (m *orderModel) levels(own, placed, q []int32, lo, hi int, sorted bool) int {
 	a := m.a
 	for lo < hi {
 		for _, i := range m.rng.Perm(hi - lo) {
 			p := int32(lo + i)
 			for _, u := range a.col[a.ptr[q[p]]:a.ptr[q[p]+1]] {
-				own[u] = min(own[u], p)
+				if placed == nil || placed[u] == unowned {
+					own[u] = min(own[u], p)
+				}
 			}
 		}
 		m.cnt[0] = 0
@@ -151,13 +153,13 @@ func (m *orderModel) searchAll() bool {
 			return false
 		}
 		m.queue[0], m.probe[to] = int32(to), -1
-		end := m.levels(m.probe, m.queue, 0, 1, false)
+		end := m.levels(m.probe, m.own, m.queue, 0, 1, false)
 		for _, v := range m.queue[:end] {
 			m.probe[v] = unowned
 		}
 		start := m.queue[end-1]
 		m.order[placed], m.own[start] = start, -1
-		placed = m.levels(m.own, m.order, placed, placed+1, true)
+		placed = m.levels(m.own, nil, m.order, placed, placed+1, true)
 		from = to + 1
 	}
 	return placed == n
@@ -200,6 +202,7 @@ func TestModelInputOrder(t *testing.T) {
 		"poisson3d-shuffled": mustCSR(t, relabel(grid, shuffled(grid.Rows, 4), 1)),
 		"hubs":               withDiagonal(hubGraph()),
 		"chains":             withDiagonal(chains()),
+		"into-placed":        withDiagonal(intoPlaced()),
 	}
 	pr, err := benchProblem("tetpart0")
 	if err != nil {

@@ -2,6 +2,7 @@ package amg
 
 import (
 	"errors"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -51,6 +52,13 @@ func (ds *devSetup) keep(bytes int64) (*cuda.Buffer, error) {
 	}
 	ds.g.bufs = append(ds.g.bufs, b)
 	return b, nil
+}
+
+// release hands kept buffers back to the level's transients: freed with
+// them, after the work queued before.
+func (ds *devSetup) release(bufs ...*cuda.Buffer) {
+	ds.g.bufs = slices.DeleteFunc(ds.g.bufs, func(b *cuda.Buffer) bool { return slices.Contains(bufs, b) })
+	ds.tmp = append(ds.tmp, bufs...)
 }
 
 func (ds *devSetup) freeLevel() error {

@@ -14,7 +14,8 @@ import (
 // reaches (one step of the George–Liu iteration that mesh.RCM runs to its
 // end: on a scattered numbering every search waits on a cache miss per
 // vertex, and the band it gives is as good for the cache), neighbours in
-// order of increasing degree, then id.
+// order of increasing degree, then id. Both searches pass only vertices
+// not placed yet (which matters where an edge goes one way only).
 //
 // The searches go a level at a time, each level's vertices in parallel,
 // and give the order of the one-vertex-at-a-time search exactly: a vertex
@@ -37,13 +38,13 @@ func cuthillMcKee(p pool, g *mesh.Graph) []int32 {
 		// Probe: the last vertex a search from v reaches, in the
 		// adjacency order; its marks are cleared after it.
 		s.probe[v] = -1
-		queue = s.levels(s.probe, append(queue[:0], v), 0, false)
+		queue = s.levels(s.probe, s.own, append(queue[:0], v), 0, false)
 		for _, u := range queue {
 			s.probe[u] = unowned
 		}
 		start := queue[len(queue)-1]
 		s.own[start] = -1
-		order = s.levels(s.own, append(order, start), len(order), true)
+		order = s.levels(s.own, nil, append(order, start), len(order), true)
 	}
 	slices.Reverse(order)
 	return order
@@ -63,9 +64,10 @@ type search struct {
 }
 
 // levels appends to q the vertices that a breadth-first search from
-// q[lo:] reaches and own has not placed, level by level: each vertex's
-// in its adjacency order, or by (degree, id) when sorted.
-func (s *search) levels(own []int32, q []int32, lo int, sorted bool) []int32 {
+// q[lo:] reaches and neither own nor placed (if not nil) has placed,
+// level by level: each vertex's in its adjacency order, or by (degree,
+// id) when sorted.
+func (s *search) levels(own, placed []int32, q []int32, lo int, sorted bool) []int32 {
 	g := s.g
 	for lo < len(q) {
 		hi := len(q)
@@ -76,7 +78,7 @@ func (s *search) levels(own []int32, q []int32, lo int, sorted bool) []int32 {
 		}
 		s.p.forRange(len(front), work, func(a, b int) {
 			for i := a; i < b; i++ {
-				claim(own, g.Neighbors(front[i]), int32(lo+i))
+				claim(own, placed, g.Neighbors(front[i]), int32(lo+i))
 			}
 		})
 		w := s.p.workers
@@ -100,9 +102,12 @@ func (s *search) levels(own []int32, q []int32, lo int, sorted bool) []int32 {
 }
 
 // claim lowers own[u] to pos for every neighbour u that no earlier
-// vertex placed.
-func claim(own []int32, nb []int32, pos int32) {
+// vertex placed (nor placed, if not nil).
+func claim(own, placed []int32, nb []int32, pos int32) {
 	for _, u := range nb {
+		if placed != nil && placed[u] != unowned {
+			continue
+		}
 		for {
 			o := atomic.LoadInt32(&own[u])
 			if o <= pos || atomic.CompareAndSwapInt32(&own[u], o, pos) {

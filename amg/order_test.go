@@ -260,7 +260,7 @@ func serialCuthillMcKee(g *mesh.Graph) []int32 {
 		mark[s] = true
 		for h := 0; h < len(queue); h++ {
 			for _, u := range g.Neighbors(queue[h]) {
-				if !mark[u] {
+				if !mark[u] && !seen[u] {
 					mark[u] = true
 					queue = append(queue, u)
 				}
@@ -310,6 +310,7 @@ func TestCuthillMcKeeIsSerial(t *testing.T) {
 		graphs[c.name] = &mesh.Graph{Offsets: widen(c.a.RowPtr), Adj: c.a.Col}
 	}
 	graphs["pieces"] = pieces()
+	graphs["into-placed"] = intoPlaced()
 	for name, g := range graphs {
 		want := serialCuthillMcKee(g)
 		for _, w := range []int{1, 3, 8} {
@@ -351,4 +352,11 @@ func pieces() *mesh.Graph {
 		}
 	}
 	return graphOf(adj)
+}
+
+// intoPlaced is a graph whose second component's probe would end on a
+// vertex the first component's search placed, through an edge that goes
+// one way only, if it passed placed vertices: 0–1, 2→0, 2–3, 3–4.
+func intoPlaced() *mesh.Graph {
+	return graphOf([][]int32{{1}, {0}, {0, 3}, {2, 4}, {3}})
 }

@@ -69,15 +69,16 @@ extern "C" __global__ void in_start(int at, int v, const int *src, int si, int *
 }
 
 // in_claim: each vertex q[lo+i] of the level (i < m) lowers own[u] to its
-// position for every neighbour u. One warp per vertex.
+// position for every neighbour u that placed (if not null: the main
+// search's, for the probing one) has not placed. One warp per vertex.
 extern "C" __global__ void __launch_bounds__(IN_THREADS)
-    in_claim(int lo, int m, const int *q, const int *ptr, const int *col, int *own) {
+    in_claim(int lo, int m, const int *q, const int *ptr, const int *col, int *own, const int *placed) {
 	const int lane = threadIdx.x & 31;
 	IN_WARP_FOR(ii, m) {
 		int p = lo + (int)ii, v = q[p];
 		for (int k = ptr[v] + lane; k < ptr[v + 1]; k += 32) {
 			int u = col[k];
-			if (own[u] > p) atomicMin(&own[u], p);
+			if (own[u] > p && (!placed || placed[u] == IN_UNOWNED)) atomicMin(&own[u], p);
 		}
 	}
 }
