@@ -24,9 +24,9 @@ const (
 	scanTile    = 1024 // SP_THREADS*4
 	chunkRows   = 8    // SP_GMAX: most rows of one pattern the numeric pass takes together
 	warpAcc     = 512  // SP_WACC: accumulators of a warp of sp_numeric_g*r (half in sp_numeric_g*)
-	blockPat    = 3072 // SP_BPAT: pattern entries of a row sp_numeric_blk holds in shared memory
-	blockAcc    = 2560 // SP_BACC: accumulators of sp_numeric_blk's block
-	blockStage  = 1024 // SP_BSTAGE: products sp_numeric_blk stages at once
+	blockTile   = 512  // SP_BT: columns of a tile of sp_numeric_blk
+	blockTab    = 2048 // SP_BTAB: the products' table of a batch of sp_numeric_blk
+	blockK      = 32   // SP_BK: most k's of A's row in a batch of sp_numeric_blk
 )
 
 var kernelNames = []string{"sp_count", "sp_fill", "sp_long_rows", "sp_numeric_g4", "sp_numeric_g8", "sp_numeric_g16", "sp_numeric_g32", "sp_numeric_g4r", "sp_numeric_g8r",
@@ -45,6 +45,9 @@ type Device struct {
 	// fewRuns is the number of runs of rows below which products take
 	// a block per chunk of all but short rows (fewChunks; tests vary it).
 	fewRuns int
+	// mostParts bounds the parts of a chunk of sp_numeric_blk (maxParts;
+	// tests vary it).
+	mostParts int
 }
 
 // Open returns the kernels in the primary context of device ordinal.
@@ -54,7 +57,7 @@ func Open(ordinal int) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpusparse: %w", err)
 	}
-	return &Device{l: l, fewRuns: fewChunks}, nil
+	return &Device{l: l, fewRuns: fewChunks, mostParts: maxParts}, nil
 }
 
 // For returns the kernels in a caller's context (which stays the
@@ -64,7 +67,7 @@ func For(ctx *cuda.Context) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpusparse: %w", err)
 	}
-	return &Device{l: l, fewRuns: fewChunks}, nil
+	return &Device{l: l, fewRuns: fewChunks, mostParts: maxParts}, nil
 }
 
 // Context returns the context the matrices of d live in.

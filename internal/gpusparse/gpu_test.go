@@ -47,11 +47,12 @@ func download(tb testing.TB, m *Matrix) *hcsr {
 // reference bit for bit, the numeric pass re-run and a second symbolic
 // pass give the same bits, and so does a numeric re-setup after the
 // values change; whether short rows of products with few runs take a
-// block per chunk or a warp.
+// block per chunk or a warp, and whether a block takes a chunk whole or
+// in parts.
 func TestGPUCorpus(t *testing.T) {
-	for _, few := range []int{fewChunks, 0} {
+	for _, c := range []struct{ few, parts int }{{fewChunks, maxParts}, {fewChunks, 1}, {0, 3}} {
 		d := device(t)
-		d.fewRuns = few
+		d.fewRuns, d.mostParts = c.few, c.parts
 		corpusOn(t, d)
 	}
 }

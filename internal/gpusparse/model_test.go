@@ -314,24 +314,25 @@ func modelBsearch(p []int32, c int32) int {
 }
 
 // modelNumeric is sp_numeric_g* and sp_numeric_blk on the chunks of
-// modelPlan: per k of A's row in order, the products of B's row k for
-// every row of a pass over the chunk (of sp_numeric_g*: as many rows as
-// it takes at once and its accumulators hold; of sp_numeric_blk: as many
-// as SP_BACC holds, or all of them in cval beyond SP_BACC columns), in an
-// order drawn from rng (the slots are distinct, so it cannot matter).
+// modelPlan, with a number of parts of the block's chunks drawn from rng.
+// A chunk of sp_numeric_g* goes in passes over as many rows as it takes
+// at once and its accumulators hold: per k of A's row in order, the
+// products of B's row k in an order drawn from rng (the slots are
+// distinct, so it cannot matter).
 func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
 	wide, rows, capacity := modelWide(rng, a)
 	kind, blk := modelPlan(rng, a, c, wide)
-	chunk := func(i, g, gp int, shared bool) {
+	for i, g := range kind {
+		if g <= 0 {
+			continue
+		}
 		cs, n := c.Ptr[i], c.Ptr[i+1]-c.Ptr[i]
 		p := c.Col[cs : cs+n]
 		as, alen := a.Ptr[i], a.Ptr[i+1]-a.Ptr[i]
+		gp := min(g, rows, capacity/max(n, 1))
 		for t0 := 0; t0 < g; t0 += gp {
 			gt := min(gp, g-t0)
-			v := c.Val[cs+t0*n : cs+(t0+gt)*n]
-			if shared {
-				v = make([]float64, gt*n)
-			}
+			v := make([]float64, gt*n)
 			for x := range v {
 				v[x] = init
 			}
@@ -349,16 +350,63 @@ func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
 			copy(c.Val[cs+t0*n:], v)
 		}
 	}
-	for i, g := range kind {
-		if n := c.Ptr[i+1] - c.Ptr[i]; g > 0 {
-			chunk(i, g, min(g, rows, capacity/max(n, 1)), true)
+	parts := []int{1, 2, 3, maxParts}[rng.IntN(4)]
+	for _, i := range blk {
+		for f := 0; f < parts; f++ {
+			modelBlockPart(rng, a, b, c, i, -kind[i], f, parts, init)
 		}
 	}
-	for _, i := range blk {
-		if g, n := -kind[i], c.Ptr[i+1]-c.Ptr[i]; n <= blockAcc {
-			chunk(i, g, min(g, blockAcc/n), true)
-		} else {
-			chunk(i, g, g, false)
+}
+
+// modelBlockPart is sp_numeric_blk on part f of parts of the chunk of g
+// rows at row i: its columns in tiles of at most SP_BT, each walking A's
+// row in batches of nk k's (sp_blk_tile). The products of a batch go to
+// the table and the hit words in an order drawn from rng; then every
+// slot, in an order drawn from rng, adds the batch's products of the k's
+// of its hit word, lowest bit first.
+func modelBlockPart(rng *rand.Rand, a, b, c *hcsr, i, g, f, parts int, init float64) {
+	cs, n := c.Ptr[i], c.Ptr[i+1]-c.Ptr[i]
+	as, alen := a.Ptr[i], a.Ptr[i+1]-a.Ptr[i]
+	xa := n * f / parts
+	w := n*(f+1)/parts - xa
+	tiles := (w + blockTile - 1) / blockTile
+	for u := 0; u < tiles; u++ {
+		x0, x1 := xa+w*u/tiles, xa+w*(u+1)/tiles
+		nt := x1 - x0
+		pat := c.Col[cs+x0 : cs+x1]
+		lo, hi := pat[0], pat[nt-1]
+		nk := min(blockK, blockTab/nt)
+		acc := make([]float64, g*nt)
+		for x := range acc {
+			acc[x] = init
+		}
+		tab := make([]float64, nk*nt)
+		hit := make([]uint32, nt)
+		for o0 := 0; o0 < alen; o0 += nk {
+			for _, j := range rng.Perm(min(nk, alen-o0)) {
+				k := a.Col[as+o0+j]
+				for _, l := range rng.Perm(b.Ptr[k+1] - b.Ptr[k]) {
+					r := b.Ptr[k] + l
+					if col := b.Col[r]; col >= lo && col <= hi {
+						x := modelBsearch(pat, col)
+						tab[j*nt+x] = b.Val[r]
+						hit[x] |= 1 << j
+					}
+				}
+			}
+			for _, x := range rng.Perm(nt) {
+				for m := hit[x]; m != 0; m &= m - 1 {
+					j := bits.TrailingZeros32(m)
+					for t := 0; t < g; t++ {
+						av := a.Val[as+t*alen+o0+j]
+						acc[t*nt+x] = float64(acc[t*nt+x] + float64(av*tab[j*nt+x]))
+					}
+				}
+				hit[x] = 0
+			}
+		}
+		for t := 0; t < g; t++ {
+			copy(c.Val[cs+t*n+x0:cs+t*n+x1], acc[t*nt:(t+1)*nt])
 		}
 	}
 }
@@ -534,10 +582,11 @@ func TestPlan(t *testing.T) {
 					}
 					if g < 0 {
 						seen["block"] = true
-						seen["block in passes"] = seen["block in passes"] || (n <= blockAcc && -g > blockAcc/max(n, 1))
-						seen["block in cval"] = seen["block in cval"] || n > blockAcc
-						seen["pattern in ccol"] = seen["pattern in ccol"] || n > blockPat
-						seen["k over the stage"] = seen["k over the stage"] || longestB(cs.A, cs.B, i) > blockStage
+						nk := min(blockK, blockTab/min(n, blockTile))
+						seen["block in tiles"] = seen["block in tiles"] || n > blockTile
+						seen["block, two slots a thread"] = seen["block, two slots a thread"] || n%blockTile > 256
+						seen["block, several batches"] = seen["block, several batches"] || cs.A.Ptr[i+1]-cs.A.Ptr[i] > nk
+						seen["block, a k over a round of its group"] = seen["block, a k over a round of its group"] || longestB(cs.A, cs.B, i) > 4*(256/nk)
 					} else {
 						seen["warp"] = true
 						seen["warp, several rows"] = seen["warp, several rows"] || g > 1
@@ -556,8 +605,8 @@ func TestPlan(t *testing.T) {
 			seen["restriction in runs"] = r != nil
 		}
 	}
-	for _, want := range []string{"run over a chunk", "block", "block in passes", "block in cval", "pattern in ccol", "k over the stage", "warp",
-		"warp, several rows", "restriction in runs"} {
+	for _, want := range []string{"run over a chunk", "block", "block in tiles", "block, two slots a thread", "block, several batches",
+		"block, a k over a round of its group", "warp", "warp, several rows", "restriction in runs"} {
 		if !seen[want] {
 			t.Errorf("no case reaches %q", want)
 		}
@@ -589,5 +638,19 @@ func TestWideCols(t *testing.T) {
 	}
 	if chunkCap(32, true) != warpAcc || chunkCap(4, false) != warpAcc/16 {
 		t.Errorf("chunk capacities %d, %d", chunkCap(32, true), chunkCap(4, false))
+	}
+}
+
+// A product of many chunks takes one block a chunk; one of few chunks
+// cuts them into parts, a power of two, until they are four times the
+// blocks the GPU holds, or the most allowed.
+func TestBlockParts(t *testing.T) {
+	for _, c := range []struct{ nb, resident, most, want int }{
+		{7850, 396, maxParts, 1}, {1584, 396, maxParts, 1}, {1583, 396, maxParts, 2}, {320, 396, maxParts, 8},
+		{18, 396, maxParts, 32}, {18, 396, 1, 1}, {18, 396, 5, 4}, {0, 396, maxParts, 32},
+	} {
+		if got := blockParts(c.nb, c.resident, c.most); got != c.want {
+			t.Errorf("%d chunks, %d blocks at once, at most %d: %d parts, want %d", c.nb, c.resident, c.most, got, c.want)
+		}
 	}
 }

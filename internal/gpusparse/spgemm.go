@@ -18,6 +18,7 @@ type Product struct {
 	// lists[0:] and lists[rows:].
 	kind, lists *cuda.Buffer
 	nw, nb      int
+	parts       int  // of every chunk of sp_numeric_blk (blockParts)
 	lanes       int  // lanes per chunk of sp_numeric_g*
 	grouped     bool // A has runs: sp_numeric_g*r
 }
@@ -202,6 +203,7 @@ func (p *Product) plan(q *queue, what string, rs runs) error {
 	n := make([]int32, 2)
 	err = cuda.CopyToHost(n, p.lists, at)
 	p.nw, p.nb = int(n[0]), int(n[1])
+	p.parts = blockParts(p.nb, int(q.d.l.Grid("sp_numeric_blk", 1<<30, 1)), q.d.mostParts)
 	return err
 }
 
@@ -218,8 +220,8 @@ func (p *Product) Numeric() error {
 			c.ptr, c.col, c.val, p.init); err != nil {
 			return err
 		}
-		return q.launch("sp_numeric_blk", p.nb, 1, p.lists.Ptr()+uintptr(c.rows)*4, int32(p.nb), p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
-			c.ptr, c.col, c.val, p.init)
+		return q.launch("sp_numeric_blk", p.nb*p.parts, 1, p.lists.Ptr()+uintptr(c.rows)*4, int32(p.nb), int32(p.parts), p.kind, a.ptr, a.col, a.val,
+			b.ptr, b.col, b.val, c.ptr, c.col, c.val, p.init)
 	})
 }
 
@@ -261,4 +263,21 @@ func wideCols(lanes int, grouped bool, runs, few int) int {
 		c = min(c, blockFrom)
 	}
 	return c
+}
+
+// maxParts bounds the parts of a chunk of sp_numeric_blk: each part walks
+// all the products of its chunk, keeping those of its columns.
+const maxParts = 32
+
+// blockParts is the parts that sp_numeric_blk cuts each of nb chunks into
+// (a power of two, at most most): enough for four times the blocks the
+// GPU holds at once (resident), so that a product of few long chunks (a
+// coarse level's) keeps the GPU busy and its longest chunk does not set
+// the time alone.
+func blockParts(nb, resident, most int) int {
+	f := 1
+	for 2*f <= most && nb*f < 4*resident {
+		f *= 2
+	}
+	return f
 }

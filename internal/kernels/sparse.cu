@@ -22,10 +22,9 @@
 #define SP_GMAX 8    // most rows of one pattern that the numeric pass takes together (a chunk)
 #define SP_WACC 512  // accumulators (doubles) per warp in sp_numeric_g*r (half in sp_numeric_g*)
 #define SP_WROWS 4   // rows of a chunk that sp_numeric_g*r takes at once
-#define SP_BPAT 3072   // pattern entries of a row that sp_numeric_blk keeps in shared memory
-#define SP_BACC 2560   // accumulators (doubles) of sp_numeric_blk's block
-#define SP_BSTAGE 1024 // products that sp_numeric_blk stages at once
-#define SP_BK 32       // k's of A's row that sp_numeric_blk stages at once, at most
+#define SP_BT 512     // columns of a tile of sp_numeric_blk (accumulators of two slots a thread)
+#define SP_BTAB 2048  // products' table of a batch of sp_numeric_blk (doubles, two of them)
+#define SP_BK 32      // k's of A's row in a batch of sp_numeric_blk, at most (bits of a hit word)
 #define SP_EMPTY (-1)
 #define SP_FULL 0xffffffffu
 
