@@ -419,8 +419,9 @@ func modelMul(rng *rand.Rand, a, b *hcsr, init float64) *hcsr {
 }
 
 // modelTranspose is sp_tr_count, the scan, sp_tr_scatter (rows in an
-// order drawn from rng, as the atomics hand out slots), sp_tr_sort,
-// sp_tr_mid, sp_tr_long and sp_gather. It returns Aᵀ and the permutation.
+// order drawn from rng, as the atomics hand out slots), sp_tr_sort
+// (ranks), sp_tr_mid (modelBitonic), sp_tr_long and sp_gather. It
+// returns Aᵀ and the permutation.
 func modelTranspose(rng *rand.Rand, a *hcsr) (*hcsr, []int32) {
 	cnt := make([]int, a.Cols)
 	for _, j := range a.Col[:a.NNZ()] {
@@ -454,6 +455,12 @@ func modelTranspose(rng *rand.Rand, a *hcsr) (*hcsr, []int32) {
 			}
 			continue
 		}
+		if te-ts > RowLimit {
+			for x, kv := range modelBitonic(key, pos) {
+				t.Col[ts+x], perm[ts+x] = int32(kv>>32), int32(uint32(kv))
+			}
+			continue
+		}
 		for x := range key {
 			rank := 0
 			for y := range key {
@@ -468,6 +475,33 @@ func modelTranspose(rng *rand.Rand, a *hcsr) (*hcsr, []int32) {
 		t.Val[x] = a.Val[perm[x]]
 	}
 	return t, perm
+}
+
+// modelBitonic is sp_tr_mid's sort: the (key, position) pairs packed in
+// int64, padded to a power of two with the largest int64, through the
+// stages of a bitonic network (pair x of a stage compares lo and lo+d).
+func modelBitonic(key, pos []int32) []int64 {
+	n := len(key)
+	m := 1 << bits.Len(uint(n-1))
+	kv := make([]int64, m)
+	for x := range kv {
+		kv[x] = math.MaxInt64
+		if x < n {
+			kv[x] = int64(key[x])<<32 | int64(uint32(pos[x]))
+		}
+	}
+	for k := 2; k <= m; k <<= 1 {
+		for d := k >> 1; d > 0; d >>= 1 {
+			for x := 0; x < m/2; x++ {
+				lo := 2*x - x&(d-1)
+				hi := lo + d
+				if a, b := kv[lo], kv[hi]; (a > b) == (lo&k == 0) {
+					kv[lo], kv[hi] = b, a
+				}
+			}
+		}
+	}
+	return kv[:n]
 }
 
 // modelGalerkin is Galerkin.
@@ -651,6 +685,49 @@ func TestBlockParts(t *testing.T) {
 	} {
 		if got := blockParts(c.nb, c.resident, c.most); got != c.want {
 			t.Errorf("%d chunks, %d blocks at once, at most %d: %d parts, want %d", c.nb, c.resident, c.most, got, c.want)
+		}
+	}
+}
+
+// The corpus's transposes reach every sort: a warp's ranks, sp_tr_mid's
+// network (a row of a power of two and others) and sp_tr_long's bitmap;
+// and the network sorts what it is given, padding and all.
+func TestTransposeRouting(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range sparsetest.Corpus(true) {
+		for _, m := range []*hcsr{c.A, c.B} {
+			tr := sparsetest.Transpose(m)
+			for j := 0; j < tr.Rows; j++ {
+				switch n := tr.Ptr[j+1] - tr.Ptr[j]; {
+				case n > midLimit:
+					seen["bitmap"] = true
+				case n > RowLimit:
+					seen["network"] = true
+				default:
+					seen["ranks"] = true
+				}
+			}
+		}
+	}
+	for _, want := range []string{"ranks", "network", "bitmap"} {
+		if !seen[want] {
+			t.Errorf("no transpose row reaches the %s", want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{1, 2, 257, 1024, 1500, midLimit} {
+		key, pos := make([]int32, n), make([]int32, n)
+		for x, v := range rng.Perm(1 << 20)[:n] {
+			key[x], pos[x] = int32(v), int32(rng.IntN(1<<31))
+		}
+		kv := modelBitonic(key, pos)
+		for x := range kv {
+			if x > 0 && kv[x-1]>>32 >= kv[x]>>32 {
+				t.Fatalf("%d keys: out of order at %d", n, x)
+			}
+			if y := slices.Index(key, int32(kv[x]>>32)); y < 0 || pos[y] != int32(uint32(kv[x])) {
+				t.Fatalf("%d keys: entry %d lost its position", n, x)
+			}
 		}
 	}
 }

@@ -483,21 +483,29 @@ sp_tr_sort(int rows, const int *tptr, int *tcol, int *perm, int *longs, int *nlo
 }
 
 // sp_tr_mid orders the rows of the transpose listed in longs that have at
-// most SP_MID entries, a block per row with ranks in shared memory.
+// most SP_MID entries, a block per row: a bitonic sort in shared memory
+// of (column, position) pairs, the row padded to a power of two (columns
+// are distinct in a row, so the order is the columns').
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
 sp_tr_mid(const int *longs, int nlong, const int *tptr, int *tcol, int *perm) {
-	__shared__ int key[SP_MID], pos[SP_MID];
+	__shared__ long long kv[SP_MID];
 	for (int l = blockIdx.x; l < nlong; l += gridDim.x) {
 		int j = longs[l], ts = tptr[j], n = tptr[j + 1] - ts;
 		if (n > SP_MID) continue;
-		for (int x = threadIdx.x; x < n; x += SP_THREADS) key[x] = tcol[ts + x], pos[x] = perm[ts + x];
+		int m = 1 << (32 - __clz(n - 1));
+		for (int x = threadIdx.x; x < m; x += SP_THREADS)
+			kv[x] = x < n ? (long long)tcol[ts + x] << 32 | (unsigned)perm[ts + x] : 0x7fffffffffffffffLL;
 		__syncthreads();
-		for (int x = threadIdx.x; x < n; x += SP_THREADS) {
-			int c = key[x], rank = 0;
-			for (int y = 0; y < n; y++) rank += key[y] < c;
-			tcol[ts + rank] = c;
-			perm[ts + rank] = pos[x];
-		}
+		for (int k = 2; k <= m; k <<= 1)
+			for (int d = k >> 1; d > 0; d >>= 1) {
+				for (int x = threadIdx.x; x < m / 2; x += SP_THREADS) {
+					int lo = 2 * x - (x & (d - 1)), hi = lo + d;
+					long long a = kv[lo], b = kv[hi];
+					if ((a > b) == ((lo & k) == 0)) kv[lo] = b, kv[hi] = a;
+				}
+				__syncthreads();
+			}
+		for (int x = threadIdx.x; x < n; x += SP_THREADS) tcol[ts + x] = (int)(kv[x] >> 32), perm[ts + x] = (int)(unsigned)kv[x];
 		__syncthreads();
 	}
 }
