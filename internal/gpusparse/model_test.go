@@ -179,7 +179,8 @@ func modelRuns(a *hcsr) []int {
 // modelSymbolic is sp_count, sp_long_rows (sizes), sp_expand, the scan,
 // sp_fill (window bitmap, or hash table compacted in slot order then
 // ranks), sp_long_rows (columns) and sp_copy_rows, on the first rows of
-// the runs of a.
+// the runs of a; or, when the product takes them all as long rows (with
+// the threshold of few runs drawn from rng), sp_long_rows alone.
 func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
 	c := &hcsr{Rows: a.Rows, Cols: b.Cols}
 	first := modelRuns(a)
@@ -194,8 +195,11 @@ func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
 	}
 	size := make([]int, a.Rows)
 	var longs []int
+	allLong := allLongRows(len(sel), (b.Cols+31)/32, []int{0, longFew}[rng.IntN(2)])
 	for _, i := range sel {
-		if words, lo := modelWindow(a, b, i); words <= windowWords {
+		if allLong {
+			longs = append(longs, i)
+		} else if words, lo := modelWindow(a, b, i); words <= windowWords {
 			size[i] = len(modelWindowRow(a, b, i, words, lo))
 		} else if _, n := modelHashRow(rng, a, b, i); n >= 0 {
 			size[i] = n
@@ -216,7 +220,7 @@ func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
 	c.Col = make([]int32, c.NNZ())
 	c.Val = make([]float64, c.NNZ())
 	for _, i := range sel {
-		modelFillRow(rng, a, b, c, i)
+		modelFillRow(rng, a, b, c, i, allLong)
 	}
 	for r := 0; r+1 < len(first); r++ {
 		s := first[r]
@@ -227,9 +231,14 @@ func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
 	return c
 }
 
-// modelFillRow is sp_fill and sp_long_rows (columns) for row i.
-func modelFillRow(rng *rand.Rand, a, b, c *hcsr, i int) {
+// modelFillRow is sp_fill and sp_long_rows (columns) for row i; all
+// rows are long ones when the product takes them all so.
+func modelFillRow(rng *rand.Rand, a, b, c *hcsr, i int, allLong bool) {
 	cs, n := c.Ptr[i], c.Ptr[i+1]-c.Ptr[i]
+	if allLong {
+		copy(c.Col[cs:], modelBitsRow(a, b, i))
+		return
+	}
 	if words, lo := modelWindow(a, b, i); words <= windowWords {
 		copy(c.Col[cs:], modelWindowRow(a, b, i, words, lo))
 		return
@@ -727,6 +736,20 @@ func TestTransposeRouting(t *testing.T) {
 			if y := slices.Index(key, int32(kv[x]>>32)); y < 0 || pos[y] != int32(uint32(kv[x])) {
 				t.Fatalf("%d keys: entry %d lost its position", n, x)
 			}
+		}
+	}
+}
+
+// A product of few runs takes them all as long rows unless B's columns
+// need too long a bitmap; with many runs, sp_count takes them.
+func TestAllLongRows(t *testing.T) {
+	for _, c := range []struct {
+		runs, words, few int
+		want             bool
+	}{{7850, 1472, longFew, true}, {longFew, longWords, longFew, true}, {longFew + 1, 10, longFew, false},
+		{10, longWords + 1, longFew, false}, {10, 10, 0, false}, {0, 0, 0, true}} {
+		if got := allLongRows(c.runs, c.words, c.few); got != c.want {
+			t.Errorf("%d runs, %d words, few %d: all long %v", c.runs, c.words, c.few, got)
 		}
 	}
 }

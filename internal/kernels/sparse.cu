@@ -230,27 +230,31 @@ __device__ int sp_emit_bits(const unsigned *bits, int words, int *out) {
 	return done;
 }
 
-// sp_long_rows handles the rows of A·B listed in longs, one block per row
-// with a bitmap over the columns of B (words words per block in bits).
-// Without cptr it writes each row's size to size[i]; with it, the sorted
-// columns to ccol[cptr[i]:].
+// sp_long_rows handles the rows of A·B listed in longs (null: rows
+// 0..nlong-1), one block per row with a bitmap over the columns of B
+// (words words): the block's in bits, or with keep the row's, which the
+// pass without cptr builds and the pass with it reads again. Without
+// cptr it writes each row's size to size[i]; with it, the sorted columns
+// to ccol[cptr[i]:].
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
 sp_long_rows(const int *longs, int nlong, const int *aptr, const int *acol, const int *bptr, const int *bcol, unsigned *bits, int words,
-             int *size, const int *cptr, int *ccol) {
-	unsigned *bm = bits + (size_t)blockIdx.x * words;
+             int keep, int *size, const int *cptr, int *ccol) {
 	for (int l = blockIdx.x; l < nlong; l += gridDim.x) {
-		int i = longs[l];
-		for (int x = threadIdx.x; x < words; x += SP_THREADS) bm[x] = 0u;
-		__syncthreads();
-		int ae = aptr[i + 1];
-		for (int q = aptr[i] + (threadIdx.x >> 5); q < ae; q += SP_WARPS) {
-			int k = acol[q];
-			for (int r = bptr[k] + (threadIdx.x & 31); r < bptr[k + 1]; r += 32) {
-				int c = bcol[r];
-				atomicOr(bm + (c >> 5), 1u << (c & 31));
+		int i = longs ? longs[l] : l;
+		unsigned *bm = bits + (size_t)(keep ? l : blockIdx.x) * words;
+		if (!keep || !cptr) {
+			for (int x = threadIdx.x; x < words; x += SP_THREADS) bm[x] = 0u;
+			__syncthreads();
+			int ae = aptr[i + 1];
+			for (int q = aptr[i] + (threadIdx.x >> 5); q < ae; q += SP_WARPS) {
+				int k = acol[q];
+				for (int r = bptr[k] + (threadIdx.x & 31); r < bptr[k + 1]; r += 32) {
+					int c = bcol[r];
+					atomicOr(bm + (c >> 5), 1u << (c & 31));
+				}
 			}
+			__syncthreads();
 		}
-		__syncthreads();
 		int n = sp_emit_bits(bm, words, cptr ? ccol + cptr[i] : nullptr);
 		if (!cptr && threadIdx.x == 0) size[i] = n;
 		__syncthreads();
