@@ -182,8 +182,9 @@ __device__ void sp_blk_tile(int g, int as, int alen, const int *acol, const doub
 		int cur = b & 1, o = b * nk + j, kn = -1;
 		if (grp && o + nk < alen) kn = acol[as + o + nk];
 		if (grp && o < alen) {
-			if (gl < g) sa[cur][j][gl] = aval[as + (size_t)gl * alen + o];
+			double av = gl < g ? aval[as + (size_t)gl * alen + o] : 0; // stored after the scatter, which waits on its own loads
 			sp_blk_scatter(bs, be, gl, per, j, bcol, bval, pat, nt, lo, hi, tab[cur], hit[cur]);
+			if (gl < g) sa[cur][j][gl] = av;
 		}
 		bs = 0, be = 0;
 		if (kn >= 0) bs = bptr[kn], be = bptr[kn + 1];
