@@ -54,7 +54,7 @@ func TestGPUCorpus(t *testing.T) {
 	for _, c := range []struct {
 		few, parts, long int
 		keep             int64
-	}{{fewChunks, maxParts, longFew, bitmapBudget}, {fewChunks, 1, 0, 0}, {0, 3, longFew, 0}} {
+	}{{fewChunks, maxParts, longFew, bitmapBudget}, {fewChunks, 1, 0, bitmapBudget}, {0, 3, longFew, 0}, {0, maxParts, 0, 0}} {
 		d := device(t)
 		d.fewRuns, d.mostParts, d.longFew, d.keepBits = c.few, c.parts, c.long, c.keep
 		corpusOn(t, d)
