@@ -34,8 +34,10 @@
 // at most 8192 gets its sorted pattern from a bitmap of that window in
 // shared memory (the rows of mesh operators and their products); a
 // wider one hashes its columns in shared memory and ranks them, up to
-// RowLimit columns; longer rows take a slower path with a bitmap over
-// all the columns in global memory. The numeric pass gives a chunk 4 to
+// RowLimit columns; longer rows take a block each with a bitmap over all
+// the columns (in shared memory up to 131072 columns), and so do all the
+// rows of a product of few runs (a coarse level's, whose rows are long).
+// The numeric pass gives a chunk 4 to
 // 32 lanes (about the mean row length of B) with its accumulators in
 // shared memory, up to 256 (one row at a time) or 512 (up to four rows
 // of a chunk at a time) for 32 lanes; a chunk of longer rows, and when A

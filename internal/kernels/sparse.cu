@@ -19,6 +19,7 @@
 #define SP_LIMIT 256 // longest row kept in shared memory (distinct columns)
 #define SP_MID 2048  // longest row of a transpose sorted by a block in shared memory
 #define SP_BW 256    // words of a row's column-window bitmap (8192 columns; <= SP_HCAP)
+#define SP_LBW 4096  // words of the bitmap of a long row that sp_long_rows keeps in shared memory
 #define SP_GMAX 8    // most rows of one pattern that the numeric pass takes together (a chunk)
 #define SP_WACC 512  // accumulators (doubles) per warp in sp_numeric_g*r (half in sp_numeric_g*)
 #define SP_WROWS 4   // rows of a chunk that sp_numeric_g*r takes at once
@@ -232,17 +233,21 @@ __device__ int sp_emit_bits(const unsigned *bits, int words, int *out) {
 
 // sp_long_rows handles the rows of A·B listed in longs (null: rows
 // 0..nlong-1), one block per row with a bitmap over the columns of B
-// (words words): the block's in bits, or with keep the row's, which the
-// pass without cptr builds and the pass with it reads again. Without
-// cptr it writes each row's size to size[i]; with it, the sorted columns
-// to ccol[cptr[i]:].
+// (words words): in shared memory when it fits SP_LBW words, else the
+// block's in bits. With keep, each row has its own in bits as well, which
+// the pass without cptr fills and the pass with it reads. Without cptr
+// it writes each row's size to size[i]; with it, the sorted columns to
+// ccol[cptr[i]:].
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
 sp_long_rows(const int *longs, int nlong, const int *aptr, const int *acol, const int *bptr, const int *bcol, unsigned *bits, int words,
              int keep, int *size, const int *cptr, int *ccol) {
+	__shared__ unsigned sbm[SP_LBW];
+	bool sh = words <= SP_LBW;
 	for (int l = blockIdx.x; l < nlong; l += gridDim.x) {
 		int i = longs ? longs[l] : l;
-		unsigned *bm = bits + (size_t)(keep ? l : blockIdx.x) * words;
-		if (!keep || !cptr) {
+		unsigned *gbm = bits + (size_t)(keep ? l : blockIdx.x) * words, *bm = sh ? sbm : gbm;
+		if (keep && cptr) bm = gbm;
+		else {
 			for (int x = threadIdx.x; x < words; x += SP_THREADS) bm[x] = 0u;
 			__syncthreads();
 			int ae = aptr[i + 1];
@@ -254,6 +259,8 @@ sp_long_rows(const int *longs, int nlong, const int *aptr, const int *acol, cons
 				}
 			}
 			__syncthreads();
+			if (keep && sh)
+				for (int x = threadIdx.x; x < words; x += SP_THREADS) gbm[x] = sbm[x];
 		}
 		int n = sp_emit_bits(bm, words, cptr ? ccol + cptr[i] : nullptr);
 		if (!cptr && threadIdx.x == 0) size[i] = n;
