@@ -741,7 +741,8 @@ func TestTransposeRouting(t *testing.T) {
 }
 
 // A product of few runs takes them all as long rows unless B's columns
-// need too long a bitmap; with many runs, sp_count takes them.
+// need too long a bitmap; with many runs, sp_count takes them. The corpus
+// has long rows past the bitmap that sp_long_rows holds in shared memory.
 func TestAllLongRows(t *testing.T) {
 	for _, c := range []struct {
 		runs, words, few int
@@ -751,5 +752,12 @@ func TestAllLongRows(t *testing.T) {
 		if got := allLongRows(c.runs, c.words, c.few); got != c.want {
 			t.Errorf("%d runs, %d words, few %d: all long %v", c.runs, c.words, c.few, got)
 		}
+	}
+	wide := false
+	for _, c := range sparsetest.Corpus(true) {
+		wide = wide || (c.B.Cols+31)/32 > 4096 // SP_LBW: sp_long_rows' bitmap in global memory
+	}
+	if !wide {
+		t.Error("no product has long rows over more columns than a block's bitmap in shared memory")
 	}
 }
