@@ -685,11 +685,11 @@ func TestWideCols(t *testing.T) {
 }
 
 // A product of many chunks takes one block a chunk; one of few chunks
-// cuts them into parts, a power of two, until they are four times the
-// blocks the GPU holds, or the most allowed.
+// cuts them into parts, a power of two, until they are twice the blocks
+// the GPU holds, or the most allowed.
 func TestBlockParts(t *testing.T) {
 	for _, c := range []struct{ nb, resident, most, want int }{
-		{7850, 396, maxParts, 1}, {1584, 396, maxParts, 1}, {1583, 396, maxParts, 2}, {320, 396, maxParts, 8},
+		{7850, 396, maxParts, 1}, {792, 396, maxParts, 1}, {791, 396, maxParts, 2}, {320, 396, maxParts, 4},
 		{18, 396, maxParts, 32}, {18, 396, 1, 1}, {18, 396, 5, 4}, {0, 396, maxParts, 32},
 	} {
 		if got := blockParts(c.nb, c.resident, c.most); got != c.want {

@@ -294,13 +294,14 @@ func wideCols(lanes int, grouped bool, runs, few int) int {
 const maxParts = 32
 
 // blockParts is the parts that sp_numeric_blk cuts each of nb chunks into
-// (a power of two, at most most): enough for four times the blocks the
-// GPU holds at once (resident), so that a product of few long chunks (a
-// coarse level's) keeps the GPU busy and its longest chunk does not set
-// the time alone.
+// (a power of two, at most most): enough for twice the blocks the GPU
+// holds at once (resident), so that a product of few long chunks (a
+// coarse level's) keeps the GPU busy. Not more: every part reads all the
+// products of its chunk, so parts add reads and do not shorten the
+// longest chunk's walk.
 func blockParts(nb, resident, most int) int {
 	f := 1
-	for 2*f <= most && nb*f < 4*resident {
+	for 2*f <= most && nb*f < 2*resident {
 		f *= 2
 	}
 	return f
