@@ -119,12 +119,11 @@ SP_NUMERIC(32, SP_WROWS, sp_numeric_g32r)
 // columns fall in the tile pat[0:nt] (columns lo..hi) into the batch's
 // table, tab[j·nt + x] for the slot x of the column, and sets bit j of
 // hit[x]: per lanes of the k's group (gl the thread's place in it), four
-// products a thread at a time (the first four, c0 and v0, loaded
-// before), their loads issued together and their searches interleaved.
-// A k has one product per column, so the table's entries are distinct;
-// the hit words are shared by the batch's k's.
-__device__ __forceinline__ void sp_blk_scatter(int bs, int be, int gl, int per, int j, const int *c0, const double *v0, const int *bcol,
-                                               const double *bval, const int *pat, int nt, int lo, int hi, double *tab, unsigned *hit) {
+// products a thread at a time, their loads issued together and their
+// searches interleaved. A k has one product per column, so the table's
+// entries are distinct; the hit words are shared by the batch's k's.
+__device__ __forceinline__ void sp_blk_scatter(int bs, int be, int gl, int per, int j, const int *bcol, const double *bval, const int *pat, int nt,
+                                               int lo, int hi, double *tab, unsigned *hit) {
 	int top = 1 << (31 - __clz(nt));
 	for (int r0 = bs + gl; r0 < be; r0 += 4 * per) {
 		int c[4], pos[4];
@@ -132,11 +131,8 @@ __device__ __forceinline__ void sp_blk_scatter(int bs, int be, int gl, int per, 
 #pragma unroll
 		for (int h = 0; h < 4; h++) {
 			int r = r0 + h * per;
-			c[h] = c0[h], v[h] = v0[h], pos[h] = 0;
-			if (r0 != bs + gl) {
-				c[h] = lo - 1, v[h] = 0;
-				if (r < be) c[h] = bcol[r], v[h] = bval[r];
-			}
+			c[h] = lo - 1, v[h] = 0, pos[h] = 0;
+			if (r < be) c[h] = bcol[r], v[h] = bval[r];
 		}
 		// The last slot whose column is at most c: c's, as the tile holds it.
 		for (int st = top; st > 0; st >>= 1)
@@ -149,17 +145,6 @@ __device__ __forceinline__ void sp_blk_scatter(int bs, int be, int gl, int per, 
 				tab[j * nt + pos[h]] = v[h];
 				atomicOr(hit + pos[h], 1u << j);
 			}
-	}
-}
-
-// sp_blk_first loads the first four products of the thread in B's row
-// (entries bs..be-1), columns lo-1 (none) past its end.
-__device__ __forceinline__ void sp_blk_first(int bs, int be, int gl, int per, int lo, const int *bcol, const double *bval, int *c, double *v) {
-#pragma unroll
-	for (int h = 0; h < 4; h++) {
-		int r = bs + gl + h * per;
-		c[h] = lo - 1, v[h] = 0;
-		if (r < be) c[h] = bcol[r], v[h] = bval[r];
 	}
 }
 
@@ -186,29 +171,23 @@ __device__ void sp_blk_tile(int g, int as, int alen, const int *acol, const doub
 	for (int s = 0; s < 2; s++)
 #pragma unroll
 		for (int t = 0; t < SP_GMAX; t++) acc[s][t] = init;
-	// Batch b's row of B (bs..be) and its first products (fc, fv) and
-	// batch b+1's k (kn) are loaded before its phase.
-	int bs = 0, be = 0, kn = -1, fc[4];
-	double fv[4];
+	int bs = 0, be = 0;
 	if (grp && j < alen) {
 		int k = acol[as + j];
 		bs = bptr[k], be = bptr[k + 1];
 	}
-	if (grp && j + nk < alen) kn = acol[as + j + nk];
-	sp_blk_first(bs, be, gl, per, lo, bcol, bval, fc, fv);
 	__syncthreads();
 	int batches = (alen + nk - 1) / nk;
 	for (int b = 0; b <= batches; b++) {
-		int cur = b & 1, o = b * nk + j, nbs = 0, nbe = 0, kn2 = -1;
-		if (kn >= 0) nbs = bptr[kn], nbe = bptr[kn + 1];
-		if (grp && o + 2 * nk < alen) kn2 = acol[as + o + 2 * nk];
+		int cur = b & 1, o = b * nk + j, kn = -1;
+		if (grp && o + nk < alen) kn = acol[as + o + nk];
 		if (grp && o < alen) {
 			double av = gl < g ? aval[as + (size_t)gl * alen + o] : 0; // stored after the scatter, which waits on its own loads
-			sp_blk_scatter(bs, be, gl, per, j, fc, fv, bcol, bval, pat, nt, lo, hi, tab[cur], hit[cur]);
+			sp_blk_scatter(bs, be, gl, per, j, bcol, bval, pat, nt, lo, hi, tab[cur], hit[cur]);
 			if (gl < g) sa[cur][j][gl] = av;
 		}
-		sp_blk_first(nbs, nbe, gl, per, lo, bcol, bval, fc, fv);
-		bs = nbs, be = nbe, kn = kn2;
+		bs = 0, be = 0;
+		if (kn >= 0) bs = bptr[kn], be = bptr[kn + 1];
 		if (b > 0) {
 			int pv = cur ^ 1;
 #pragma unroll
