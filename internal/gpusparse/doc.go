@@ -49,8 +49,9 @@
 // the previous batch's products of its slots, k after k, into
 // accumulators in registers. The plan
 // (which chunk goes where) is formed with the pattern. Scratch is what
-// a row needs, plus a few int32 per row and, per long row handled at
-// once, a bitmap of cols/8 bytes.
+// a row needs, plus a few int32 per row and a bitmap of cols/8 bytes per
+// long row (of every long row at once where they fit 256 MiB, kept from
+// the count to the fill; else of each block at work).
 //
 // Every function that queues work waits for it before it returns, so
 // results may be read from any stream afterwards. Errors are values:

@@ -699,7 +699,8 @@ func TestBlockParts(t *testing.T) {
 }
 
 // The corpus's transposes reach every sort: a warp's ranks, sp_tr_mid's
-// network and sp_tr_long's bitmap; and the network sorts what it is given, padding and all.
+// network and sp_tr_long's bitmap; and the network sorts what it is
+// given, padding and all.
 func TestTransposeRouting(t *testing.T) {
 	seen := map[string]bool{}
 	for _, c := range sparsetest.Corpus(true) {
