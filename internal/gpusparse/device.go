@@ -24,9 +24,9 @@ const (
 	scanTile    = 1024 // SP_THREADS*4
 	chunkRows   = 8    // SP_GMAX: most rows of one pattern the numeric pass takes together
 	warpAcc     = 512  // SP_WACC: accumulators of a warp of sp_numeric_g*r (half in sp_numeric_g*)
-	blockPat    = 3072 // SP_BPAT: pattern entries of a row sp_numeric_blk holds in shared memory
-	blockAcc    = 2560 // SP_BACC: accumulators of sp_numeric_blk's block
-	blockStage  = 1024 // SP_BSTAGE: products sp_numeric_blk stages at once
+	blockTile   = 512  // SP_BT: columns of a tile of sp_numeric_blk
+	blockTab    = 2048 // SP_BTAB: the products' table of a batch of sp_numeric_blk
+	blockK      = 32   // SP_BK: most k's of A's row in a batch of sp_numeric_blk
 )
 
 var kernelNames = []string{"sp_count", "sp_fill", "sp_long_rows", "sp_numeric_g4", "sp_numeric_g8", "sp_numeric_g16", "sp_numeric_g32", "sp_numeric_g4r", "sp_numeric_g8r",
@@ -45,6 +45,15 @@ type Device struct {
 	// fewRuns is the number of runs of rows below which products take
 	// a block per chunk of all but short rows (fewChunks; tests vary it).
 	fewRuns int
+	// mostParts bounds the parts of a chunk of sp_numeric_blk (maxParts;
+	// tests vary it).
+	mostParts int
+	// longFew is the most runs of rows of a product that all go to
+	// sp_long_rows (longFew; tests vary it).
+	longFew int
+	// keepBits bounds the bitmaps of long rows kept from one pass of
+	// sp_long_rows to the next (bitmapBudget; tests vary it).
+	keepBits int64
 }
 
 // Open returns the kernels in the primary context of device ordinal.
@@ -54,7 +63,7 @@ func Open(ordinal int) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpusparse: %w", err)
 	}
-	return &Device{l: l, fewRuns: fewChunks}, nil
+	return &Device{l: l, fewRuns: fewChunks, mostParts: maxParts, longFew: longFew, keepBits: bitmapBudget}, nil
 }
 
 // For returns the kernels in a caller's context (which stays the
@@ -64,7 +73,7 @@ func For(ctx *cuda.Context) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpusparse: %w", err)
 	}
-	return &Device{l: l, fewRuns: fewChunks}, nil
+	return &Device{l: l, fewRuns: fewChunks, mostParts: maxParts, longFew: longFew, keepBits: bitmapBudget}, nil
 }
 
 // Context returns the context the matrices of d live in.
@@ -176,6 +185,20 @@ func (q *queue) scan(what string, ptr *cuda.Buffer, n int) (int, error) {
 // bitmapBudget bounds the bitmaps of the blocks that handle long rows at
 // once (each has one over the columns).
 const bitmapBudget = 256 << 20
+
+// longBitmaps returns the number of blocks that handle nlong long rows at
+// once and their bitmaps of words words: one a row (keep: built once,
+// read by both passes of sp_long_rows) where they fit the budget
+// (bitmapBudget), else one a block.
+func (q *queue) longBitmaps(what string, nlong, words int) (int, int32, *cuda.Buffer, error) {
+	grid := int64(q.d.l.Grid("sp_long_rows", int64(nlong), 1))
+	if int64(nlong)*int64(words)*4 <= q.d.keepBits {
+		bits, err := q.scratch(what+": bitmaps of the long rows", int64(nlong)*int64(words)*4)
+		return int(grid), 1, bits, err
+	}
+	nb, bits, err := q.longBlocks(what, nlong, words)
+	return nb, 0, bits, err
+}
 
 // longBlocks returns the number of blocks that handle nlong long rows at
 // once, each with a bitmap of words words, and allocates their bitmaps.

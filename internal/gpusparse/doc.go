@@ -34,19 +34,24 @@
 // at most 8192 gets its sorted pattern from a bitmap of that window in
 // shared memory (the rows of mesh operators and their products); a
 // wider one hashes its columns in shared memory and ranks them, up to
-// RowLimit columns; longer rows take a slower path with a bitmap over
-// all the columns in global memory. The numeric pass gives a chunk 4 to
+// RowLimit columns; longer rows take a block each with a bitmap over all
+// the columns (in shared memory up to 131072 columns), and so do all the
+// rows of a product of few runs (a coarse level's, whose rows are long).
+// The numeric pass gives a chunk 4 to
 // 32 lanes (about the mean row length of B) with its accumulators in
 // shared memory, up to 256 (one row at a time) or 512 (up to four rows
 // of a chunk at a time) for 32 lanes; a chunk of longer rows, and when A
 // has fewer than 65536 runs every chunk of rows over 63 columns (so
-// that the small coarse products fill the GPU), gets a block, whose
-// warps each add the products of a slice of the row's columns, k after
-// k, from products staged by the whole block, with 2560 accumulators in
-// shared memory (longer rows accumulate in the result itself). The plan
+// that the small coarse products fill the GPU), gets a block, or several
+// when the chunks are few, each of which owns a part of the columns, in
+// tiles of up to 512: it walks A's row in batches of k's, scatters each
+// batch's products into a table by slot and k while every thread adds
+// the previous batch's products of its slots, k after k, into
+// accumulators in registers. The plan
 // (which chunk goes where) is formed with the pattern. Scratch is what
-// a row needs, plus a few int32 per row and, per long row handled at
-// once, a bitmap of cols/8 bytes.
+// a row needs, plus a few int32 per row and a bitmap of cols/8 bytes per
+// long row (of every long row at once where they fit 256 MiB, kept from
+// the count to the fill; else of each block at work).
 //
 // Every function that queues work waits for it before it returns, so
 // results may be read from any stream afterwards. Errors are values:

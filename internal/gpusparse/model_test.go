@@ -179,7 +179,8 @@ func modelRuns(a *hcsr) []int {
 // modelSymbolic is sp_count, sp_long_rows (sizes), sp_expand, the scan,
 // sp_fill (window bitmap, or hash table compacted in slot order then
 // ranks), sp_long_rows (columns) and sp_copy_rows, on the first rows of
-// the runs of a.
+// the runs of a; or, when the product takes them all as long rows (with
+// the threshold of few runs drawn from rng), sp_long_rows alone.
 func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
 	c := &hcsr{Rows: a.Rows, Cols: b.Cols}
 	first := modelRuns(a)
@@ -194,8 +195,11 @@ func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
 	}
 	size := make([]int, a.Rows)
 	var longs []int
+	allLong := allLongRows(len(sel), (b.Cols+31)/32, []int{0, longFew}[rng.IntN(2)])
 	for _, i := range sel {
-		if words, lo := modelWindow(a, b, i); words <= windowWords {
+		if allLong {
+			longs = append(longs, i)
+		} else if words, lo := modelWindow(a, b, i); words <= windowWords {
 			size[i] = len(modelWindowRow(a, b, i, words, lo))
 		} else if _, n := modelHashRow(rng, a, b, i); n >= 0 {
 			size[i] = n
@@ -216,7 +220,7 @@ func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
 	c.Col = make([]int32, c.NNZ())
 	c.Val = make([]float64, c.NNZ())
 	for _, i := range sel {
-		modelFillRow(rng, a, b, c, i)
+		modelFillRow(rng, a, b, c, i, allLong)
 	}
 	for r := 0; r+1 < len(first); r++ {
 		s := first[r]
@@ -227,9 +231,14 @@ func modelSymbolic(rng *rand.Rand, a, b *hcsr) *hcsr {
 	return c
 }
 
-// modelFillRow is sp_fill and sp_long_rows (columns) for row i.
-func modelFillRow(rng *rand.Rand, a, b, c *hcsr, i int) {
+// modelFillRow is sp_fill and sp_long_rows (columns) for row i; all
+// rows are long ones when the product takes them all so.
+func modelFillRow(rng *rand.Rand, a, b, c *hcsr, i int, allLong bool) {
 	cs, n := c.Ptr[i], c.Ptr[i+1]-c.Ptr[i]
+	if allLong {
+		copy(c.Col[cs:], modelBitsRow(a, b, i))
+		return
+	}
 	if words, lo := modelWindow(a, b, i); words <= windowWords {
 		copy(c.Col[cs:], modelWindowRow(a, b, i, words, lo))
 		return
@@ -314,24 +323,25 @@ func modelBsearch(p []int32, c int32) int {
 }
 
 // modelNumeric is sp_numeric_g* and sp_numeric_blk on the chunks of
-// modelPlan: per k of A's row in order, the products of B's row k for
-// every row of a pass over the chunk (of sp_numeric_g*: as many rows as
-// it takes at once and its accumulators hold; of sp_numeric_blk: as many
-// as SP_BACC holds, or all of them in cval beyond SP_BACC columns), in an
-// order drawn from rng (the slots are distinct, so it cannot matter).
+// modelPlan, with a number of parts of the block's chunks drawn from rng.
+// A chunk of sp_numeric_g* goes in passes over as many rows as it takes
+// at once and its accumulators hold: per k of A's row in order, the
+// products of B's row k in an order drawn from rng (the slots are
+// distinct, so it cannot matter).
 func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
 	wide, rows, capacity := modelWide(rng, a)
 	kind, blk := modelPlan(rng, a, c, wide)
-	chunk := func(i, g, gp int, shared bool) {
+	for i, g := range kind {
+		if g <= 0 {
+			continue
+		}
 		cs, n := c.Ptr[i], c.Ptr[i+1]-c.Ptr[i]
 		p := c.Col[cs : cs+n]
 		as, alen := a.Ptr[i], a.Ptr[i+1]-a.Ptr[i]
+		gp := min(g, rows, capacity/max(n, 1))
 		for t0 := 0; t0 < g; t0 += gp {
 			gt := min(gp, g-t0)
-			v := c.Val[cs+t0*n : cs+(t0+gt)*n]
-			if shared {
-				v = make([]float64, gt*n)
-			}
+			v := make([]float64, gt*n)
 			for x := range v {
 				v[x] = init
 			}
@@ -349,16 +359,63 @@ func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
 			copy(c.Val[cs+t0*n:], v)
 		}
 	}
-	for i, g := range kind {
-		if n := c.Ptr[i+1] - c.Ptr[i]; g > 0 {
-			chunk(i, g, min(g, rows, capacity/max(n, 1)), true)
+	parts := []int{1, 2, 3, maxParts}[rng.IntN(4)]
+	for _, i := range blk {
+		for f := 0; f < parts; f++ {
+			modelBlockPart(rng, a, b, c, i, -kind[i], f, parts, init)
 		}
 	}
-	for _, i := range blk {
-		if g, n := -kind[i], c.Ptr[i+1]-c.Ptr[i]; n <= blockAcc {
-			chunk(i, g, min(g, blockAcc/n), true)
-		} else {
-			chunk(i, g, g, false)
+}
+
+// modelBlockPart is sp_numeric_blk on part f of parts of the chunk of g
+// rows at row i: its columns in tiles of at most SP_BT, each walking A's
+// row in batches of nk k's (sp_blk_tile). The products of a batch go to
+// the table and the hit words in an order drawn from rng; then every
+// slot, in an order drawn from rng, adds the batch's products of the k's
+// of its hit word, lowest bit first.
+func modelBlockPart(rng *rand.Rand, a, b, c *hcsr, i, g, f, parts int, init float64) {
+	cs, n := c.Ptr[i], c.Ptr[i+1]-c.Ptr[i]
+	as, alen := a.Ptr[i], a.Ptr[i+1]-a.Ptr[i]
+	xa := n * f / parts
+	w := n*(f+1)/parts - xa
+	tiles := (w + blockTile - 1) / blockTile
+	for u := 0; u < tiles; u++ {
+		x0, x1 := xa+w*u/tiles, xa+w*(u+1)/tiles
+		nt := x1 - x0
+		pat := c.Col[cs+x0 : cs+x1]
+		lo, hi := pat[0], pat[nt-1]
+		nk := min(blockK, blockTab/nt)
+		acc := make([]float64, g*nt)
+		for x := range acc {
+			acc[x] = init
+		}
+		tab := make([]float64, nk*nt)
+		hit := make([]uint32, nt)
+		for o0 := 0; o0 < alen; o0 += nk {
+			for _, j := range rng.Perm(min(nk, alen-o0)) {
+				k := a.Col[as+o0+j]
+				for _, l := range rng.Perm(b.Ptr[k+1] - b.Ptr[k]) {
+					r := b.Ptr[k] + l
+					if col := b.Col[r]; col >= lo && col <= hi {
+						x := modelBsearch(pat, col)
+						tab[j*nt+x] = b.Val[r]
+						hit[x] |= 1 << j
+					}
+				}
+			}
+			for _, x := range rng.Perm(nt) {
+				for m := hit[x]; m != 0; m &= m - 1 {
+					j := bits.TrailingZeros32(m)
+					for t := 0; t < g; t++ {
+						av := a.Val[as+t*alen+o0+j]
+						acc[t*nt+x] = float64(acc[t*nt+x] + float64(av*tab[j*nt+x]))
+					}
+				}
+				hit[x] = 0
+			}
+		}
+		for t := 0; t < g; t++ {
+			copy(c.Val[cs+t*n+x0:cs+t*n+x1], acc[t*nt:(t+1)*nt])
 		}
 	}
 }
@@ -371,8 +428,9 @@ func modelMul(rng *rand.Rand, a, b *hcsr, init float64) *hcsr {
 }
 
 // modelTranspose is sp_tr_count, the scan, sp_tr_scatter (rows in an
-// order drawn from rng, as the atomics hand out slots), sp_tr_sort,
-// sp_tr_mid, sp_tr_long and sp_gather. It returns Aᵀ and the permutation.
+// order drawn from rng, as the atomics hand out slots), sp_tr_sort
+// (ranks), sp_tr_mid (modelBitonic), sp_tr_long and sp_gather. It
+// returns Aᵀ and the permutation.
 func modelTranspose(rng *rand.Rand, a *hcsr) (*hcsr, []int32) {
 	cnt := make([]int, a.Cols)
 	for _, j := range a.Col[:a.NNZ()] {
@@ -406,6 +464,12 @@ func modelTranspose(rng *rand.Rand, a *hcsr) (*hcsr, []int32) {
 			}
 			continue
 		}
+		if te-ts > RowLimit {
+			for x, kv := range modelBitonic(key, pos) {
+				t.Col[ts+x], perm[ts+x] = int32(kv>>32), int32(uint32(kv))
+			}
+			continue
+		}
 		for x := range key {
 			rank := 0
 			for y := range key {
@@ -420,6 +484,33 @@ func modelTranspose(rng *rand.Rand, a *hcsr) (*hcsr, []int32) {
 		t.Val[x] = a.Val[perm[x]]
 	}
 	return t, perm
+}
+
+// modelBitonic is sp_tr_mid's sort: the (key, position) pairs packed in
+// int64, padded to a power of two with the largest int64, through the
+// stages of a bitonic network (pair x of a stage compares lo and lo+d).
+func modelBitonic(key, pos []int32) []int64 {
+	n := len(key)
+	m := 1 << bits.Len(uint(n-1))
+	kv := make([]int64, m)
+	for x := range kv {
+		kv[x] = math.MaxInt64
+		if x < n {
+			kv[x] = int64(key[x])<<32 | int64(uint32(pos[x]))
+		}
+	}
+	for k := 2; k <= m; k <<= 1 {
+		for d := k >> 1; d > 0; d >>= 1 {
+			for x := 0; x < m/2; x++ {
+				lo := 2*x - x&(d-1)
+				hi := lo + d
+				if a, b := kv[lo], kv[hi]; (a > b) == (lo&k == 0) {
+					kv[lo], kv[hi] = b, a
+				}
+			}
+		}
+	}
+	return kv[:n]
 }
 
 // modelGalerkin is Galerkin.
@@ -534,10 +625,11 @@ func TestPlan(t *testing.T) {
 					}
 					if g < 0 {
 						seen["block"] = true
-						seen["block in passes"] = seen["block in passes"] || (n <= blockAcc && -g > blockAcc/max(n, 1))
-						seen["block in cval"] = seen["block in cval"] || n > blockAcc
-						seen["pattern in ccol"] = seen["pattern in ccol"] || n > blockPat
-						seen["k over the stage"] = seen["k over the stage"] || longestB(cs.A, cs.B, i) > blockStage
+						nk := min(blockK, blockTab/min(n, blockTile))
+						seen["block in tiles"] = seen["block in tiles"] || n > blockTile
+						seen["block, two slots a thread"] = seen["block, two slots a thread"] || n%blockTile > 256
+						seen["block, several batches"] = seen["block, several batches"] || cs.A.Ptr[i+1]-cs.A.Ptr[i] > nk
+						seen["block, a k over a round of its group"] = seen["block, a k over a round of its group"] || longestB(cs.A, cs.B, i) > 4*(256/nk)
 					} else {
 						seen["warp"] = true
 						seen["warp, several rows"] = seen["warp, several rows"] || g > 1
@@ -556,8 +648,8 @@ func TestPlan(t *testing.T) {
 			seen["restriction in runs"] = r != nil
 		}
 	}
-	for _, want := range []string{"run over a chunk", "block", "block in passes", "block in cval", "pattern in ccol", "k over the stage", "warp",
-		"warp, several rows", "restriction in runs"} {
+	for _, want := range []string{"run over a chunk", "block", "block in tiles", "block, two slots a thread", "block, several batches",
+		"block, a k over a round of its group", "warp", "warp, several rows", "restriction in runs"} {
 		if !seen[want] {
 			t.Errorf("no case reaches %q", want)
 		}
@@ -589,5 +681,84 @@ func TestWideCols(t *testing.T) {
 	}
 	if chunkCap(32, true) != warpAcc || chunkCap(4, false) != warpAcc/16 {
 		t.Errorf("chunk capacities %d, %d", chunkCap(32, true), chunkCap(4, false))
+	}
+}
+
+// A product of many chunks takes one block a chunk; one of few chunks
+// cuts them into parts, a power of two, until they are twice the blocks
+// the GPU holds, or the most allowed.
+func TestBlockParts(t *testing.T) {
+	for _, c := range []struct{ nb, resident, most, want int }{
+		{7850, 396, maxParts, 1}, {792, 396, maxParts, 1}, {791, 396, maxParts, 2}, {320, 396, maxParts, 4},
+		{18, 396, maxParts, 32}, {18, 396, 1, 1}, {18, 396, 5, 4}, {0, 396, maxParts, 32},
+	} {
+		if got := blockParts(c.nb, c.resident, c.most); got != c.want {
+			t.Errorf("%d chunks, %d blocks at once, at most %d: %d parts, want %d", c.nb, c.resident, c.most, got, c.want)
+		}
+	}
+}
+
+// The corpus's transposes reach every sort: a warp's ranks, sp_tr_mid's
+// network and sp_tr_long's bitmap; and the network sorts what it is
+// given, padding and all.
+func TestTransposeRouting(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range sparsetest.Corpus(true) {
+		for _, m := range []*hcsr{c.A, c.B} {
+			tr := sparsetest.Transpose(m)
+			for j := 0; j < tr.Rows; j++ {
+				switch n := tr.Ptr[j+1] - tr.Ptr[j]; {
+				case n > midLimit:
+					seen["bitmap"] = true
+				case n > RowLimit:
+					seen["network"] = true
+				default:
+					seen["ranks"] = true
+				}
+			}
+		}
+	}
+	for _, want := range []string{"ranks", "network", "bitmap"} {
+		if !seen[want] {
+			t.Errorf("no transpose row reaches the %s", want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{1, 2, 257, 1024, 1500, midLimit} {
+		key, pos := make([]int32, n), make([]int32, n)
+		for x, v := range rng.Perm(1 << 20)[:n] {
+			key[x], pos[x] = int32(v), int32(rng.IntN(1<<31))
+		}
+		kv := modelBitonic(key, pos)
+		for x := range kv {
+			if x > 0 && kv[x-1]>>32 >= kv[x]>>32 {
+				t.Fatalf("%d keys: out of order at %d", n, x)
+			}
+			if y := slices.Index(key, int32(kv[x]>>32)); y < 0 || pos[y] != int32(uint32(kv[x])) {
+				t.Fatalf("%d keys: entry %d lost its position", n, x)
+			}
+		}
+	}
+}
+
+// A product of few runs takes them all as long rows unless B's columns
+// need too long a bitmap; with many runs, sp_count takes them. The corpus
+// has long rows past the bitmap that sp_long_rows holds in shared memory.
+func TestAllLongRows(t *testing.T) {
+	for _, c := range []struct {
+		runs, words, few int
+		want             bool
+	}{{7850, 1472, longFew, true}, {longFew, longWords, longFew, true}, {longFew + 1, 10, longFew, false},
+		{10, longWords + 1, longFew, false}, {10, 10, 0, false}, {0, 0, 0, true}} {
+		if got := allLongRows(c.runs, c.words, c.few); got != c.want {
+			t.Errorf("%d runs, %d words, few %d: all long %v", c.runs, c.words, c.few, got)
+		}
+	}
+	wide := false
+	for _, c := range sparsetest.Corpus(true) {
+		wide = wide || (c.B.Cols+31)/32 > 4096 // SP_LBW: sp_long_rows' bitmap in global memory
+	}
+	if !wide {
+		t.Error("no product has long rows over more columns than a block's bitmap in shared memory")
 	}
 }

@@ -18,6 +18,7 @@ type Product struct {
 	// lists[0:] and lists[rows:].
 	kind, lists *cuda.Buffer
 	nw, nb      int
+	parts       int  // of every chunk of sp_numeric_blk (blockParts)
 	lanes       int  // lanes per chunk of sp_numeric_g*
 	grouped     bool // A has runs: sp_numeric_g*r
 }
@@ -80,41 +81,28 @@ func (p *Product) symbolic(q *queue) error {
 		return err
 	}
 	p.grouped = rs.grouped()
-	longs, err := q.scratch(what+": list of long rows", int64(c.rows+1)*4)
-	if err != nil {
-		return err
-	}
-	nlongAt := int64(c.rows) * 4
-	if err = longs.MemsetAsync32(0, q.d.l.Stream); err != nil {
-		return err
-	}
-	size := c.ptr.Ptr() + 4
-	nlongPtr := longs.Ptr() + uintptr(nlongAt)
-	if err = q.launch("sp_count", rs.n, 8, int32(rs.n), rs.first, a.ptr, a.col, b.ptr, b.col, size, longs, nlongPtr); err != nil {
-		return err
-	}
-	nl, err := q.readInt32(longs, nlongAt)
-	if err != nil {
-		return err
-	}
-	nlong := int(nl)
 	words := (b.cols + 31) / 32
-	var nb int
-	var bits any = uintptr(0)
+	var longs any = uintptr(0)
+	nlong := rs.n
+	allLong := allLongRows(rs.n, words, q.d.longFew)
+	if allLong {
+		longs = rs.first
+	} else if longs, nlong, err = q.count(what, rs, a, b, c); err != nil {
+		return err
+	}
+	var bits any
+	nb, keep := 0, int32(0)
 	if nlong > 0 {
-		var buf any
-		nb, buf, err = q.longBlocks(what, nlong, words)
-		if err != nil {
+		if nb, keep, bits, err = q.longBitmaps(what, nlong, words); err != nil {
 			return err
 		}
-		bits = buf
-		if err = q.launchGrid("sp_long_rows", nb, longs, int32(nlong), a.ptr, a.col, b.ptr, b.col, bits, int32(words),
-			size, uintptr(0), uintptr(0)); err != nil {
+		if err = q.launchGrid("sp_long_rows", nb, longs, int32(nlong), a.ptr, a.col, b.ptr, b.col, bits, int32(words), keep,
+			c.ptr.Ptr()+4, uintptr(0), uintptr(0)); err != nil {
 			return err
 		}
 	}
 	if rs.grouped() {
-		if err = q.launch("sp_expand", c.rows, 256, int32(c.rows), rs.head, rs.first, size); err != nil {
+		if err = q.launch("sp_expand", c.rows, 256, int32(c.rows), rs.head, rs.first, c.ptr.Ptr()+4); err != nil {
 			return err
 		}
 	}
@@ -124,11 +112,13 @@ func (p *Product) symbolic(q *queue) error {
 	if err = c.alloc(q, what); err != nil {
 		return err
 	}
-	if err = q.launch("sp_fill", rs.n, 8, int32(rs.n), rs.first, a.ptr, a.col, b.ptr, b.col, c.ptr, c.col); err != nil {
-		return err
+	if !allLong {
+		if err = q.launch("sp_fill", rs.n, 8, int32(rs.n), rs.first, a.ptr, a.col, b.ptr, b.col, c.ptr, c.col); err != nil {
+			return err
+		}
 	}
 	if nlong > 0 {
-		if err = q.launchGrid("sp_long_rows", nb, longs, int32(nlong), a.ptr, a.col, b.ptr, b.col, bits, int32(words),
+		if err = q.launchGrid("sp_long_rows", nb, longs, int32(nlong), a.ptr, a.col, b.ptr, b.col, bits, int32(words), keep,
 			uintptr(0), c.ptr, c.col); err != nil {
 			return err
 		}
@@ -140,6 +130,41 @@ func (p *Product) symbolic(q *queue) error {
 	}
 	return p.plan(q, what, rs)
 }
+
+// count writes the size of every first row of a run of a·b that sp_count
+// takes (a window bitmap or a hash table) to c's offsets, and returns the
+// list of the others, the long rows, and their number.
+func (q *queue) count(what string, rs runs, a, b, c *Matrix) (*cuda.Buffer, int, error) {
+	longs, err := q.scratch(what+": list of long rows", int64(c.rows+1)*4)
+	if err != nil {
+		return nil, 0, err
+	}
+	nlongAt := int64(c.rows) * 4
+	if err = longs.MemsetAsync32(0, q.d.l.Stream); err != nil {
+		return nil, 0, err
+	}
+	if err = q.launch("sp_count", rs.n, 8, int32(rs.n), rs.first, a.ptr, a.col, b.ptr, b.col, c.ptr.Ptr()+4, longs,
+		longs.Ptr()+uintptr(nlongAt)); err != nil {
+		return nil, 0, err
+	}
+	nl, err := q.readInt32(longs, nlongAt)
+	return longs, int(nl), err
+}
+
+// Products with at most longFew runs of rows whose columns need at most
+// longWords words of bitmap take every first row as a long one: a block
+// per row (sp_long_rows), not a warp (sp_count, sp_fill), so that a
+// coarse product's few long rows keep the GPU busy, and their rows are
+// not hashed to be found long.
+const (
+	longFew   = 16384
+	longWords = 4096
+)
+
+// allLongRows says whether a product of runs first rows and B's columns
+// in words words of bitmap takes them all as long rows (few: longFew,
+// which tests vary).
+func allLongRows(runs, words, few int) bool { return runs <= few && words <= longWords }
 
 // runs are the runs of rows of A with one pattern: head[i+1]-1 is the
 // run of row i, first[r] the first row of run r (first[n] = rows). With
@@ -202,6 +227,7 @@ func (p *Product) plan(q *queue, what string, rs runs) error {
 	n := make([]int32, 2)
 	err = cuda.CopyToHost(n, p.lists, at)
 	p.nw, p.nb = int(n[0]), int(n[1])
+	p.parts = blockParts(p.nb, int(q.d.l.Grid("sp_numeric_blk", 1<<30, 1)), q.d.mostParts)
 	return err
 }
 
@@ -218,8 +244,8 @@ func (p *Product) Numeric() error {
 			c.ptr, c.col, c.val, p.init); err != nil {
 			return err
 		}
-		return q.launch("sp_numeric_blk", p.nb, 1, p.lists.Ptr()+uintptr(c.rows)*4, int32(p.nb), p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
-			c.ptr, c.col, c.val, p.init)
+		return q.launch("sp_numeric_blk", p.nb*p.parts, 1, p.lists.Ptr()+uintptr(c.rows)*4, int32(p.nb), int32(p.parts), p.kind, a.ptr, a.col, a.val,
+			b.ptr, b.col, b.val, c.ptr, c.col, c.val, p.init)
 	})
 }
 
@@ -261,4 +287,22 @@ func wideCols(lanes int, grouped bool, runs, few int) int {
 		c = min(c, blockFrom)
 	}
 	return c
+}
+
+// maxParts bounds the parts of a chunk of sp_numeric_blk: each part walks
+// all the products of its chunk, keeping those of its columns.
+const maxParts = 32
+
+// blockParts is the parts that sp_numeric_blk cuts each of nb chunks into
+// (a power of two, at most most): enough for twice the blocks the GPU
+// holds at once (resident), so that a product of few long chunks (a
+// coarse level's) keeps the GPU busy. Not more: every part reads all the
+// products of its chunk, so parts add reads and do not shorten the
+// longest chunk's walk.
+func blockParts(nb, resident, most int) int {
+	f := 1
+	for 2*f <= most && nb*f < 2*resident {
+		f *= 2
+	}
+	return f
 }

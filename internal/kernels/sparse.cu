@@ -19,13 +19,13 @@
 #define SP_LIMIT 256 // longest row kept in shared memory (distinct columns)
 #define SP_MID 2048  // longest row of a transpose sorted by a block in shared memory
 #define SP_BW 256    // words of a row's column-window bitmap (8192 columns; <= SP_HCAP)
+#define SP_LBW 4096  // words of the bitmap of a long row that sp_long_rows keeps in shared memory
 #define SP_GMAX 8    // most rows of one pattern that the numeric pass takes together (a chunk)
 #define SP_WACC 512  // accumulators (doubles) per warp in sp_numeric_g*r (half in sp_numeric_g*)
 #define SP_WROWS 4   // rows of a chunk that sp_numeric_g*r takes at once
-#define SP_BPAT 3072   // pattern entries of a row that sp_numeric_blk keeps in shared memory
-#define SP_BACC 2560   // accumulators (doubles) of sp_numeric_blk's block
-#define SP_BSTAGE 1024 // products that sp_numeric_blk stages at once
-#define SP_BK 32       // k's of A's row that sp_numeric_blk stages at once, at most
+#define SP_BT 512     // columns of a tile of sp_numeric_blk (accumulators of two slots a thread)
+#define SP_BTAB 2048  // products' table of a batch of sp_numeric_blk (doubles, two of them)
+#define SP_BK 32      // k's of A's row in a batch of sp_numeric_blk, at most (bits of a hit word)
 #define SP_EMPTY (-1)
 #define SP_FULL 0xffffffffu
 
@@ -231,27 +231,37 @@ __device__ int sp_emit_bits(const unsigned *bits, int words, int *out) {
 	return done;
 }
 
-// sp_long_rows handles the rows of A·B listed in longs, one block per row
-// with a bitmap over the columns of B (words words per block in bits).
-// Without cptr it writes each row's size to size[i]; with it, the sorted
-// columns to ccol[cptr[i]:].
+// sp_long_rows handles the rows of A·B listed in longs (null: rows
+// 0..nlong-1), one block per row with a bitmap over the columns of B
+// (words words): in shared memory when it fits SP_LBW words, else the
+// block's in bits. With keep, each row has its own in bits as well, which
+// the pass without cptr fills and the pass with it reads. Without cptr
+// it writes each row's size to size[i]; with it, the sorted columns to
+// ccol[cptr[i]:].
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
 sp_long_rows(const int *longs, int nlong, const int *aptr, const int *acol, const int *bptr, const int *bcol, unsigned *bits, int words,
-             int *size, const int *cptr, int *ccol) {
-	unsigned *bm = bits + (size_t)blockIdx.x * words;
+             int keep, int *size, const int *cptr, int *ccol) {
+	__shared__ unsigned sbm[SP_LBW];
+	bool sh = words <= SP_LBW;
 	for (int l = blockIdx.x; l < nlong; l += gridDim.x) {
-		int i = longs[l];
-		for (int x = threadIdx.x; x < words; x += SP_THREADS) bm[x] = 0u;
-		__syncthreads();
-		int ae = aptr[i + 1];
-		for (int q = aptr[i] + (threadIdx.x >> 5); q < ae; q += SP_WARPS) {
-			int k = acol[q];
-			for (int r = bptr[k] + (threadIdx.x & 31); r < bptr[k + 1]; r += 32) {
-				int c = bcol[r];
-				atomicOr(bm + (c >> 5), 1u << (c & 31));
+		int i = longs ? longs[l] : l;
+		unsigned *gbm = bits + (size_t)(keep ? l : blockIdx.x) * words, *bm = sh ? sbm : gbm;
+		if (keep && cptr) bm = gbm;
+		else {
+			for (int x = threadIdx.x; x < words; x += SP_THREADS) bm[x] = 0u;
+			__syncthreads();
+			int ae = aptr[i + 1];
+			for (int q = aptr[i] + (threadIdx.x >> 5); q < ae; q += SP_WARPS) {
+				int k = acol[q];
+				for (int r = bptr[k] + (threadIdx.x & 31); r < bptr[k + 1]; r += 32) {
+					int c = bcol[r];
+					atomicOr(bm + (c >> 5), 1u << (c & 31));
+				}
 			}
+			__syncthreads();
+			if (keep && sh)
+				for (int x = threadIdx.x; x < words; x += SP_THREADS) gbm[x] = sbm[x];
 		}
-		__syncthreads();
 		int n = sp_emit_bits(bm, words, cptr ? ccol + cptr[i] : nullptr);
 		if (!cptr && threadIdx.x == 0) size[i] = n;
 		__syncthreads();
@@ -484,21 +494,29 @@ sp_tr_sort(int rows, const int *tptr, int *tcol, int *perm, int *longs, int *nlo
 }
 
 // sp_tr_mid orders the rows of the transpose listed in longs that have at
-// most SP_MID entries, a block per row with ranks in shared memory.
+// most SP_MID entries, a block per row: a bitonic sort in shared memory
+// of (column, position) pairs, the row padded to a power of two (columns
+// are distinct in a row, so the order is the columns').
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
 sp_tr_mid(const int *longs, int nlong, const int *tptr, int *tcol, int *perm) {
-	__shared__ int key[SP_MID], pos[SP_MID];
+	__shared__ long long kv[SP_MID];
 	for (int l = blockIdx.x; l < nlong; l += gridDim.x) {
 		int j = longs[l], ts = tptr[j], n = tptr[j + 1] - ts;
 		if (n > SP_MID) continue;
-		for (int x = threadIdx.x; x < n; x += SP_THREADS) key[x] = tcol[ts + x], pos[x] = perm[ts + x];
+		int m = 1 << (32 - __clz(n - 1));
+		for (int x = threadIdx.x; x < m; x += SP_THREADS)
+			kv[x] = x < n ? (long long)tcol[ts + x] << 32 | (unsigned)perm[ts + x] : 0x7fffffffffffffffLL;
 		__syncthreads();
-		for (int x = threadIdx.x; x < n; x += SP_THREADS) {
-			int c = key[x], rank = 0;
-			for (int y = 0; y < n; y++) rank += key[y] < c;
-			tcol[ts + rank] = c;
-			perm[ts + rank] = pos[x];
-		}
+		for (int k = 2; k <= m; k <<= 1)
+			for (int d = k >> 1; d > 0; d >>= 1) {
+				for (int x = threadIdx.x; x < m / 2; x += SP_THREADS) {
+					int lo = 2 * x - (x & (d - 1)), hi = lo + d;
+					long long a = kv[lo], b = kv[hi];
+					if ((a > b) == ((lo & k) == 0)) kv[lo] = b, kv[hi] = a;
+				}
+				__syncthreads();
+			}
+		for (int x = threadIdx.x; x < n; x += SP_THREADS) tcol[ts + x] = (int)(kv[x] >> 32), perm[ts + x] = (int)(unsigned)kv[x];
 		__syncthreads();
 	}
 }

@@ -115,157 +115,132 @@ SP_NUMERIC(8, SP_WROWS, sp_numeric_g8r)
 SP_NUMERIC(16, SP_WROWS, sp_numeric_g16r)
 SP_NUMERIC(32, SP_WROWS, sp_numeric_g32r)
 
-// sp_blk_batch is warp 0's part of the next batch of sp_numeric_blk: the
-// k's of A's row from st[0] on (its B row from entry st[1]) whose
-// products fit SP_BSTAGE, at most SP_BK, or the first SP_BSTAGE products
-// of one k that alone does not fit. It sets kofs[0:nk+1] (where each k's
-// products start in the stage), kbs (where they start in B), sa (the
-// pass's values of A), st[2] = nk, and advances st[0:2].
-__device__ void sp_blk_batch(int *st, int alen, int as, int t0, int gt, const int *acol, const double *aval, const int *bptr, int *kofs, int *kbs,
-                             double (*sa)[SP_BK]) {
-	int lane = threadIdx.x & 31, o0 = st[0], r0 = st[1];
-	int len = 0, bs = 0;
-	if (o0 + lane < alen) {
-		int k = acol[as + o0 + lane];
-		bs = bptr[k] + (lane == 0 ? r0 : 0);
-		len = bptr[k + 1] - bs;
-#pragma unroll
-		for (int t = 0; t < SP_GMAX; t++)
-			if (t < gt) sa[t][lane] = aval[as + (size_t)(t0 + t) * alen + o0 + lane];
-	}
-	int incl = len;
-#pragma unroll
-	for (int d = 1; d < 32; d <<= 1) {
-		int y = __shfl_up_sync(SP_FULL, incl, d);
-		if (lane >= d) incl += y;
-	}
-	int nk = __popc(__ballot_sync(SP_FULL, o0 + lane < alen && incl <= SP_BSTAGE));
-	int part = nk == 0 ? SP_BSTAGE : 0;
-	nk = max(nk, 1);
-	int end = __shfl_sync(SP_FULL, incl, nk - 1);
-	if (lane < nk) kofs[lane] = incl - len, kbs[lane] = bs;
-	__syncwarp();
-	if (lane == 0) {
-		kofs[nk] = part ? part : end;
-		st[0] = part ? o0 : o0 + nk;
-		st[1] = part ? r0 + part : 0;
-		st[2] = nk;
-	}
-}
-
-// sp_owner is the warp of sp_numeric_blk that owns slot x of a row of n:
-// warp w owns [n·w/8, n·(w+1)/8).
-__device__ __forceinline__ int sp_owner(int x, int n) { return min(SP_WARPS - 1, (int)(((long long)SP_WARPS * (x + 1) + n - 1) / n) - 1); }
-
-// sp_kof is the k of the batch whose products hold stage entry e.
-__device__ __forceinline__ int sp_kof(const int *kofs, int nk, int e) {
-	int lo = 0, hi = nk - 1;
-	while (lo < hi) {
-		int mid = (lo + hi + 1) >> 1;
-		if (kofs[mid] <= e) lo = mid;
-		else hi = mid - 1;
-	}
-	return lo;
-}
-
-// sp_stage puts the slot in p (n columns) and the value of B of each of
-// the batch's tot products into sx and sb: four products a thread at a
-// time, their loads issued together and their searches interleaved.
-__device__ __forceinline__ void sp_stage(const int *p, int n, int nk, int tot, const int *kofs, const int *kbs, const int *bcol, const double *bval,
-                                         int *sx, double *sb) {
-	int top = 1 << (31 - __clz(n));
-	for (int e0 = threadIdx.x; e0 < tot; e0 += 4 * SP_THREADS) {
+// sp_blk_scatter puts the products of B's row k (entries bs..be-1) whose
+// columns fall in the tile pat[0:nt] (columns lo..hi) into the batch's
+// table, tab[j·nt + x] for the slot x of the column, and sets bit j of
+// hit[x]: per lanes of the k's group (gl the thread's place in it), four
+// products a thread at a time, their loads issued together and their
+// searches interleaved. A k has one product per column, so the table's
+// entries are distinct; the hit words are shared by the batch's k's.
+__device__ __forceinline__ void sp_blk_scatter(int bs, int be, int gl, int per, int j, const int *bcol, const double *bval, const int *pat, int nt,
+                                               int lo, int hi, double *tab, unsigned *hit) {
+	int top = 1 << (31 - __clz(nt));
+	for (int r0 = bs + gl; r0 < be; r0 += 4 * per) {
 		int c[4], pos[4];
-		double b[4];
+		double v[4];
 #pragma unroll
 		for (int h = 0; h < 4; h++) {
-			int e = e0 + h * SP_THREADS;
-			c[h] = 0, b[h] = 0, pos[h] = 0;
-			if (e < tot) {
-				int j = sp_kof(kofs, nk, e), r = kbs[j] + e - kofs[j];
-				c[h] = bcol[r], b[h] = bval[r];
-			}
+			int r = r0 + h * per;
+			c[h] = lo - 1, v[h] = 0, pos[h] = 0;
+			if (r < be) c[h] = bcol[r], v[h] = bval[r];
 		}
-		// The last position whose column is at most c: c's, as p holds it.
+		// The last slot whose column is at most c: c's, as the tile holds it.
 		for (int st = top; st > 0; st >>= 1)
 #pragma unroll
 			for (int h = 0; h < 4; h++)
-				if (pos[h] + st < n && p[pos[h] + st] <= c[h]) pos[h] += st;
+				if (pos[h] + st < nt && pat[pos[h] + st] <= c[h]) pos[h] += st;
 #pragma unroll
-		for (int h = 0; h < 4; h++) {
-			int e = e0 + h * SP_THREADS;
-			if (e < tot) sx[e] = pos[h], sb[e] = b[h];
+		for (int h = 0; h < 4; h++)
+			if (c[h] >= lo && c[h] <= hi) {
+				tab[j * nt + pos[h]] = v[h];
+				atomicOr(hit + pos[h], 1u << j);
+			}
+	}
+}
+
+// sp_blk_tile sets the values of the g rows of a chunk (row t at
+// c[t·n]) in the columns of the tile p[0:nt], nt <= SP_BT: A's row
+// (alen entries from as, row t's values t·alen further) in batches of
+// nk = min(SP_BK, SP_BTAB/nt) k's. In the phase of batch b the block puts
+// the products of batch b into one table (a group of SP_THREADS/nk
+// threads per k) while each thread adds those of batch b-1 from the
+// other into the accumulators of its slots x and x+SP_THREADS, in
+// registers: the bits of hit[x] ascending, so k after k in A's row
+// order. One block-wide barrier a batch; the next batch's k and its row
+// of B are fetched while the current one is scattered.
+__device__ void sp_blk_tile(int g, int as, int alen, const int *acol, const double *aval, const int *bptr, const int *bcol, const double *bval,
+                            const int *p, int nt, double *c, int n, double init, double (*tab)[SP_BTAB], double (*sa)[SP_BK][SP_GMAX],
+                            unsigned (*hit)[SP_BT], int *pat) {
+	int tid = threadIdx.x;
+	for (int x = tid; x < nt; x += SP_THREADS) pat[x] = p[x], hit[0][x] = 0u, hit[1][x] = 0u;
+	int lo = p[0], hi = p[nt - 1];
+	int nk = min(SP_BK, SP_BTAB / nt), per = SP_THREADS / nk, j = tid / per, gl = tid - j * per;
+	bool grp = j < nk;
+	double acc[2][SP_GMAX];
+#pragma unroll
+	for (int s = 0; s < 2; s++)
+#pragma unroll
+		for (int t = 0; t < SP_GMAX; t++) acc[s][t] = init;
+	int bs = 0, be = 0;
+	if (grp && j < alen) {
+		int k = acol[as + j];
+		bs = bptr[k], be = bptr[k + 1];
+	}
+	__syncthreads();
+	int batches = (alen + nk - 1) / nk;
+	for (int b = 0; b <= batches; b++) {
+		int cur = b & 1, o = b * nk + j, kn = -1;
+		if (grp && o + nk < alen) kn = acol[as + o + nk];
+		if (grp && o < alen) {
+			double av = gl < g ? aval[as + (size_t)gl * alen + o] : 0; // stored after the scatter, which waits on its own loads
+			sp_blk_scatter(bs, be, gl, per, j, bcol, bval, pat, nt, lo, hi, tab[cur], hit[cur]);
+			if (gl < g) sa[cur][j][gl] = av;
 		}
+		bs = 0, be = 0;
+		if (kn >= 0) bs = bptr[kn], be = bptr[kn + 1];
+		if (b > 0) {
+			int pv = cur ^ 1;
+#pragma unroll
+			for (int s = 0; s < 2; s++) {
+				int x = tid + s * SP_THREADS;
+				if (x >= nt) continue;
+				unsigned m = hit[pv][x];
+				hit[pv][x] = 0u;
+				while (m) {
+					int q = __ffs(m) - 1;
+					m &= m - 1;
+					double v = tab[pv][q * nt + x];
+#pragma unroll
+					for (int t = 0; t < SP_GMAX; t++)
+						if (t < g) acc[s][t] = __dadd_rn(acc[s][t], __dmul_rn(sa[pv][q][t], v));
+				}
+			}
+		}
+		__syncthreads();
+	}
+#pragma unroll
+	for (int s = 0; s < 2; s++) {
+		int x = tid + s * SP_THREADS;
+		if (x < nt)
+#pragma unroll
+			for (int t = 0; t < SP_GMAX; t++)
+				if (t < g) c[(size_t)t * n + x] = acc[s][t];
 	}
 }
 
 // sp_numeric_blk sets the values of the chunks listed in list (kind[i] =
-// -g: rows i..i+g-1, one pattern of n columns), a block per chunk: the
-// long rows, and the rows of products with few chunks, which a warp each
-// would leave the GPU idle. It walks A's row in batches of k's: the
-// block stages the products' slots (searched by all threads at once) and
-// the values of B, then warp w adds those in its slots [n·w/8,
-// n·(w+1)/8), k after k, so every entry still gets its products in A's
-// row order. The accumulators of SP_BACC/n rows at a time are in shared
-// memory (the chunk in passes of that many rows); rows over SP_BACC
-// columns accumulate in cval itself, all g rows in one pass.
-extern "C" __global__ void __launch_bounds__(SP_THREADS, 4)
-sp_numeric_blk(const int *list, int nlist, const int *kind, const int *aptr, const int *acol, const double *aval, const int *bptr, const int *bcol,
-               const double *bval, const int *cptr, const int *ccol, double *cval, double init) {
-	__shared__ int pat[SP_BPAT];
-	__shared__ double acc[SP_BACC];
-	__shared__ int sx[SP_BSTAGE];
-	__shared__ double sb[SP_BSTAGE];
-	__shared__ double sa[SP_GMAX][SP_BK];
-	__shared__ int kofs[SP_BK + 1], kbs[SP_BK], wofs[SP_BK][SP_WARPS + 1], st[3];
-	int w = threadIdx.x >> 5, lane = threadIdx.x & 31, tid = threadIdx.x;
-	for (int l = blockIdx.x; l < nlist; l += gridDim.x) {
-		int i = list[l], g = -kind[i], cs = cptr[i], n = cptr[i + 1] - cs;
-		const int *p = ccol + cs;
-		if (n <= SP_BPAT) {
-			for (int x = tid; x < n; x += SP_THREADS) pat[x] = p[x];
-			p = pat;
-		}
-		bool sh = n <= SP_BACC;
-		int gp = sh ? min(g, SP_BACC / max(n, 1)) : g;
-		int as = aptr[i], alen = aptr[i + 1] - as;
-		int x0 = (int)((long long)n * w / SP_WARPS), x1 = (int)((long long)n * (w + 1) / SP_WARPS);
-		for (int t0 = 0; t0 < g; t0 += gp) {
-			int gt = min(gp, g - t0);
-			double *v = sh ? acc : cval + cs + (size_t)t0 * n;
-			for (int t = 0; t < gt; t++)
-				for (int x = x0 + lane; x < x1; x += 32) v[t * n + x] = init;
-			if (tid == 0) st[0] = 0, st[1] = 0;
-			__syncthreads();
-			while (st[0] < alen) {
-				__syncthreads();
-				if (w == 0) sp_blk_batch(st, alen, as, t0, gt, acol, aval, bptr, kofs, kbs, sa);
-				__syncthreads();
-				int nk = st[2], tot = kofs[nk];
-				sp_stage(p, n, nk, tot, kofs, kbs, bcol, bval, sx, sb);
-				__syncthreads();
-				for (int e = tid; e < tot; e += SP_THREADS) {
-					int j = sp_kof(kofs, nk, e), ow = sp_owner(sx[e], n), po = e == kofs[j] ? -1 : sp_owner(sx[e - 1], n);
-					for (int u = po + 1; u <= ow; u++) wofs[j][u] = e;
-					if (e == kofs[j + 1] - 1)
-						for (int u = ow + 1; u <= SP_WARPS; u++) wofs[j][u] = kofs[j + 1];
-				}
-				if (tid < nk && kofs[tid] == kofs[tid + 1])
-					for (int u = 0; u <= SP_WARPS; u++) wofs[tid][u] = kofs[tid];
-				__syncthreads();
-				for (int j = 0; j < nk; j++) {
-					double a[SP_GMAX];
-#pragma unroll
-					for (int t = 0; t < SP_GMAX; t++)
-						if (t < gt) a[t] = sa[t][j];
-					for (int q = wofs[j][w] + lane; q < wofs[j][w + 1]; q += 32) sp_add_rows<SP_GMAX>(v + sx[q], n, gt, a, sb[q]);
-					__syncwarp();
-				}
-			}
-			if (sh)
-				for (int t = 0; t < gt; t++)
-					for (int x = x0 + lane; x < x1; x += 32) cval[cs + (size_t)(t0 + t) * n + x] = v[t * n + x];
-			__syncthreads();
+// -g: rows i..i+g-1, one pattern of n columns): the long rows, and the
+// rows of products with few chunks, which a warp each would leave the GPU
+// idle. Each chunk is cut into parts (the host's choice, more when the
+// chunks are few) of n/parts of its columns, a block per part at a time;
+// a part goes in tiles of at most SP_BT columns (sp_blk_tile), each of
+// which walks all of A's row.
+extern "C" __global__ void __launch_bounds__(SP_THREADS, 3)
+sp_numeric_blk(const int *list, int nlist, int parts, const int *kind, const int *aptr, const int *acol, const double *aval, const int *bptr,
+               const int *bcol, const double *bval, const int *cptr, const int *ccol, double *cval, double init) {
+	__shared__ double tab[2][SP_BTAB];
+	__shared__ double sa[2][SP_BK][SP_GMAX];
+	__shared__ unsigned hit[2][SP_BT];
+	__shared__ int pat[SP_BT];
+	long long items = (long long)nlist * parts;
+	for (long long it = blockIdx.x; it < items; it += gridDim.x) {
+		int i = list[it / parts], f = (int)(it % parts);
+		int g = -kind[i], cs = cptr[i], n = cptr[i + 1] - cs, as = aptr[i], alen = aptr[i + 1] - as;
+		int xa = (int)((long long)n * f / parts), w = (int)((long long)n * (f + 1) / parts) - xa;
+		int tiles = (w + SP_BT - 1) / SP_BT;
+		for (int u = 0; u < tiles; u++) {
+			int x0 = xa + (int)((long long)w * u / tiles), x1 = xa + (int)((long long)w * (u + 1) / tiles);
+			sp_blk_tile(g, as, alen, acol, aval, bptr, bcol, bval, ccol + cs + x0, x1 - x0, cval + cs + x0, n, init, tab, sa, hit, pat);
 		}
 	}
 }

@@ -329,6 +329,9 @@ func Corpus(short bool) []Case {
 	cs = append(cs, Case{Name: "long rows of B", A: Random(rng, 30, 40, 4, 0), B: Random(rng, 40, 2000, 1500, 0)})
 	el6 := Elasticity(6)
 	cs = append(cs, Case{Name: "block prolongator", A: el6, B: BlockProlongator(rng, el6, 6, 3, 3, 6), Sq: true})
+	// Long rows whose bitmap over B's 140000 columns is past what a block
+	// holds in shared memory.
+	cs = append(cs, Case{Name: "long rows over many columns", A: Random(rng, 20, 1500, 600, 0), B: Random(rng, 1500, 140000, 3, 0)})
 	return cs
 }
 
