@@ -356,7 +356,8 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 	if g != nil && g.inPlace {
 		return nil, errors.New("amg: Update: the matrix is the caller's device memory (NewDevice): use UpdateDevice")
 	}
-	if ds == nil || g == nil || g.op == nil {
+	if ds == nil || g == nil || g.op == nil || pc.perm != nil {
+		// Renumbered by the host: the values go through its copy.
 		return nil, nil
 	}
 	t0 := time.Now()

@@ -151,15 +151,63 @@ func TestGPUSetupScattered(t *testing.T) {
 		if err1 != nil || err2 != nil || rg.Iterations-rc.Iterations > 1 || rc.Iterations-rg.Iterations > 1 || !rg.Converged {
 			t.Errorf("%+v: solve: %v %v, %d iterations, host %d", c, err1, err2, rg.Iterations, rc.Iterations)
 		}
+		// A numeric update (Reuse: the host's copy maps the values).
+		a2 := cloneCSR(a, func(m *mesh.CSR[float64]) {
+			for i := range m.Rows {
+				for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
+					if m.Val[k] *= 2; int(m.Col[k]) == i {
+						m.Val[k] += 0.5
+					}
+				}
+			}
+		})
+		if err1, err2 := cpu.Update(a2), gpu.Update(a2); err1 != nil || err2 != nil {
+			t.Fatalf("%+v: Update: %v, host %v", c, err2, err1)
+		}
+		compareLevels(t, cpu, gpu)
+		rc, _ = cpu.Solve(b, make([]float64, a.Rows))
 		if err := gpu.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if rg, err := gpu.Solve(b, xg); err != nil {
+		if rg, err := gpu.Solve(b, make([]float64, a.Rows)); err != nil {
 			t.Errorf("%+v: solve after Close: %v", c, err)
 		} else if d := rg.Iterations - rc.Iterations; d < -1 || d > 1 || !rg.Converged {
 			t.Errorf("%+v: solve after Close: %d iterations (converged %v), host %d", c, rg.Iterations, rg.Converged, rc.Iterations)
 		}
 	}
+}
+
+// The device's renumbering on small matrices (the sanitizers' case): a
+// shuffled grid, and a graph Laplacian whose hubs win more vertices, and
+// have longer rows, than a warp stages.
+func TestGPUSetupRenumber(t *testing.T) {
+	needGPU(t)
+	grid := fem.Poisson(2, 40).A
+	for name, a := range map[string]*mesh.CSR[float64]{
+		"grid-shuffled": relabel(grid, shuffled(grid.Rows, 5), 1),
+		"hubs":          laplacian(hubGraph()),
+	} {
+		cpu, gpu := hostAndDevice(t, a, Options{MaxCoarse: 20, Ordering: RCMOrdering})
+		defer gpu.Close()
+		if gpu.perm == nil || gpu.fine.val != nil {
+			t.Errorf("%s: not renumbered on the device", name)
+		}
+		compareLevels(t, cpu, gpu)
+	}
+}
+
+// laplacian is the graph Laplacian of g plus the identity.
+func laplacian(g *mesh.Graph) *mesh.CSR[float64] {
+	a := withDiagonal(g)
+	for i := range a.rows {
+		for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+			a.val[k] = -1
+			if int(a.col[k]) == i {
+				a.val[k] = float64(a.ptr[i+1] - a.ptr[i])
+			}
+		}
+	}
+	return a.toMesh()
 }
 
 // hostAndDevice sets a up with o on the host and on the device, which

@@ -114,7 +114,7 @@ for stage in "${stages[@]}"; do
 		# engine), initcheck included: freed device memory is reused.
 		for tool in memcheck racecheck initcheck; do
 			run sanitize 300 bash -c "cd amg && compute-sanitizer --tool $tool --error-exitcode 7 --print-limit 20 \
-				../bin/amg.test -test.short -test.run 'TestGPUSetup(MatchesHost|Update|LongRows)\$' -test.count=1"
+				../bin/amg.test -test.short -test.run 'TestGPUSetup(MatchesHost|Update|LongRows|Renumber)\$' -test.count=1"
 		done
 		;;
 	bench)
