@@ -148,26 +148,6 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 		pr := &Product{a: da, b: dp, c: &Matrix{rows: da.rows, cols: dp.cols, owned: true, d: d}}
 		return errors.Join(d.run(pr.symbolic), pr.Free())
 	}
-	// The two kernels of A·P's pattern alone, rewriting g's: the rest of
-	// the symbolic pass is allocation, scans and waits.
-	apc := g.AP()
-	kernel := func(name string) func() error {
-		return func() error {
-			return d.run(func(q *queue) error {
-				if name == "sp_fill" {
-					return q.launch(name, apc.rows, 8, int32(apc.rows), da.ptr, da.col, dp.ptr, dp.col, apc.ptr, apc.col)
-				}
-				longs, err := q.scratch("longs", int64(apc.rows+1)*4)
-				if err == nil {
-					err = longs.MemsetAsync32(0, d.l.Stream)
-				}
-				if err == nil {
-					err = q.launch(name, apc.rows, 8, int32(apc.rows), da.ptr, da.col, dp.ptr, dp.col, longs, longs, longs.Ptr()+uintptr(apc.rows)*4)
-				}
-				return err
-			})
-		}
-	}
 	rapFull := func() error { return freed(d.mul(g.R(), g.AP(), 0)) }
 	tr := func() error { return freed(d.Transpose(dp)) }
 	gal := func() error { return freed(d.Galerkin(da, dp)) }
@@ -179,8 +159,6 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 	}{
 		{"A·P symbolic+numeric", prod(da, dp), floorAP},
 		{"A·P symbolic", sym, in + float64(4*ap.Rows+4*ap.NNZ())},
-		{"A·P count kernel (+alloc)", kernel("sp_count"), in},
-		{"A·P fill kernel", kernel("sp_fill"), in + float64(4*ap.Rows+4*ap.NNZ())},
 		{"A·P numeric", g.ap.Numeric, floorAPn},
 		{"Pᵀ transpose", tr, floorT},
 		{"Pᵀ numeric (gather)", g.r.Numeric, floorTn},
