@@ -356,7 +356,7 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 	if g != nil && g.inPlace {
 		return nil, errors.New("amg: Update: the matrix is the caller's device memory (NewDevice): use UpdateDevice")
 	}
-	if ds == nil || g == nil || g.op == nil || pc.perm != nil {
+	if ds == nil || g == nil || g.op == nil || pc.perm != nil && ds.dsrc == nil {
 		// Renumbered by the host: the values go through its copy.
 		return nil, nil
 	}
@@ -369,7 +369,7 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 	t0 = time.Now()
 	ds.err = nil
 	n, nz := m.rows, m.nnz()
-	if err := stage(ds, g.op.val, m.val); err != nil {
+	if err := ds.putValues(g.op.val, m.val); err != nil {
 		return nil, err
 	}
 	pc.phase("upload", t0)
@@ -395,10 +395,28 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 		}
 		_ = g.idle()
 		ds.err = nil
-		return nil, errors.Join(err, stage(ds, g.op.val, pc.op.val[:pc.op.nnz()]))
+		return nil, errors.Join(err, ds.putValues(g.op.val, pc.op.val[:pc.op.nnz()]))
 	}
 	ds.staged = true
 	return m, nil
+}
+
+// putValues copies the caller's values v into dst, the device's
+// operator: as they are, or through dsrc where the device renumbered
+// the matrix.
+func (ds *devSetup) putValues(dst *cuda.Buffer, v []float64) error {
+	if ds.dsrc == nil {
+		return stage(ds, dst, v)
+	}
+	tmp, err := ds.alloc(8 * int64(len(v)))
+	if err == nil {
+		err = stage(ds, tmp, v)
+	}
+	if err != nil {
+		return err
+	}
+	ds.launchIn("in_gather", int64(len(v)), int64(len(v)), ds.dsrc, tmp, dst)
+	return ds.err
 }
 
 // stage copies src to the start of dst through the context's Stager, in

@@ -26,8 +26,8 @@ var errRenumber = fmt.Errorf("%w: the matrix is renumbered on the host (Options.
 
 // order returns d (with its diagonal diag) in the numbering that
 // Options.Ordering gives it: d itself, or renumbered on the device for
-// one dof per node without Options.Reuse (pc.perm and pc.fine, a mirror,
-// set), or errRenumber for the host to renumber.
+// one dof per node (pc.perm and pc.fine, a mirror, set), or errRenumber
+// for the host to renumber.
 func (ds *devSetup) order(d *dcsr, diag *cuda.Buffer) (*dcsr, *cuda.Buffer, error) {
 	pc := ds.pc
 	o := &pc.opts
@@ -56,10 +56,10 @@ func (ds *devSetup) order(d *dcsr, diag *cuda.Buffer) (*dcsr, *cuda.Buffer, erro
 }
 
 // deviceOrders reports whether the device renumbers a matrix itself:
-// one dof per node (the graph is the pattern), and no Options.Reuse
-// (whose Update maps the caller's values through the host's copy).
+// one dof per node, where the graph is the pattern (the host's graph of
+// nodes is the strength graph at θ = 0).
 func deviceOrders(o *Options) bool {
-	return o.BlockSize == 1 && !o.Reuse
+	return o.BlockSize == 1
 }
 
 // scattered is scattered(pc.op) counted on the device, on d, the
@@ -106,10 +106,13 @@ func (ds *devSetup) renumber(d *dcsr, diag *cuda.Buffer) (*dcsr, *cuda.Buffer, [
 	d2.col, errs[1] = ds.keep(4 * int64(d.nnz))
 	d2.val, errs[2] = ds.keep(8 * int64(d.nnz))
 	diag2, err := ds.alloc(8 * n)
-	if err := errors.Join(errs[0], errs[1], errs[2], err); err != nil {
+	if ds.pc.opts.Reuse {
+		ds.dsrc, errs[3] = ds.keep(4 * int64(d.nnz))
+	}
+	if err := errors.Join(errs[0], errs[1], errs[2], errs[3], err); err != nil {
 		return nil, nil, nil, err
 	}
-	ds.launchIn("in_permute", 32*n, int32(n), inv, perm, d.ptr, d.col, d.val, cnt, d2.col, d2.val)
+	ds.launchIn("in_permute", 32*n, int32(n), inv, perm, d.ptr, d.col, d.val, cnt, d2.col, d2.val, ds.dsrc)
 	ds.launch("su_to_i32", n+1, n+1, cnt, d2.ptr)
 	ds.launchIn("in_gather", n, n, inv, diag, diag2)
 	h := make([]int32, n)

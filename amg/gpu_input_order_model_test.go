@@ -165,15 +165,16 @@ func (m *orderModel) searchAll() bool {
 	return placed == n
 }
 
-// permute is in_reverse, in_perm_len, the scan and in_permute: P·a·Pᵀ
-// and the inverse permutation.
-func (m *orderModel) permute() (*csr, []int32) {
+// permute is in_reverse, in_perm_len, the scan and in_permute: P·a·Pᵀ,
+// each entry's position in a, and the inverse permutation.
+func (m *orderModel) permute() (*csr, []int32, []int32) {
 	a, n := m.a, m.a.rows
 	inv, perm := make([]int32, n), make([]int32, n)
 	for p, v := range m.order {
 		inv[n-1-p], perm[v] = v, int32(n-1-p)
 	}
 	c := &csr{rows: n, cols: n, ptr: make([]int, n+1), col: make([]int32, a.nnz()), val: make([]float64, a.nnz())}
+	src := make([]int32, a.nnz())
 	for i, o := range inv {
 		c.ptr[i+1] = c.ptr[i] + a.ptr[o+1] - a.ptr[o]
 	}
@@ -187,9 +188,10 @@ func (m *orderModel) permute() (*csr, []int32) {
 				}
 			}
 			c.col[c.ptr[i]+r], c.val[c.ptr[i]+r] = perm[j], vals[k]
+			src[c.ptr[i]+r] = int32(a.ptr[o] + k)
 		}
 	}
-	return c, inv
+	return c, src, inv
 }
 
 // The device's renumbering is the host's: the same order (cuthillMcKee)
@@ -218,14 +220,15 @@ func TestModelInputOrder(t *testing.T) {
 			t.Errorf("%s: the model gave up", name)
 			continue
 		}
-		c, inv := m.permute()
+		c, src, inv := m.permute()
 		if !slices.Equal(inv, want) {
 			t.Errorf("%s: the order differs from cuthillMcKee's", name)
 			continue
 		}
 		q := &permutation{inv: want}
-		if w := q.matrix(newPool(2), a, false); !slices.Equal(c.ptr, w.ptr) || !slices.Equal(c.col, w.col) || !slices.Equal(c.val, w.val) {
-			t.Errorf("%s: the renumbered matrix differs from the host's", name)
+		if w := q.matrix(newPool(2), a, true); !slices.Equal(c.ptr, w.ptr) || !slices.Equal(c.col, w.col) ||
+			!slices.Equal(c.val, w.val) || !slices.Equal(src, q.src) {
+			t.Errorf("%s: the renumbered matrix or its entries' sources differ from the host's", name)
 		}
 		capped += m.unsorted
 	}

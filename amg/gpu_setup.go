@@ -97,6 +97,9 @@ type devSetup struct {
 	err   error            // first launch error
 	lv    []devLevel       // with Options.Reuse, what a numeric Update starts from
 	dkeep *cuda.Buffer     // with Options.Reuse and dropped entries, each kept entry's position in the input
+	// dsrc: with Options.Reuse on a matrix the device renumbered, each
+	// entry's position in the caller's (Update maps values through it)
+	dsrc *cuda.Buffer
 	// staged: a numeric Update's values are on the device already
 	// (checkOnDevice).
 	staged bool

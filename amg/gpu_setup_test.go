@@ -121,12 +121,12 @@ func TestGPUSetupPartMatchesHost(t *testing.T) {
 	}
 }
 
-// A scattered numbering is renumbered as the host renumbers it: on the
-// device (the device counts the far entries, searches and permutes), or
-// with Options.Reuse by the host before the device builds. The levels
-// are the host's either way, the solve translates, and Close leaves the
-// hierarchy whole on the host. Natural ordering keeps the caller's
-// numbering.
+// A scattered numbering is renumbered on the device as the host
+// renumbers it (the device counts the far entries, searches and
+// permutes): the levels are the host's, before and after a numeric
+// Update (with Options.Reuse the device maps the new values itself), the
+// solve translates, and Close leaves the hierarchy whole on the host.
+// Natural ordering keeps the caller's numbering.
 func TestGPUSetupScattered(t *testing.T) {
 	needGPU(t)
 	pr := fem.Poisson(3, 40)
@@ -136,7 +136,7 @@ func TestGPUSetupScattered(t *testing.T) {
 		ord    Ordering
 		reuse  bool
 		device bool // renumbered on the device
-	}{{AutoOrdering, false, true}, {NaturalOrdering, false, false}, {RCMOrdering, false, true}, {AutoOrdering, true, false}} {
+	}{{AutoOrdering, false, true}, {NaturalOrdering, false, false}, {RCMOrdering, false, true}, {AutoOrdering, true, true}} {
 		cpu, gpu := hostAndDevice(t, a, Options{MaxCoarse: 60, Ordering: c.ord, Reuse: c.reuse})
 		defer gpu.Close()
 		_, devOrder := gpu.stats.Phases["order"]
@@ -175,6 +175,29 @@ func TestGPUSetupScattered(t *testing.T) {
 			t.Errorf("%+v: solve after Close: %d iterations (converged %v), host %d", c, rg.Iterations, rg.Converged, rc.Iterations)
 		}
 	}
+}
+
+// With several dofs per node the host renumbers (its graph of nodes) and
+// the device builds from the host's copy: the host's levels, before and
+// after a numeric Update.
+func TestGPUSetupHostRenumbers(t *testing.T) {
+	needGPU(t)
+	pr := fem.Elasticity(12)
+	cpu, gpu := hostAndDevice(t, pr.A, problemOptions(pr, Options{MaxCoarse: 60, Ordering: RCMOrdering, Reuse: true}))
+	defer gpu.Close()
+	if gpu.perm == nil || gpu.fine.val == nil {
+		t.Fatal("not renumbered by the host")
+	}
+	compareLevels(t, cpu, gpu)
+	a2 := cloneCSR(pr.A, func(m *mesh.CSR[float64]) {
+		for k := range m.Val {
+			m.Val[k] *= 3
+		}
+	})
+	if err1, err2 := cpu.Update(a2), gpu.Update(a2); err1 != nil || err2 != nil {
+		t.Fatalf("Update: %v, host %v", err2, err1)
+	}
+	compareLevels(t, cpu, gpu)
 }
 
 // The device's renumbering on small matrices (the sanitizers' case): a

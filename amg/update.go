@@ -52,10 +52,21 @@ func (pc *Preconditioner) Update(a *mesh.CSR[float64]) error {
 	}
 	fine0 := pc.levels[0].a == pc.fine
 	pc.op = m
-	if pc.perm != nil {
-		pc.perm.values(pc.pool, m, pc.fine)
-	} else {
+	switch {
+	case pc.perm == nil:
 		pc.fine = m
+	case pc.perm.src != nil:
+		pc.perm.values(pc.pool, m, pc.fine)
+	case pc.reuse != nil && pc.reuse.staged:
+		// The device renumbered the matrix and mapped the new values
+		// (checkOnDevice): the host's mirror fills again when read.
+		pc.fine.val = nil
+	default:
+		if err := pc.rebuild(); err != nil {
+			return err
+		}
+		pc.stats.Setup = time.Since(start)
+		return nil
 	}
 	if fine0 {
 		pc.levels[0].a = pc.fine

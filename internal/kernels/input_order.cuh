@@ -177,11 +177,12 @@ extern "C" __global__ void __launch_bounds__(IN_THREADS)
 
 // in_permute writes row i of P·A·Pᵀ from row inv[i] of A, its columns
 // renumbered by perm and sorted (each lane ranks the entries it staged
-// against all of the row's), at off[i]. A row longer than IN_ORDER_CAP is
-// lane 0's, sorted in place. One warp per row.
+// against all of the row's), at off[i], and (src not null) each entry's
+// position in A, through which Update maps new values. A row longer than
+// IN_ORDER_CAP is lane 0's, sorted in place. One warp per row.
 extern "C" __global__ void __launch_bounds__(IN_THREADS)
     in_permute(int n, const int *inv, const int *perm, const int *ptr, const int *col, const double *val,
-               const long long *off, int *ncol, double *nval) {
+               const long long *off, int *ncol, double *nval, int *src) {
 	__shared__ int sc[IN_THREADS / 32][IN_ORDER_CAP];
 	const int lane = threadIdx.x & 31;
 	int *c = sc[threadIdx.x >> 5];
@@ -196,18 +197,26 @@ extern "C" __global__ void __launch_bounds__(IN_THREADS)
 				for (int b = 0; b < len; b++) r += c[b] < x;
 				ncol[at + r] = x;
 				nval[at + r] = val[lo + k];
+				if (src) src[at + r] = lo + k;
 			}
 			__syncwarp();
 			continue;
 		}
-		for (int k = lane; k < len; k += 32) ncol[at + k] = perm[col[lo + k]], nval[at + k] = val[lo + k];
+		for (int k = lane; k < len; k += 32) {
+			ncol[at + k] = perm[col[lo + k]], nval[at + k] = val[lo + k];
+			if (src) src[at + k] = lo + k;
+		}
 		__syncwarp();
 		if (lane == 0)
 			for (int a = 1; a < len; a++) {
-				int x = ncol[at + a], b = a - 1;
+				int x = ncol[at + a], b = a - 1, z = src ? src[at + a] : 0;
 				double y = nval[at + a];
-				for (; b >= 0 && ncol[at + b] > x; b--) ncol[at + b + 1] = ncol[at + b], nval[at + b + 1] = nval[at + b];
+				for (; b >= 0 && ncol[at + b] > x; b--) {
+					ncol[at + b + 1] = ncol[at + b], nval[at + b + 1] = nval[at + b];
+					if (src) src[at + b + 1] = src[at + b];
+				}
 				ncol[at + b + 1] = x, nval[at + b + 1] = y;
+				if (src) src[at + b + 1] = z;
 			}
 		__syncwarp();
 	}
