@@ -612,7 +612,10 @@ misgrid_status misgrid_solver_level_info(misgrid_context ctx, misgrid_solver sol
  *
  * The solver's options apply (device= is the matrix's GPU), within what
  * the device setup does: aggregation=mis2, smoother chebyshev or
- * jacobi, up to 8 dofs per node and near-nullspace vectors.
+ * jacobi, up to 8 dofs per node and near-nullspace vectors. The
+ * hierarchy is built in the matrix's own numbering (ordering=auto keeps
+ * it; ordering=rcm is refused: MISGRID_ERR_ARG); misgrid_solver_setup
+ * renumbers a scattered matrix, on the GPU too.
  * misgrid_solver_apply and misgrid_solver_solve then take host vectors as
  * for any solver.
  */
