@@ -3,6 +3,7 @@ package amg
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/misgrid/misgrid/cuda"
@@ -16,9 +17,17 @@ import (
 // host's copy; the host keeps the permutation, to translate Apply's and
 // Solve's vectors, and a mirror of the renumbered matrix.
 
-// maxSearches bounds the components (of more than one vertex) the device
-// searches one after another; a matrix with more is the host's.
-const maxSearches = 64
+// Bounds of the device's renumbering; a matrix past one is the host's,
+// which gives the same order. maxSearches bounds the components (of more
+// than one vertex) searched one after another, maxLevels the levels of a
+// search (each costs a read: a mesh that is a long chain of few vertices
+// a level searches faster on the host), and maxOrderRow the rows, whose
+// vertices one lane sorts past IN_ORDER_CAP (a dense constraint row).
+const (
+	maxSearches = 64
+	maxLevels   = 4096
+	maxOrderRow = 1024
+)
 
 // errRenumber hands the setup of a matrix that Options.Ordering
 // renumbers to the host's renumber.
@@ -40,7 +49,7 @@ func (ds *devSetup) order(d *dcsr, diag *cuda.Buffer) (*dcsr, *cuda.Buffer, erro
 			return d, diag, err
 		}
 	}
-	if !deviceOrders(o) {
+	if !deviceOrders(o) || longestRow(pc.pool, pc.op) > maxOrderRow {
 		return nil, nil, errRenumber
 	}
 	t0 := time.Now()
@@ -177,7 +186,10 @@ func (ds *devSetup) searchAll(d *dcsr, own, probe, order, queue, cnt *cuda.Buffe
 // neither own nor placed, if not nil, has placed; by (degree, id) when
 // sorted) and returns where q ends.
 func (ds *devSetup) levels(d *dcsr, own, placed, q, cnt *cuda.Buffer, lo, hi int, sorted bool) (int, error) {
-	for lo < hi {
+	for l := 0; lo < hi; l++ {
+		if l == maxLevels {
+			return 0, errRenumber
+		}
 		m := int64(hi - lo)
 		ds.launchIn("in_claim", 32*m, int32(lo), int32(m), q, d.ptr, d.col, own, placed)
 		ds.launchIn("in_won_count", 32*m, int32(lo), int32(m), q, d.ptr, d.col, own, cnt)
@@ -190,4 +202,18 @@ func (ds *devSetup) levels(d *dcsr, own, placed, q, cnt *cuda.Buffer, lo, hi int
 		lo, hi = hi, hi+int(w[0])
 	}
 	return hi, nil
+}
+
+// longestRow returns the most entries of a row of a (a host matrix).
+func longestRow(p pool, a *csr) int {
+	var m atomic.Int64
+	p.forRange(a.rows, a.rows, func(lo, hi int) {
+		l := 0
+		for i := lo; i < hi; i++ {
+			l = max(l, a.ptr[i+1]-a.ptr[i])
+		}
+		for o := m.Load(); int64(l) > o && !m.CompareAndSwap(o, int64(l)); o = m.Load() {
+		}
+	})
+	return int(m.Load())
 }

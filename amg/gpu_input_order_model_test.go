@@ -68,7 +68,10 @@ func (m *orderModel) alone(from, to, at int) int {
 // and in_won_place.
 func (m *orderModel) levels(own, placed, q []int32, lo, hi int, sorted bool) int {
 	a := m.a
-	for lo < hi {
+	for l := 0; lo < hi; l++ {
+		if l == maxLevels {
+			return -1
+		}
 		for _, i := range m.rng.Perm(hi - lo) {
 			p := int32(lo + i)
 			for _, u := range a.col[a.ptr[q[p]]:a.ptr[q[p]+1]] {
@@ -154,12 +157,17 @@ func (m *orderModel) searchAll() bool {
 		}
 		m.queue[0], m.probe[to] = int32(to), -1
 		end := m.levels(m.probe, m.own, m.queue, 0, 1, false)
+		if end < 0 {
+			return false
+		}
 		for _, v := range m.queue[:end] {
 			m.probe[v] = unowned
 		}
 		start := m.queue[end-1]
 		m.order[placed], m.own[start] = start, -1
-		placed = m.levels(m.own, nil, m.order, placed, placed+1, true)
+		if placed = m.levels(m.own, nil, m.order, placed, placed+1, true); placed < 0 {
+			return false
+		}
 		from = to + 1
 	}
 	return placed == n
@@ -237,6 +245,16 @@ func TestModelInputOrder(t *testing.T) {
 	}
 	if newOrderModel(withDiagonal(pieces()), 1).searchAll() {
 		t.Errorf("a pattern of more than %d components was searched, not handed to the host", maxSearches)
+	}
+	chain := make([][]int32, maxLevels+10)
+	for v := range int32(len(chain) - 1) {
+		chain[v], chain[v+1] = append(chain[v], v+1), append(chain[v+1], v)
+	}
+	if newOrderModel(withDiagonal(graphOf(chain)), 1).searchAll() {
+		t.Errorf("a chain of more than %d levels was searched, not handed to the host", maxLevels)
+	}
+	if l := longestRow(newPool(3), cases["hubs"]); l <= inOrderCap || l > maxOrderRow {
+		t.Errorf("the hubs' longest row has %d entries, want past IN_ORDER_CAP (%d) and within maxOrderRow (%d)", l, inOrderCap, maxOrderRow)
 	}
 }
 
