@@ -27,8 +27,9 @@
 #   upload    staged uploads, device hierarchy and the C device-pointer
 #             test (upload-check.sh, its logs in $OUT/upload)
 #   setup     the AMG setup on the device: BenchmarkGPUSetup ($SETUP_BENCH,
-#             default Poisson 101³ and elasticity 48³; tetpart2 and
-#             tetelast1 are P1 on the Gmsh part) and the solve benchmarks,
+#             default the issue's set: Q1 Poisson 101³ and elasticity 69³,
+#             tetpart2 and tetelast1, P1 on the Gmsh part) and the solve
+#             benchmarks,
 #             each phase beside its floor
 #   prof      each setup kernel's time summed by name over the device setups
 #             of BenchmarkGPUSetup on $PROF_BENCH (five setups and an
@@ -153,7 +154,7 @@ for stage in "${stages[@]}"; do
 		run upload 400 env OUT="$OUT/upload" scripts/upload-check.sh bin ${UPLOAD_STAGES:-cabi tests bench}
 		;;
 	setup)
-		run setup 400 bash -c "cd amg && MISGRID_SETUP_BENCH=${SETUP_BENCH:-poisson101,elasticity48} \
+		run setup 400 bash -c "cd amg && MISGRID_SETUP_BENCH=${SETUP_BENCH:-poisson101,elasticity69,tetpart2,tetelast1} \
 			../bin/amg.test -test.run '^\$' -test.bench 'GPUSetup|GPUSolve|GPUMulVec' -test.benchtime 1x"
 		;;
 	prof)
