@@ -137,8 +137,11 @@ func (c *coarseSolver) swap(k, p int) {
 // solve sets x = A⁺b for the generalized inverse D^-½·Πᵀ·[L⁻ᵀL⁻¹ 0; 0 0]·Π·D^-½,
 // which is A⁻¹ when A is nonsingular and symmetric positive semidefinite
 // otherwise.
-func (c *coarseSolver) solve(b, x []float64) {
-	n, r, m, y := c.n, c.rank, c.l, c.w
+func (c *coarseSolver) solve(b, x []float64) { c.solveWith(b, x, c.w) }
+
+// solveWith is solve with the scratch y (n entries).
+func (c *coarseSolver) solveWith(b, x, y []float64) {
+	n, r, m := c.n, c.rank, c.l
 	for k := 0; k < r; k++ {
 		i := c.perm[k]
 		y[k] = b[i] * c.s[i]
@@ -202,20 +205,22 @@ func (c *coarseSolver) nullVectors() [][]float64 {
 }
 
 // inverse returns the generalized inverse that solve applies, row-major
-// (the GPU applies it as one dense product).
-func (c *coarseSolver) inverse() []float64 {
+// (the GPU applies it as one dense product): a solve per column, the
+// columns side by side, each the same whatever the workers.
+func (c *coarseSolver) inverse(p pool) []float64 {
 	n := c.n
 	inv := make([]float64, n*n)
-	e := make([]float64, n)
-	x := make([]float64, n)
-	for j := 0; j < n; j++ {
-		e[j] = 1
-		c.solve(e, x)
-		e[j] = 0
-		for i := 0; i < n; i++ {
-			inv[i*n+j] = x[i]
+	p.forRange(n, 2*n*n*n, func(lo, hi int) {
+		e, x, y := make([]float64, n), make([]float64, n), make([]float64, n)
+		for j := lo; j < hi; j++ {
+			e[j] = 1
+			c.solveWith(e, x, y)
+			e[j] = 0
+			for i, v := range x {
+				inv[i*n+j] = v
+			}
 		}
-	}
+	})
 	return inv
 }
 
@@ -224,13 +229,15 @@ func (c *coarseSolver) inverse() []float64 {
 // (|p|ᵀ·|a|·1)_i, from one pass over a and one over p, where it already
 // clears every diagonal entry; absEnergy, which costs a product, only
 // where some entry is rounding against the bound (a singular ac).
-func coarseRef(a, p, ac *csr) []float64 {
-	rs := make([]float64, a.rows) // |a|·1
-	for k := range rs {
-		for _, v := range a.val[a.ptr[k]:a.ptr[k+1]] {
-			rs[k] += math.Abs(v)
+func coarseRef(w pool, a, p, ac *csr) []float64 {
+	rs := make([]float64, a.rows) // |a|·1, a row a worker
+	w.forRows(a, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			for _, v := range a.val[a.ptr[k]:a.ptr[k+1]] {
+				rs[k] += math.Abs(v)
+			}
 		}
-	}
+	})
 	pmax := 0.0
 	ref := make([]float64, p.cols)
 	for k := 0; k < p.rows; k++ {

@@ -1,6 +1,7 @@
 package amg
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestCoarseRef(t *testing.T) {
 					}
 				}
 			}
-			ref, exact := coarseRef(l.a, l.p, ac), absEnergy(l.a, l.p)
+			ref, exact := coarseRef(newPool(3), l.a, l.p, ac), absEnergy(l.a, l.p)
 			if tc.exact {
 				if !slices.Equal(ref, exact) {
 					t.Fatal("a rounding diagonal did not get the exact absolute energy")
@@ -54,5 +55,41 @@ func TestCoarseRef(t *testing.T) {
 				t.Error("the bound is the exact energy: not the cheap path")
 			}
 		})
+	}
+}
+
+// The coarse inverse the GPU applies is the same whatever the workers,
+// and inverts the coarsest operator.
+func TestCoarseInverse(t *testing.T) {
+	pr := fem.Elasticity(8)
+	pc, err := New(pr.A, problemOptions(pr, Options{MaxCoarse: 200}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, a := pc.coarse, pc.levels[len(pc.levels)-1].a
+	if c.rank != c.n || c.n < 50 {
+		t.Fatalf("coarsest operator of %d rows, rank %d: want a nonsingular one of some size", c.n, c.rank)
+	}
+	x := c.inverse(newPool(1))
+	if y := c.inverse(newPool(5)); !slices.Equal(x, y) {
+		t.Error("the inverse depends on the workers")
+	}
+	n := c.n
+	for j := range n { // (A·X)_:j = e_j
+		col := make([]float64, n)
+		for i := range n {
+			col[i] = x[i*n+j]
+		}
+		r := make([]float64, n)
+		newPool(1).mulVec(a, col, r)
+		for i, v := range r {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(v-want) > 1e-8 {
+				t.Fatalf("(A·X)[%d,%d] = %g, want %g", i, j, v, want)
+			}
+		}
 	}
 }

@@ -252,7 +252,7 @@ func (pc *Preconditioner) upload(e *gpu.Loader) (g *gpuSolver, err error) {
 			}
 		}
 	}
-	if err = g.coarse(pc.coarse); err != nil {
+	if err = g.coarse(pc.pool, pc.coarse); err != nil {
 		return nil, err
 	}
 	n := pc.op.rows
@@ -311,7 +311,7 @@ func (g *gpuSolver) refresh(pc *Preconditioner) error {
 			return err
 		}
 	}
-	m, err := coarseInverse(pc.coarse)
+	m, err := coarseInverse(pc.pool, pc.coarse)
 	if err != nil {
 		return err
 	}
@@ -401,8 +401,8 @@ func lanesFor(nnz, rows int) int {
 // product per cycle on the device instead of a round trip to the host.
 // The coarsest level is small and well conditioned relative to the fine
 // one, so the inverse costs nothing measurable in accuracy.
-func (g *gpuSolver) coarse(c *coarseSolver) error {
-	m, err := coarseInverse(c)
+func (g *gpuSolver) coarse(p pool, c *coarseSolver) error {
+	m, err := coarseInverse(p, c)
 	if err != nil {
 		return err
 	}
@@ -413,8 +413,8 @@ func (g *gpuSolver) coarse(c *coarseSolver) error {
 
 // coarseInverse returns the (generalized) inverse of the coarsest
 // operator, row-major.
-func coarseInverse(c *coarseSolver) ([]float64, error) {
-	return c.inverse(), nil
+func coarseInverse(p pool, c *coarseSolver) ([]float64, error) {
+	return c.inverse(p), nil
 }
 
 func (g *gpuSolver) free() error {

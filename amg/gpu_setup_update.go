@@ -121,7 +121,7 @@ func (pc *Preconditioner) refreshDevice() error {
 	}
 	if err == nil {
 		var m []float64
-		if m, err = coarseInverse(pc.coarse); err == nil {
+		if m, err = coarseInverse(pc.pool, pc.coarse); err == nil {
 			err = cuda.CopyToDevice(g.cinv, 0, m)
 		}
 	}

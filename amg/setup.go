@@ -465,7 +465,7 @@ func (pc *Preconditioner) finish() error {
 	var ref []float64
 	if last > 0 {
 		l := pc.levels[last-1]
-		ref = coarseRef(l.a, l.p, cl.a)
+		ref = coarseRef(pc.pool, l.a, l.p, cl.a)
 	}
 	cs, err := newCoarseSolver(cl.a, ref)
 	if err != nil {
