@@ -293,11 +293,16 @@ func errDiagonal(i int, d float64) error {
 
 // toMesh returns a view of a as a mesh.CSR for the graph builders.
 func (a *csr) toMesh() *mesh.CSR[float64] {
-	ptr := make([]int64, len(a.ptr))
-	for i, p := range a.ptr {
-		ptr[i] = int64(p)
+	return &mesh.CSR[float64]{Rows: a.rows, Cols: a.cols, RowPtr: offsets64(a.ptr), Col: a.col, Val: a.val}
+}
+
+// offsets64 returns row offsets as mesh keeps them.
+func offsets64(ptr []int) []int64 {
+	out := make([]int64, len(ptr))
+	for i, p := range ptr {
+		out[i] = int64(p)
 	}
-	return &mesh.CSR[float64]{Rows: a.rows, Cols: a.cols, RowPtr: ptr, Col: a.col, Val: a.val}
+	return out
 }
 
 // diag returns the diagonal of a (zero where a row has none).

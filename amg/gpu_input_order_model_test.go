@@ -221,7 +221,7 @@ func TestModelInputOrder(t *testing.T) {
 	cases["tetpart0"] = mustCSR(t, pr.A)
 	capped := 0
 	for name, a := range cases {
-		g := &mesh.Graph{Offsets: widen(a.ptr), Adj: a.col}
+		g := &mesh.Graph{Offsets: offsets64(a.ptr), Adj: a.col}
 		want := cuthillMcKee(newPool(2), g)
 		m := newOrderModel(a, 7)
 		if !m.searchAll() {

@@ -101,11 +101,7 @@ func ordering(p pool, a *csr, o *Options) (*permutation, error) {
 	if bs == 1 {
 		// The matrix pattern is the graph: its diagonal adds one to
 		// every degree, which changes no comparison of RCM.
-		off := make([]int64, a.rows+1)
-		for i, q := range a.ptr {
-			off[i] = int64(q)
-		}
-		g = &mesh.Graph{Offsets: off, Adj: a.col}
+		g = &mesh.Graph{Offsets: offsets64(a.ptr), Adj: a.col}
 	} else {
 		var err error
 		if g, err = strengthGraph(p, a, 0, bs); err != nil {
