@@ -149,14 +149,10 @@ func (pc *Preconditioner) deviceResidual(b, x []float64, bn float64) (float64, b
 	if g == nil || pc.fine.val != nil {
 		return 0, false
 	}
-	op := g.op
-	if op == nil {
-		op = g.levels[0].a
-	}
 	if err := errors.Join(g.idle(), cuda.CopyToDevice(g.vb, 0, b), cuda.CopyToDevice(g.vx, 0, x)); err != nil {
 		return math.NaN(), true
 	}
-	g.rows(op, rowResid, g.vx, nil, g.vb, g.vr, nil, nil, nil, nil, 0, 0)
+	g.rows(g.op, rowResid, g.vx, nil, g.vb, g.vr, nil, nil, nil, nil, 0, 0)
 	rr, err := g.dot(len(b), g.vr, g.vr)
 	if err != nil {
 		return math.NaN(), true
