@@ -92,7 +92,7 @@ func (ds *devSetup) scattered(d *dcsr) (bool, error) {
 func (ds *devSetup) renumber(d *dcsr, diag *cuda.Buffer) (*dcsr, *cuda.Buffer, []int32, error) {
 	n := int64(d.rows)
 	var bufs [5]*cuda.Buffer
-	var errs [6]error
+	var errs [5]error
 	for i := range 4 {
 		bufs[i], errs[i] = ds.alloc(4 * n)
 	}
