@@ -1,6 +1,7 @@
 package amg
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -179,43 +180,35 @@ func modelTentative(of []int32, nagg, bs, k int, b []float64, rng *rand.Rand) (*
 	return t, bc
 }
 
-// modelAT is su_at (both passes, rows in a random order) and su_smooth:
-// a row of at most SU_AT_CAP entries by the warp's staging (distinct
-// aggregates by rank, each output summed over the row's entries of its
-// aggregate), a longer one by su_at_long (sort on scratch, then each
-// entry added at its aggregate).
+// modelAT is su_at, both passes, rows in a random order: each row's
+// entries sorted by (aggregate, position), each aggregate's segment
+// summed in row order for its k columns, then smoothed as
+// smoothProlongator does.
 func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rng *rand.Rand) *csr {
 	n := a.rows
-	scr := make([]int32, a.nnz())
-	cnt := make([]int64, n+1)
-	aggOf := func(q int) int32 {
-		if g := of[int(a.col[q])/bs]; g >= 0 {
-			return g
+	type key struct{ g, q int32 }
+	row := func(i int) []key {
+		var keys []key
+		for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
+			if g := of[int(a.col[q])/bs]; g >= 0 {
+				keys = append(keys, key{g, int32(q)})
+			}
 		}
-		return math.MaxInt32
+		slices.SortFunc(keys, func(x, y key) int { return cmp.Or(cmp.Compare(x.g, y.g), cmp.Compare(x.q, y.q)) })
+		return keys
 	}
-	row := func(i int) []int32 {
-		lo, hi := a.ptr[i], a.ptr[i+1]
-		seg := scr[lo:hi]
-		for q := range seg {
-			seg[q] = aggOf(lo + q)
-		}
-		if hi-lo <= suAtCap {
-			d, _, _ := modelDistinct(slices.Clone(seg))
-			return d
-		}
-		slices.Sort(seg)
+	distinct := func(keys []key) int {
 		u := 0
-		for q := 0; q < len(seg) && seg[q] != math.MaxInt32; q++ {
-			if u == 0 || seg[u-1] != seg[q] {
-				seg[u] = seg[q]
+		for s := range keys {
+			if s == 0 || keys[s-1].g != keys[s].g {
 				u++
 			}
 		}
-		return seg[:u]
+		return u
 	}
+	cnt := make([]int64, n+1)
 	for _, i := range rng.Perm(n) {
-		cnt[i+1] = int64(len(row(i)) * k)
+		cnt[i+1] = int64(distinct(row(i)) * k)
 	}
 	modelScan(cnt)
 	c := &csr{rows: n, cols: t.cols, ptr: make([]int, n+1)}
@@ -224,41 +217,30 @@ func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rn
 	}
 	c.col, c.val = make([]int32, c.ptr[n]), make([]float64, c.ptr[n])
 	for _, i := range rng.Perm(n) {
-		seg := row(i)
-		o := c.ptr[i]
-		for q, g := range seg {
-			for j := 0; j < k; j++ {
-				c.col[o+q*k+j] = g*int32(k) + int32(j)
-			}
-		}
-		if lo, hi := a.ptr[i], a.ptr[i+1]; hi-lo <= suAtCap {
-			g := make([]int32, hi-lo)
-			for q := range g {
-				g[q] = aggOf(lo + q)
-			}
-			_, f, nx := modelDistinct(g)
-			for x := range len(seg) * k {
-				at, j := x/k, x%k
-				y := 0.0
-				for q := f[at]; q >= 0; q = nx[q] {
-					y += float64(a.val[lo+q] * t.val[t.ptr[a.col[lo+q]]+j])
+		keys, o := row(i), c.ptr[i]
+		sc := -omega * dinv[i]
+		tk, te := t.ptr[i], t.ptr[i+1]
+		for s := 0; s < len(keys); {
+			e := s
+			y := make([]float64, k)
+			for ; e < len(keys) && keys[e].g == keys[s].g; e++ {
+				q := keys[e].q
+				for j := range y {
+					y[j] += float64(a.val[q] * t.val[t.ptr[a.col[q]]+j])
 				}
-				c.val[o+x] = y
 			}
-			continue
-		}
-		for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
-			g := aggOf(q)
-			if g == math.MaxInt32 {
-				continue
+			for j := range y {
+				col := keys[s].g*int32(k) + int32(j)
+				v := float64(sc * y[j])
+				if tk+j < te && t.col[tk+j] == col {
+					v += t.val[tk+j]
+				}
+				c.col[o+j], c.val[o+j] = col, v
 			}
-			at := mLower(seg, 0, len(seg), g)
-			for j := 0; j < k; j++ {
-				c.val[o+at*k+j] += float64(a.val[q] * t.val[t.ptr[a.col[q]]+j])
-			}
+			o += k
+			s = e
 		}
 	}
-	smoothProlongator(newPool(1), t, c, dinv, omega, c)
 	return c
 }
 

@@ -331,10 +331,10 @@ func (ds *devSetup) launchStrength(fill int32, nodes, bs int, a *dcsr, theta flo
 	ds.launch("su_strength", 32*int64(nodes), fill, int32(nodes), int32(bs), a.ptr, a.col, a.val, theta, dn, dir, cnt, off, adj, ds.word(0))
 }
 
-// smoothed is p = t − ω·D⁻¹·(A·t) (numeric, smoothProlongator): A·T on
-// the pattern of the aggregates of each row's neighbours, then smoothed
-// in place. P is kept for the solve; a numeric Update passes it (p) and
-// reruns only the numeric pass on dl's scratch.
+// smoothed is p = t − ω·D⁻¹·(A·t) (numeric, smoothProlongator), on the
+// pattern of A·T: the aggregates of each row's neighbours. P is kept for
+// the solve; a numeric Update passes it (p) and reruns only the numeric
+// pass, with dl's scratch.
 func (ds *devSetup) smoothed(a *dcsr, dl *devLevel, p *dcsr, omega float64) (*dcsr, error) {
 	n, t, bs, k := a.rows, dl.t, dl.bs, dl.k
 	if p == nil {
@@ -348,8 +348,8 @@ func (ds *devSetup) smoothed(a *dcsr, dl *devLevel, p *dcsr, omega float64) (*dc
 			ds.own(scr)
 		}
 		dl.scr = scr
-		ds.launch("su_at", 32*int64(n), int32(0), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.val,
-			scr, cnt, none, none, none)
+		ds.launch("su_at", 32*int64(n), int32(0), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.col, t.val,
+			scr, cnt, none, none, none, omega, dl.dinv)
 		ds.scan(cnt, int64(n+1))
 		w, err := ds.read(cnt, int64(n))
 		if err != nil {
@@ -368,8 +368,7 @@ func (ds *devSetup) smoothed(a *dcsr, dl *devLevel, p *dcsr, omega float64) (*dc
 		}
 		ds.launch("su_to_i32", int64(n+1), int64(n+1), cnt, p.ptr)
 	}
-	ds.launch("su_at", 32*int64(n), int32(1), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.val,
-		dl.scr, none, p.ptr, p.col, p.val)
-	ds.launch("su_smooth", int64(n), int32(n), omega, dl.dinv, t.ptr, t.col, t.val, p.ptr, p.col, p.val, p.val)
+	ds.launch("su_at", 32*int64(n), int32(1), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.col, t.val,
+		dl.scr, none, p.ptr, p.col, p.val, omega, dl.dinv)
 	return p, ds.err
 }

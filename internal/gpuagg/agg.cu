@@ -606,5 +606,7 @@ extern "C" __global__ void csr_bounds(const i64 *off, const int *adj, i64 n, i64
 		if (!ok) atomicMin(bad, (u64)v);
 		else maxdeg = max(maxdeg, (u64)(e - b));
 	}
-	if (maxdeg) atomicMax(bad + 1, maxdeg);
+	// One atomic a warp: a million threads on one word queue for it.
+	for (int o = 16; o > 0; o >>= 1) maxdeg = max(maxdeg, __shfl_xor_sync(0xffffffffu, maxdeg, o));
+	if ((threadIdx.x & 31) == 0 && maxdeg) atomicMax(bad + 1, maxdeg);
 }

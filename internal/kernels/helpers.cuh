@@ -71,7 +71,9 @@ extern "C" __global__ void csr_check(const i64 *off, const int *adj, int n, i64 
 		if (!ok) atomicMin(bad, v);
 		else maxdeg = max(maxdeg, (int)(e - b));
 	}
-	if (maxdeg) atomicMax(bad + 1, maxdeg);
+	// One atomic a warp: a million threads on one word queue for it.
+	maxdeg = __reduce_max_sync(0xffffffffu, maxdeg);
+	if ((threadIdx.x & 31) == 0 && maxdeg) atomicMax(bad + 1, maxdeg);
 }
 
 // near_sample counts, over every step-th row (at most 64 entries of each),
