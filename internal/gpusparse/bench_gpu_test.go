@@ -21,7 +21,11 @@ import (
 // bench/gpu/spgemm_cusparse.cu, which times cuSPARSE on them. It runs
 // when SPGEMM_BENCH names a directory for the matrices (see
 // bench/gpu/spgemm.sh); SPGEMM_N sets the Poisson grid (default 101
-// nodes a side) and SPGEMM_EN the elasticity grid (default 70; 0: none).
+// nodes a side), SPGEMM_EN the elasticity grid (default 70; 0: none) and
+// SPGEMM_LEVELS the levels of each hierarchy (default 3): level l+1
+// takes level l's Pᵀ·A·P on the grid of its aggregates, so that the
+// coarse products, few long rows that leave most of the GPU idle, are
+// timed too.
 func TestGPUBench(t *testing.T) {
 	dir := os.Getenv("SPGEMM_BENCH")
 	if dir == "" {
@@ -30,17 +34,30 @@ func TestGPUBench(t *testing.T) {
 	d := device(t)
 	bw := copyBandwidth(t, d)
 	t.Logf("device copy bandwidth: %.0f GB/s (read + write)", bw/1e9)
-	n, en := envInt("SPGEMM_N", 101), envInt("SPGEMM_EN", 70)
+	n, en, levels := envInt("SPGEMM_N", 101), envInt("SPGEMM_EN", 70), envInt("SPGEMM_LEVELS", 3)
 	t0 := time.Now()
 	a := sparsetest.Poisson(n)
-	p := sparsetest.SmoothedAggregation(a, n, 3, 1)
-	t.Logf("poisson %d³: A %d rows %d nnz, P %d×%d %d nnz (built in %v)", n, a.Rows, a.NNZ(), p.Rows, p.Cols, p.NNZ(), time.Since(t0))
-	benchProblem(t, d, bw, filepath.Join(dir, "poisson"), a, p, true)
+	t.Logf("poisson %d³ built in %v", n, time.Since(t0))
+	benchLevels(t, d, bw, filepath.Join(dir, "poisson"), a, n, 1, levels, true)
 	if en > 0 {
-		a = sparsetest.Elasticity(en)
-		p = sparsetest.SmoothedAggregation(a, en, 3, 3)
-		t.Logf("elasticity %d³×3: A %d rows %d nnz, P %d×%d %d nnz", en, a.Rows, a.NNZ(), p.Rows, p.Cols, p.NNZ())
-		benchProblem(t, d, bw, filepath.Join(dir, "elasticity"), a, p, false)
+		benchLevels(t, d, bw, filepath.Join(dir, "elasticity"), sparsetest.Elasticity(en), en, 3, levels, false)
+	}
+}
+
+// benchLevels times the products of levels levels of a hierarchy from a
+// on an n³ grid of bs dofs a node, aggregates of 3³ nodes (level l > 0
+// in files base-l*). check compares the finest level's products with
+// the host's; the coarse ones always are.
+func benchLevels(t *testing.T, d *Device, bw float64, base string, a *hcsr, n, bs, levels int, check bool) {
+	for l := 0; l < levels && n > 1; l++ {
+		p := sparsetest.SmoothedAggregation(a, n, 3, bs)
+		name := base
+		if l > 0 {
+			name = fmt.Sprintf("%s-l%d", base, l)
+		}
+		t.Logf("%s: %d³ nodes × %d: A %d rows %d nnz, P %d×%d %d nnz", filepath.Base(name), n, bs, a.Rows, a.NNZ(), p.Rows, p.Cols, p.NNZ())
+		a = benchProblem(t, d, bw, name, a, p, check || l > 0)
+		n = (n + 2) / 3
 	}
 }
 
@@ -105,11 +122,14 @@ func timeIt(t *testing.T, reps int, fn func() error) (med, best time.Duration) {
 // csrBytes is what reading (or writing) all of m moves.
 func csrBytes(rows, nnz int) float64 { return float64(4*(rows+1) + 12*nnz) }
 
-func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, check bool) {
+// benchProblem times the products of the Galerkin product of a and p and
+// returns the coarse operator.
+func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, check bool) *hcsr {
 	if err := errors.Join(writeCSR(base+".A.bin", a), writeCSR(base+".P.bin", p)); err != nil {
 		t.Fatal(err)
 	}
 	da, dp := upload(t, d, a), upload(t, d, p)
+	defer func() { _ = errors.Join(da.Free(), dp.Free()) }()
 	g, err := d.Galerkin(da, dp)
 	if err != nil {
 		t.Fatal(err)
@@ -172,6 +192,7 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 		t.Logf("RESULT %s | %-28s | median %8.3f ms | best %8.3f ms | floor %7.3f ms (%.0f MB) | %.1f× floor",
 			name, row.what, ms(med), ms(best), ms(fl), row.floor/1e6, float64(med)/float64(fl))
 	}
+	return ac
 }
 
 // freed frees what a timed call made, so that the time includes the
