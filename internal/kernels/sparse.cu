@@ -586,13 +586,15 @@ extern "C" __global__ void __launch_bounds__(SP_THREADS) sp_gather(int n, const 
 // sp_check validates a CSR that arrived as device pointers: ptr[0] = 0,
 // ptr[rows] = nnz, offsets never decrease, columns in [0, cols) and
 // strictly increasing in each row. *bad gets the smallest offending row
-// (the host sets it to rows before).
+// (the host sets it to rows before). A warp per row, a column a lane.
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
 sp_check(int rows, int cols, int nnz, const int *ptr, const int *col, int *bad) {
-	for (int i = blockIdx.x * SP_THREADS + threadIdx.x; i < rows; i += gridDim.x * SP_THREADS) {
+	int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+	for (int i = blockIdx.x * SP_WARPS + w; i < rows; i += gridDim.x * SP_WARPS) {
 		int s = ptr[i], e = ptr[i + 1];
 		bool ok = (i > 0 || s == 0) && (i < rows - 1 || e == nnz) && s <= e && s >= 0 && e <= nnz;
-		for (int q = s; ok && q < e; q++) ok = col[q] >= 0 && col[q] < cols && (q == s || col[q] > col[q - 1]);
-		if (!ok) atomicMin(bad, i);
+		for (int q = s + lane; ok && q - lane < e; q += 32)
+			ok = __all_sync(SP_FULL, q >= e || (col[q] >= 0 && col[q] < cols && (q == s || col[q] > col[q - 1])));
+		if (lane == 0 && !ok) atomicMin(bad, i);
 	}
 }
