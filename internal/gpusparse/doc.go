@@ -40,10 +40,11 @@
 // The numeric pass gives a chunk 4 to
 // 32 lanes (about the mean row length of B) with its accumulators in
 // shared memory, up to 256 (one row at a time) or 512 (up to four rows
-// of a chunk at a time) for 32 lanes; the lanes load the first products
-// of four k's of A's row (two rounds of a row of B of two k's for 32
-// lanes) and search their slots at once, then add them k after k. A
-// chunk of longer rows, and when A has fewer than 65536 runs every chunk
+// of a chunk at a time) for 32 lanes; for chunks of several rows the
+// lanes load the first products of four k's of A's row (two rounds of a
+// row of B of two k's for 32 lanes) and search their slots at once, then
+// add them k after k. A
+// chunk of longer rows, and when A has fewer than 1024 runs every chunk
 // of rows over 63 columns or of rows of A over 64 entries (so that the
 // small coarse products fill the GPU, where a warp would walk a long row
 // of A alone), gets a block, or several
