@@ -273,9 +273,10 @@ func chunkCap(lanes int, grouped bool) int {
 // Products of A with fewer than fewChunks runs of rows give a block to
 // every chunk of rows over blockFrom columns: a warp per chunk would
 // leave most of the GPU idle, each warp walking a long row of A alone.
-// (bench/gpu, one H200: Pᵀ·(AP) of 27 to 512 runs takes 1.3× to 3.2×
-// less time so than with a warp a chunk, of 1728 runs as much; products
-// of 13824 runs and more take 1.6× to 2.4× less with a warp a chunk.)
+// (bench/gpu, one H200: Pᵀ·(AP) of 27 to 512 runs takes 1.4× to 2.9×
+// less time so than with a warp a chunk, of 1728 runs about as much;
+// products of 13824 runs and more take 1.6× to 2.5× less with a warp a
+// chunk.)
 const (
 	fewChunks = 1 << 10
 	blockFrom = 63

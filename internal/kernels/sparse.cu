@@ -19,12 +19,11 @@
 #define SP_LIMIT 256 // longest row kept in shared memory (distinct columns)
 #define SP_MID 2048  // longest row of a transpose sorted by a block in shared memory
 #define SP_BW 256    // words of a row's column-window bitmap (8192 columns; <= SP_HCAP)
-#define SP_BU 8      // columns of a row of B that a lane of sp_bits_row loads at once
 #define SP_LBW 4096  // words of the bitmap of a long row that sp_long_rows keeps in shared memory
 #define SP_GMAX 8    // most rows of one pattern that the numeric pass takes together (a chunk)
 #define SP_WACC 512  // accumulators (doubles) per warp in sp_numeric_g*r (half in sp_numeric_g*)
 #define SP_WROWS 4   // rows of a chunk that sp_numeric_g*r takes at once
-#define SP_PF 4      // k's of A's row whose first products a lane of sp_numeric_g* loads at once
+#define SP_PF 4      // k's of A's row whose first products a lane of sp_numeric_g*r loads at once
 #define SP_BT 512     // columns of a tile of sp_numeric_blk (accumulators of two slots a thread)
 #define SP_BTAB 2048  // products' table of a batch of sp_numeric_blk (doubles, two of them)
 #define SP_BK 32      // k's of A's row in a batch of sp_numeric_blk, at most (bits of a hit word)
@@ -80,23 +79,12 @@ struct sp_warp_scratch {
 // sp_window returns the number of 32-bit words that a bitmap of the
 // columns of row i of A·B needs, from the smallest column to the largest
 // (0 for an empty row), and the smallest in *lo. Rows of B are sorted, so
-// their first and last entries bound them. A lane takes 4 k's at a time,
-// so that the loads of their rows overlap.
+// their first and last entries bound them.
 __device__ int sp_window(int i, const int *aptr, const int *acol, const int *bptr, const int *bcol, int *lo) {
-	int lane = threadIdx.x & 31, l = 0x7fffffff, h = -1, ae = aptr[i + 1];
-	for (int q = aptr[i] + lane; q < ae; q += 4 * 32) {
-		int bs[4], be[4];
-#pragma unroll
-		for (int u = 0; u < 4; u++) {
-			bs[u] = 0, be[u] = 0;
-			if (q + 32 * u < ae) {
-				int k = acol[q + 32 * u];
-				bs[u] = bptr[k], be[u] = bptr[k + 1];
-			}
-		}
-#pragma unroll
-		for (int u = 0; u < 4; u++)
-			if (bs[u] < be[u]) l = min(l, bcol[bs[u]]), h = max(h, bcol[be[u] - 1]);
+	int lane = threadIdx.x & 31, l = 0x7fffffff, h = -1;
+	for (int q = aptr[i] + lane; q < aptr[i + 1]; q += 32) {
+		int k = acol[q], bs = bptr[k], be = bptr[k + 1];
+		if (bs < be) l = min(l, bcol[bs]), h = max(h, bcol[be - 1]);
 	}
 	l = __reduce_min_sync(SP_FULL, l);
 	h = __reduce_max_sync(SP_FULL, h);
@@ -106,21 +94,16 @@ __device__ int sp_window(int i, const int *aptr, const int *acol, const int *bpt
 
 // sp_bits_row sets the bits of the columns of row i of A·B in the warp's
 // window bitmap bm (words words from column lo), one k of A's row per
-// lane, and returns their number. A lane loads SP_BU columns of its row
-// of B before it sets their bits, so that their loads overlap.
+// lane, and returns their number.
 __device__ int sp_bits_row(unsigned *bm, int words, int lo, int i, const int *aptr, const int *acol, const int *bptr, const int *bcol) {
 	int lane = threadIdx.x & 31;
 	for (int x = lane; x < words; x += 32) bm[x] = 0u;
 	__syncwarp();
 	for (int q = aptr[i] + lane; q < aptr[i + 1]; q += 32) {
 		int k = acol[q], be = bptr[k + 1];
-		for (int r = bptr[k]; r < be; r += SP_BU) {
-			int c[SP_BU];
-#pragma unroll
-			for (int h = 0; h < SP_BU; h++) c[h] = r + h < be ? bcol[r + h] - lo : -1;
-#pragma unroll
-			for (int h = 0; h < SP_BU; h++)
-				if (c[h] >= 0) atomicOr(bm + (c[h] >> 5), 1u << (c[h] & 31));
+		for (int r = bptr[k]; r < be; r++) {
+			int c = bcol[r] - lo;
+			atomicOr(bm + (c >> 5), 1u << (c & 31));
 		}
 	}
 	__syncwarp();
@@ -268,26 +251,12 @@ sp_long_rows(const int *longs, int nlong, const int *aptr, const int *acol, cons
 		else {
 			for (int x = threadIdx.x; x < words; x += SP_THREADS) bm[x] = 0u;
 			__syncthreads();
-			// A warp per k of A's row, 4 k's at a time, whose rows of B
-			// the lanes load a round at a time.
 			int ae = aptr[i + 1];
-			for (int q = aptr[i] + (threadIdx.x >> 5); q < ae; q += 4 * SP_WARPS) {
-				int r[4], re[4];
-#pragma unroll
-				for (int u = 0; u < 4; u++) {
-					r[u] = 0, re[u] = 0;
-					if (q + u * SP_WARPS < ae) {
-						int k = acol[q + u * SP_WARPS];
-						r[u] = bptr[k] + (threadIdx.x & 31), re[u] = bptr[k + 1];
-					}
-				}
-				while (r[0] < re[0] || r[1] < re[1] || r[2] < re[2] || r[3] < re[3]) {
-					int c[4];
-#pragma unroll
-					for (int u = 0; u < 4; u++) c[u] = r[u] < re[u] ? bcol[r[u]] : -1;
-#pragma unroll
-					for (int u = 0; u < 4; u++)
-						if (c[u] >= 0) atomicOr(bm + (c[u] >> 5), 1u << (c[u] & 31)), r[u] += 32;
+			for (int q = aptr[i] + (threadIdx.x >> 5); q < ae; q += SP_WARPS) {
+				int k = acol[q];
+				for (int r = bptr[k] + (threadIdx.x & 31); r < bptr[k + 1]; r += 32) {
+					int c = bcol[r];
+					atomicOr(bm + (c >> 5), 1u << (c & 31));
 				}
 			}
 			__syncthreads();
