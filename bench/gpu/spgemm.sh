@@ -4,14 +4,16 @@
 # moved at the device copy bandwidth measured in the same run): Q1
 # Poisson on a 101³ node grid (1M rows) with its smoothed-aggregation
 # prolongator (3×3×3 aggregates), and a 3-dof elasticity-like block
-# version on 70³ nodes. Also runs gpusparse's GPU tests first.
+# version on 70³ nodes, and the coarse levels of both. Also runs
+# gpusparse's GPU tests first.
 #
 # Usage: spgemm.sh [DIR]
 #   DIR holds gpusparse.test (go test -c -o DIR/gpusparse.test
 #   ./internal/gpusparse) and spgemm_cusparse.cu (default: this script's
 #   directory). Needs nvcc and cuSPARSE. Results go to stdout and, when
 #   OUT names a directory, to $OUT/spgemm.txt. SPGEMM_N and SPGEMM_EN set
-#   the grids (see TestGPUBench).
+#   the grids, SPGEMM_LEVELS the levels of each hierarchy (see
+#   TestGPUBench).
 set -euo pipefail
 dir=$(cd "${1:-$(dirname "$0")}" && pwd)
 data=$(mktemp -d)
@@ -28,8 +30,6 @@ if ! wait "$cc"; then
 	cat "$data/nvcc.log" | tee -a "$log"
 	exit 1
 fi
-for p in poisson elasticity; do
-	if [[ -f $data/$p.A.bin ]]; then
-		"$data/spgemm_cusparse" "$data/$p" 2>&1 | tee -a "$log" || true
-	fi
+for f in "$data"/*.A.bin; do
+	[[ -f $f ]] && "$data/spgemm_cusparse" "${f%.A.bin}" 2>&1 | tee -a "$log" || true
 done

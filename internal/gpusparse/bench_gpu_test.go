@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +22,13 @@ import (
 // bench/gpu/spgemm_cusparse.cu, which times cuSPARSE on them. It runs
 // when SPGEMM_BENCH names a directory for the matrices (see
 // bench/gpu/spgemm.sh); SPGEMM_N sets the Poisson grid (default 101
-// nodes a side) and SPGEMM_EN the elasticity grid (default 70; 0: none).
+// nodes a side), SPGEMM_EN the elasticity grid (default 70; 0: none) and
+// SPGEMM_LEVELS the levels of each hierarchy (default 3; with
+// SPGEMM_REUSE set, the matrices an earlier run wrote are read instead
+// of built, so that two binaries time the same ones): level l+1
+// takes level l's Pᵀ·A·P on the grid of its aggregates, so that the
+// coarse products, few long rows that leave most of the GPU idle, are
+// timed too.
 func TestGPUBench(t *testing.T) {
 	dir := os.Getenv("SPGEMM_BENCH")
 	if dir == "" {
@@ -30,17 +37,50 @@ func TestGPUBench(t *testing.T) {
 	d := device(t)
 	bw := copyBandwidth(t, d)
 	t.Logf("device copy bandwidth: %.0f GB/s (read + write)", bw/1e9)
-	n, en := envInt("SPGEMM_N", 101), envInt("SPGEMM_EN", 70)
-	t0 := time.Now()
-	a := sparsetest.Poisson(n)
-	p := sparsetest.SmoothedAggregation(a, n, 3, 1)
-	t.Logf("poisson %d³: A %d rows %d nnz, P %d×%d %d nnz (built in %v)", n, a.Rows, a.NNZ(), p.Rows, p.Cols, p.NNZ(), time.Since(t0))
-	benchProblem(t, d, bw, filepath.Join(dir, "poisson"), a, p, true)
+	n, en, levels := envInt("SPGEMM_N", 101), envInt("SPGEMM_EN", 70), envInt("SPGEMM_LEVELS", 3)
+	// SPGEMM_REUSE reads the matrices that an earlier run wrote to dir
+	// (the same grids and levels) instead of building them.
+	reuse := os.Getenv("SPGEMM_REUSE") != ""
+	var a *hcsr
+	if !reuse {
+		t0 := time.Now()
+		a = sparsetest.Poisson(n)
+		t.Logf("poisson %d³ built in %v", n, time.Since(t0))
+	}
+	benchLevels(t, d, bw, filepath.Join(dir, "poisson"), a, n, 1, levels, true)
 	if en > 0 {
-		a = sparsetest.Elasticity(en)
-		p = sparsetest.SmoothedAggregation(a, en, 3, 3)
-		t.Logf("elasticity %d³×3: A %d rows %d nnz, P %d×%d %d nnz", en, a.Rows, a.NNZ(), p.Rows, p.Cols, p.NNZ())
-		benchProblem(t, d, bw, filepath.Join(dir, "elasticity"), a, p, false)
+		if !reuse {
+			a = sparsetest.Elasticity(en)
+		}
+		benchLevels(t, d, bw, filepath.Join(dir, "elasticity"), a, en, 3, levels, false)
+	}
+}
+
+// benchLevels times the products of levels levels of a hierarchy from a
+// on an n³ grid of bs dofs a node, aggregates of 3³ nodes (level l > 0
+// in files base-l*). check compares the finest level's products with
+// the host's; the coarse ones always are.
+func benchLevels(t *testing.T, d *Device, bw float64, base string, a *hcsr, n, bs, levels int, check bool) {
+	for l := 0; l < levels && n > 1; l++ {
+		name := base
+		if l > 0 {
+			name = fmt.Sprintf("%s-l%d", base, l)
+		}
+		var p *hcsr
+		if os.Getenv("SPGEMM_REUSE") != "" {
+			var err error
+			if a, err = readCSR(name + ".A.bin"); err == nil {
+				p, err = readCSR(name + ".P.bin")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			p = sparsetest.SmoothedAggregation(a, n, 3, bs)
+		}
+		t.Logf("%s: %d³ nodes × %d: A %d rows %d nnz, P %d×%d %d nnz", filepath.Base(name), n, bs, a.Rows, a.NNZ(), p.Rows, p.Cols, p.NNZ())
+		a = benchProblem(t, d, bw, name, a, p, check || l > 0)
+		n = (n + 2) / 3
 	}
 }
 
@@ -105,11 +145,16 @@ func timeIt(t *testing.T, reps int, fn func() error) (med, best time.Duration) {
 // csrBytes is what reading (or writing) all of m moves.
 func csrBytes(rows, nnz int) float64 { return float64(4*(rows+1) + 12*nnz) }
 
-func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, check bool) {
-	if err := errors.Join(writeCSR(base+".A.bin", a), writeCSR(base+".P.bin", p)); err != nil {
-		t.Fatal(err)
+// benchProblem times the products of the Galerkin product of a and p and
+// returns the coarse operator.
+func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, check bool) *hcsr {
+	if os.Getenv("SPGEMM_REUSE") == "" {
+		if err := errors.Join(writeCSR(base+".A.bin", a), writeCSR(base+".P.bin", p)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	da, dp := upload(t, d, a), upload(t, d, p)
+	defer func() { _ = errors.Join(da.Free(), dp.Free()) }()
 	g, err := d.Galerkin(da, dp)
 	if err != nil {
 		t.Fatal(err)
@@ -117,6 +162,10 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 	defer g.Free()
 	ap, r, ac := download(t, g.AP()), download(t, g.R()), download(t, g.Coarse())
 	t.Logf("%s: A·P %d nnz, Pᵀ·A·P %d×%d %d nnz", filepath.Base(base), ap.NNZ(), ac.Rows, ac.Cols, ac.NNZ())
+	for _, pr := range []*Product{g.ap, g.ac} {
+		t.Logf("%s: plan of %d×%d·%d×%d: %d warp chunks (%d lanes), %d block chunks × %d parts",
+			filepath.Base(base), pr.a.rows, pr.a.cols, pr.b.rows, pr.b.cols, pr.nw, pr.lanes, pr.nb, pr.parts)
+	}
 	if check {
 		wantAP := sparsetest.Mul(a, p, false)
 		if err := sparsetest.SameBits(ap, wantAP); err != nil {
@@ -172,6 +221,34 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 		t.Logf("RESULT %s | %-28s | median %8.3f ms | best %8.3f ms | floor %7.3f ms (%.0f MB) | %.1f× floor",
 			name, row.what, ms(med), ms(best), ms(fl), row.floor/1e6, float64(med)/float64(fl))
 	}
+	if os.Getenv("SPGEMM_VARIANTS") != "" {
+		benchPlans(t, d, name, da, dp, g)
+	}
+	return ac
+}
+
+// benchPlans times the numeric passes of A·P and Pᵀ·(AP) planned with
+// every product taken as one of few runs (a block for long rows of A and
+// rows over blockFrom columns) and with none so.
+func benchPlans(t *testing.T, d *Device, name string, da, dp *Matrix, g *Galerkin) {
+	defer func(few int) { d.fewRuns = few }(d.fewRuns)
+	for _, few := range []int{0, maxInt32} {
+		d.fewRuns = few
+		for _, pr := range []struct {
+			what string
+			a, b *Matrix
+			init float64
+		}{{"A·P numeric", da, dp, math.Copysign(0, -1)}, {"Pᵀ·(AP) numeric", g.R(), g.AP(), 0}} {
+			p, err := d.mul(pr.a, pr.b, pr.init)
+			if err != nil {
+				t.Fatal(err)
+			}
+			med, best := timeIt(t, 7, p.Numeric)
+			t.Logf("RESULT %s | %-18s few %10d | median %8.3f ms | best %8.3f ms | %d warp chunks (%d lanes), %d block chunks × %d parts",
+				name, pr.what, few, ms(med), ms(best), p.nw, p.lanes, p.nb, p.parts)
+			_ = p.Free()
+		}
+	}
 }
 
 // freed frees what a timed call made, so that the time includes the
@@ -210,4 +287,49 @@ func writeCSR(path string, a *hcsr) error {
 		err = err2
 	}
 	return err
+}
+
+// readCSR reads what writeCSR wrote.
+func readCSR(path string) (*hcsr, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	h := make([]int64, 3)
+	if err = binary.Read(r, binary.LittleEndian, h); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if h[0] < 0 || h[1] < 0 || h[2] < 0 || h[0] > maxInt32 || h[2] > maxInt32 {
+		return nil, fmt.Errorf("%s: bad header %v", path, h)
+	}
+	p32 := make([]int32, h[0]+1)
+	a := &hcsr{Rows: int(h[0]), Cols: int(h[1]), Ptr: make([]int, h[0]+1), Col: make([]int32, h[2]), Val: make([]float64, h[2])}
+	for _, v := range []any{p32, a.Col, a.Val} {
+		if err = binary.Read(r, binary.LittleEndian, v); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	for i, x := range p32 {
+		a.Ptr[i] = int(x)
+	}
+	return a, nil
+}
+
+// The bench's files give back the matrices written.
+func TestCSRFile(t *testing.T) {
+	for _, c := range sparsetest.Corpus(true)[:6] {
+		path := filepath.Join(t.TempDir(), "m.bin")
+		if err := writeCSR(path, c.B); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readCSR(path)
+		if err == nil {
+			err = sparsetest.SameBits(got, c.B)
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+	}
 }

@@ -40,11 +40,15 @@
 // The numeric pass gives a chunk 4 to
 // 32 lanes (about the mean row length of B) with its accumulators in
 // shared memory, up to 256 (one row at a time) or 512 (up to four rows
-// of a chunk at a time) for 32 lanes; a chunk of longer rows, and when A
-// has fewer than 65536 runs every chunk of rows over 63 columns (so
-// that the small coarse products fill the GPU), gets a block, or several
-// when the chunks are few, each of which owns a part of the columns, in
-// tiles of up to 512: it walks A's row in batches of k's, scatters each
+// of a chunk at a time) for 32 lanes; for chunks of several rows the
+// lanes load the first products of four k's of A's row (two rounds of a
+// row of B of two k's for 32 lanes) and search their slots at once, then
+// add them k after k. A chunk of longer rows, and when A has fewer than
+// 1024 runs every chunk of rows over 63 columns or of rows of A over 64
+// entries (so that the small coarse products fill the GPU, where a warp
+// would walk a long row of A alone), gets a block, or several when the
+// chunks are few, each of which owns a part of the columns, in tiles of
+// up to 512: it walks A's row in batches of k's, scatters each
 // batch's products into a table by slot and k while every thread adds
 // the previous batch's products of its slots, k after k, into
 // accumulators in registers. The plan

@@ -46,15 +46,16 @@ func download(tb testing.TB, m *Matrix) *hcsr {
 // Every product, transpose and Galerkin product of the corpus equals the
 // reference bit for bit, the numeric pass re-run and a second symbolic
 // pass give the same bits, and so does a numeric re-setup after the
-// values change; whether short rows of products with few runs take a
-// block per chunk or a warp, whether a block takes a chunk whole or in
-// parts, whether few rows all go to sp_long_rows, and whether it keeps
-// each row's bitmap between its passes.
+// values change; whether short rows and long rows of A of products with
+// few runs (every product, or none) take a block per chunk or a warp,
+// whether a block takes a chunk whole or in parts, whether few rows all
+// go to sp_long_rows, and whether it keeps each row's bitmap between its
+// passes.
 func TestGPUCorpus(t *testing.T) {
 	for _, c := range []struct {
 		few, parts, long int
 		keep             int64
-	}{{fewChunks, maxParts, longFew, bitmapBudget}, {fewChunks, 1, 0, bitmapBudget}, {0, 3, longFew, 0}, {0, maxParts, 0, 0}} {
+	}{{fewChunks, maxParts, longFew, bitmapBudget}, {math.MaxInt32, 1, 0, bitmapBudget}, {0, 3, longFew, 0}, {0, maxParts, 0, 0}} {
 		d := device(t)
 		d.fewRuns, d.mostParts, d.longFew, d.keepBits = c.few, c.parts, c.long, c.keep
 		corpusOn(t, d)

@@ -157,7 +157,7 @@ func (m *Matrix) Check() error {
 		if err = copyIn(b, []int32{int32(m.rows)}); err != nil {
 			return err
 		}
-		if err = q.launch("sp_check", m.rows, 256, int32(m.rows), int32(m.cols), int32(m.nnz), m.ptr, m.col, b); err != nil {
+		if err = q.launch("sp_check", m.rows, 8, int32(m.rows), int32(m.cols), int32(m.nnz), m.ptr, m.col, b); err != nil {
 			return err
 		}
 		bad, err = q.readInt32(b, 0)

@@ -271,7 +271,7 @@ func modelFillRow(rng *rand.Rand, a, b, c *hcsr, i int, allLong bool) {
 // for the others) and the list of the latter, in an order drawn from rng
 // (the list of the former is the rows of positive kind, whose order is
 // free as well).
-func modelPlan(rng *rand.Rand, a, c *hcsr, wide int) (kind []int, blk []int) {
+func modelPlan(rng *rand.Rand, a, c *hcsr, wide, klong int) (kind []int, blk []int) {
 	first := modelRuns(a)
 	if first == nil {
 		first = make([]int, a.Rows+1)
@@ -283,7 +283,7 @@ func modelPlan(rng *rand.Rand, a, c *hcsr, wide int) (kind []int, blk []int) {
 	for r := 0; r+1 < len(first); r++ {
 		for i := first[r]; i < first[r+1]; i += chunkRows {
 			g := min(chunkRows, first[r+1]-i)
-			if kind[i] = g; c.Ptr[i+1]-c.Ptr[i] > wide {
+			if kind[i] = g; c.Ptr[i+1]-c.Ptr[i] > wide || a.Ptr[i+1]-a.Ptr[i] > klong {
 				kind[i] = -g
 				blk = append(blk, i)
 			}
@@ -293,10 +293,10 @@ func modelPlan(rng *rand.Rand, a, c *hcsr, wide int) (kind []int, blk []int) {
 	return kind, blk
 }
 
-// modelWide is the host's choice of wideCols for a product of a, with
-// lanes and the threshold of few runs drawn from rng; it returns the
-// rows a chunk of sp_numeric_g* takes at once.
-func modelWide(rng *rand.Rand, a *hcsr) (wide, rows, capacity int) {
+// modelWide is the host's choice of wideCols and warpK for a product of
+// a, with lanes and the threshold of few runs drawn from rng; it returns
+// the rows a chunk of sp_numeric_g* takes at once.
+func modelWide(rng *rand.Rand, a *hcsr) (wide, klong, rows, capacity int) {
 	lanes := []int{4, 8, 16, 32}[rng.IntN(4)]
 	runs := len(modelRuns(a)) - 1
 	grouped, rows := runs > 0, 1
@@ -306,7 +306,7 @@ func modelWide(rng *rand.Rand, a *hcsr) (wide, rows, capacity int) {
 		rows = 4 // SP_WROWS
 	}
 	few := []int{0, fewChunks, math.MaxInt}[rng.IntN(3)]
-	return wideCols(lanes, grouped, runs, few), rows, chunkCap(lanes, grouped)
+	return wideCols(lanes, grouped, runs, few), warpK(runs, few), rows, chunkCap(lanes, grouped)
 }
 
 func modelBsearch(p []int32, c int32) int {
@@ -329,8 +329,8 @@ func modelBsearch(p []int32, c int32) int {
 // products of B's row k in an order drawn from rng (the slots are
 // distinct, so it cannot matter).
 func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
-	wide, rows, capacity := modelWide(rng, a)
-	kind, blk := modelPlan(rng, a, c, wide)
+	wide, klong, rows, capacity := modelWide(rng, a)
+	kind, blk := modelPlan(rng, a, c, wide, klong)
 	for i, g := range kind {
 		if g <= 0 {
 			continue
@@ -598,11 +598,11 @@ func TestPlan(t *testing.T) {
 			}
 		}
 		for range 8 {
-			wide, _, capacity := modelWide(rng, cs.A)
+			wide, klong, _, capacity := modelWide(rng, cs.A)
 			if wide > capacity {
 				t.Fatalf("%s: rows of %d columns for chunks of %d accumulators", cs.Name, wide, capacity)
 			}
-			kind, blk := modelPlan(rng, cs.A, c, wide)
+			kind, blk := modelPlan(rng, cs.A, c, wide, klong)
 			if len(slices.Compact(slices.Sorted(slices.Values(blk)))) != len(blk) {
 				t.Errorf("%s: a chunk listed twice", cs.Name)
 			}
@@ -610,7 +610,7 @@ func TestPlan(t *testing.T) {
 				s, e := first[r], first[r+1]
 				seen["run over a chunk"] = seen["run over a chunk"] || e-s > chunkRows
 				for i := s; i < e; i++ {
-					g, n := kind[i], c.Ptr[i+1]-c.Ptr[i]
+					g, n, alen := kind[i], c.Ptr[i+1]-c.Ptr[i], cs.A.Ptr[i+1]-cs.A.Ptr[i]
 					if (i-s)%chunkRows != 0 {
 						if g != 0 {
 							t.Fatalf("%s: row %d inside a chunk has kind %d", cs.Name, i, g)
@@ -620,9 +620,10 @@ func TestPlan(t *testing.T) {
 					if want := min(chunkRows, e-i); g != want && g != -want {
 						t.Fatalf("%s: chunk at row %d of run %d..%d has %d rows", cs.Name, i, s, e, g)
 					}
-					if (n <= wide) != (g > 0) || (g < 0) != slices.Contains(blk, i) {
-						t.Fatalf("%s: chunk at row %d (%d columns, %d for a warp): kind %d", cs.Name, i, n, wide, g)
+					if (n <= wide && alen <= klong) != (g > 0) || (g < 0) != slices.Contains(blk, i) {
+						t.Fatalf("%s: chunk at row %d (%d columns, %d for a warp; %d k's, %d for a warp): kind %d", cs.Name, i, n, wide, alen, klong, g)
 					}
+					seen["block for a long row of A"] = seen["block for a long row of A"] || (g < 0 && n <= wide)
 					if g < 0 {
 						seen["block"] = true
 						nk := min(blockK, blockTab/min(n, blockTile))
@@ -633,6 +634,7 @@ func TestPlan(t *testing.T) {
 					} else {
 						seen["warp"] = true
 						seen["warp, several rows"] = seen["warp, several rows"] || g > 1
+						seen["warp, several rounds of prefetch"] = seen["warp, several rounds of prefetch"] || alen > 4 // SP_PF
 					}
 				}
 			}
@@ -649,7 +651,8 @@ func TestPlan(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"run over a chunk", "block", "block in tiles", "block, two slots a thread", "block, several batches",
-		"block, a k over a round of its group", "warp", "warp, several rows", "restriction in runs"} {
+		"block, a k over a round of its group", "warp", "warp, several rows", "warp, several rounds of prefetch", "block for a long row of A",
+		"restriction in runs"} {
 		if !seen[want] {
 			t.Errorf("no case reaches %q", want)
 		}
@@ -681,6 +684,17 @@ func TestWideCols(t *testing.T) {
 	}
 	if chunkCap(32, true) != warpAcc || chunkCap(4, false) != warpAcc/16 {
 		t.Errorf("chunk capacities %d, %d", chunkCap(32, true), chunkCap(4, false))
+	}
+}
+
+// Chunks of long rows of A go to a block when A has few runs, and to a
+// warp otherwise, whatever their length.
+func TestWarpK(t *testing.T) {
+	if got := warpK(fewChunks-1, fewChunks); got != longK || longK < blockK {
+		t.Errorf("few runs: rows of A up to %d entries for a warp, want %d (at least a batch of a block, %d)", got, longK, blockK)
+	}
+	if got := warpK(fewChunks, fewChunks); got < maxInt32 {
+		t.Errorf("many runs: rows of A up to %d entries for a warp, want all", got)
 	}
 }
 

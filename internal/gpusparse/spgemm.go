@@ -216,8 +216,8 @@ func (p *Product) plan(q *queue, what string, rs runs) error {
 	if err = p.lists.MemsetAsync32(0, q.d.l.Stream); err != nil {
 		return err
 	}
-	wide := wideCols(p.lanes, p.grouped, rs.n, q.d.fewRuns)
-	if err = q.launch("sp_plan", c.rows, 256, int32(c.rows), rs.head, rs.first, c.ptr, int32(wide), p.kind, p.lists,
+	wide, klong := wideCols(p.lanes, p.grouped, rs.n, q.d.fewRuns), warpK(rs.n, q.d.fewRuns)
+	if err = q.launch("sp_plan", c.rows, 256, int32(c.rows), rs.head, rs.first, c.ptr, int32(wide), p.a.ptr, int32(klong), p.kind, p.lists,
 		p.lists.Ptr()+uintptr(c.rows)*4, p.lists.Ptr()+uintptr(at)); err != nil {
 		return err
 	}
@@ -273,8 +273,12 @@ func chunkCap(lanes int, grouped bool) int {
 // Products of A with fewer than fewChunks runs of rows give a block to
 // every chunk of rows over blockFrom columns: a warp per chunk would
 // leave most of the GPU idle, each warp walking a long row of A alone.
+// (bench/gpu, one H200: Pᵀ·(AP) of 27 to 512 runs takes 1.4× to 2.9×
+// less time so than with a warp a chunk, of 1728 runs about as much;
+// products of 13824 runs and more take 1.6× to 2.5× less with a warp a
+// chunk.)
 const (
-	fewChunks = 1 << 16
+	fewChunks = 1 << 10
 	blockFrom = 63
 )
 
@@ -287,6 +291,23 @@ func wideCols(lanes int, grouped bool, runs, few int) int {
 		c = min(c, blockFrom)
 	}
 	return c
+}
+
+// longK is the longest row of A that a chunk of sp_numeric_g* walks when
+// A has few runs: a warp adds a chunk's k's one after the other, so a few
+// chunks of long rows (a coarse level's restriction and operator) would
+// keep a few warps busy long after the rest of the GPU is done; a block
+// of sp_numeric_blk takes up to blockK k's a step.
+const longK = 2 * blockK
+
+// warpK is the longest row of A that a chunk of sp_numeric_g* takes
+// (sp_plan gives the chunks of longer ones to sp_numeric_blk): longK when
+// A has fewer than few runs, else any.
+func warpK(runs, few int) int {
+	if runs < few {
+		return longK
+	}
+	return maxInt32
 }
 
 // maxParts bounds the parts of a chunk of sp_numeric_blk: each part walks

@@ -23,6 +23,7 @@
 #define SP_GMAX 8    // most rows of one pattern that the numeric pass takes together (a chunk)
 #define SP_WACC 512  // accumulators (doubles) per warp in sp_numeric_g*r (half in sp_numeric_g*)
 #define SP_WROWS 4   // rows of a chunk that sp_numeric_g*r takes at once
+#define SP_PF 4      // k's of A's row whose first products a lane of sp_numeric_g*r loads at once
 #define SP_BT 512     // columns of a tile of sp_numeric_blk (accumulators of two slots a thread)
 #define SP_BTAB 2048  // products' table of a batch of sp_numeric_blk (doubles, two of them)
 #define SP_BK 32      // k's of A's row in a batch of sp_numeric_blk, at most (bits of a hit word)
@@ -332,11 +333,13 @@ __device__ __forceinline__ void sp_append(int *list, int *n, bool pred, int v) {
 // sp_plan cuts every run (head null: every row alone) into chunks of
 // SP_GMAX rows from its start and sets kind[i] for the chunk's first row
 // i: g, its rows, when its rows have at most wide columns (the host's
-// choice, at most what a chunk of sp_numeric_g* holds), and i goes to
-// wlist for sp_numeric_g*; else -g, and i goes to blist for
-// sp_numeric_blk (n[0] and n[1] entries, in any order). Other rows get 0.
+// choice, at most what a chunk of sp_numeric_g* holds) and its row of A
+// at most klong entries, and i goes to wlist for sp_numeric_g*; else -g,
+// and i goes to blist for sp_numeric_blk (n[0] and n[1] entries, in any
+// order). Other rows get 0.
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
-sp_plan(int rows, const int *head, const int *first, const int *cptr, int wide, int *kind, int *wlist, int *blist, int *n) {
+sp_plan(int rows, const int *head, const int *first, const int *cptr, int wide, const int *aptr, int klong, int *kind, int *wlist, int *blist,
+        int *n) {
 	int lane = threadIdx.x & 31;
 	for (int i0 = blockIdx.x * SP_THREADS + (threadIdx.x & ~31); i0 < rows; i0 += gridDim.x * SP_THREADS) {
 		int i = i0 + lane, k = 0;
@@ -348,7 +351,7 @@ sp_plan(int rows, const int *head, const int *first, const int *cptr, int wide, 
 			}
 			if ((i - s) % SP_GMAX == 0) {
 				int g = min(SP_GMAX, e - i);
-				k = cptr[i + 1] - cptr[i] <= wide ? g : -g;
+				k = cptr[i + 1] - cptr[i] <= wide && aptr[i + 1] - aptr[i] <= klong ? g : -g;
 			}
 			kind[i] = k;
 		}
@@ -552,13 +555,15 @@ extern "C" __global__ void __launch_bounds__(SP_THREADS) sp_gather(int n, const 
 // sp_check validates a CSR that arrived as device pointers: ptr[0] = 0,
 // ptr[rows] = nnz, offsets never decrease, columns in [0, cols) and
 // strictly increasing in each row. *bad gets the smallest offending row
-// (the host sets it to rows before).
+// (the host sets it to rows before). A warp per row, a column a lane.
 extern "C" __global__ void __launch_bounds__(SP_THREADS)
 sp_check(int rows, int cols, int nnz, const int *ptr, const int *col, int *bad) {
-	for (int i = blockIdx.x * SP_THREADS + threadIdx.x; i < rows; i += gridDim.x * SP_THREADS) {
+	int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+	for (int i = blockIdx.x * SP_WARPS + w; i < rows; i += gridDim.x * SP_WARPS) {
 		int s = ptr[i], e = ptr[i + 1];
 		bool ok = (i > 0 || s == 0) && (i < rows - 1 || e == nnz) && s <= e && s >= 0 && e <= nnz;
-		for (int q = s; ok && q < e; q++) ok = col[q] >= 0 && col[q] < cols && (q == s || col[q] > col[q - 1]);
-		if (!ok) atomicMin(bad, i);
+		for (int q = s + lane; ok && q - lane < e; q += 32)
+			ok = __all_sync(SP_FULL, q >= e || (col[q] >= 0 && col[q] < cols && (q == s || col[q] > col[q - 1])));
+		if (lane == 0 && !ok) atomicMin(bad, i);
 	}
 }

@@ -3,9 +3,9 @@
 // chunk of rows of one pattern) and sp_numeric_blk (a block per chunk).
 // Host models: modelNumeric in internal/gpusparse/model_test.go.
 
-// sp_add_rows adds a[t]·b to v[t·n] for the gt rows of a pass: all loads
-// before all stores, as the rows' slots are distinct.
-template <int GM>
+// sp_add_rows adds a[AS·t]·b to v[t·n] for the gt rows of a pass: all
+// loads before all stores, as the rows' slots are distinct.
+template <int GM, int AS>
 __device__ __forceinline__ void sp_add_rows(double *v, int n, int gt, const double *a, double b) {
 	double s[GM];
 #pragma unroll
@@ -13,7 +13,91 @@ __device__ __forceinline__ void sp_add_rows(double *v, int n, int gt, const doub
 		if (t < gt) s[t] = v[t * n];
 #pragma unroll
 	for (int t = 0; t < GM; t++)
-		if (t < gt) v[t * n] = __dadd_rn(s[t], __dmul_rn(a[t], b));
+		if (t < gt) v[t * n] = __dadd_rn(s[t], __dmul_rn(a[AS * t], b));
+}
+
+// sp_find sets x[d] to the index of c[d] in the sorted p[0:n], which
+// holds every c[d] that is not below p[0] (the others get 0): D searches
+// interleaved, so that their loads overlap.
+template <int D>
+__device__ __forceinline__ void sp_find(const int *p, int n, const int *c, int *x) {
+#pragma unroll
+	for (int d = 0; d < D; d++) x[d] = 0;
+	for (int st = n > 0 ? 1 << (31 - __clz(n)) : 0; st > 0; st >>= 1)
+#pragma unroll
+		for (int d = 0; d < D; d++)
+			if (x[d] + st < n && p[x[d] + st] <= c[d]) x[d] += st;
+}
+
+// sp_add_ks_next adds the products of the m k's of a group of G lanes
+// (lane u of the group holds B's row mybs..mybe of k u, sa[t][at+u] its
+// value in row t of the pass) into the gt rows of accumulators v, k
+// after k: each lane's first product of the next k and its slot are
+// fetched while the current k is added (a software pipeline).
+template <int G, int GM>
+__device__ __forceinline__ void sp_add_ks_next(int m, int mybs, int mybe, unsigned mask, int gl, const double (*sa)[32], int at, const int *p, int n,
+                                               const int *bcol, const double *bval, double *v, int gt) {
+	int nbs = __shfl_sync(mask, mybs, 0, G), nbe = __shfl_sync(mask, mybe, 0, G);
+	int nx = 0;
+	double nb = 0;
+	if (nbs + gl < nbe) nx = sp_bsearch(p, n, bcol[nbs + gl]), nb = bval[nbs + gl];
+	for (int u = 0; u < m; u++) {
+		double a[GM];
+#pragma unroll
+		for (int t = 0; t < GM; t++)
+			if (t < gt) a[t] = sa[t][at + u];
+		double b = nb;
+		int bs = nbs, be = nbe, x = nx;
+		if (u + 1 < m) {
+			nbs = __shfl_sync(mask, mybs, u + 1, G), nbe = __shfl_sync(mask, mybe, u + 1, G);
+			if (nbs + gl < nbe) nx = sp_bsearch(p, n, bcol[nbs + gl]), nb = bval[nbs + gl];
+		}
+		for (int r = bs + gl; r < be; r += G) {
+			if (r != bs + gl) x = sp_bsearch(p, n, bcol[r]), b = bval[r];
+			sp_add_rows<GM, 1>(v + x, n, gt, a, b);
+		}
+		__syncwarp(mask);
+	}
+}
+
+// sp_add_ks_pf is sp_add_ks_next for chunks of several rows, which hold
+// more registers: each lane loads its first H products (H rounds of the
+// lanes over a row of B: 2 for 32 lanes, whose rows of B are the
+// longest) of D = SP_PF/H k's at once and searches their slots
+// together, before the k's are added one after the other, so that the
+// latency of those loads and searches is paid once for D k's; the rest
+// of a longer row of B is loaded as it is added.
+template <int G, int GM>
+__device__ __forceinline__ void sp_add_ks_pf(int m, int mybs, int mybe, unsigned mask, int gl, const double (*sa)[32], int at, const int *p, int n,
+                                             const int *bcol, const double *bval, double *v, int gt) {
+	constexpr int H = G == 32 ? 2 : 1, D = SP_PF / H < G ? SP_PF / H : G;
+	for (int u0 = 0; u0 < m; u0 += D) {
+		// Lanes past A's row have none: an empty row of B.
+		int c[D * H], x[D * H];
+		double b[D * H];
+#pragma unroll
+		for (int d = 0; d < D; d++) {
+			int bs = __shfl_sync(mask, mybs, u0 + d, G) + gl, be = __shfl_sync(mask, mybe, u0 + d, G);
+#pragma unroll
+			for (int h = 0; h < H; h++) {
+				c[d * H + h] = -1, b[d * H + h] = 0;
+				if (bs + h * G < be) c[d * H + h] = bcol[bs + h * G], b[d * H + h] = bval[bs + h * G];
+			}
+		}
+		sp_find<D * H>(p, n, c, x);
+#pragma unroll
+		for (int d = 0; d < D; d++) {
+			int u = u0 + d;
+			if (u >= m) break;
+			const double *a = &sa[0][at + u];
+#pragma unroll
+			for (int h = 0; h < H; h++)
+				if (c[d * H + h] >= 0) sp_add_rows<GM, 32>(v + x[d * H + h], n, gt, a, b[d * H + h]);
+			int bs = __shfl_sync(mask, mybs, u, G), be = __shfl_sync(mask, mybe, u, G);
+			for (int r = bs + gl + H * G; r < be; r += G) sp_add_rows<GM, 32>(v + sp_bsearch(p, n, bcol[r]), n, gt, a, bval[r]);
+			__syncwarp(mask);
+		}
+	}
 }
 
 // sp_numeric sets the values of C = A·B on its pattern for the chunks
@@ -27,7 +111,9 @@ __device__ __forceinline__ void sp_add_rows(double *v, int n, int gt, const doub
 // holds 32/G chunks, each with SP_LIMIT·G/32 pattern slots (beyond, the
 // pattern is searched in ccol) and ACAP = WACC·G/32 accumulators, at
 // least one row's (sp_plan): a chunk runs in passes of min(GM, ACAP/n)
-// rows. G is picked by the host from B's mean row length.
+// rows. G is picked by the host from B's mean row length. The k's of A's
+// row come G at a time, one per lane, and are added by sp_add_ks_next
+// (one row at a time) or sp_add_ks_pf (several).
 template <int G, int GM>
 __device__ __forceinline__ void sp_numeric_rows(int nw, const int *wlist, const int *kind, const int *aptr, const int *acol, const double *aval, const int *bptr,
                                                 const int *bcol, const double *bval, const int *cptr, const int *ccol, double *cval, double init) {
@@ -67,30 +153,9 @@ __device__ __forceinline__ void sp_numeric_rows(int nw, const int *wlist, const 
 						if (t < gt) sa[w][t][lane] = aval[as + (size_t)(t0 + t) * alen + q0 + gl];
 				}
 				__syncwarp(mask);
-				// Each lane's first product of the next k and its slot are
-				// fetched while the current k is added (software pipeline).
 				int m = min(G, alen - q0);
-				int nbs = __shfl_sync(mask, mybs, 0, G), nbe = __shfl_sync(mask, mybe, 0, G);
-				int nx = 0;
-				double nb = 0;
-				if (nbs + gl < nbe) nx = sp_bsearch(p, n, bcol[nbs + gl]), nb = bval[nbs + gl];
-				for (int u = 0; u < m; u++) {
-					double a[GM];
-#pragma unroll
-					for (int t = 0; t < GM; t++)
-						if (t < gt) a[t] = sa[w][t][grp * G + u];
-					double b = nb;
-					int bs = nbs, be = nbe, x = nx;
-					if (u + 1 < m) {
-						nbs = __shfl_sync(mask, mybs, u + 1, G), nbe = __shfl_sync(mask, mybe, u + 1, G);
-						if (nbs + gl < nbe) nx = sp_bsearch(p, n, bcol[nbs + gl]), nb = bval[nbs + gl];
-					}
-					for (int r = bs + gl; r < be; r += G) {
-						if (r != bs + gl) x = sp_bsearch(p, n, bcol[r]), b = bval[r];
-						sp_add_rows<GM>(v + x, n, gt, a, b);
-					}
-					__syncwarp(mask);
-				}
+				if constexpr (GM == 1) sp_add_ks_next<G, GM>(m, mybs, mybe, mask, gl, sa[w], grp * G, p, n, bcol, bval, v, gt);
+				else sp_add_ks_pf<G, GM>(m, mybs, mybe, mask, gl, sa[w], grp * G, p, n, bcol, bval, v, gt);
 			}
 			for (int x = gl; x < gt * n; x += G) cval[cs + (size_t)t0 * n + x] = v[x];
 			__syncwarp(mask);
@@ -101,7 +166,7 @@ __device__ __forceinline__ void sp_numeric_rows(int nw, const int *wlist, const 
 // sp_numeric_g<G> takes one row at a time (products of A without runs),
 // sp_numeric_g<G>r up to SP_WROWS (fewer registers than SP_GMAX).
 #define SP_NUMERIC(G, GM, NAME)                                                                                                         \
-	extern "C" __global__ void __launch_bounds__(SP_THREADS, GM == 1 ? 6 : 4)                                                          \
+	extern "C" __global__ void __launch_bounds__(SP_THREADS, GM == 1 ? 6 : 4)                                                        \
 	    NAME(int nw, const int *wlist, const int *kind, const int *aptr, const int *acol, const double *aval, const int *bptr, const int *bcol,         \
 	         const double *bval, const int *cptr, const int *ccol, double *cval, double init) {                                           \
 		sp_numeric_rows<G, GM>(nw, wlist, kind, aptr, acol, aval, bptr, bcol, bval, cptr, ccol, cval, init);                                 \
