@@ -113,13 +113,17 @@ func (pr *partRun) giveBack() error {
 	if !p.returns {
 		return nil
 	}
-	ng := int64(len(p.spec.Home))
+	s := p.spec
+	gf := GhostFrom(s.Own)
+	ng := int64(len(s.Offsets) - 1 - gf)
 	// Sixteen ghosts a thread, from the first ghost's tile on.
-	gst, err := p.dg.ws.st.View(int64(GhostFrom(p.spec.Own)), (ng+15)/16*16)
+	gst, err := p.dg.ws.st.View(int64(gf), (ng+15)/16*16)
 	if err != nil {
 		return err
 	}
-	return l.Launch(nil, "part_return", l.Grid("part_return", (ng+15)/16, blockSize), gst, int32(ng), p.back, p.home, p.rbase, p.bytes)
+	from, home := s.returnWindows()
+	return l.Launch(nil, "part_return", l.Grid("part_return", (ng+15)/16, blockSize), gst, int32(ng), p.back, p.home, p.rbase, p.bytes,
+		int32(s.WindowsEnd()-gf), from[0], home[0], from[1], home[1], from[2], home[2])
 }
 
 // tailArgs appends the part's arguments to the launch of MIS-1's tail:
@@ -170,6 +174,13 @@ func (pr *partRun) exchange(pass int) error {
 	return nil
 }
 
+// extra is what a part adds to every launch of the engine: how its
+// kernels find the global ids of its local ids (PART_PARAMS of mis.cu).
+func (p *part) extra() []any {
+	gw := p.spec.gidWindows()
+	return []any{p.gid, p.spec.Base, int32(p.spec.GIDFrom), gw[0], gw[1], gw[2]}
+}
+
 // Run computes the MIS on every part at once. Each part runs the plan
 // the engine makes for its shape; at distance 2 always by key buckets,
 // which need no per-vertex state but the byte (the ball sweeps would
@@ -193,7 +204,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 			return nil, pp.fail(q, err)
 		}
 		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx, watch: watch, epoch: epoch,
-			last: uint32(min(p.dg.n, 1<<32-1)), extra: []any{p.gid, p.spec.Base, int32(p.spec.GIDFrom)},
+			last: uint32(min(p.dg.n, 1<<32-1)), extra: p.extra(),
 			tailSends: p.dg.n > 0 && r.plan.Stages[0].Tail == partTailName(r.plan.Key)}
 		if o.Trace {
 			if r.part.trace, err = newPartTrace(p.ctx); err != nil {
