@@ -19,8 +19,9 @@ type PartsResult struct {
 	Bytes   int64 // sent between parts in the run
 	Stalled bool  // some part stopped when its rounds stopped paying (see Result.Stalled)
 	// Time is the wall time from the first launch until every part's
-	// sweeps are done (the copies of the sets back are not in it); Parts
-	// holds each part's, with its launches that found work.
+	// sweeps are done (the reads of the sweep counters and the copies of
+	// the sets back are not in it); PartTime holds each part's, and
+	// PartRounds its launches that found work.
 	Time       time.Duration
 	PartTime   []time.Duration
 	PartRounds []int
@@ -61,6 +62,19 @@ type partRun struct {
 	trace     *partTrace
 	last      uint32 // the live count at the last check (at first the part's vertices)
 	checks    int
+	// end is when the part's stream was done with the sweeps: the
+	// sweep counters are read back after it (run.rounds), which the
+	// engine's event time does not count either.
+	end time.Time
+}
+
+// swept returns the time from start until the part's sweeps were done
+// (until now if they did not get that far).
+func (pr *partRun) swept(start time.Time) time.Duration {
+	if pr.end.IsZero() {
+		return time.Since(start)
+	}
+	return pr.end.Sub(start)
 }
 
 // check hands the live count after pass sweeps to the parts' watch and
@@ -182,9 +196,9 @@ func (p *part) extra() []any {
 }
 
 // Run computes the MIS on every part at once. Each part runs the plan
-// the engine makes for its shape; at distance 2 always by key buckets,
-// which need no per-vertex state but the byte (the ball sweeps would
-// need the balls of the ghosts).
+// the engine makes for its shape; at distance 2, where there are several
+// parts, always by key buckets, which need no per-vertex state but the
+// byte (the ball sweeps would need the balls of the ghosts).
 func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 	o := pp.opts
 	runs := make([]*run, len(pp.ps))
@@ -232,7 +246,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 			defer wg.Done()
 			var err error
 			res.PartRounds[q], err = p.run(runs[q], func(err error) {
-				res.PartTime[q] = time.Since(start)
+				res.PartTime[q] = runs[q].part.swept(start)
 				if err != nil {
 					stop.Store(true)
 				}
@@ -301,11 +315,13 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 	}
 	pri := Priority{Seed: o.Seed, Class: p.spec.Class, Prim: p.spec.Prim}
 	tail := o.Tail || len(pp.ps) == 1 || pp.tailSends
+	// One part has no ghosts: it runs the engine's plan as it is.
+	ghosts := len(pp.ps) > 1
 	r, err := p.dg.prepare(o.Dist, pri, func(t *Tuning) {
 		if !tail {
 			t.Tail = 0
 		}
-		if o.Dist == 2 {
+		if o.Dist == 2 && ghosts {
 			// Buckets: a part has no balls for its ghosts. No split
 			// run: its second stage compares by hash alone once the
 			// part's own larger classes are decided, which its ghosts
@@ -324,7 +340,7 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 		st.Tail = partTailName(r.plan.Key)
 		r.tailGrid = l.Grid(st.Tail, int64(p.dg.n), blockSize)
 	}
-	if o.Dist == 2 && !r.plan.Buckets {
+	if o.Dist == 2 && ghosts && !r.plan.Buckets {
 		if r.plan.Key != KeyPrim {
 			return nil, fmt.Errorf("the plan of a part at distance 2 goes by %s, not by buckets", r.plan.Stages[0].Kernel)
 		}
