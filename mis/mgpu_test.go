@@ -41,7 +41,8 @@ func TestMultiGPUIsGreedy(t *testing.T) {
 
 // multiGPUIsGreedy checks the driver on one device list against the
 // greedy set: every test graph, distance and priority, with stores,
-// pairs and mailboxes, contiguous, hashed and locality partitions.
+// pairs and mailboxes, contiguous, hashed and locality partitions, and
+// ranges with every ghost in the tables (no windows).
 func multiGPUIsGreedy(t *testing.T, devs []int) {
 	for _, c := range mgpuGraphs() {
 		lp, order, err := LocalityPartition(c.g, len(devs))
@@ -56,11 +57,12 @@ func multiGPUIsGreedy(t *testing.T, devs []int) {
 				want := greedy(c.g, keys, dist)
 				opts := []MultiGPUOptions{{}, {pairs: true}, {Partition: mgpuPartition(c.g.N(), len(devs), true), mailboxes: true}}
 				if pr.Kind == Degree {
-					opts = append(opts, MultiGPUOptions{mailboxes: true}, MultiGPUOptions{Partition: lp, Order: order})
+					opts = append(opts, MultiGPUOptions{mailboxes: true}, MultiGPUOptions{Partition: lp, Order: order},
+						MultiGPUOptions{tables: true})
 				}
 				for _, o := range opts {
-					name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v", devs, c.name, dist, pr.Kind,
-						o.mailboxes, o.Partition != nil, o.Order != nil)
+					name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v/tables=%v", devs, c.name, dist, pr.Kind,
+						o.mailboxes, o.Partition != nil, o.Order != nil, o.tables)
 					o.Distance, o.Priority, o.Devices = dist, pr, devs
 					res, err := ComputeMultiGPU(context.Background(), c.g, o)
 					if err != nil {
@@ -199,7 +201,7 @@ func TestMixedKeysLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dist := range []int{1, 2} {
-		ps, err := layoutParts(g, 3, nil, keys, dist, nil)
+		ps, err := layoutParts(g, 3, nil, keys, dist, nil, misgpu.MaxWindows)
 		if err != nil {
 			t.Fatal(err)
 		}

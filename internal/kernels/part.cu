@@ -147,9 +147,14 @@ __device__ __forceinline__ u32 part_or(const u64 *rbase, u64 word, u32 bits) {
 // owner then scans). A thread takes 16 ghosts, and ghosts that go to one
 // state word of one owner (runs of consecutive ids, as contiguous ranges
 // give) go with one atomic; the state and flag arrays are padded to
-// whole tiles. bytes adds 4 per atomic.
+// whole tiles. bytes adds 4 per atomic. The ghosts below wend are in
+// windows: ghost g of the last window k with wf[k] <= g goes to
+// wh[k]+(g-wf[k]) (misgpu.PartSpec.HomeWord models it); from wend on,
+// home[g-wend] says where.
 extern "C" __global__ void part_return(const u8 *st, int nghost, u8 *back, const u64 *home, const u64 *rbase,
-                                       u64 *bytes) {
+                                       u64 *bytes, int wend, u32 wf0, u64 wh0, u32 wf1, u64 wh1, u32 wf2, u64 wh2) {
+	const u32 wf[PART_WINDOWS] = {wf0, wf1, wf2};
+	const u64 wh[PART_WINDOWS] = {wh0, wh1, wh2};
 	u32 b = 0;
 	const int n16 = (nghost + 15) / 16;
 	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += gridDim.x * blockDim.x) {
@@ -164,7 +169,15 @@ extern "C" __global__ void part_return(const u8 *st, int nghost, u8 *back, const
 			const u32 sj = w[j >> 2] >> (8 * (j & 3)) & 0xffu;
 			if (g >= nghost || (done[j >> 2] >> (8 * (j & 3)) & 0xffu) || STATE(sj) != OUT) continue;
 			mark[j >> 2] |= 1u << (8 * (j & 3));
-			const u64 d = __ldg(home + g), wd = d & ~3ull;
+			u64 d = 0;
+			if (g >= wend) {
+				d = __ldg(home + (g - wend));
+			} else {
+#pragma unroll
+				for (int k = 0; k < PART_WINDOWS; k++)
+					if ((u32)g >= wf[k]) d = wh[k] + ((u32)g - wf[k]);
+			}
+			const u64 wd = d & ~3ull;
 			if (wd != word && bits) b += part_or(rbase, word, bits);
 			bits = (wd != word ? 0u : bits) | OUT << (8 * (d & 3));
 			word = wd;
@@ -237,7 +250,8 @@ __device__ void part1_tail(const Params &P, const int *list, const u32 *len, con
 	extern "C" __global__ void __launch_bounds__(256)                                                         \
 	    part1_tail_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const int *list, const u32 *len,   \
 	                     const u32 *prim, u32 *count, int n, int ncount, int pass, u32 seedlo, u32 seedhi,   \
-	                     const u32 *gid, u32 gbase, int gfrom, const int *at, const u8 *xcls, const int *ofs, \
+	                     const u32 *gid, u32 gbase, int gfrom, u64 gw0, u64 gw1, u64 gw2, const int *at,     \
+	                     const u8 *xcls, const int *ofs,                                                   \
 	                     const u64 *slot, const u64 *base, u8 *sent, u64 *bytes) {                           \
 		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi};                      \
 		PART_SET(P)                                                                                         \

@@ -33,10 +33,14 @@ type PartSpec struct {
 	Adj     []int32
 	MaxDeg  int64
 	// GID holds the global id of each local id from GIDFrom on; below
-	// GIDFrom local id v is global id Base+v (GIDFrom 0: GID holds all).
+	// GIDFrom local id v is global id Base+v, or in a window the
+	// window's (GIDFrom 0: GID holds all).
 	GID     []uint32
 	GIDFrom int
 	Base    uint32
+	// Windows (part_window.go) follow each other from GhostFrom() on;
+	// the ghosts past them are in the tables GID and Home.
+	Windows []Window
 	// Class (class keys) or Prim (rank keys) per local id, or neither
 	// (hash keys).
 	Class []uint8
@@ -46,9 +50,9 @@ type PartSpec struct {
 	Send []int32
 	Ofs  []int32
 	To   []Slot
-	// Home gives each ghost's owner and the owner's local id (ghost
-	// GhostFrom()+i at Home[i]): where a ghost this part pushed OUT
-	// into is given back (part_return).
+	// Home gives each ghost's owner and the owner's local id past the
+	// windows (ghost WindowsEnd()+i at Home[i]): where a ghost this part
+	// pushed OUT into is given back (part_return).
 	Home []Slot
 }
 
@@ -196,6 +200,9 @@ func newPart(s *PartSpec) (*part, error) {
 	slots := len(s.Offsets) - 1
 	if slots < GhostFrom(s.Own) || slots > 1<<31-1 {
 		return p, fmt.Errorf("%d local ids for %d owned vertices", slots, s.Own)
+	}
+	if err := s.checkWindows(slots); err != nil {
+		return p, err
 	}
 	p.dg = &Graph{l: p.l, n: s.Own, m: int64(len(s.Adj)), owned: true, maxDeg: s.MaxDeg}
 	liveParts.Add(1)
@@ -417,20 +424,17 @@ func (pp *Parts) connect() error {
 	return nil
 }
 
-// homes uploads where part t (number to) gives its ghosts back: each
-// one's owner slot, and each owner's state array where the owner stores
+// homes uploads where part t (number to) gives its ghosts back: the
+// owner slots of those past the windows, and each owner's state array where the owner stores
 // into t's directly (then t reaches the owner's memory too), else 0.
 func (pp *Parts) homes(t *part, to int, reach [][]bool) error {
 	s := t.spec
-	home := make([]uint64, len(s.Home))
-	for i, h := range s.Home {
-		home[i] = uint64(h.Part)<<slotBits | uint64(h.Local)
-	}
+	home := s.homeWords()
 	rbase := make([]uint64, len(pp.ps))
 	for q, o := range pp.ps {
 		if reach[q][to] && !pp.opts.NoReturns {
 			rbase[q] = uint64(o.dg.ws.st.Ptr())
-			t.returns = len(home) > 0
+			t.returns = len(s.Offsets)-1 > GhostFrom(s.Own)
 		}
 	}
 	var err error

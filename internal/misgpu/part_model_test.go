@@ -273,8 +273,10 @@ func TestPartRecvModel(t *testing.T) {
 // the kernel takes them: each ghost found OUT and not given back yet is
 // marked, and runs of them that go to one state word of one owner are
 // ORed in together where rbase reaches the owner. It returns the ghosts
-// given back and the atomics that took.
-func returnModel(st, back []uint8, home []uint64, rbase []bool, owners [][]uint8) (returned, atomics int) {
+// given back and the atomics that took. A ghost's home is s's: in a
+// window, computed (HomeWord, the kernel's arithmetic), past them
+// home's entry.
+func returnModel(s *PartSpec, nghost int, st, back []uint8, home []uint64, rbase []bool, owners [][]uint8) (returned, atomics int) {
 	or := func(word uint64, bits uint32) {
 		q, l := word>>slotBits, word&(1<<slotBits-1)
 		if !rbase[q] {
@@ -285,15 +287,15 @@ func returnModel(st, back []uint8, home []uint64, rbase []bool, owners [][]uint8
 			owners[q][l+j] |= uint8(bits >> (8 * j))
 		}
 	}
-	for i := 0; i < (len(home)+15)/16; i++ {
+	for i := 0; i < (nghost+15)/16; i++ {
 		word, bits := ^uint64(0), uint32(0)
 		for j := range 16 {
 			g := 16*i + j
-			if g >= len(home) || back[g] != 0 || st[g]&1 != 0 || st[g]&2 == 0 {
+			if g >= nghost || back[g] != 0 || st[g]&1 != 0 || st[g]&2 == 0 {
 				continue
 			}
 			back[g] = 1
-			d := home[g]
+			d := s.HomeWord(g, home)
 			if rbase[d>>slotBits] {
 				returned++
 			}
@@ -338,19 +340,15 @@ func storeModel(at []int32, xcls []uint8, ofs []int32, slot []uint64, sent []boo
 // TestPartReturnModel: over launches that decide ghosts at random, every
 // ghost that is OUT goes back to its owner exactly once where the owner
 // is reachable, never where it is not, and an undecided or IN ghost
-// never does.
+// never does; with the run of owner 0 in two windows (homes computed),
+// the returns and atomics are those of the homes all in the table.
 func TestPartReturnModel(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	const ghosts, parts, own, run = 203, 3, 128, 100
+	const ghosts, run = 203, 100
 	home := make([]uint64, ghosts)
-	owners := make([][]uint8, parts)
-	for q := range owners {
-		owners[q] = make([]uint8, own)
-	}
 	// A run of consecutive ids of owner 0, not word-aligned, as a range
 	// partition gives; the rest scattered over owners 1 and 2 (2 not
 	// reachable).
-	perm := rng.Perm(2 * own)
+	perm := rand.New(rand.NewPCG(5, 6)).Perm(2 * 128)
 	for g := range home {
 		if g < run {
 			home[g] = uint64(g + 2)
@@ -358,6 +356,32 @@ func TestPartReturnModel(t *testing.T) {
 			q := 1 + perm[g-run]%2
 			home[g] = uint64(q)<<slotBits | uint64(perm[g-run]/2)
 		}
+	}
+	tables := &PartSpec{Own: 128}
+	windows := &PartSpec{Own: 128, Windows: []Window{{From: 128, Len: 60, OwnerLocal: 2}, {From: 188, Len: run - 60, OwnerLocal: 62}}}
+	var got [2][3]int
+	for i, s := range []*PartSpec{tables, windows} {
+		h := home
+		if s.Windows != nil {
+			h = home[run:]
+		}
+		got[i] = returnRuns(t, s, ghosts, home, h)
+	}
+	if got[0] != got[1] {
+		t.Fatalf("returns, atomics and members at the owners: %v with the table, %v with windows", got[0], got[1])
+	}
+}
+
+// returnRuns runs returnModel over launches that decide ghosts at
+// random, with s's windows and the table past them, and checks each
+// ghost's owner against want (every ghost's home). It returns the returns, atomics
+// and OUT ghosts at the owners.
+func returnRuns(t *testing.T, s *PartSpec, ghosts int, want, table []uint64) [3]int {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const parts, own = 3, 128
+	owners := make([][]uint8, parts)
+	for q := range owners {
+		owners[q] = make([]uint8, own)
 	}
 	rbase := []bool{true, true, false}
 	st := make([]uint8, ghosts)
@@ -369,26 +393,27 @@ func TestPartReturnModel(t *testing.T) {
 				st[g] = uint8(rng.IntN(64))<<2 | uint8(1+rng.IntN(2))
 			}
 		}
-		r, a := returnModel(st, back, home, rbase, owners)
+		r, a := returnModel(s, ghosts, st, back, table, rbase, owners)
 		total, atomics = total+r, atomics+a
 	}
-	want := 0
-	for g, s := range st {
-		q, l := home[g]>>slotBits, home[g]&(1<<slotBits-1)
-		out := s&3 == 2
+	n := 0
+	for g, x := range st {
+		q, l := want[g]>>slotBits, want[g]&(1<<slotBits-1)
+		out := x&3 == 2
 		if out && rbase[q] {
-			want++
+			n++
 		}
 		if got := owners[q][l] == 2; got != (out && rbase[q]) {
-			t.Fatalf("ghost %d (state %#x) is %#x at its owner %d", g, s, owners[q][l], q)
+			t.Fatalf("ghost %d (state %#x) is %#x at its owner %d", g, x, owners[q][l], q)
 		}
 	}
-	if total != want || want == 0 {
-		t.Fatalf("%d returns, want %d", total, want)
+	if total != n || n == 0 {
+		t.Fatalf("%d returns, want %d", total, n)
 	}
 	if atomics >= total {
 		t.Fatalf("%d atomics for %d returns: ghosts of one state word do not go together", atomics, total)
 	}
+	return [3]int{total, atomics, n}
 }
 
 // TestPartStoreModel: a tail's sends and part_send's after it reach
