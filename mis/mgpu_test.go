@@ -137,6 +137,37 @@ func TestMultiGPUFault(t *testing.T) {
 	}
 }
 
+// TestMultiGPUReusesDevices: runs on devices that ran parts before load
+// nothing and keep the devices' contexts. A part that retained its
+// device's primary context and released it at Close would have the
+// driver destroy the context at its last release wherever no other user
+// held it, and every run create it again (about 150 ms a device, ten
+// times what a run on a test graph takes) and load the image into each
+// part.
+func TestMultiGPUReusesDevices(t *testing.T) {
+	lists := mgpuDevices(t)
+	devs := lists[len(lists)-1]
+	g := mesh.Hex27Graph(7, 6, 5)
+	for _, dist := range []int{1, 2} {
+		o := MultiGPUOptions{Distance: dist, Devices: devs}
+		if _, err := ComputeMultiGPU(context.Background(), g, o); err != nil {
+			t.Fatal(err)
+		}
+		made := misgpu.LoadersMade()
+		for range 3 {
+			if _, err := ComputeMultiGPU(context.Background(), g, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := misgpu.LoadersMade() - made; n != 0 {
+			t.Errorf("d%d: 3 more runs on %v made %d part loaders, want 0", dist, devs, n)
+		}
+	}
+	if n := misgpu.LiveAllocations(); n != 0 {
+		t.Errorf("%d allocations left after the runs", n)
+	}
+}
+
 // TestMultiGPUChainPriorities: a priority that chains the greedy order
 // along the graph takes one round per link; the driver stops when the
 // rounds stop paying and the serial greedy finishes, with the greedy set.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/misgrid/misgrid/cuda"
 	"github.com/misgrid/misgrid/internal/gpu"
-	"github.com/misgrid/misgrid/internal/kernels"
 )
 
 // A graph split into parts, each on a device, runs the engine on every
@@ -184,19 +183,12 @@ func NewParts(specs []*PartSpec, o PartsOptions) (*Parts, error) {
 }
 
 func newPart(s *PartSpec) (*part, error) {
-	dev, err := cuda.GetDevice(s.Device)
-	if err != nil {
-		return nil, gpu.Unavailable(err)
-	}
-	ctx, err := dev.PrimaryContext()
-	if err != nil {
-		return nil, gpu.Unavailable(err)
-	}
-	p := &part{spec: s, ctx: ctx}
 	// A loader of its own: the part's stream, and its own lock.
-	if p.l, err = gpu.New(ctx, false, kernels.Part, partKernels()); err != nil {
-		return p, err
+	l, err := partLoader(s.Device)
+	if err != nil {
+		return nil, gpu.Unavailable(err)
 	}
+	p := &part{spec: s, ctx: l.Ctx, l: l}
 	slots := len(s.Offsets) - 1
 	if slots < GhostFrom(s.Own) || slots > 1<<31-1 {
 		return p, fmt.Errorf("%d local ids for %d owned vertices", slots, s.Own)
@@ -214,16 +206,16 @@ func newPart(s *PartSpec) (*part, error) {
 	}
 	ws := &p.dg.ws
 	np := padded(slots)
-	if ws.st, err = ctx.Alloc(max(np, tile)); err != nil {
+	if ws.st, err = p.ctx.Alloc(max(np, tile)); err != nil {
 		return p, err
 	}
 	if s.Class != nil || s.Prim != nil {
-		if ws.cls, err = ctx.Alloc(np); err != nil {
+		if ws.cls, err = p.ctx.Alloc(np); err != nil {
 			return p, err
 		}
 	}
 	if s.Prim != nil {
-		if ws.prim, err = ctx.Alloc(4 * np); err != nil {
+		if ws.prim, err = p.ctx.Alloc(4 * np); err != nil {
 			return p, err
 		}
 	}
@@ -553,10 +545,8 @@ func (pp *Parts) Close() error {
 			liveParts.Add(-1)
 		}
 		p.bufs, p.hosts = nil, nil
-		if p.l != nil {
-			errs = append(errs, p.l.Close())
-		}
-		errs = append(errs, p.ctx.Close())
+		// The context is the device layer's, kept for the next runs.
+		errs = append(errs, putLoader(p.l))
 		p.ctx = nil
 	}
 	return errors.Join(errs...)
