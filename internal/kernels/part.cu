@@ -42,6 +42,42 @@ BUCKET2K(mis2b_p2, 2, false, false)
 // receiver's next launch.
 #define PART_EPOCH_SHIFT 40
 
+// pend_keep appends entry i to the pending list out when keep, a warp's
+// entries with one atomic on *n (their order within out is arbitrary;
+// what the list holds is not). Every lane of the warp must call it.
+__device__ __forceinline__ void pend_keep(bool keep, int i, int *out, u32 *n) {
+	const u32 lane = threadIdx.x & 31, k = __ballot_sync(0xffffffffu, keep);
+	if (!k) return;
+	const u32 lead = __ffs(k) - 1;
+	u32 at = 0;
+	if (lane == lead) at = atomicAdd(n, (u32)__popc(k));
+	at = __shfl_sync(0xffffffffu, at, lead) + __popc(k & ((1u << lane) - 1));
+	if (keep) out[at] = i;
+}
+
+// A boundary kernel that runs after every launch scans only the entries
+// its last call left pending (pendingModel in misgpu's tests models
+// it): call c of a run takes entries 0..m-1 at c = 0 (m the list's
+// length), else the npend[c%3] entries in half c&1 of pend (2m ints),
+// and appends those it leaves pending to half (c+1)&1 and
+// npend[(c+1)%3]; it zeroes npend[(c+2)%3], which the call after it
+// appends to (the run starts with the PART_PENDING counts zero). Blocks
+// read the count once, so every thread of a block takes the same trips
+// and the warp votes see all lanes.
+#define PART_PENDING 3
+struct Pending {
+	const int *in;
+	int *out;
+	u32 *nout;
+	int n;
+};
+
+__device__ __forceinline__ Pending pending(int *pend, u32 *npend, int m, int call) {
+	if (blockIdx.x == 0 && threadIdx.x == 0) npend[(call + 2) % PART_PENDING] = 0;
+	return Pending{call ? pend + (call & 1) * (size_t)m : nullptr, pend + ((call + 1) & 1) * (size_t)m,
+	               npend + (call + 1) % PART_PENDING, call ? (int)npend[call % PART_PENDING] : m};
+}
+
 // part_send: for each boundary vertex v = list[i] decided and not sent
 // yet, store its state byte (OUT or IN alone, with the class bits
 // xcls[i] when xcls is not null, else v's own) into every ghost slot
@@ -53,27 +89,33 @@ BUCKET2K(mis2b_p2, 2, false, false)
 // fill count this part keeps in fill[part]. The lanes of a warp that
 // write pairs to one mailbox reserve their places with one atomic, so
 // that a warp writes its pairs as one run (whole lines over the link).
-// bytes adds what was sent; epoch tags the pairs.
+// bytes adds what was sent; epoch tags the pairs. It scans the entries
+// still undecided at its last call (pend, npend, call: Pending), and
+// leaves pending those still undecided; an entry the tail sent
+// (part1_tail marks sent) leaves the list unsent.
 extern "C" __global__ void part_send(const u8 *st, const u8 *xcls, const int *list, int nlist, u8 *sent,
                                      const int *ofs, const u64 *slot, const u64 *base, u32 *fill, u64 *bytes,
-                                     u32 epoch) {
+                                     u32 epoch, int *pend, u32 *npend, int call) {
 	const u32 lane = threadIdx.x & 31;
+	const Pending P = pending(pend, npend, nlist, call);
 	u32 b = 0;
-	// Every thread of a block takes the same trips, so the warp votes
-	// below see all lanes.
-	for (int i0 = blockIdx.x * blockDim.x; i0 < nlist; i0 += gridDim.x * blockDim.x) {
-		const int i = i0 + (int)threadIdx.x;
+	for (int i0 = blockIdx.x * blockDim.x; i0 < P.n; i0 += gridDim.x * blockDim.x) {
+		const int e = i0 + (int)threadIdx.x;
+		const int i = e < P.n ? (P.in ? P.in[e] : e) : 0;
 		int k = 0, cnt = 0;
 		u8 x = 0;
-		if (i < nlist && !sent[i]) {
+		bool keep = false;
+		if (e < P.n && !sent[i]) {
 			const u32 s = __ldcg(st + list[i]);
-			if (STATE(s) != UND) {
+			keep = STATE(s) == UND;
+			if (!keep) {
 				sent[i] = 1;
 				x = (u8)((xcls ? (u32)__ldg(xcls + i) << 2 : s & ~3u) | STATE(s));
 				k = __ldg(ofs + i);
 				cnt = __ldg(ofs + i + 1) - k;
 			}
 		}
+		pend_keep(keep, i, P.out, P.nout);
 		int most = cnt;
 #pragma unroll
 		for (int d = 16; d > 0; d >>= 1) most = max(most, __shfl_xor_sync(0xffffffffu, most, d));
@@ -150,41 +192,51 @@ __device__ __forceinline__ u32 part_or(const u64 *rbase, u64 word, u32 bits) {
 // whole tiles. bytes adds 4 per atomic. The ghosts below wend are in
 // windows: ghost g of the last window k with wf[k] <= g goes to
 // wh[k]+(g-wf[k]) (misgpu.PartSpec.HomeWord models it); from wend on,
-// home[g-wend] says where.
+// home[g-wend] says where. It scans the groups of 16 that held an
+// undecided ghost at its last call (pend, npend, call: Pending) and
+// leaves pending those that still do.
 extern "C" __global__ void part_return(const u8 *st, int nghost, u8 *back, const u64 *home, const u64 *rbase,
-                                       u64 *bytes, int wend, u32 wf0, u64 wh0, u32 wf1, u64 wh1, u32 wf2, u64 wh2) {
+                                       u64 *bytes, int wend, u32 wf0, u64 wh0, u32 wf1, u64 wh1, u32 wf2, u64 wh2,
+                                       int *pend, u32 *npend, int call) {
 	const u32 wf[PART_WINDOWS] = {wf0, wf1, wf2};
 	const u64 wh[PART_WINDOWS] = {wh0, wh1, wh2};
 	u32 b = 0;
-	const int n16 = (nghost + 15) / 16;
-	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += gridDim.x * blockDim.x) {
-		const uint4 w4 = __ldcg((const uint4 *)st + i), d4 = ((const uint4 *)back)[i];
-		const u32 w[4] = {w4.x, w4.y, w4.z, w4.w}, done[4] = {d4.x, d4.y, d4.z, d4.w};
-		u32 mark[4] = {0, 0, 0, 0};
-		u64 word = ~0ull;  // the run so far: owner<<PART_SLOT_BITS | its word, and its OUT bits
-		u32 bits = 0;
+	const Pending P = pending(pend, npend, (nghost + 15) / 16, call);
+	for (int i0 = blockIdx.x * blockDim.x; i0 < P.n; i0 += gridDim.x * blockDim.x) {
+		const int t = i0 + (int)threadIdx.x;
+		const int i = t < P.n ? (P.in ? P.in[t] : t) : 0;
+		bool keep = false;
+		if (t < P.n) {
+			const uint4 w4 = __ldcg((const uint4 *)st + i), d4 = ((const uint4 *)back)[i];
+			const u32 w[4] = {w4.x, w4.y, w4.z, w4.w}, done[4] = {d4.x, d4.y, d4.z, d4.w};
+			u32 mark[4] = {0, 0, 0, 0};
+			u64 word = ~0ull;  // the run so far: owner<<PART_SLOT_BITS | its word, and its OUT bits
+			u32 bits = 0;
 #pragma unroll
-		for (int j = 0; j < 16; j++) {
-			const int g = 16 * i + j;
-			const u32 sj = w[j >> 2] >> (8 * (j & 3)) & 0xffu;
-			if (g >= nghost || (done[j >> 2] >> (8 * (j & 3)) & 0xffu) || STATE(sj) != OUT) continue;
-			mark[j >> 2] |= 1u << (8 * (j & 3));
-			u64 d = 0;
-			if (g >= wend) {
-				d = __ldg(home + (g - wend));
-			} else {
+			for (int j = 0; j < 16; j++) {
+				const int g = 16 * i + j;
+				const u32 sj = w[j >> 2] >> (8 * (j & 3)) & 0xffu;
+				keep |= g < nghost && STATE(sj) == UND;
+				if (g >= nghost || (done[j >> 2] >> (8 * (j & 3)) & 0xffu) || STATE(sj) != OUT) continue;
+				mark[j >> 2] |= 1u << (8 * (j & 3));
+				u64 d = 0;
+				if (g >= wend) {
+					d = __ldg(home + (g - wend));
+				} else {
 #pragma unroll
-				for (int k = 0; k < PART_WINDOWS; k++)
-					if ((u32)g >= wf[k]) d = wh[k] + ((u32)g - wf[k]);
+					for (int k = 0; k < PART_WINDOWS; k++)
+						if ((u32)g >= wf[k]) d = wh[k] + ((u32)g - wf[k]);
+				}
+				const u64 wd = d & ~3ull;
+				if (wd != word && bits) b += part_or(rbase, word, bits);
+				bits = (wd != word ? 0u : bits) | OUT << (8 * (d & 3));
+				word = wd;
 			}
-			const u64 wd = d & ~3ull;
-			if (wd != word && bits) b += part_or(rbase, word, bits);
-			bits = (wd != word ? 0u : bits) | OUT << (8 * (d & 3));
-			word = wd;
+			if (bits) b += part_or(rbase, word, bits);
+			if (mark[0] | mark[1] | mark[2] | mark[3])
+				((uint4 *)back)[i] = make_uint4(done[0] | mark[0], done[1] | mark[1], done[2] | mark[2], done[3] | mark[3]);
 		}
-		if (bits) b += part_or(rbase, word, bits);
-		if (mark[0] | mark[1] | mark[2] | mark[3])
-			((uint4 *)back)[i] = make_uint4(done[0] | mark[0], done[1] | mark[1], done[2] | mark[2], done[3] | mark[3]);
+		pend_keep(keep, i, P.out, P.nout);
 	}
 	b = warp_sum(b);
 	if ((threadIdx.x & 31) == 0 && b) atomicAdd(bytes, (u64)b);

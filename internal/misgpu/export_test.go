@@ -20,4 +20,5 @@ const (
 	BlockSize     = blockSize
 	SlotBits      = slotBits
 	MailboxBit    = mailboxBit
+	PendingCounts = pendingCounts
 )

@@ -126,6 +126,11 @@ type part struct {
 	// back in the run (part_return).
 	at, home, rbase, back *cuda.Buffer
 	returns               bool // some ghost goes back to its owner
+	// sendPend, backPend: the boundary entries and the groups of 16
+	// ghosts still pending at the last part_send and part_return, two
+	// halves each, and their counts in sendCnt and backCnt (Pending in
+	// part.cu, pendingRing).
+	sendPend, sendCnt, backPend, backCnt *cuda.Buffer
 	// fill, published for the receivers once the sends are done: in
 	// pinned host memory for mailboxes there, in device memory for
 	// mailboxes in a peer's.
@@ -244,6 +249,15 @@ func newPart(s *PartSpec) (*part, error) {
 	if p.sent, err = p.alloc(int64(len(s.Send))); err != nil {
 		return p, err
 	}
+	groups := (int64(slots-GhostFrom(s.Own)) + 15) / 16
+	for _, b := range []struct {
+		buf   **cuda.Buffer
+		bytes int64
+	}{{&p.sendPend, 8 * int64(len(s.Send))}, {&p.sendCnt, 4 * pendingCounts}, {&p.backPend, 8 * groups}, {&p.backCnt, 4 * pendingCounts}} {
+		if *b.buf, err = p.alloc(b.bytes); err != nil {
+			return p, err
+		}
+	}
 	if p.bytes, err = p.alloc(8); err != nil {
 		return p, err
 	}
@@ -338,9 +352,10 @@ func hostPtr(h *cuda.HostBuffer) uintptr { return uintptr(unsafe.Pointer(&h.Byte
 
 // mailboxBit is PART_MAILBOX of part.cu, slotBits PART_SLOT_BITS.
 const (
-	mailboxBit = 1 << 63
-	slotBits   = 40
-	epochShift = 40 // PART_EPOCH_SHIFT
+	mailboxBit    = 1 << 63
+	slotBits      = 40
+	epochShift    = 40 // PART_EPOCH_SHIFT
+	pendingCounts = 3  // PART_PENDING: the counts of a pending list's ring
 )
 
 // connect decides how each part reaches each other (its state array

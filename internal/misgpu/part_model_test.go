@@ -11,15 +11,18 @@ import (
 const empty = ^uint64(0)
 
 // sendModel is part_send on the host, warp by warp as the device runs
-// it: per trip, each lane takes one boundary vertex; the lanes that
-// write to one mailbox reserve their places with one add (the leader's)
-// and write at the leader's base plus their rank among those lanes. It
-// returns each mailbox's pairs (tagged with epoch) and the stores into
-// state arrays. xcls, when not nil, gives the class bits of each listed
-// vertex.
+// it: per trip, each lane takes one boundary entry of those pm left
+// pending (an undecided one stays pending); the lanes that write to one
+// mailbox reserve their places with one add (the leader's) and write at
+// the leader's base plus their rank among those lanes. It returns each
+// mailbox's pairs (tagged with epoch) and the stores into state arrays.
+// xcls, when not nil, gives the class bits of each listed vertex.
 func sendModel(st, xcls []uint8, list []int32, sent []bool, ofs []int32, slot []uint64, fill []uint32,
-	boxes map[uint64][]uint64, stores map[uint64]uint8, epoch uint32) (bytes int) {
-	for i0 := 0; i0 < len(list); i0 += 32 {
+	boxes map[uint64][]uint64, stores map[uint64]uint8, epoch uint32, pm *pendingModel) (bytes int) {
+	entries := pm.begin()
+	var kept []int32
+	defer func() { pm.end(kept) }()
+	for i0 := 0; i0 < len(entries); i0 += 32 {
 		type lane struct {
 			k, cnt int32
 			x      uint8
@@ -27,8 +30,15 @@ func sendModel(st, xcls []uint8, list []int32, sent []bool, ofs []int32, slot []
 		var ls [32]lane
 		most := int32(0)
 		for ln := range 32 {
-			i := i0 + ln
-			if i >= len(list) || sent[i] || st[list[i]]&3 == 0 {
+			if i0+ln >= len(entries) {
+				continue
+			}
+			i := int(entries[i0+ln])
+			if sent[i] {
+				continue
+			}
+			if st[list[i]]&3 == 0 {
+				kept = append(kept, int32(i))
 				continue
 			}
 			s := st[list[i]]
@@ -137,20 +147,22 @@ func partSendModel(t *testing.T, withClasses bool) {
 	}
 	stores := map[uint64]uint8{}
 	got := map[[2]uint64]uint8{}
-	for round := 0; round < 6; round++ {
+	pm := newPendingModel(len(list), rng)
+	var unsent []int // entries not sent before each call
+	for round := 0; round < 7; round++ {
 		for v := range st {
-			if st[v] == 0 && rng.IntN(3) == 0 {
+			if st[v] == 0 && (rng.IntN(3) == 0 || round == 6) {
 				st[v] = uint8(rng.IntN(4))<<2 | uint8(1+rng.IntN(2))
 			}
 		}
-		sendModel(st, xcls, list, sent, ofs, slot, fill, boxes, stores, 7)
+		unsent = append(unsent, len(list)-countTrue(sent))
+		sendModel(st, xcls, list, sent, ofs, slot, fill, boxes, stores, 7, pm)
 	}
-	for v := range st {
-		if st[v] == 0 {
-			st[v] = 2
-		}
+	// Each call scans only the entries still unsent: its first call
+	// every one.
+	if !slices.Equal(pm.scanned, unsent) || unsent[0] != len(list) || unsent[1] >= len(list) {
+		t.Fatalf("calls scanned %v entries, with %v unsent before them", pm.scanned, unsent)
 	}
-	sendModel(st, xcls, list, sent, ofs, slot, fill, boxes, stores, 7)
 	for k, x := range stores {
 		got[[2]uint64{k >> slotBits, k & (1<<slotBits - 1)}] = x
 	}
@@ -275,8 +287,10 @@ func TestPartRecvModel(t *testing.T) {
 // ORed in together where rbase reaches the owner. It returns the ghosts
 // given back and the atomics that took. A ghost's home is s's: in a
 // window, computed (HomeWord, the kernel's arithmetic), past them
-// home's entry.
-func returnModel(s *PartSpec, nghost int, st, back []uint8, home []uint64, rbase []bool, owners [][]uint8) (returned, atomics int) {
+// home's entry. A thread takes the groups of 16 that pm left pending,
+// and keeps pending those that hold an undecided ghost.
+func returnModel(s *PartSpec, nghost int, st, back []uint8, home []uint64, rbase []bool, owners [][]uint8,
+	pm *pendingModel) (returned, atomics int) {
 	or := func(word uint64, bits uint32) {
 		q, l := word>>slotBits, word&(1<<slotBits-1)
 		if !rbase[q] {
@@ -287,10 +301,14 @@ func returnModel(s *PartSpec, nghost int, st, back []uint8, home []uint64, rbase
 			owners[q][l+j] |= uint8(bits >> (8 * j))
 		}
 	}
-	for i := 0; i < (nghost+15)/16; i++ {
+	groups := pm.begin()
+	var kept []int32
+	for _, i := range groups {
 		word, bits := ^uint64(0), uint32(0)
+		keep := false
 		for j := range 16 {
-			g := 16*i + j
+			g := 16*int(i) + j
+			keep = keep || g < nghost && st[g]&3 == 0
 			if g >= nghost || back[g] != 0 || st[g]&1 != 0 || st[g]&2 == 0 {
 				continue
 			}
@@ -310,7 +328,11 @@ func returnModel(s *PartSpec, nghost int, st, back []uint8, home []uint64, rbase
 		if bits != 0 {
 			or(word, bits)
 		}
+		if keep {
+			kept = append(kept, i)
+		}
 	}
+	pm.end(kept)
 	return returned, atomics
 }
 
@@ -387,14 +409,22 @@ func returnRuns(t *testing.T, s *PartSpec, ghosts int, want, table []uint64) [3]
 	st := make([]uint8, ghosts)
 	back := make([]uint8, (ghosts+15)/16*16)
 	total, atomics := 0, 0
+	pm := newPendingModel((ghosts+15)/16, rng)
+	var open []int // groups with an undecided ghost at each call
 	for launch := 0; launch < 8; launch++ {
 		for g := range st {
 			if st[g]&3 == 0 && rng.IntN(3) == 0 {
 				st[g] = uint8(rng.IntN(64))<<2 | uint8(1+rng.IntN(2))
 			}
 		}
-		r, a := returnModel(s, ghosts, st, back, table, rbase, owners)
+		r, a := returnModel(s, ghosts, st, back, table, rbase, owners, pm)
 		total, atomics = total+r, atomics+a
+		open = append(open, undecidedGroups(st))
+	}
+	// Each call scans the groups the call before found undecided: its
+	// first call every one.
+	if pm.scanned[0] != pm.m || !slices.Equal(pm.scanned[1:], open[:len(open)-1]) || open[len(open)-1] >= pm.m {
+		t.Fatalf("calls scanned %v groups, with %v undecided after each", pm.scanned, open)
 	}
 	n := 0
 	for g, x := range st {
@@ -462,8 +492,15 @@ func TestPartStoreModel(t *testing.T) {
 			st[v] = 2
 		}
 	}
-	// part_send after the tail: what the tail left.
-	bytes += sendModel(st, xcls, list, sent, ofs, slot, make([]uint32, 3), map[uint64][]uint64{}, stores, 1)
+	// part_send after the tail: what the tail left. Its next call scans
+	// nothing.
+	pm := newPendingModel(len(list), rng)
+	for range 2 {
+		bytes += sendModel(st, xcls, list, sent, ofs, slot, make([]uint32, 3), map[uint64][]uint64{}, stores, 1, pm)
+	}
+	if pm.scanned[1] != 0 {
+		t.Fatalf("part_send's second call scanned %d entries, all of them sent", pm.scanned[1])
+	}
 	if bytes != len(slot) || len(stores) != len(slot) {
 		t.Fatalf("%d bytes stored into %d slots, want %d", bytes, len(stores), len(slot))
 	}

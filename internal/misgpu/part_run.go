@@ -62,6 +62,9 @@ type partRun struct {
 	trace     *partTrace
 	last      uint32 // the live count at the last check (at first the part's vertices)
 	checks    int
+	// sends and backs count this run's part_send and part_return calls
+	// (their pending lists: Pending in part.cu).
+	sends, backs int32
 	// end is when the part's stream was done with the sweeps: the
 	// sweep counters are read back after it (run.rounds), which the
 	// engine's event time does not count either.
@@ -136,8 +139,12 @@ func (pr *partRun) giveBack() error {
 		return err
 	}
 	from, home := s.returnWindows()
-	return l.Launch(nil, "part_return", l.Grid("part_return", (ng+15)/16, blockSize), gst, int32(ng), p.back, p.home, p.rbase, p.bytes,
-		int32(s.WindowsEnd()-gf), from[0], home[0], from[1], home[1], from[2], home[2])
+	if err := l.Launch(nil, "part_return", l.Grid("part_return", (ng+15)/16, blockSize), gst, int32(ng), p.back, p.home, p.rbase, p.bytes,
+		int32(s.WindowsEnd()-gf), from[0], home[0], from[1], home[1], from[2], home[2], p.backPend, p.backCnt, pr.backs); err != nil {
+		return err
+	}
+	pr.backs++
+	return nil
 }
 
 // tailArgs appends the part's arguments to the launch of MIS-1's tail:
@@ -172,9 +179,10 @@ func (pr *partRun) exchange(pass int) error {
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
 	if err := l.Launch(nil, "part_send", l.Grid("part_send", n, blockSize), p.dg.ws.st, p.xcls, p.list, int32(n), p.sent, p.ofs,
-		p.slot, p.bases, p.fill, p.bytes, pr.epoch); err != nil {
+		p.slot, p.bases, p.fill, p.bytes, pr.epoch, p.sendPend, p.sendCnt, pr.sends); err != nil {
 		return err
 	}
+	pr.sends++
 	// Published once the sends are done, so that a receiver that sees a
 	// count sees its pairs.
 	if p.pubHost != nil {
@@ -305,7 +313,7 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 	l, ws, s := p.l, &p.dg.ws, p.spec
 	// Every run starts from zero counts, an empty part too (Run reads
 	// its bytes): memory from the allocator holds whatever it held.
-	for _, b := range []*cuda.Buffer{p.sent, p.fill, p.bytes, p.back} {
+	for _, b := range []*cuda.Buffer{p.sent, p.fill, p.bytes, p.back, p.sendCnt, p.backCnt} {
 		if err := b.MemsetAsync8(0, l.Stream); err != nil {
 			return nil, err
 		}
