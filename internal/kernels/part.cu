@@ -42,40 +42,51 @@ BUCKET2K(mis2b_p2, 2, false, false)
 // receiver's next launch.
 #define PART_EPOCH_SHIFT 40
 
-// pend_keep appends entry i to the pending list out when keep, a warp's
-// entries with one atomic on *n (their order within out is arbitrary;
-// what the list holds is not). Every lane of the warp must call it.
-__device__ __forceinline__ void pend_keep(bool keep, int i, int *out, u32 *n) {
+// A boundary kernel that runs after every launch scans only the entries
+// its last call left pending (pendingModel in misgpu's tests models
+// it). Block b of every call of a run (the grid the same in all) owns
+// segment b of the list's m entries, chunk = ceil(m/grid) from
+// b*chunk, in each of the two halves of pend (2m ints): call c takes
+// the block's whole segment at c = 0, else the pcnt[(c&1)*grid+b]
+// entries its call c-1 left in half c&1, and leaves those it keeps
+// pending in half (c+1)&1, their count in pcnt[((c+1)&1)*grid+b]. A
+// block keeps no more than it took, so its segment holds them, and its
+// threads count them with shared atomics: no two blocks touch one word.
+// Every thread of a block takes the same trips (the count is the
+// block's), so the warp votes see all lanes.
+struct Pending {
+	const int *in;  // the entries to take, or null: the segment itself
+	int *out;
+	int n, first;
+};
+
+__device__ __forceinline__ Pending pending(int *pend, const u32 *pcnt, int m, int call) {
+	const int chunk = (int)((m + gridDim.x - 1) / gridDim.x), first = (int)blockIdx.x * chunk;
+	const int size = max(0, min(chunk, m - first));
+	int *in = pend + (size_t)(call & 1) * m + first, *out = pend + (size_t)((call + 1) & 1) * m + first;
+	return Pending{call ? in : nullptr, out, call ? (int)pcnt[(call & 1) * gridDim.x + blockIdx.x] : size, first};
+}
+
+// pend_entry is the block's entry t < P.n.
+__device__ __forceinline__ int pend_entry(const Pending &P, int t) { return P.in ? P.in[t] : P.first + t; }
+
+// pend_keep keeps entry i pending when keep, a warp's entries with one
+// shared atomic on the block's count *kept. Every lane must call it.
+__device__ __forceinline__ void pend_keep(const Pending &P, bool keep, int i, u32 *kept) {
 	const u32 lane = threadIdx.x & 31, k = __ballot_sync(0xffffffffu, keep);
 	if (!k) return;
 	const u32 lead = __ffs(k) - 1;
 	u32 at = 0;
-	if (lane == lead) at = atomicAdd(n, (u32)__popc(k));
+	if (lane == lead) at = atomicAdd(kept, (u32)__popc(k));
 	at = __shfl_sync(0xffffffffu, at, lead) + __popc(k & ((1u << lane) - 1));
-	if (keep) out[at] = i;
+	if (keep) P.out[at] = i;
 }
 
-// A boundary kernel that runs after every launch scans only the entries
-// its last call left pending (pendingModel in misgpu's tests models
-// it): call c of a run takes entries 0..m-1 at c = 0 (m the list's
-// length), else the npend[c%3] entries in half c&1 of pend (2m ints),
-// and appends those it leaves pending to half (c+1)&1 and
-// npend[(c+1)%3]; it zeroes npend[(c+2)%3], which the call after it
-// appends to (the run starts with the PART_PENDING counts zero). Blocks
-// read the count once, so every thread of a block takes the same trips
-// and the warp votes see all lanes.
-#define PART_PENDING 3
-struct Pending {
-	const int *in;
-	int *out;
-	u32 *nout;
-	int n;
-};
-
-__device__ __forceinline__ Pending pending(int *pend, u32 *npend, int m, int call) {
-	if (blockIdx.x == 0 && threadIdx.x == 0) npend[(call + 2) % PART_PENDING] = 0;
-	return Pending{call ? pend + (call & 1) * (size_t)m : nullptr, pend + ((call + 1) & 1) * (size_t)m,
-	               npend + (call + 1) % PART_PENDING, call ? (int)npend[call % PART_PENDING] : m};
+// pend_done stores the block's count of kept entries for the next call.
+// Every thread of the block must call it.
+__device__ __forceinline__ void pend_done(u32 *pcnt, int call, const u32 *kept) {
+	__syncthreads();
+	if (threadIdx.x == 0) pcnt[((call + 1) & 1) * gridDim.x + blockIdx.x] = *kept;
 }
 
 // part_send: for each boundary vertex v = list[i] decided and not sent
@@ -90,18 +101,21 @@ __device__ __forceinline__ Pending pending(int *pend, u32 *npend, int m, int cal
 // write pairs to one mailbox reserve their places with one atomic, so
 // that a warp writes its pairs as one run (whole lines over the link).
 // bytes adds what was sent; epoch tags the pairs. It scans the entries
-// still undecided at its last call (pend, npend, call: Pending), and
+// still undecided at its last call (pend, pcnt, call: Pending), and
 // leaves pending those still undecided; an entry the tail sent
 // (part1_tail marks sent) leaves the list unsent.
 extern "C" __global__ void part_send(const u8 *st, const u8 *xcls, const int *list, int nlist, u8 *sent,
                                      const int *ofs, const u64 *slot, const u64 *base, u32 *fill, u64 *bytes,
-                                     u32 epoch, int *pend, u32 *npend, int call) {
+                                     u32 epoch, int *pend, u32 *pcnt, int call) {
+	__shared__ u32 kept;
 	const u32 lane = threadIdx.x & 31;
-	const Pending P = pending(pend, npend, nlist, call);
+	const Pending P = pending(pend, pcnt, nlist, call);
+	if (threadIdx.x == 0) kept = 0;
+	__syncthreads();
 	u32 b = 0;
-	for (int i0 = blockIdx.x * blockDim.x; i0 < P.n; i0 += gridDim.x * blockDim.x) {
+	for (int i0 = 0; i0 < P.n; i0 += blockDim.x) {
 		const int e = i0 + (int)threadIdx.x;
-		const int i = e < P.n ? (P.in ? P.in[e] : e) : 0;
+		const int i = e < P.n ? pend_entry(P, e) : 0;
 		int k = 0, cnt = 0;
 		u8 x = 0;
 		bool keep = false;
@@ -115,7 +129,7 @@ extern "C" __global__ void part_send(const u8 *st, const u8 *xcls, const int *li
 				cnt = __ldg(ofs + i + 1) - k;
 			}
 		}
-		pend_keep(keep, i, P.out, P.nout);
+		pend_keep(P, keep, i, &kept);
 		int most = cnt;
 #pragma unroll
 		for (int d = 16; d > 0; d >>= 1) most = max(most, __shfl_xor_sync(0xffffffffu, most, d));
@@ -138,6 +152,7 @@ extern "C" __global__ void part_send(const u8 *st, const u8 *xcls, const int *li
 			}
 		}
 	}
+	pend_done(pcnt, call, &kept);
 	b = warp_sum(b);
 	if (lane == 0 && b) atomicAdd(bytes, (u64)b);
 }
@@ -193,18 +208,21 @@ __device__ __forceinline__ u32 part_or(const u64 *rbase, u64 word, u32 bits) {
 // windows: ghost g of the last window k with wf[k] <= g goes to
 // wh[k]+(g-wf[k]) (misgpu.PartSpec.HomeWord models it); from wend on,
 // home[g-wend] says where. It scans the groups of 16 that held an
-// undecided ghost at its last call (pend, npend, call: Pending) and
+// undecided ghost at its last call (pend, pcnt, call: Pending) and
 // leaves pending those that still do.
 extern "C" __global__ void part_return(const u8 *st, int nghost, u8 *back, const u64 *home, const u64 *rbase,
                                        u64 *bytes, int wend, u32 wf0, u64 wh0, u32 wf1, u64 wh1, u32 wf2, u64 wh2,
-                                       int *pend, u32 *npend, int call) {
+                                       int *pend, u32 *pcnt, int call) {
+	__shared__ u32 kept;
 	const u32 wf[PART_WINDOWS] = {wf0, wf1, wf2};
 	const u64 wh[PART_WINDOWS] = {wh0, wh1, wh2};
 	u32 b = 0;
-	const Pending P = pending(pend, npend, (nghost + 15) / 16, call);
-	for (int i0 = blockIdx.x * blockDim.x; i0 < P.n; i0 += gridDim.x * blockDim.x) {
+	const Pending P = pending(pend, pcnt, (nghost + 15) / 16, call);
+	if (threadIdx.x == 0) kept = 0;
+	__syncthreads();
+	for (int i0 = 0; i0 < P.n; i0 += blockDim.x) {
 		const int t = i0 + (int)threadIdx.x;
-		const int i = t < P.n ? (P.in ? P.in[t] : t) : 0;
+		const int i = t < P.n ? pend_entry(P, t) : 0;
 		bool keep = false;
 		if (t < P.n) {
 			const uint4 w4 = __ldcg((const uint4 *)st + i), d4 = ((const uint4 *)back)[i];
@@ -236,8 +254,9 @@ extern "C" __global__ void part_return(const u8 *st, int nghost, u8 *back, const
 			if (mark[0] | mark[1] | mark[2] | mark[3])
 				((uint4 *)back)[i] = make_uint4(done[0] | mark[0], done[1] | mark[1], done[2] | mark[2], done[3] | mark[3]);
 		}
-		pend_keep(keep, i, P.out, P.nout);
+		pend_keep(P, keep, i, &kept);
 	}
+	pend_done(pcnt, call, &kept);
 	b = warp_sum(b);
 	if ((threadIdx.x & 31) == 0 && b) atomicAdd(bytes, (u64)b);
 }

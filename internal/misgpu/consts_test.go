@@ -49,7 +49,6 @@ func TestKernelConstants(t *testing.T) {
 		{"WARPS", misgpu.BlockSize / 32},
 		{"PART_SLOT_BITS", misgpu.SlotBits},
 		{"PART_WINDOWS", misgpu.MaxWindows},
-		{"PART_PENDING", misgpu.PendingCounts},
 		{"PART_MAILBOX", bitIndex(misgpu.MailboxBit)},
 	} {
 		got, ok := def[c.name]

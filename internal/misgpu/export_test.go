@@ -20,5 +20,4 @@ const (
 	BlockSize     = blockSize
 	SlotBits      = slotBits
 	MailboxBit    = mailboxBit
-	PendingCounts = pendingCounts
 )

@@ -128,9 +128,11 @@ type part struct {
 	returns               bool // some ghost goes back to its owner
 	// sendPend, backPend: the boundary entries and the groups of 16
 	// ghosts still pending at the last part_send and part_return, two
-	// halves each, and their counts in sendCnt and backCnt (Pending in
-	// part.cu, pendingRing).
+	// halves each, and each block's count of them in sendCnt and backCnt
+	// (Pending in part.cu); every call of a run takes the grid sendGrid
+	// and backGrid.
 	sendPend, sendCnt, backPend, backCnt *cuda.Buffer
+	sendGrid, backGrid                   uint32
 	// fill, published for the receivers once the sends are done: in
 	// pinned host memory for mailboxes there, in device memory for
 	// mailboxes in a peer's.
@@ -250,10 +252,12 @@ func newPart(s *PartSpec) (*part, error) {
 		return p, err
 	}
 	groups := (int64(slots-GhostFrom(s.Own)) + 15) / 16
+	p.sendGrid = p.l.Grid("part_send", int64(len(s.Send)), blockSize)
+	p.backGrid = p.l.Grid("part_return", groups, blockSize)
 	for _, b := range []struct {
 		buf   **cuda.Buffer
 		bytes int64
-	}{{&p.sendPend, 8 * int64(len(s.Send))}, {&p.sendCnt, 4 * pendingCounts}, {&p.backPend, 8 * groups}, {&p.backCnt, 4 * pendingCounts}} {
+	}{{&p.sendPend, 8 * int64(len(s.Send))}, {&p.sendCnt, 8 * int64(p.sendGrid)}, {&p.backPend, 8 * groups}, {&p.backCnt, 8 * int64(p.backGrid)}} {
 		if *b.buf, err = p.alloc(b.bytes); err != nil {
 			return p, err
 		}
@@ -352,10 +356,9 @@ func hostPtr(h *cuda.HostBuffer) uintptr { return uintptr(unsafe.Pointer(&h.Byte
 
 // mailboxBit is PART_MAILBOX of part.cu, slotBits PART_SLOT_BITS.
 const (
-	mailboxBit    = 1 << 63
-	slotBits      = 40
-	epochShift    = 40 // PART_EPOCH_SHIFT
-	pendingCounts = 3  // PART_PENDING: the counts of a pending list's ring
+	mailboxBit = 1 << 63
+	slotBits   = 40
+	epochShift = 40 // PART_EPOCH_SHIFT
 )
 
 // connect decides how each part reaches each other (its state array

@@ -19,9 +19,18 @@ const empty = ^uint64(0)
 // xcls, when not nil, gives the class bits of each listed vertex.
 func sendModel(st, xcls []uint8, list []int32, sent []bool, ofs []int32, slot []uint64, fill []uint32,
 	boxes map[uint64][]uint64, stores map[uint64]uint8, epoch uint32, pm *pendingModel) (bytes int) {
-	entries := pm.begin()
-	var kept []int32
+	blocks := pm.begin()
+	kept := make([][]int32, len(blocks))
 	defer func() { pm.end(kept) }()
+	for blk, entries := range blocks {
+		bytes += sendWarps(st, xcls, list, sent, ofs, slot, fill, boxes, stores, epoch, entries, &kept[blk])
+	}
+	return bytes
+}
+
+// sendWarps is one block of sendModel: its entries, 32 lanes a trip.
+func sendWarps(st, xcls []uint8, list []int32, sent []bool, ofs []int32, slot []uint64, fill []uint32,
+	boxes map[uint64][]uint64, stores map[uint64]uint8, epoch uint32, entries []int32, kept *[]int32) (bytes int) {
 	for i0 := 0; i0 < len(entries); i0 += 32 {
 		type lane struct {
 			k, cnt int32
@@ -38,7 +47,7 @@ func sendModel(st, xcls []uint8, list []int32, sent []bool, ofs []int32, slot []
 				continue
 			}
 			if st[list[i]]&3 == 0 {
-				kept = append(kept, int32(i))
+				*kept = append(*kept, int32(i))
 				continue
 			}
 			s := st[list[i]]
@@ -147,7 +156,7 @@ func partSendModel(t *testing.T, withClasses bool) {
 	}
 	stores := map[uint64]uint8{}
 	got := map[[2]uint64]uint8{}
-	pm := newPendingModel(len(list), rng)
+	pm := newPendingModel(len(list), 3, rng)
 	var unsent []int // entries not sent before each call
 	for round := 0; round < 7; round++ {
 		for v := range st {
@@ -301,8 +310,18 @@ func returnModel(s *PartSpec, nghost int, st, back []uint8, home []uint64, rbase
 			owners[q][l+j] |= uint8(bits >> (8 * j))
 		}
 	}
-	groups := pm.begin()
-	var kept []int32
+	blocks := pm.begin()
+	kept := make([][]int32, len(blocks))
+	for blk, groups := range blocks {
+		returnGroups(s, nghost, st, back, home, rbase, groups, &kept[blk], &returned, or)
+	}
+	pm.end(kept)
+	return returned, atomics
+}
+
+// returnGroups is one block of returnModel: its groups of 16 ghosts.
+func returnGroups(s *PartSpec, nghost int, st, back []uint8, home []uint64, rbase []bool, groups []int32, kept *[]int32,
+	returned *int, or func(word uint64, bits uint32)) {
 	for _, i := range groups {
 		word, bits := ^uint64(0), uint32(0)
 		keep := false
@@ -315,7 +334,7 @@ func returnModel(s *PartSpec, nghost int, st, back []uint8, home []uint64, rbase
 			back[g] = 1
 			d := s.HomeWord(g, home)
 			if rbase[d>>slotBits] {
-				returned++
+				*returned++
 			}
 			if wd := d &^ 3; wd != word {
 				if bits != 0 {
@@ -329,11 +348,9 @@ func returnModel(s *PartSpec, nghost int, st, back []uint8, home []uint64, rbase
 			or(word, bits)
 		}
 		if keep {
-			kept = append(kept, i)
+			*kept = append(*kept, i)
 		}
 	}
-	pm.end(kept)
-	return returned, atomics
 }
 
 // storeModel is part_store on the host (part1_tail's sends): a decided
@@ -409,7 +426,7 @@ func returnRuns(t *testing.T, s *PartSpec, ghosts int, want, table []uint64) [3]
 	st := make([]uint8, ghosts)
 	back := make([]uint8, (ghosts+15)/16*16)
 	total, atomics := 0, 0
-	pm := newPendingModel((ghosts+15)/16, rng)
+	pm := newPendingModel((ghosts+15)/16, 4, rng)
 	var open []int // groups with an undecided ghost at each call
 	for launch := 0; launch < 8; launch++ {
 		for g := range st {
@@ -494,7 +511,7 @@ func TestPartStoreModel(t *testing.T) {
 	}
 	// part_send after the tail: what the tail left. Its next call scans
 	// nothing.
-	pm := newPendingModel(len(list), rng)
+	pm := newPendingModel(len(list), 5, rng)
 	for range 2 {
 		bytes += sendModel(st, xcls, list, sent, ofs, slot, make([]uint32, 3), map[uint64][]uint64{}, stores, 1, pm)
 	}

@@ -7,53 +7,63 @@ import (
 
 // pendingModel is Pending of part.cu on the host: the calls of a
 // boundary kernel over a list of m entries, each scanning only what the
-// call before it left pending, with the ring of counts and the two
-// halves of the list as the kernel keeps them. The warps of a call
-// append what they keep in any order, so end shuffles it.
+// call before it left pending. Block b of a grid of grid blocks owns
+// segment b of each half of the list and its count in each half of
+// the counts, as the kernel keeps them. The warps of a block keep their
+// entries in any order, so end shuffles each block's.
 type pendingModel struct {
-	m, call int
-	pend    []int32
-	cnt     [pendingCounts]uint32
-	rng     *rand.Rand
-	scanned []int // the entries each call scanned
+	m, grid, call int
+	pend          []int32
+	cnt           []uint32
+	rng           *rand.Rand
+	scanned       []int // the entries each call scanned
 }
 
-func newPendingModel(m int, rng *rand.Rand) *pendingModel {
-	return &pendingModel{m: m, pend: make([]int32, 2*m), rng: rng}
+func newPendingModel(m, grid int, rng *rand.Rand) *pendingModel {
+	return &pendingModel{m: m, grid: grid, pend: make([]int32, 2*m), cnt: make([]uint32, 2*grid), rng: rng}
 }
 
-// begin starts a call: it zeroes the count the next call appends to and
-// returns the entries this one scans.
-func (p *pendingModel) begin() []int32 {
-	c := p.call
-	p.cnt[(c+2)%pendingCounts] = 0
-	if c == 0 {
-		in := make([]int32, p.m)
-		for i := range in {
-			in[i] = int32(i)
+// segment is block b's segment of a half: its first entry and size.
+func (p *pendingModel) segment(b int) (first, size int) {
+	chunk := (p.m + p.grid - 1) / p.grid
+	return b * chunk, max(0, min(chunk, p.m-b*chunk))
+}
+
+// begin starts a call: it returns each block's entries.
+func (p *pendingModel) begin() [][]int32 {
+	c, total := p.call, 0
+	in := make([][]int32, p.grid)
+	for b := range in {
+		first, size := p.segment(b)
+		if c == 0 {
+			for t := range size {
+				in[b] = append(in[b], int32(first+t))
+			}
+		} else {
+			n := int(p.cnt[(c&1)*p.grid+b])
+			if n > size {
+				panic("a block's pending count past its segment")
+			}
+			in[b] = slices.Clone(p.pend[(c&1)*p.m+first:][:n])
 		}
-		p.scanned = append(p.scanned, p.m)
-		return in
+		total += len(in[b])
 	}
-	n := int(p.cnt[c%pendingCounts])
-	if n > p.m {
-		panic("a pending count past the list")
-	}
-	p.scanned = append(p.scanned, n)
-	return append([]int32(nil), p.pend[(c&1)*p.m:][:n]...)
+	p.scanned = append(p.scanned, total)
+	return in
 }
 
-// end appends the entries the call keeps pending to the other half.
-func (p *pendingModel) end(kept []int32) {
+// end stores what each block keeps pending in its segment of the other
+// half, and its count.
+func (p *pendingModel) end(kept [][]int32) {
 	c := p.call
-	p.rng.Shuffle(len(kept), func(i, j int) { kept[i], kept[j] = kept[j], kept[i] })
-	out, n := p.pend[((c+1)&1)*p.m:], &p.cnt[(c+1)%pendingCounts]
-	for _, i := range kept {
-		if int(*n) >= p.m {
-			panic("more entries pending than the list holds")
+	for b, k := range kept {
+		first, size := p.segment(b)
+		if len(k) > size {
+			panic("a block keeps more than its segment holds")
 		}
-		out[*n] = i
-		*n++
+		p.rng.Shuffle(len(k), func(i, j int) { k[i], k[j] = k[j], k[i] })
+		copy(p.pend[((c+1)&1)*p.m+first:], k)
+		p.cnt[((c+1)&1)*p.grid+b] = uint32(len(k))
 	}
 	p.call++
 }

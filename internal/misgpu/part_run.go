@@ -139,7 +139,7 @@ func (pr *partRun) giveBack() error {
 		return err
 	}
 	from, home := s.returnWindows()
-	if err := l.Launch(nil, "part_return", l.Grid("part_return", (ng+15)/16, blockSize), gst, int32(ng), p.back, p.home, p.rbase, p.bytes,
+	if err := l.Launch(nil, "part_return", p.backGrid, gst, int32(ng), p.back, p.home, p.rbase, p.bytes,
 		int32(s.WindowsEnd()-gf), from[0], home[0], from[1], home[1], from[2], home[2], p.backPend, p.backCnt, pr.backs); err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func (pr *partRun) exchange(pass int) error {
 		// Refused by the driver: an injected device error.
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
-	if err := l.Launch(nil, "part_send", l.Grid("part_send", n, blockSize), p.dg.ws.st, p.xcls, p.list, int32(n), p.sent, p.ofs,
+	if err := l.Launch(nil, "part_send", p.sendGrid, p.dg.ws.st, p.xcls, p.list, int32(n), p.sent, p.ofs,
 		p.slot, p.bases, p.fill, p.bytes, pr.epoch, p.sendPend, p.sendCnt, pr.sends); err != nil {
 		return err
 	}
@@ -313,7 +313,7 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 	l, ws, s := p.l, &p.dg.ws, p.spec
 	// Every run starts from zero counts, an empty part too (Run reads
 	// its bytes): memory from the allocator holds whatever it held.
-	for _, b := range []*cuda.Buffer{p.sent, p.fill, p.bytes, p.back, p.sendCnt, p.backCnt} {
+	for _, b := range []*cuda.Buffer{p.sent, p.fill, p.bytes, p.back} {
 		if err := b.MemsetAsync8(0, l.Stream); err != nil {
 			return nil, err
 		}
