@@ -174,15 +174,21 @@ struct List<2, C> {
 
 // part_window is the global id of owned or windowed local id v below
 // gfrom in a part: v+delta in the last ghost window k whose first local
-// id gw[k]>>32 v reaches (delta the lower word), else gbase+v.
+// id gw[k]>>32 v reaches (delta the lower word), else gbase+v. The
+// windows follow each other from the first ghost on, so a local id
+// below the first window's (every owned vertex, every id of a part
+// without windows) takes one comparison.
 __device__ __forceinline__ u32 part_window(const Params &P, u32 v) {
-	u32 g = P.gbase + v;
 #ifdef PART_ENGINE
+	if (v >= (u32)(P.gw[0] >> 32)) {
+		u32 g = v + (u32)P.gw[0];
 #pragma unroll
-	for (int k = 0; k < PART_WINDOWS; k++)
-		if (v >= (u32)(P.gw[k] >> 32)) g = v + (u32)P.gw[k];
+		for (int k = 1; k < PART_WINDOWS; k++)
+			if (v >= (u32)(P.gw[k] >> 32)) g = v + (u32)P.gw[k];
+		return g;
+	}
 #endif
-	return g;
+	return P.gbase + v;
 }
 
 // vhash is the hash of v's id: its own, or in a part its global id

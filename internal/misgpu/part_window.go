@@ -83,8 +83,12 @@ func (s *PartSpec) GlobalID(v int) uint32 {
 	if v >= s.GIDFrom {
 		return s.GID[v-s.GIDFrom]
 	}
-	g := s.Base + uint32(v)
-	for _, w := range s.gidWindows() {
+	gw := s.gidWindows()
+	if uint32(v) < uint32(gw[0]>>32) {
+		return s.Base + uint32(v)
+	}
+	g := uint32(v) + uint32(gw[0])
+	for _, w := range gw[1:] {
 		if uint32(v) >= uint32(w>>32) {
 			g = uint32(v) + uint32(w)
 		}
