@@ -164,7 +164,7 @@ func partSendModel(t *testing.T, withClasses bool) {
 				st[v] = uint8(rng.IntN(4))<<2 | uint8(1+rng.IntN(2))
 			}
 		}
-		unsent = append(unsent, len(list)-countTrue(sent))
+		unsent = append(unsent, len(slices.DeleteFunc(slices.Clone(sent), func(x bool) bool { return x })))
 		sendModel(st, xcls, list, sent, ofs, slot, fill, boxes, stores, 7, pm)
 	}
 	// Each call scans only the entries still unsent: its first call

@@ -68,16 +68,6 @@ func (p *pendingModel) end(kept [][]int32) {
 	p.call++
 }
 
-func countTrue(b []bool) int {
-	n := 0
-	for _, x := range b {
-		if x {
-			n++
-		}
-	}
-	return n
-}
-
 // undecidedGroups counts the groups of 16 ghosts with one undecided.
 func undecidedGroups(st []uint8) int {
 	n := 0
