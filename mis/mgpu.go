@@ -37,9 +37,11 @@ type MultiGPUOptions struct {
 	// (misgpu.PartsOptions.Tail); noTailSends and noReturns turn off
 	// the tail that sends by itself and the ghosts given back
 	// (misgpu.PartsOptions); inject, when it returns true for (part,
-	// launch), makes that part's launch fail in the driver.
-	mailboxes, pairs, tail, noTailSends, noReturns bool
-	inject                                         func(part, launch int) bool
+	// launch), makes that part's launch fail in the driver; tables
+	// keeps every ghost's global id and home in the tables, with no
+	// ghost windows (misgpu.Window).
+	mailboxes, pairs, tail, noTailSends, noReturns, tables bool
+	inject                                                 func(part, launch int) bool
 }
 
 // MultiGPUResult is the set found and the cost of the exchanges.
@@ -129,7 +131,11 @@ func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 	if err != nil {
 		return nil, err
 	}
-	parts, err := layoutParts(g, len(opts.Devices), opts.Partition, keys, dist, opts.Order)
+	windows := misgpu.MaxWindows
+	if opts.tables {
+		windows = 0
+	}
+	parts, err := layoutParts(g, len(opts.Devices), opts.Partition, keys, dist, opts.Order, windows)
 	if err != nil {
 		return nil, err
 	}

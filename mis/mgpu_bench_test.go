@@ -14,7 +14,8 @@ import (
 // BenchmarkMultiGPUSends times the ways the multi-GPU driver can run on
 // two GPUs, over one layout per graph and distance: byte stores or
 // pairs into the peers' mailboxes, MIS-1's tail that sends by itself or
-// none, the ghosts' OUT given back to their owners or not. It reports
+// none, the ghosts' OUT given back to their owners or not; tables runs
+// the default on the layout without ghost windows. It reports
 // each part's launches and exchanges timed on its stream (the median
 // run's), and fails when a variant's set differs from the first's.
 func BenchmarkMultiGPUSends(b *testing.B) {
@@ -29,14 +30,16 @@ func BenchmarkMultiGPUSends(b *testing.B) {
 		{"random-16M-16", func() *mesh.Graph { return mesh.RandomGraph(1<<24, 16, 1) }},
 	}
 	variants := []struct {
-		name string
-		o    misgpu.PartsOptions
+		name   string
+		o      misgpu.PartsOptions
+		tables bool // the layout with no ghost windows
 	}{
-		{"plain", misgpu.PartsOptions{NoTailSends: true, NoReturns: true}},
-		{"returns", misgpu.PartsOptions{NoTailSends: true}},
-		{"tail", misgpu.PartsOptions{NoReturns: true}},
-		{"default", misgpu.PartsOptions{}},
-		{"pairs", misgpu.PartsOptions{Pairs: true}},
+		{"plain", misgpu.PartsOptions{NoTailSends: true, NoReturns: true}, false},
+		{"returns", misgpu.PartsOptions{NoTailSends: true}, false},
+		{"tail", misgpu.PartsOptions{NoReturns: true}, false},
+		{"default", misgpu.PartsOptions{}, false},
+		{"pairs", misgpu.PartsOptions{Pairs: true}, false},
+		{"tables", misgpu.PartsOptions{}, true},
 	}
 	for _, c := range graphs {
 		g := c.g()
@@ -45,17 +48,26 @@ func BenchmarkMultiGPUSends(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, dist := range []int{1, 2} {
-			parts, err := layoutParts(g, 2, nil, keys, dist, nil)
+			parts, err := layoutParts(g, 2, nil, keys, dist, nil, misgpu.MaxWindows)
 			if err != nil {
 				b.Fatal(err)
 			}
-			specs := []*misgpu.PartSpec{&parts[0].spec, &parts[1].spec}
-			specs[0].Device, specs[1].Device = 0, 1
+			// The same with every ghost in the tables (no windows).
+			tparts, err := layoutParts(g, 2, nil, keys, dist, nil, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
 			var want [][]bool
 			for _, v := range variants {
-				if dist == 2 && !v.o.NoTailSends && !v.o.Pairs {
+				if dist == 2 && !v.o.NoTailSends && !v.o.Pairs && !v.tables {
 					continue // no tail at distance 2: as plain or returns
 				}
+				ps := parts
+				if v.tables {
+					ps = tparts
+				}
+				specs := []*misgpu.PartSpec{&ps[0].spec, &ps[1].spec}
+				specs[0].Device, specs[1].Device = 0, 1
 				b.Run(fmt.Sprintf("%s/d%d/%s", c.name, dist, v.name), func(b *testing.B) {
 					o := v.o
 					o.Dist, o.Trace = dist, true
@@ -128,7 +140,7 @@ func BenchmarkOnePartVsEngine(b *testing.B) {
 	}
 	defer dg.Close()
 	for _, dist := range []int{1, 2} {
-		parts, err := layoutParts(g, 1, nil, keys, dist, nil)
+		parts, err := layoutParts(g, 1, nil, keys, dist, nil, misgpu.MaxWindows)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/misgrid/misgrid/internal/misgpu"
 	"github.com/misgrid/misgrid/mesh"
 )
 
@@ -38,18 +39,23 @@ func mgpuPartition(n, k int, hashed bool) []int32 {
 	return p
 }
 
-// layouts lays out every test graph in k parts three ways: contiguous
-// ranges, hashed parts, and a locality partition with its order.
+// layouts lays out every test graph in k parts five ways: contiguous
+// ranges with ghost windows, with one window at most and with none (all
+// in the tables), hashed parts, and a locality partition with its order.
 func layouts(t *testing.T, g *mesh.Graph, k, dist int, keys []uint64) map[string][]*gpuPart {
 	out := map[string][]*gpuPart{}
 	lp, order, err := LocalityPartition(g, k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, c := range map[string]struct{ part, rank []int32 }{
-		"ranges": {nil, nil}, "hashed": {mgpuPartition(g.N(), k, true), nil}, "locality": {lp, order},
+	for name, c := range map[string]struct {
+		part, rank []int32
+		windows    int
+	}{
+		"ranges": {nil, nil, misgpu.MaxWindows}, "ranges-1window": {nil, nil, 1}, "ranges-tables": {nil, nil, 0},
+		"hashed": {mgpuPartition(g.N(), k, true), nil, misgpu.MaxWindows}, "locality": {lp, order, misgpu.MaxWindows},
 	} {
-		ps, err := layoutParts(g, k, c.part, keys, dist, c.rank)
+		ps, err := layoutParts(g, k, c.part, keys, dist, c.rank, c.windows)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -116,42 +122,51 @@ func checkLayout(t *testing.T, name string, g *mesh.Graph, ps []*gpuPart, dist i
 	}
 	for q, p := range ps {
 		gf, s := p.gf(), &p.spec
-		want := map[int32]bool{}
+		want, near := map[int32]bool{}, map[int32]bool{}
 		for _, v := range p.global[:p.own] {
 			for u := range ball(g, v, dist) {
 				if owner[u] != q {
 					want[u] = true
 				}
 			}
+			for _, u := range g.Neighbors(v) {
+				near[u] = owner[u] != q
+			}
 		}
-		if len(p.global)-gf != len(want) || len(s.Home) != len(want) {
-			t.Fatalf("%s part %d: %d ghosts, want %d", name, q, len(p.global)-gf, len(want))
+		ghosts := 0
+		for _, u := range p.global[gf:] {
+			if u >= 0 {
+				ghosts++
+			}
+		}
+		if ghosts != len(want) || len(s.Home) != len(p.global)-s.WindowsEnd() {
+			t.Fatalf("%s part %d: %d ghosts, want %d", name, q, ghosts, len(want))
 		}
 		for i, u := range p.global {
 			if i >= p.own && i < gf {
+				continue
+			}
+			if u < 0 {
+				checkHole(t, name, ps, q, i, owner, sent)
 				continue
 			}
 			if i >= gf && (!want[u] || sent[[2]int64{int64(q), int64(i)}] != 1) {
 				t.Fatalf("%s part %d: ghost %d (slot %d) not within the distance or not sent once", name, q, u, i)
 			}
 			if i >= gf {
-				h := s.Home[i-gf]
+				h := s.HomeOf(i - gf)
 				if h.Part != owner[u] || h.Part == q || ps[h.Part].global[h.Local] != u || int(h.Local) >= ps[h.Part].own {
 					t.Fatalf("%s part %d: ghost %d (slot %d) goes back to part %d local %d", name, q, u, i, h.Part, h.Local)
 				}
-			}
-			gid := s.Base + uint32(i)
-			if i >= s.GIDFrom {
-				gid = s.GID[i-s.GIDFrom]
 			}
 			var pr uint32
 			if s.Prim != nil {
 				pr = s.Prim[i]
 			}
-			if Key(pr, int32(gid), 1<<40|9) != keys[u] {
+			if Key(pr, int32(s.GlobalID(i)), 1<<40|9) != keys[u] {
 				t.Fatalf("%s part %d: local %d does not rebuild the key of %d", name, q, i, u)
 			}
-			if i >= p.own && !(dist == 2 && i < gf+p.near) {
+			if i >= p.own && !(dist == 2 && near[u]) {
 				if s.Offsets[i+1] != s.Offsets[i] {
 					t.Fatalf("%s part %d: local %d has a row", name, q, i)
 				}
@@ -168,6 +183,19 @@ func checkLayout(t *testing.T, name string, g *mesh.Graph, ps []*gpuPart, dist i
 				}
 			}
 		}
+	}
+}
+
+// checkHole checks local id i of part q, a window's id that is no ghost:
+// in a window, of the window's owner, with no row and no sender.
+func checkHole(t *testing.T, name string, ps []*gpuPart, q, i int, owner []int, sent map[[2]int64]int) {
+	s := &ps[q].spec
+	in := false
+	for _, w := range s.Windows {
+		in = in || i >= w.From && i < w.From+w.Len && owner[s.GlobalID(i)] == w.Owner
+	}
+	if !in || s.Offsets[i+1] != s.Offsets[i] || sent[[2]int64{int64(q), int64(i)}] != 0 {
+		t.Fatalf("%s part %d: local %d is neither a ghost nor a window's hole", name, q, i)
 	}
 }
 
@@ -198,7 +226,8 @@ type partModel struct {
 func (m *partModel) launch(q int) int {
 	p, st, left := m.ps[q], m.st[q], 0
 	s := &p.spec
-	key := func(l int32) uint64 { return m.keys[p.global[l]] }
+	// The kernels' global ids (vhash).
+	key := func(l int32) uint64 { return m.keys[s.GlobalID(int(l))] }
 	scan := func(v int32, f func(u int32)) {
 		for _, u := range s.Adj[s.Offsets[v]:s.Offsets[v+1]] {
 			f(u)
@@ -265,10 +294,11 @@ func (m *partModel) send(q int) {
 // each; none may reach a member.
 func (m *partModel) giveBack(q int) {
 	p, st := m.ps[q], m.st[q]
-	for i, h := range p.spec.Home {
+	for i := range m.back[q] {
 		if m.back[q][i] || st[p.gf()+i] != pOut {
 			continue
 		}
+		h := p.spec.HomeOf(i) // part_return's home
 		m.back[q][i] = true
 		m.returned++
 		m.queue[h.Part] = append(m.queue[h.Part], func() {
@@ -288,7 +318,7 @@ func (m *partModel) run(t *testing.T) map[int32]bool {
 	for q, p := range m.ps {
 		m.st = append(m.st, make([]uint8, len(p.global)))
 		m.sent = append(m.sent, make([]bool, len(p.spec.Send)))
-		m.back = append(m.back, make([]bool, len(p.spec.Home)))
+		m.back = append(m.back, make([]bool, len(p.global)-p.gf()))
 		left[q] = p.own
 	}
 	m.queue = make([][]func(), len(m.ps))
@@ -365,12 +395,12 @@ func TestPartModelIsGreedy(t *testing.T) {
 
 func TestLayoutPartsRejects(t *testing.T) {
 	g := mesh.Hex27Graph(3, 3, 3)
-	if _, err := layoutParts(g, 0, nil, make([]uint64, g.N()), 1, nil); err == nil {
+	if _, err := layoutParts(g, 0, nil, make([]uint64, g.N()), 1, nil, misgpu.MaxWindows); err == nil {
 		t.Error("0 parts accepted")
 	}
 	bad := slices.Repeat([]int32{0}, g.N())
 	bad[5] = 4
-	if _, err := layoutParts(g, 2, bad, make([]uint64, g.N()), 1, nil); err == nil {
+	if _, err := layoutParts(g, 2, bad, make([]uint64, g.N()), 1, nil, misgpu.MaxWindows); err == nil {
 		t.Error("partition entry out of range accepted")
 	}
 }

@@ -41,7 +41,8 @@ func TestMultiGPUIsGreedy(t *testing.T) {
 
 // multiGPUIsGreedy checks the driver on one device list against the
 // greedy set: every test graph, distance and priority, with stores,
-// pairs and mailboxes, contiguous, hashed and locality partitions.
+// pairs and mailboxes, contiguous, hashed and locality partitions, and
+// ranges with every ghost in the tables (no windows).
 func multiGPUIsGreedy(t *testing.T, devs []int) {
 	for _, c := range mgpuGraphs() {
 		lp, order, err := LocalityPartition(c.g, len(devs))
@@ -56,11 +57,12 @@ func multiGPUIsGreedy(t *testing.T, devs []int) {
 				want := greedy(c.g, keys, dist)
 				opts := []MultiGPUOptions{{}, {pairs: true}, {Partition: mgpuPartition(c.g.N(), len(devs), true), mailboxes: true}}
 				if pr.Kind == Degree {
-					opts = append(opts, MultiGPUOptions{mailboxes: true}, MultiGPUOptions{Partition: lp, Order: order})
+					opts = append(opts, MultiGPUOptions{mailboxes: true}, MultiGPUOptions{Partition: lp, Order: order},
+						MultiGPUOptions{tables: true})
 				}
 				for _, o := range opts {
-					name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v", devs, c.name, dist, pr.Kind,
-						o.mailboxes, o.Partition != nil, o.Order != nil)
+					name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v/tables=%v", devs, c.name, dist, pr.Kind,
+						o.mailboxes, o.Partition != nil, o.Order != nil, o.tables)
 					o.Distance, o.Priority, o.Devices = dist, pr, devs
 					res, err := ComputeMultiGPU(context.Background(), c.g, o)
 					if err != nil {
@@ -135,6 +137,37 @@ func TestMultiGPUFault(t *testing.T) {
 	}
 }
 
+// TestMultiGPUReusesDevices: runs on devices that ran parts before load
+// nothing and keep the devices' contexts. A part that retained its
+// device's primary context and released it at Close would have the
+// driver destroy the context at its last release wherever no other user
+// held it, and every run create it again (about 150 ms a device, ten
+// times what a run on a test graph takes) and load the image into each
+// part.
+func TestMultiGPUReusesDevices(t *testing.T) {
+	lists := mgpuDevices(t)
+	devs := lists[len(lists)-1]
+	g := mesh.Hex27Graph(7, 6, 5)
+	for _, dist := range []int{1, 2} {
+		o := MultiGPUOptions{Distance: dist, Devices: devs}
+		if _, err := ComputeMultiGPU(context.Background(), g, o); err != nil {
+			t.Fatal(err)
+		}
+		made := misgpu.LoadersMade()
+		for range 3 {
+			if _, err := ComputeMultiGPU(context.Background(), g, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := misgpu.LoadersMade() - made; n != 0 {
+			t.Errorf("d%d: 3 more runs on %v made %d part loaders, want 0", dist, devs, n)
+		}
+	}
+	if n := misgpu.LiveAllocations(); n != 0 {
+		t.Errorf("%d allocations left after the runs", n)
+	}
+}
+
 // TestMultiGPUChainPriorities: a priority that chains the greedy order
 // along the graph takes one round per link; the driver stops when the
 // rounds stop paying and the serial greedy finishes, with the greedy set.
@@ -199,7 +232,7 @@ func TestMixedKeysLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dist := range []int{1, 2} {
-		ps, err := layoutParts(g, 3, nil, keys, dist, nil)
+		ps, err := layoutParts(g, 3, nil, keys, dist, nil, misgpu.MaxWindows)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -110,6 +110,9 @@ typedef unsigned char u8;
 #define PK_CLASS 1
 #define PK_PRIM 2
 
+// The most ghost windows of a part (Params.gw; misgpu.MaxWindows).
+#define PART_WINDOWS 3
+
 struct Params {
 	const i64 *off;
 	const int *adj;
@@ -124,20 +127,23 @@ struct Params {
 	u32 band;  // see in_band
 	u32 kf;    // MIS-1 read modes, one lane per vertex: KF_* bits
 	u32 lohi;  // mis2b: the upper word of the bucket's key threshold (band the lower)
-	// A part of the multi-GPU driver (part.cu) hashes global ids: owned
-	// vertex v below gfrom is gbase+v, any other gid[v-gfrom]. Null in
-	// this image, where every Params leaves it so and the compiler drops
-	// the lookups.
+	// A part of the multi-GPU driver (part.cu) hashes global ids: local
+	// id v from gfrom on is gid[v-gfrom], any other computed (gbase and
+	// the ghost windows gw: part_window). Null in this image, where
+	// every Params leaves it so and the compiler drops the lookups.
 	const u32 *gid;
 	u32 gbase;
 	int gfrom;
+#ifdef PART_ENGINE
+	u64 gw[PART_WINDOWS];
+#endif
 };
 
-// PART_PARAMS and PART_SET add the kernel parameters of gid, gbase and
-// gfrom in part.cu's image, and nothing here.
+// PART_PARAMS and PART_SET add the kernel parameters of gid, gbase,
+// gfrom and the ghost windows in part.cu's image, and nothing here.
 #ifdef PART_ENGINE
-#define PART_PARAMS , const u32 *gid, u32 gbase, int gfrom
-#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom;
+#define PART_PARAMS , const u32 *gid, u32 gbase, int gfrom, u64 gw0, u64 gw1, u64 gw2
+#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).gw[1] = gw1, (P).gw[2] = gw2;
 #else
 #define PART_PARAMS
 #define PART_SET(P)
@@ -166,10 +172,30 @@ struct List<2, C> {
 
 #include "shared.cuh"
 
-// vhash is the hash of v's id: its own, or in a part its global id.
+// part_window is the global id of owned or windowed local id v below
+// gfrom in a part: v+delta in the last ghost window k whose first local
+// id gw[k]>>32 v reaches (delta the lower word), else gbase+v. The
+// windows follow each other from the first ghost on, so a local id
+// below the first window's (every owned vertex, every id of a part
+// without windows) takes one comparison.
+__device__ __forceinline__ u32 part_window(const Params &P, u32 v) {
+#ifdef PART_ENGINE
+	if (v >= (u32)(P.gw[0] >> 32)) {
+		u32 g = v + (u32)P.gw[0];
+#pragma unroll
+		for (int k = 1; k < PART_WINDOWS; k++)
+			if (v >= (u32)(P.gw[k] >> 32)) g = v + (u32)P.gw[k];
+		return g;
+	}
+#endif
+	return P.gbase + v;
+}
+
+// vhash is the hash of v's id: its own, or in a part its global id
+// (misgpu.PartSpec.GlobalID models it).
 __device__ __forceinline__ u32 vhash(const Params &P, u32 v) {
 	u32 g = v;
-	if (P.gid) g = (int)v < P.gfrom ? P.gbase + v : __ldg(P.gid + (v - (u32)P.gfrom));
+	if (P.gid) g = (int)v < P.gfrom ? part_window(P, v) : __ldg(P.gid + (v - (u32)P.gfrom));
 	return hash32(g, P.seedlo, P.seedhi);
 }
 

@@ -42,6 +42,53 @@ BUCKET2K(mis2b_p2, 2, false, false)
 // receiver's next launch.
 #define PART_EPOCH_SHIFT 40
 
+// A boundary kernel that runs after every launch scans only the entries
+// its last call left pending (pendingModel in misgpu's tests models
+// it). Block b of every call of a run (the grid the same in all) owns
+// segment b of the list's m entries, chunk = ceil(m/grid) from
+// b*chunk, in each of the two halves of pend (2m ints): call c takes
+// the block's whole segment at c = 0, else the pcnt[(c&1)*grid+b]
+// entries its call c-1 left in half c&1, and leaves those it keeps
+// pending in half (c+1)&1, their count in pcnt[((c+1)&1)*grid+b]. A
+// block keeps no more than it took, so its segment holds them, and its
+// threads count them with shared atomics: no two blocks touch one word.
+// Every thread of a block takes the same trips (the count is the
+// block's), so the warp votes see all lanes.
+struct Pending {
+	const int *in;  // the entries to take, or null: the segment itself
+	int *out;
+	int n, first;
+};
+
+__device__ __forceinline__ Pending pending(int *pend, const u32 *pcnt, int m, int call) {
+	const int chunk = (int)((m + gridDim.x - 1) / gridDim.x), first = (int)blockIdx.x * chunk;
+	const int size = max(0, min(chunk, m - first));
+	int *in = pend + (size_t)(call & 1) * m + first, *out = pend + (size_t)((call + 1) & 1) * m + first;
+	return Pending{call ? in : nullptr, out, call ? (int)pcnt[(call & 1) * gridDim.x + blockIdx.x] : size, first};
+}
+
+// pend_entry is the block's entry t < P.n.
+__device__ __forceinline__ int pend_entry(const Pending &P, int t) { return P.in ? P.in[t] : P.first + t; }
+
+// pend_keep keeps entry i pending when keep, a warp's entries with one
+// shared atomic on the block's count *kept. Every lane must call it.
+__device__ __forceinline__ void pend_keep(const Pending &P, bool keep, int i, u32 *kept) {
+	const u32 lane = threadIdx.x & 31, k = __ballot_sync(0xffffffffu, keep);
+	if (!k) return;
+	const u32 lead = __ffs(k) - 1;
+	u32 at = 0;
+	if (lane == lead) at = atomicAdd(kept, (u32)__popc(k));
+	at = __shfl_sync(0xffffffffu, at, lead) + __popc(k & ((1u << lane) - 1));
+	if (keep) P.out[at] = i;
+}
+
+// pend_done stores the block's count of kept entries for the next call.
+// Every thread of the block must call it.
+__device__ __forceinline__ void pend_done(u32 *pcnt, int call, const u32 *kept) {
+	__syncthreads();
+	if (threadIdx.x == 0) pcnt[((call + 1) & 1) * gridDim.x + blockIdx.x] = *kept;
+}
+
 // part_send: for each boundary vertex v = list[i] decided and not sent
 // yet, store its state byte (OUT or IN alone, with the class bits
 // xcls[i] when xcls is not null, else v's own) into every ghost slot
@@ -53,27 +100,36 @@ BUCKET2K(mis2b_p2, 2, false, false)
 // fill count this part keeps in fill[part]. The lanes of a warp that
 // write pairs to one mailbox reserve their places with one atomic, so
 // that a warp writes its pairs as one run (whole lines over the link).
-// bytes adds what was sent; epoch tags the pairs.
+// bytes adds what was sent; epoch tags the pairs. It scans the entries
+// still undecided at its last call (pend, pcnt, call: Pending), and
+// leaves pending those still undecided; an entry the tail sent
+// (part1_tail marks sent) leaves the list unsent.
 extern "C" __global__ void part_send(const u8 *st, const u8 *xcls, const int *list, int nlist, u8 *sent,
                                      const int *ofs, const u64 *slot, const u64 *base, u32 *fill, u64 *bytes,
-                                     u32 epoch) {
+                                     u32 epoch, int *pend, u32 *pcnt, int call) {
+	__shared__ u32 kept;
 	const u32 lane = threadIdx.x & 31;
+	const Pending P = pending(pend, pcnt, nlist, call);
+	if (threadIdx.x == 0) kept = 0;
+	__syncthreads();
 	u32 b = 0;
-	// Every thread of a block takes the same trips, so the warp votes
-	// below see all lanes.
-	for (int i0 = blockIdx.x * blockDim.x; i0 < nlist; i0 += gridDim.x * blockDim.x) {
-		const int i = i0 + (int)threadIdx.x;
+	for (int i0 = 0; i0 < P.n; i0 += blockDim.x) {
+		const int e = i0 + (int)threadIdx.x;
+		const int i = e < P.n ? pend_entry(P, e) : 0;
 		int k = 0, cnt = 0;
 		u8 x = 0;
-		if (i < nlist && !sent[i]) {
+		bool keep = false;
+		if (e < P.n && !sent[i]) {
 			const u32 s = __ldcg(st + list[i]);
-			if (STATE(s) != UND) {
+			keep = STATE(s) == UND;
+			if (!keep) {
 				sent[i] = 1;
 				x = (u8)((xcls ? (u32)__ldg(xcls + i) << 2 : s & ~3u) | STATE(s));
 				k = __ldg(ofs + i);
 				cnt = __ldg(ofs + i + 1) - k;
 			}
 		}
+		pend_keep(P, keep, i, &kept);
 		int most = cnt;
 #pragma unroll
 		for (int d = 16; d > 0; d >>= 1) most = max(most, __shfl_xor_sync(0xffffffffu, most, d));
@@ -96,6 +152,7 @@ extern "C" __global__ void part_send(const u8 *st, const u8 *xcls, const int *li
 			}
 		}
 	}
+	pend_done(pcnt, call, &kept);
 	b = warp_sum(b);
 	if (lane == 0 && b) atomicAdd(bytes, (u64)b);
 }
@@ -147,32 +204,59 @@ __device__ __forceinline__ u32 part_or(const u64 *rbase, u64 word, u32 bits) {
 // owner then scans). A thread takes 16 ghosts, and ghosts that go to one
 // state word of one owner (runs of consecutive ids, as contiguous ranges
 // give) go with one atomic; the state and flag arrays are padded to
-// whole tiles. bytes adds 4 per atomic.
+// whole tiles. bytes adds 4 per atomic. The ghosts below wend are in
+// windows: ghost g of the last window k with wf[k] <= g goes to
+// wh[k]+(g-wf[k]) (misgpu.PartSpec.HomeWord models it); from wend on,
+// home[g-wend] says where. It scans the groups of 16 that held an
+// undecided ghost at its last call (pend, pcnt, call: Pending) and
+// leaves pending those that still do.
 extern "C" __global__ void part_return(const u8 *st, int nghost, u8 *back, const u64 *home, const u64 *rbase,
-                                       u64 *bytes) {
+                                       u64 *bytes, int wend, u32 wf0, u64 wh0, u32 wf1, u64 wh1, u32 wf2, u64 wh2,
+                                       int *pend, u32 *pcnt, int call) {
+	__shared__ u32 kept;
+	const u32 wf[PART_WINDOWS] = {wf0, wf1, wf2};
+	const u64 wh[PART_WINDOWS] = {wh0, wh1, wh2};
 	u32 b = 0;
-	const int n16 = (nghost + 15) / 16;
-	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += gridDim.x * blockDim.x) {
-		const uint4 w4 = __ldcg((const uint4 *)st + i), d4 = ((const uint4 *)back)[i];
-		const u32 w[4] = {w4.x, w4.y, w4.z, w4.w}, done[4] = {d4.x, d4.y, d4.z, d4.w};
-		u32 mark[4] = {0, 0, 0, 0};
-		u64 word = ~0ull;  // the run so far: owner<<PART_SLOT_BITS | its word, and its OUT bits
-		u32 bits = 0;
+	const Pending P = pending(pend, pcnt, (nghost + 15) / 16, call);
+	if (threadIdx.x == 0) kept = 0;
+	__syncthreads();
+	for (int i0 = 0; i0 < P.n; i0 += blockDim.x) {
+		const int t = i0 + (int)threadIdx.x;
+		const int i = t < P.n ? pend_entry(P, t) : 0;
+		bool keep = false;
+		if (t < P.n) {
+			const uint4 w4 = __ldcg((const uint4 *)st + i), d4 = ((const uint4 *)back)[i];
+			const u32 w[4] = {w4.x, w4.y, w4.z, w4.w}, done[4] = {d4.x, d4.y, d4.z, d4.w};
+			u32 mark[4] = {0, 0, 0, 0};
+			u64 word = ~0ull;  // the run so far: owner<<PART_SLOT_BITS | its word, and its OUT bits
+			u32 bits = 0;
 #pragma unroll
-		for (int j = 0; j < 16; j++) {
-			const int g = 16 * i + j;
-			const u32 sj = w[j >> 2] >> (8 * (j & 3)) & 0xffu;
-			if (g >= nghost || (done[j >> 2] >> (8 * (j & 3)) & 0xffu) || STATE(sj) != OUT) continue;
-			mark[j >> 2] |= 1u << (8 * (j & 3));
-			const u64 d = __ldg(home + g), wd = d & ~3ull;
-			if (wd != word && bits) b += part_or(rbase, word, bits);
-			bits = (wd != word ? 0u : bits) | OUT << (8 * (d & 3));
-			word = wd;
+			for (int j = 0; j < 16; j++) {
+				const int g = 16 * i + j;
+				const u32 sj = w[j >> 2] >> (8 * (j & 3)) & 0xffu;
+				keep |= g < nghost && STATE(sj) == UND;
+				if (g >= nghost || (done[j >> 2] >> (8 * (j & 3)) & 0xffu) || STATE(sj) != OUT) continue;
+				mark[j >> 2] |= 1u << (8 * (j & 3));
+				u64 d = 0;
+				if (g >= wend) {
+					d = __ldg(home + (g - wend));
+				} else {
+#pragma unroll
+					for (int k = 0; k < PART_WINDOWS; k++)
+						if ((u32)g >= wf[k]) d = wh[k] + ((u32)g - wf[k]);
+				}
+				const u64 wd = d & ~3ull;
+				if (wd != word && bits) b += part_or(rbase, word, bits);
+				bits = (wd != word ? 0u : bits) | OUT << (8 * (d & 3));
+				word = wd;
+			}
+			if (bits) b += part_or(rbase, word, bits);
+			if (mark[0] | mark[1] | mark[2] | mark[3])
+				((uint4 *)back)[i] = make_uint4(done[0] | mark[0], done[1] | mark[1], done[2] | mark[2], done[3] | mark[3]);
 		}
-		if (bits) b += part_or(rbase, word, bits);
-		if (mark[0] | mark[1] | mark[2] | mark[3])
-			((uint4 *)back)[i] = make_uint4(done[0] | mark[0], done[1] | mark[1], done[2] | mark[2], done[3] | mark[3]);
+		pend_keep(P, keep, i, &kept);
 	}
+	pend_done(pcnt, call, &kept);
 	b = warp_sum(b);
 	if ((threadIdx.x & 31) == 0 && b) atomicAdd(bytes, (u64)b);
 }
@@ -237,7 +321,8 @@ __device__ void part1_tail(const Params &P, const int *list, const u32 *len, con
 	extern "C" __global__ void __launch_bounds__(256)                                                         \
 	    part1_tail_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const int *list, const u32 *len,   \
 	                     const u32 *prim, u32 *count, int n, int ncount, int pass, u32 seedlo, u32 seedhi,   \
-	                     const u32 *gid, u32 gbase, int gfrom, const int *at, const u8 *xcls, const int *ofs, \
+	                     const u32 *gid, u32 gbase, int gfrom, u64 gw0, u64 gw1, u64 gw2, const int *at,     \
+	                     const u8 *xcls, const int *ofs,                                                   \
 	                     const u64 *slot, const u64 *base, u8 *sent, u64 *bytes) {                           \
 		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi};                      \
 		PART_SET(P)                                                                                         \

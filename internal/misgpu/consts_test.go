@@ -48,6 +48,7 @@ func TestKernelConstants(t *testing.T) {
 		{"KF_SCAN", misgpu.KFScanLarger},
 		{"WARPS", misgpu.BlockSize / 32},
 		{"PART_SLOT_BITS", misgpu.SlotBits},
+		{"PART_WINDOWS", misgpu.MaxWindows},
 		{"PART_MAILBOX", bitIndex(misgpu.MailboxBit)},
 	} {
 		got, ok := def[c.name]

@@ -8,7 +8,6 @@ import (
 
 	"github.com/misgrid/misgrid/cuda"
 	"github.com/misgrid/misgrid/internal/gpu"
-	"github.com/misgrid/misgrid/internal/kernels"
 )
 
 // A graph split into parts, each on a device, runs the engine on every
@@ -33,10 +32,14 @@ type PartSpec struct {
 	Adj     []int32
 	MaxDeg  int64
 	// GID holds the global id of each local id from GIDFrom on; below
-	// GIDFrom local id v is global id Base+v (GIDFrom 0: GID holds all).
+	// GIDFrom local id v is global id Base+v, or in a window the
+	// window's (GIDFrom 0: GID holds all).
 	GID     []uint32
 	GIDFrom int
 	Base    uint32
+	// Windows (part_window.go) follow each other from GhostFrom() on;
+	// the ghosts past them are in the tables GID and Home.
+	Windows []Window
 	// Class (class keys) or Prim (rank keys) per local id, or neither
 	// (hash keys).
 	Class []uint8
@@ -46,9 +49,9 @@ type PartSpec struct {
 	Send []int32
 	Ofs  []int32
 	To   []Slot
-	// Home gives each ghost's owner and the owner's local id (ghost
-	// GhostFrom()+i at Home[i]): where a ghost this part pushed OUT
-	// into is given back (part_return).
+	// Home gives each ghost's owner and the owner's local id past the
+	// windows (ghost WindowsEnd()+i at Home[i]): where a ghost this part
+	// pushed OUT into is given back (part_return).
 	Home []Slot
 }
 
@@ -123,6 +126,13 @@ type part struct {
 	// back in the run (part_return).
 	at, home, rbase, back *cuda.Buffer
 	returns               bool // some ghost goes back to its owner
+	// sendPend, backPend: the boundary entries and the groups of 16
+	// ghosts still pending at the last part_send and part_return, two
+	// halves each, and each block's count of them in sendCnt and backCnt
+	// (Pending in part.cu); every call of a run takes the grid sendGrid
+	// and backGrid.
+	sendPend, sendCnt, backPend, backCnt *cuda.Buffer
+	sendGrid, backGrid                   uint32
 	// fill, published for the receivers once the sends are done: in
 	// pinned host memory for mailboxes there, in device memory for
 	// mailboxes in a peer's.
@@ -180,22 +190,18 @@ func NewParts(specs []*PartSpec, o PartsOptions) (*Parts, error) {
 }
 
 func newPart(s *PartSpec) (*part, error) {
-	dev, err := cuda.GetDevice(s.Device)
-	if err != nil {
-		return nil, gpu.Unavailable(err)
-	}
-	ctx, err := dev.PrimaryContext()
-	if err != nil {
-		return nil, gpu.Unavailable(err)
-	}
-	p := &part{spec: s, ctx: ctx}
 	// A loader of its own: the part's stream, and its own lock.
-	if p.l, err = gpu.New(ctx, false, kernels.Part, partKernels()); err != nil {
-		return p, err
+	l, err := partLoader(s.Device)
+	if err != nil {
+		return nil, gpu.Unavailable(err)
 	}
+	p := &part{spec: s, ctx: l.Ctx, l: l}
 	slots := len(s.Offsets) - 1
 	if slots < GhostFrom(s.Own) || slots > 1<<31-1 {
 		return p, fmt.Errorf("%d local ids for %d owned vertices", slots, s.Own)
+	}
+	if err := s.checkWindows(slots); err != nil {
+		return p, err
 	}
 	p.dg = &Graph{l: p.l, n: s.Own, m: int64(len(s.Adj)), owned: true, maxDeg: s.MaxDeg}
 	liveParts.Add(1)
@@ -207,16 +213,16 @@ func newPart(s *PartSpec) (*part, error) {
 	}
 	ws := &p.dg.ws
 	np := padded(slots)
-	if ws.st, err = ctx.Alloc(max(np, tile)); err != nil {
+	if ws.st, err = p.ctx.Alloc(max(np, tile)); err != nil {
 		return p, err
 	}
 	if s.Class != nil || s.Prim != nil {
-		if ws.cls, err = ctx.Alloc(np); err != nil {
+		if ws.cls, err = p.ctx.Alloc(np); err != nil {
 			return p, err
 		}
 	}
 	if s.Prim != nil {
-		if ws.prim, err = ctx.Alloc(4 * np); err != nil {
+		if ws.prim, err = p.ctx.Alloc(4 * np); err != nil {
 			return p, err
 		}
 	}
@@ -244,6 +250,17 @@ func newPart(s *PartSpec) (*part, error) {
 	}
 	if p.sent, err = p.alloc(int64(len(s.Send))); err != nil {
 		return p, err
+	}
+	groups := (int64(slots-GhostFrom(s.Own)) + 15) / 16
+	p.sendGrid = p.l.Grid("part_send", int64(len(s.Send)), blockSize)
+	p.backGrid = p.l.Grid("part_return", groups, blockSize)
+	for _, b := range []struct {
+		buf   **cuda.Buffer
+		bytes int64
+	}{{&p.sendPend, 8 * int64(len(s.Send))}, {&p.sendCnt, 8 * int64(p.sendGrid)}, {&p.backPend, 8 * groups}, {&p.backCnt, 8 * int64(p.backGrid)}} {
+		if *b.buf, err = p.alloc(b.bytes); err != nil {
+			return p, err
+		}
 	}
 	if p.bytes, err = p.alloc(8); err != nil {
 		return p, err
@@ -417,20 +434,17 @@ func (pp *Parts) connect() error {
 	return nil
 }
 
-// homes uploads where part t (number to) gives its ghosts back: each
-// one's owner slot, and each owner's state array where the owner stores
+// homes uploads where part t (number to) gives its ghosts back: the
+// owner slots of those past the windows, and each owner's state array where the owner stores
 // into t's directly (then t reaches the owner's memory too), else 0.
 func (pp *Parts) homes(t *part, to int, reach [][]bool) error {
 	s := t.spec
-	home := make([]uint64, len(s.Home))
-	for i, h := range s.Home {
-		home[i] = uint64(h.Part)<<slotBits | uint64(h.Local)
-	}
+	home := s.homeWords()
 	rbase := make([]uint64, len(pp.ps))
 	for q, o := range pp.ps {
 		if reach[q][to] && !pp.opts.NoReturns {
 			rbase[q] = uint64(o.dg.ws.st.Ptr())
-			t.returns = len(home) > 0
+			t.returns = len(s.Offsets)-1 > GhostFrom(s.Own)
 		}
 	}
 	var err error
@@ -549,10 +563,8 @@ func (pp *Parts) Close() error {
 			liveParts.Add(-1)
 		}
 		p.bufs, p.hosts = nil, nil
-		if p.l != nil {
-			errs = append(errs, p.l.Close())
-		}
-		errs = append(errs, p.ctx.Close())
+		// The context is the device layer's, kept for the next runs.
+		errs = append(errs, putLoader(p.l))
 		p.ctx = nil
 	}
 	return errors.Join(errs...)

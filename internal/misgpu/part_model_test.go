@@ -11,15 +11,27 @@ import (
 const empty = ^uint64(0)
 
 // sendModel is part_send on the host, warp by warp as the device runs
-// it: per trip, each lane takes one boundary vertex; the lanes that
-// write to one mailbox reserve their places with one add (the leader's)
-// and write at the leader's base plus their rank among those lanes. It
-// returns each mailbox's pairs (tagged with epoch) and the stores into
-// state arrays. xcls, when not nil, gives the class bits of each listed
-// vertex.
+// it: per trip, each lane takes one boundary entry of those pm left
+// pending (an undecided one stays pending); the lanes that write to one
+// mailbox reserve their places with one add (the leader's) and write at
+// the leader's base plus their rank among those lanes. It returns each
+// mailbox's pairs (tagged with epoch) and the stores into state arrays.
+// xcls, when not nil, gives the class bits of each listed vertex.
 func sendModel(st, xcls []uint8, list []int32, sent []bool, ofs []int32, slot []uint64, fill []uint32,
-	boxes map[uint64][]uint64, stores map[uint64]uint8, epoch uint32) (bytes int) {
-	for i0 := 0; i0 < len(list); i0 += 32 {
+	boxes map[uint64][]uint64, stores map[uint64]uint8, epoch uint32, pm *pendingModel) (bytes int) {
+	blocks := pm.begin()
+	kept := make([][]int32, len(blocks))
+	defer func() { pm.end(kept) }()
+	for blk, entries := range blocks {
+		bytes += sendWarps(st, xcls, list, sent, ofs, slot, fill, boxes, stores, epoch, entries, &kept[blk])
+	}
+	return bytes
+}
+
+// sendWarps is one block of sendModel: its entries, 32 lanes a trip.
+func sendWarps(st, xcls []uint8, list []int32, sent []bool, ofs []int32, slot []uint64, fill []uint32,
+	boxes map[uint64][]uint64, stores map[uint64]uint8, epoch uint32, entries []int32, kept *[]int32) (bytes int) {
+	for i0 := 0; i0 < len(entries); i0 += 32 {
 		type lane struct {
 			k, cnt int32
 			x      uint8
@@ -27,8 +39,15 @@ func sendModel(st, xcls []uint8, list []int32, sent []bool, ofs []int32, slot []
 		var ls [32]lane
 		most := int32(0)
 		for ln := range 32 {
-			i := i0 + ln
-			if i >= len(list) || sent[i] || st[list[i]]&3 == 0 {
+			if i0+ln >= len(entries) {
+				continue
+			}
+			i := int(entries[i0+ln])
+			if sent[i] {
+				continue
+			}
+			if st[list[i]]&3 == 0 {
+				*kept = append(*kept, int32(i))
 				continue
 			}
 			s := st[list[i]]
@@ -137,20 +156,22 @@ func partSendModel(t *testing.T, withClasses bool) {
 	}
 	stores := map[uint64]uint8{}
 	got := map[[2]uint64]uint8{}
-	for round := 0; round < 6; round++ {
+	pm := newPendingModel(len(list), 3, rng)
+	var unsent []int // entries not sent before each call
+	for round := 0; round < 7; round++ {
 		for v := range st {
-			if st[v] == 0 && rng.IntN(3) == 0 {
+			if st[v] == 0 && (rng.IntN(3) == 0 || round == 6) {
 				st[v] = uint8(rng.IntN(4))<<2 | uint8(1+rng.IntN(2))
 			}
 		}
-		sendModel(st, xcls, list, sent, ofs, slot, fill, boxes, stores, 7)
+		unsent = append(unsent, len(slices.DeleteFunc(slices.Clone(sent), func(x bool) bool { return x })))
+		sendModel(st, xcls, list, sent, ofs, slot, fill, boxes, stores, 7, pm)
 	}
-	for v := range st {
-		if st[v] == 0 {
-			st[v] = 2
-		}
+	// Each call scans only the entries still unsent: its first call
+	// every one.
+	if !slices.Equal(pm.scanned, unsent) || unsent[0] != len(list) || unsent[1] >= len(list) {
+		t.Fatalf("calls scanned %v entries, with %v unsent before them", pm.scanned, unsent)
 	}
-	sendModel(st, xcls, list, sent, ofs, slot, fill, boxes, stores, 7)
 	for k, x := range stores {
 		got[[2]uint64{k >> slotBits, k & (1<<slotBits - 1)}] = x
 	}
@@ -273,8 +294,12 @@ func TestPartRecvModel(t *testing.T) {
 // the kernel takes them: each ghost found OUT and not given back yet is
 // marked, and runs of them that go to one state word of one owner are
 // ORed in together where rbase reaches the owner. It returns the ghosts
-// given back and the atomics that took.
-func returnModel(st, back []uint8, home []uint64, rbase []bool, owners [][]uint8) (returned, atomics int) {
+// given back and the atomics that took. A ghost's home is s's: in a
+// window, computed (HomeWord, the kernel's arithmetic), past them
+// home's entry. A thread takes the groups of 16 that pm left pending,
+// and keeps pending those that hold an undecided ghost.
+func returnModel(s *PartSpec, nghost int, st, back []uint8, home []uint64, rbase []bool, owners [][]uint8,
+	pm *pendingModel) (returned, atomics int) {
 	or := func(word uint64, bits uint32) {
 		q, l := word>>slotBits, word&(1<<slotBits-1)
 		if !rbase[q] {
@@ -285,17 +310,31 @@ func returnModel(st, back []uint8, home []uint64, rbase []bool, owners [][]uint8
 			owners[q][l+j] |= uint8(bits >> (8 * j))
 		}
 	}
-	for i := 0; i < (len(home)+15)/16; i++ {
+	blocks := pm.begin()
+	kept := make([][]int32, len(blocks))
+	for blk, groups := range blocks {
+		returnGroups(s, nghost, st, back, home, rbase, groups, &kept[blk], &returned, or)
+	}
+	pm.end(kept)
+	return returned, atomics
+}
+
+// returnGroups is one block of returnModel: its groups of 16 ghosts.
+func returnGroups(s *PartSpec, nghost int, st, back []uint8, home []uint64, rbase []bool, groups []int32, kept *[]int32,
+	returned *int, or func(word uint64, bits uint32)) {
+	for _, i := range groups {
 		word, bits := ^uint64(0), uint32(0)
+		keep := false
 		for j := range 16 {
-			g := 16*i + j
-			if g >= len(home) || back[g] != 0 || st[g]&1 != 0 || st[g]&2 == 0 {
+			g := 16*int(i) + j
+			keep = keep || g < nghost && st[g]&3 == 0
+			if g >= nghost || back[g] != 0 || st[g]&1 != 0 || st[g]&2 == 0 {
 				continue
 			}
 			back[g] = 1
-			d := home[g]
+			d := s.HomeWord(g, home)
 			if rbase[d>>slotBits] {
-				returned++
+				*returned++
 			}
 			if wd := d &^ 3; wd != word {
 				if bits != 0 {
@@ -308,8 +347,10 @@ func returnModel(st, back []uint8, home []uint64, rbase []bool, owners [][]uint8
 		if bits != 0 {
 			or(word, bits)
 		}
+		if keep {
+			*kept = append(*kept, i)
+		}
 	}
-	return returned, atomics
 }
 
 // storeModel is part_store on the host (part1_tail's sends): a decided
@@ -338,19 +379,15 @@ func storeModel(at []int32, xcls []uint8, ofs []int32, slot []uint64, sent []boo
 // TestPartReturnModel: over launches that decide ghosts at random, every
 // ghost that is OUT goes back to its owner exactly once where the owner
 // is reachable, never where it is not, and an undecided or IN ghost
-// never does.
+// never does; with the run of owner 0 in two windows (homes computed),
+// the returns and atomics are those of the homes all in the table.
 func TestPartReturnModel(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	const ghosts, parts, own, run = 203, 3, 128, 100
+	const ghosts, run = 203, 100
 	home := make([]uint64, ghosts)
-	owners := make([][]uint8, parts)
-	for q := range owners {
-		owners[q] = make([]uint8, own)
-	}
 	// A run of consecutive ids of owner 0, not word-aligned, as a range
 	// partition gives; the rest scattered over owners 1 and 2 (2 not
 	// reachable).
-	perm := rng.Perm(2 * own)
+	perm := rand.New(rand.NewPCG(5, 6)).Perm(2 * 128)
 	for g := range home {
 		if g < run {
 			home[g] = uint64(g + 2)
@@ -359,36 +396,71 @@ func TestPartReturnModel(t *testing.T) {
 			home[g] = uint64(q)<<slotBits | uint64(perm[g-run]/2)
 		}
 	}
+	tables := &PartSpec{Own: 128}
+	windows := &PartSpec{Own: 128, Windows: []Window{{From: 128, Len: 60, OwnerLocal: 2}, {From: 188, Len: run - 60, OwnerLocal: 62}}}
+	var got [2][3]int
+	for i, s := range []*PartSpec{tables, windows} {
+		h := home
+		if s.Windows != nil {
+			h = home[run:]
+		}
+		got[i] = returnRuns(t, s, ghosts, home, h)
+	}
+	if got[0] != got[1] {
+		t.Fatalf("returns, atomics and members at the owners: %v with the table, %v with windows", got[0], got[1])
+	}
+}
+
+// returnRuns runs returnModel over launches that decide ghosts at
+// random, with s's windows and the table past them, and checks each
+// ghost's owner against want (every ghost's home). It returns the returns, atomics
+// and OUT ghosts at the owners.
+func returnRuns(t *testing.T, s *PartSpec, ghosts int, want, table []uint64) [3]int {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const parts, own = 3, 128
+	owners := make([][]uint8, parts)
+	for q := range owners {
+		owners[q] = make([]uint8, own)
+	}
 	rbase := []bool{true, true, false}
 	st := make([]uint8, ghosts)
 	back := make([]uint8, (ghosts+15)/16*16)
 	total, atomics := 0, 0
+	pm := newPendingModel((ghosts+15)/16, 4, rng)
+	var open []int // groups with an undecided ghost at each call
 	for launch := 0; launch < 8; launch++ {
 		for g := range st {
 			if st[g]&3 == 0 && rng.IntN(3) == 0 {
 				st[g] = uint8(rng.IntN(64))<<2 | uint8(1+rng.IntN(2))
 			}
 		}
-		r, a := returnModel(st, back, home, rbase, owners)
+		r, a := returnModel(s, ghosts, st, back, table, rbase, owners, pm)
 		total, atomics = total+r, atomics+a
+		open = append(open, undecidedGroups(st))
 	}
-	want := 0
-	for g, s := range st {
-		q, l := home[g]>>slotBits, home[g]&(1<<slotBits-1)
-		out := s&3 == 2
+	// Each call scans the groups the call before found undecided: its
+	// first call every one.
+	if pm.scanned[0] != pm.m || !slices.Equal(pm.scanned[1:], open[:len(open)-1]) || open[len(open)-1] >= pm.m {
+		t.Fatalf("calls scanned %v groups, with %v undecided after each", pm.scanned, open)
+	}
+	n := 0
+	for g, x := range st {
+		q, l := want[g]>>slotBits, want[g]&(1<<slotBits-1)
+		out := x&3 == 2
 		if out && rbase[q] {
-			want++
+			n++
 		}
 		if got := owners[q][l] == 2; got != (out && rbase[q]) {
-			t.Fatalf("ghost %d (state %#x) is %#x at its owner %d", g, s, owners[q][l], q)
+			t.Fatalf("ghost %d (state %#x) is %#x at its owner %d", g, x, owners[q][l], q)
 		}
 	}
-	if total != want || want == 0 {
-		t.Fatalf("%d returns, want %d", total, want)
+	if total != n || n == 0 {
+		t.Fatalf("%d returns, want %d", total, n)
 	}
 	if atomics >= total {
 		t.Fatalf("%d atomics for %d returns: ghosts of one state word do not go together", atomics, total)
 	}
+	return [3]int{total, atomics, n}
 }
 
 // TestPartStoreModel: a tail's sends and part_send's after it reach
@@ -437,8 +509,15 @@ func TestPartStoreModel(t *testing.T) {
 			st[v] = 2
 		}
 	}
-	// part_send after the tail: what the tail left.
-	bytes += sendModel(st, xcls, list, sent, ofs, slot, make([]uint32, 3), map[uint64][]uint64{}, stores, 1)
+	// part_send after the tail: what the tail left. Its next call scans
+	// nothing.
+	pm := newPendingModel(len(list), 5, rng)
+	for range 2 {
+		bytes += sendModel(st, xcls, list, sent, ofs, slot, make([]uint32, 3), map[uint64][]uint64{}, stores, 1, pm)
+	}
+	if pm.scanned[1] != 0 {
+		t.Fatalf("part_send's second call scanned %d entries, all of them sent", pm.scanned[1])
+	}
 	if bytes != len(slot) || len(stores) != len(slot) {
 		t.Fatalf("%d bytes stored into %d slots, want %d", bytes, len(stores), len(slot))
 	}

@@ -19,8 +19,9 @@ type PartsResult struct {
 	Bytes   int64 // sent between parts in the run
 	Stalled bool  // some part stopped when its rounds stopped paying (see Result.Stalled)
 	// Time is the wall time from the first launch until every part's
-	// sweeps are done (the copies of the sets back are not in it); Parts
-	// holds each part's, with its launches that found work.
+	// sweeps are done (the reads of the sweep counters and the copies of
+	// the sets back are not in it); PartTime holds each part's, and
+	// PartRounds its launches that found work.
 	Time       time.Duration
 	PartTime   []time.Duration
 	PartRounds []int
@@ -61,6 +62,22 @@ type partRun struct {
 	trace     *partTrace
 	last      uint32 // the live count at the last check (at first the part's vertices)
 	checks    int
+	// sends and backs count this run's part_send and part_return calls
+	// (their pending lists: Pending in part.cu).
+	sends, backs int32
+	// end is when the part's stream was done with the sweeps: the
+	// sweep counters are read back after it (run.rounds), which the
+	// engine's event time does not count either.
+	end time.Time
+}
+
+// swept returns the time from start until the part's sweeps were done
+// (until now if they did not get that far).
+func (pr *partRun) swept(start time.Time) time.Duration {
+	if pr.end.IsZero() {
+		return time.Since(start)
+	}
+	return pr.end.Sub(start)
 }
 
 // check hands the live count after pass sweeps to the parts' watch and
@@ -113,13 +130,21 @@ func (pr *partRun) giveBack() error {
 	if !p.returns {
 		return nil
 	}
-	ng := int64(len(p.spec.Home))
+	s := p.spec
+	gf := GhostFrom(s.Own)
+	ng := int64(len(s.Offsets) - 1 - gf)
 	// Sixteen ghosts a thread, from the first ghost's tile on.
-	gst, err := p.dg.ws.st.View(int64(GhostFrom(p.spec.Own)), (ng+15)/16*16)
+	gst, err := p.dg.ws.st.View(int64(gf), (ng+15)/16*16)
 	if err != nil {
 		return err
 	}
-	return l.Launch(nil, "part_return", l.Grid("part_return", (ng+15)/16, blockSize), gst, int32(ng), p.back, p.home, p.rbase, p.bytes)
+	from, home := s.returnWindows()
+	if err := l.Launch(nil, "part_return", p.backGrid, gst, int32(ng), p.back, p.home, p.rbase, p.bytes,
+		int32(s.WindowsEnd()-gf), from[0], home[0], from[1], home[1], from[2], home[2], p.backPend, p.backCnt, pr.backs); err != nil {
+		return err
+	}
+	pr.backs++
+	return nil
 }
 
 // tailArgs appends the part's arguments to the launch of MIS-1's tail:
@@ -153,10 +178,11 @@ func (pr *partRun) exchange(pass int) error {
 		// Refused by the driver: an injected device error.
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
-	if err := l.Launch(nil, "part_send", l.Grid("part_send", n, blockSize), p.dg.ws.st, p.xcls, p.list, int32(n), p.sent, p.ofs,
-		p.slot, p.bases, p.fill, p.bytes, pr.epoch); err != nil {
+	if err := l.Launch(nil, "part_send", p.sendGrid, p.dg.ws.st, p.xcls, p.list, int32(n), p.sent, p.ofs,
+		p.slot, p.bases, p.fill, p.bytes, pr.epoch, p.sendPend, p.sendCnt, pr.sends); err != nil {
 		return err
 	}
+	pr.sends++
 	// Published once the sends are done, so that a receiver that sees a
 	// count sees its pairs.
 	if p.pubHost != nil {
@@ -170,10 +196,17 @@ func (pr *partRun) exchange(pass int) error {
 	return nil
 }
 
+// extra is what a part adds to every launch of the engine: how its
+// kernels find the global ids of its local ids (PART_PARAMS of mis.cu).
+func (p *part) extra() []any {
+	gw := p.spec.gidWindows()
+	return []any{p.gid, p.spec.Base, int32(p.spec.GIDFrom), gw[0], gw[1], gw[2]}
+}
+
 // Run computes the MIS on every part at once. Each part runs the plan
-// the engine makes for its shape; at distance 2 always by key buckets,
-// which need no per-vertex state but the byte (the ball sweeps would
-// need the balls of the ghosts).
+// the engine makes for its shape; at distance 2, where there are several
+// parts, always by key buckets, which need no per-vertex state but the
+// byte (the ball sweeps would need the balls of the ghosts).
 func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 	o := pp.opts
 	runs := make([]*run, len(pp.ps))
@@ -193,7 +226,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 			return nil, pp.fail(q, err)
 		}
 		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx, watch: watch, epoch: epoch,
-			last: uint32(min(p.dg.n, 1<<32-1)), extra: []any{p.gid, p.spec.Base, int32(p.spec.GIDFrom)},
+			last: uint32(min(p.dg.n, 1<<32-1)), extra: p.extra(),
 			tailSends: p.dg.n > 0 && r.plan.Stages[0].Tail == partTailName(r.plan.Key)}
 		if o.Trace {
 			if r.part.trace, err = newPartTrace(p.ctx); err != nil {
@@ -221,7 +254,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 			defer wg.Done()
 			var err error
 			res.PartRounds[q], err = p.run(runs[q], func(err error) {
-				res.PartTime[q] = time.Since(start)
+				res.PartTime[q] = runs[q].part.swept(start)
 				if err != nil {
 					stop.Store(true)
 				}
@@ -290,11 +323,13 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 	}
 	pri := Priority{Seed: o.Seed, Class: p.spec.Class, Prim: p.spec.Prim}
 	tail := o.Tail || len(pp.ps) == 1 || pp.tailSends
+	// One part has no ghosts: it runs the engine's plan as it is.
+	ghosts := len(pp.ps) > 1
 	r, err := p.dg.prepare(o.Dist, pri, func(t *Tuning) {
 		if !tail {
 			t.Tail = 0
 		}
-		if o.Dist == 2 {
+		if o.Dist == 2 && ghosts {
 			// Buckets: a part has no balls for its ghosts. No split
 			// run: its second stage compares by hash alone once the
 			// part's own larger classes are decided, which its ghosts
@@ -313,7 +348,7 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 		st.Tail = partTailName(r.plan.Key)
 		r.tailGrid = l.Grid(st.Tail, int64(p.dg.n), blockSize)
 	}
-	if o.Dist == 2 && !r.plan.Buckets {
+	if o.Dist == 2 && ghosts && !r.plan.Buckets {
 		if r.plan.Key != KeyPrim {
 			return nil, fmt.Errorf("the plan of a part at distance 2 goes by %s, not by buckets", r.plan.Stages[0].Kernel)
 		}

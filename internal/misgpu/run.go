@@ -2,6 +2,7 @@ package misgpu
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/misgrid/misgrid/cuda"
 )
@@ -103,6 +104,9 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 	}
 	if err := e.Stream.Synchronize(); err != nil {
 		return 0, err
+	}
+	if r.part != nil {
+		r.part.end = time.Now()
 	}
 	return r.rounds(tail)
 }
