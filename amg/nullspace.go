@@ -40,12 +40,16 @@ func nearNullspace(o *Options, n, bs int) ([]float64, int, error) {
 	switch o.Nullspace {
 	case Constant:
 		b := make([]float64, n*bs)
-		for i := 0; i < n; i++ {
-			b[i*bs+i%bs] = 1
-		}
+		// In parallel, as the modes below: a device setup waits on them
+		// (the first touch of a fresh array costs more than the stores).
+		newPool(o.Workers).forRange(n, n*bs, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				b[i*bs+i%bs] = 1
+			}
+		})
 		return b, bs, nil
 	case RigidBody:
-		return rigidBodyModes(o.Coords, o.Dim, n, bs)
+		return rigidBodyModes(newPool(o.Workers), o.Coords, o.Dim, n, bs)
 	case Vectors:
 		k := len(o.Vectors)
 		if k == 0 {
@@ -75,7 +79,7 @@ func nearNullspace(o *Options, n, bs int) ([]float64, int, error) {
 
 // rigidBodyModes builds translations and rotations about the centroid
 // (centring keeps the local QR well conditioned far from the origin).
-func rigidBodyModes(coords []float64, dim, n, bs int) ([]float64, int, error) {
+func rigidBodyModes(p pool, coords []float64, dim, n, bs int) ([]float64, int, error) {
 	if dim != 2 && dim != 3 {
 		return nil, 0, fmt.Errorf("amg: rigid-body modes need Dim 2 or 3, got %d", dim)
 	}
@@ -87,11 +91,13 @@ func rigidBodyModes(coords []float64, dim, n, bs int) ([]float64, int, error) {
 		return nil, 0, fmt.Errorf("amg: %d coordinates for %d nodes in %dD, want %d", len(coords), nodes, dim, nodes*dim)
 	}
 	var c [3]float64
-	for i, x := range coords {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, 0, fmt.Errorf("amg: coordinate %d of node %d is %v", i%dim, i/dim, x)
+	for v := range nodes {
+		for d, x := range coords[v*dim : (v+1)*dim] {
+			if x-x != 0 {
+				return nil, 0, fmt.Errorf("amg: coordinate %d of node %d is %v", d, v, x)
+			}
+			c[d] += x
 		}
-		c[i%dim] += x
 	}
 	for d := range dim {
 		c[d] /= float64(nodes)
@@ -101,20 +107,22 @@ func rigidBodyModes(coords []float64, dim, n, bs int) ([]float64, int, error) {
 		k = 6
 	}
 	b := make([]float64, n*k)
-	for v := 0; v < nodes; v++ {
-		x := coords[v*dim] - c[0]
-		y := coords[v*dim+1] - c[1]
-		r := b[v*dim*k : (v+1)*dim*k] // dim rows of k
-		if dim == 2 {
-			r[0*k+0], r[1*k+1] = 1, 1
-			r[0*k+2], r[1*k+2] = -y, x
-			continue
+	p.forRange(nodes, n*k, func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			x := coords[v*dim] - c[0]
+			y := coords[v*dim+1] - c[1]
+			r := b[v*dim*k : (v+1)*dim*k] // dim rows of k
+			if dim == 2 {
+				r[0*k+0], r[1*k+1] = 1, 1
+				r[0*k+2], r[1*k+2] = -y, x
+				continue
+			}
+			z := coords[v*dim+2] - c[2]
+			r[0*k+0], r[1*k+1], r[2*k+2] = 1, 1, 1
+			r[0*k+3], r[1*k+3] = -y, x // about z
+			r[1*k+4], r[2*k+4] = -z, y // about x
+			r[0*k+5], r[2*k+5] = z, -x // about y
 		}
-		z := coords[v*dim+2] - c[2]
-		r[0*k+0], r[1*k+1], r[2*k+2] = 1, 1, 1
-		r[0*k+3], r[1*k+3] = -y, x // about z
-		r[1*k+4], r[2*k+4] = -z, y // about x
-		r[0*k+5], r[2*k+5] = z, -x // about y
-	}
+	})
 	return b, k, nil
 }
