@@ -135,7 +135,7 @@ func deviceOffsets(a DeviceMatrix, i, j int) ([2]int64, error) {
 func (pc *Preconditioner) setupDevice(a DeviceMatrix) error {
 	o := &pc.opts
 	n, nz := a.Rows, pc.op.nz
-	b, k, err := nearNullspace(o, n, o.BlockSize)
+	b, k, err := pc.modes(n)
 	if err != nil {
 		return err
 	}

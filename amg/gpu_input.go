@@ -60,7 +60,7 @@ func newOnDevice(a *mesh.CSR[float64], o *Options) (*Preconditioner, bool, error
 	pc.op = callerCSR(a)
 	n := pc.op.rows
 	pc.phase("input", t0)
-	b, k, err := nearNullspace(&pc.opts, n, o.BlockSize)
+	b, k, err := pc.modes(n)
 	if err != nil {
 		return nil, false, nil
 	}

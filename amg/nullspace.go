@@ -3,6 +3,7 @@ package amg
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // Nullspace selects the near-nullspace the tentative prolongator
@@ -125,4 +126,12 @@ func rigidBodyModes(p pool, coords []float64, dim, n, bs int) ([]float64, int, e
 		}
 	})
 	return b, k, nil
+}
+
+// modes is nearNullspace for the setup of n rows, timed as the
+// "nullspace" phase: a device setup waits on it before its first kernel.
+func (pc *Preconditioner) modes(n int) ([]float64, int, error) {
+	t0 := time.Now()
+	defer pc.phase("nullspace", t0)
+	return nearNullspace(&pc.opts, n, pc.opts.BlockSize)
 }

@@ -140,7 +140,7 @@ func New(a *mesh.CSR[float64], opts Options) (*Preconditioner, error) {
 // products are faster).
 func (pc *Preconditioner) setup(check bool) error {
 	o := &pc.opts
-	b, k, err := nearNullspace(o, pc.op.rows, o.BlockSize)
+	b, k, err := pc.modes(pc.op.rows)
 	if err != nil {
 		return err
 	}
