@@ -24,7 +24,8 @@
 #define SU_WARPS (SU_THREADS / 32)
 #define SU_FULL 0xffffffffu
 #define SU_AT_CAP 384 // entries of a row that su_at stages in shared memory (48 KiB a block)
-#define SU_NB_CAP 512 // neighbour entries of a node that su_strength stages
+#define SU_NB_CAP 512 // runs of a node's rows that su_nb_count stages
+#define SU_NF_CAP 256 // runs of a node's rows that su_nb_fill stages with their lists
 
 #define SU_FOR(i, n) \
 	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (long long)gridDim.x * blockDim.x)
@@ -529,6 +530,7 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 #undef SU_FULL
 #undef SU_AT_CAP
 #undef SU_NB_CAP
+#undef SU_NF_CAP
 #undef SU_FOR
 #undef SU_WARP_FOR
 #undef MUL
