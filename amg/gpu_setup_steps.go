@@ -240,7 +240,7 @@ func (ds *devSetup) tentative(of *cuda.Buffer, nodes, nagg, bs, k int, b *cuda.B
 	}
 	t.ptr, t.col, t.val = ptr, col, val
 	ds.launch("su_tent_ptr", int64(n+1), int32(nodes), int32(bs), int32(k), of, pre, t.ptr)
-	ds.launch("su_tent_qr", 32*int64(nagg), int32(nagg), int32(bs), int32(k), cnt, mem, b, t.ptr, t.col, t.val, bc, w, v)
+	ds.launch("su_tent_qr", int64(qrLanes(k))*int64(nagg), int32(nagg), int32(bs), int32(k), cnt, mem, b, t.ptr, t.col, t.val, bc, w, v)
 	r, err := ds.read(pre, int64(nodes))
 	if err != nil {
 		return nil, nil, err
@@ -248,6 +248,15 @@ func (ds *devSetup) tentative(of *cuda.Buffer, nodes, nagg, bs, k int, b *cuda.B
 	t.nnz = int(r[0]) * bs * k
 	t.g = lanesFor(t.nnz, n)
 	return t, bc, nil
+}
+
+// qrLanes is SU_QR_LANES: su_tent_qr's lanes per aggregate, one per
+// column and one for the reflector's norm.
+func qrLanes(k int) int {
+	if k < 8 {
+		return 8
+	}
+	return 16
 }
 
 // eigen computes the inverse diagonal (kept for the smoother) and
