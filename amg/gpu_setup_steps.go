@@ -28,6 +28,9 @@ func (ds *devSetup) strength(a *dcsr, theta float64, bs int) (*gpuagg.Graph, *cu
 	}
 	st := strengthPass{dn: dn, dir: dir, theta: theta}
 	if bs == 1 {
+		if st.flags, err1 = ds.alloc(int64(a.nnz)); err1 != nil {
+			return nil, nil, err1
+		}
 		ds.launch("su_node_diag1", int64(nodes), int32(nodes), a.ptr, a.col, a.val, dn, dir)
 	} else if err := ds.nodeBlocks(a, bs, &st); err != nil {
 		return nil, nil, err
@@ -55,8 +58,9 @@ func (ds *devSetup) strength(a *dcsr, theta float64, bs int) (*gpuagg.Graph, *cu
 }
 
 // strengthPass holds what su_strength's two passes share: the node
-// diagonals' norms and Dirichlet flags, and for bs > 1 the node blocks
-// (offsets, nodes, norms) and the count pass's flag per block.
+// diagonals' norms and Dirichlet flags, the count pass's flag per entry
+// (bs 1) or per block, and for bs > 1 the node blocks (offsets, nodes,
+// norms).
 type strengthPass struct {
 	dn, dir                  *cuda.Buffer
 	theta                    float64
@@ -370,7 +374,8 @@ func (ds *devSetup) diagError(a *dcsr, i int) error {
 // 1: neighbours into adj at off), or su_strength1's for one dof per node.
 func (ds *devSetup) launchStrength(fill int32, nodes int, a *dcsr, st *strengthPass, cnt, off, adj any) {
 	if st.noff == nil {
-		ds.launch("su_strength1", int64(nodes), fill, int32(nodes), a.ptr, a.col, a.val, st.theta, st.dn, st.dir, cnt, off, adj, ds.word(0))
+		ds.launch("su_strength1", int64(nodes), fill, int32(nodes), a.ptr, a.col, a.val, st.theta, st.dn, st.dir, st.flags,
+			cnt, off, adj, ds.word(0))
 		return
 	}
 	ds.launch("su_strength", 32*int64(nodes), fill, int32(nodes), st.noff, st.ncol, st.bnorm, st.theta, st.dn, st.dir, st.flags,

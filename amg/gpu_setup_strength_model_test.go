@@ -236,23 +236,37 @@ func modelStrength(nb *nodeBlocks, theta float64, flag []bool, cnt, off []int64,
 	return bad
 }
 
-// modelStrength1All is su_strength1 over every row: counts when adj is
-// nil, otherwise writes at off. It returns the asymmetric row (or -1).
-func modelStrength1All(a *csr, theta float64, dn []float64, dir []uint8, cnt, off []int64, adj []int32) int {
+// modelStrength1All is su_strength1 over every row: with adj nil the
+// count pass (flags and counts), otherwise the fill pass, placing the
+// flagged entries at off. It returns the asymmetric row (or -1).
+func modelStrength1All(a *csr, theta float64, dn []float64, dir []uint8, flag []bool, cnt, off []int64, adj []int32) int {
 	bad := -1
-	fail := func(v int) {
-		if bad < 0 || v < bad {
-			bad = v
-		}
-	}
 	for v := 0; v < a.rows; v++ {
-		var out []int32
-		if adj != nil {
-			out = adj[off[v]:]
-		}
 		var w int64
-		if dir[v] == 0 {
-			w = modelStrength1(a, v, theta, dn, dir, out, fail)
+		for k := a.ptr[v]; k < a.ptr[v+1] && dir[v] == 0; k++ {
+			u := int(a.col[k])
+			if adj != nil {
+				if flag[k] {
+					adj[off[v]+w] = int32(u)
+					w++
+				}
+				continue
+			}
+			flag[k] = false
+			if u == v || dir[u] != 0 {
+				continue
+			}
+			q := mLower(a.col, a.ptr[u], a.ptr[u+1], int32(v))
+			if q == a.ptr[u+1] || int(a.col[q]) != v {
+				if bad < 0 || v < bad {
+					bad = v
+				}
+				continue
+			}
+			flag[k] = mStrong(math.Abs(a.val[k]), theta, dn[v], dn[u]) || mStrong(math.Abs(a.val[q]), theta, dn[u], dn[v])
+			if flag[k] {
+				w++
+			}
 		}
 		if adj == nil {
 			cnt[v+1] = w
@@ -304,29 +318,6 @@ func modelDistinct(g []int32) (d []int32, f, nx []int) {
 	return d[:len(firsts)], f[:len(firsts)], nx
 }
 
-// modelStrength1 is su_strength1's row v: each entry's mirror looked up.
-func modelStrength1(a *csr, v int, theta float64, dn []float64, dir []uint8, out []int32, fail func(int)) int64 {
-	var w int64
-	for k := a.ptr[v]; k < a.ptr[v+1]; k++ {
-		u := int(a.col[k])
-		if u == v || dir[u] != 0 {
-			continue
-		}
-		q := mLower(a.col, a.ptr[u], a.ptr[u+1], int32(v))
-		if q == a.ptr[u+1] || int(a.col[q]) != v {
-			fail(v)
-			continue
-		}
-		if mStrong(math.Abs(a.val[k]), theta, dn[v], dn[u]) || mStrong(math.Abs(a.val[q]), theta, dn[u], dn[v]) {
-			if out != nil {
-				out[w] = int32(u)
-			}
-			w++
-		}
-	}
-	return w
-}
-
 // modelBlock is su_block: the norm of block (u, v) and whether the
 // pattern has it.
 func modelBlock(a *csr, bs, u, v int) (mNorm, bool) {
@@ -350,7 +341,10 @@ func modelGraph(t *testing.T, a *csr, bs int, theta float64) (*mesh.Graph, []uin
 	if bs == 1 {
 		var dn []float64
 		dn, dir = modelNodeDiag(a)
-		pass = func(cnt, off []int64, adj []int32) int { return modelStrength1All(a, theta, dn, dir, cnt, off, adj) }
+		flag := make([]bool, a.nnz())
+		pass = func(cnt, off []int64, adj []int32) int {
+			return modelStrength1All(a, theta, dn, dir, flag, cnt, off, adj)
+		}
 	} else {
 		nb := modelNodeBlocks(t, a, bs)
 		dir = nb.dir

@@ -142,17 +142,23 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS) su_fill64(long long n, 
 }
 
 // su_degrees keeps the smallest and the largest degree of a graph in
-// mm[0], mm[1] (set to n·max and 0 before).
+// mm[0], mm[1] (set to n·max and 0 before). Each warp reduces its
+// threads' extremes first: one atomic a warp, not a thread, on the two
+// words every block updates.
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
     su_degrees(int n, const long long *off, unsigned long long *mm) {
-	unsigned long long lo = ~0ull, hi = 0;
+	unsigned lo = ~0u, hi = 0; // degrees fit: the adjacency has int32 offsets
 	SU_FOR(v, n) {
-		unsigned long long d = (unsigned long long)(off[v + 1] - off[v]);
+		unsigned d = (unsigned)(off[v + 1] - off[v]);
 		lo = min(lo, d);
 		hi = max(hi, d);
 	}
-	atomicMin(&mm[0], lo);
-	atomicMax(&mm[1], hi);
+	lo = __reduce_min_sync(SU_FULL, lo);
+	hi = __reduce_max_sync(SU_FULL, hi);
+	if ((threadIdx.x & 31) == 0) {
+		if (lo != ~0u) atomicMin(&mm[0], (unsigned long long)lo);
+		atomicMax(&mm[1], (unsigned long long)hi);
+	}
 }
 
 // su_classes maps every vertex's degree to its class through the host's

@@ -104,7 +104,10 @@ __device__ int su_stage_runs(int v, int bs, const int *ptr, const int *col, int 
 				if (qs) qs[at] = q;
 			}
 			m += __popc(b);
-			if (m > CAP) return -1;
+			if (m > CAP) {
+				__syncwarp(); // the staged runs before the bitmap that reuses g
+				return -1;
+			}
 		}
 	}
 	if (qs && lane == 0) qs[m] = ptr[(v + 1) * bs];
@@ -345,24 +348,31 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 	}
 }
 
+// su_strength1's count pass (fill == 0) keeps whether each entry is
+// strong in flag[k], so that its fill pass only places the flagged ones.
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
     su_strength1(int fill, int n, const int *ptr, const int *col, const double *val, double theta, const double *dn,
-                 const unsigned char *dir, long long *cnt, const long long *off, int *adj, unsigned long long *err) {
+                 const unsigned char *dir, unsigned char *flag, long long *cnt, const long long *off, int *adj,
+                 unsigned long long *err) {
 	SU_FOR(vv, n) {
 		int v = (int)vv;
 		long long w = 0;
 		for (int k = ptr[v]; k < ptr[v + 1] && !dir[v]; k++) {
 			int u = col[k];
-			if (u == v || dir[u]) continue;
-			int q = su_lower(col, ptr[u], ptr[u + 1], v);
-			if (q == ptr[u + 1] || col[q] != v) {
-				atomicMin(err, (unsigned long long)v);
+			if (fill) {
+				if (flag[k]) adj[off[v] + w++] = u;
 				continue;
 			}
-			if (su_strong(fabs(val[k]), theta, dn[v], dn[u]) || su_strong(fabs(val[q]), theta, dn[u], dn[v])) {
-				if (fill) adj[off[v] + w] = u;
-				w++;
+			bool strong = false;
+			if (u != v && !dir[u]) {
+				int q = su_lower(col, ptr[u], ptr[u + 1], v);
+				if (q == ptr[u + 1] || col[q] != v)
+					atomicMin(err, (unsigned long long)v);
+				else
+					strong = su_strong(fabs(val[k]), theta, dn[v], dn[u]) || su_strong(fabs(val[q]), theta, dn[u], dn[v]);
 			}
+			flag[k] = strong;
+			w += strong;
 		}
 		if (!fill) cnt[v + 1] = w;
 	}
