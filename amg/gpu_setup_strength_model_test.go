@@ -57,6 +57,31 @@ func modelRuns(a *csr, v, bs int) (g []int32, qs []int) {
 	return g, append(qs, a.ptr[(v+1)*bs])
 }
 
+// modelAlike is su_stage_runs' runs per row with su_rows_alike: the
+// first row's run count where every row names the same nodes, else -1.
+func modelAlike(a *csr, v, bs int, g []int32) int {
+	per := -1
+	for i := v * bs; i < (v+1)*bs; i++ {
+		runs := 0
+		for q := a.ptr[i]; q < a.ptr[i+1]; q++ {
+			if q == a.ptr[i] || int(a.col[q])/bs != int(a.col[q-1])/bs {
+				runs++
+			}
+		}
+		if i == v*bs {
+			per = runs
+		} else if runs != per {
+			return -1
+		}
+	}
+	for p := per; p < len(g); p++ {
+		if g[p] != g[p-per] {
+			return -1
+		}
+	}
+	return per
+}
+
 // modelWindow is su_window_distinct: node v's distinct nodes by a bitmap
 // of their span, or nil past capacity (words and nodes).
 func modelWindow(a *csr, v, bs, capacity int) []int32 {
@@ -119,6 +144,9 @@ func modelMerge(a *csr, v, bs int) (ncol []int32, bnorm []float64) {
 // entries, or past suNbCap runs the span's bitmap, or the merge.
 func modelNbCount(a *csr, v, bs int) int64 {
 	if g, _ := modelRuns(a, v, bs); len(g) <= suNbCap {
+		if per := modelAlike(a, v, bs, g); per >= 0 {
+			return int64(per)
+		}
 		u := 0
 		for q, x := range g {
 			if !slices.Contains(g[:q], x) {
@@ -135,8 +163,9 @@ func modelNbCount(a *csr, v, bs int) int64 {
 }
 
 // modelNodeBlocks is su_nb_count, the scan and su_nb_fill (bs > 1),
-// which sums each block over the list of its runs (up to suNfCap runs),
-// or over its entries found in every row (the span's bitmap), or merges.
+// which sums each block over its runs (up to suNfCap runs: each row's at
+// one place where the rows name the same nodes, else listed), or over its
+// entries found in every row (the span's bitmap), or merges.
 // It fails the test where the count and the fill disagree.
 func modelNodeBlocks(t *testing.T, a *csr, bs int) *nodeBlocks {
 	nodes := a.rows / bs
@@ -158,7 +187,19 @@ func modelNodeBlocks(t *testing.T, a *csr, bs int) *nodeBlocks {
 		}
 		var ncol []int32
 		var bnorm []float64
-		if g, qs := modelRuns(a, v, bs); len(g) <= suNfCap {
+		g, qs := modelRuns(a, v, bs)
+		if per := modelAlike(a, v, bs, g); len(g) <= suNfCap && per >= 0 {
+			ncol = g[:per]
+			for t := range per {
+				var s mNorm
+				for p := t; p < len(g); p += per {
+					for q := qs[p]; q < qs[p+1]; q++ {
+						s.Add(a.val[q])
+					}
+				}
+				bnorm = append(bnorm, s.Value())
+			}
+		} else if len(g) <= suNfCap {
 			d, f, nx := modelDistinct(g)
 			ncol = d
 			for r := range d {
@@ -409,8 +450,10 @@ func TestStrengthModelAsymmetric(t *testing.T) {
 }
 
 // hubBlocks is a matrix of bs dofs a node on a path of nodes (dense
-// blocks), with node 0 coupled to spread nodes stride apart: its rows
-// hold 2·spread+4 runs or so, over a span of spread·stride nodes.
+// blocks, but for the first row of every third node, which holds its
+// diagonal block only), with node 0 coupled to spread nodes stride
+// apart: its rows hold bs·spread runs or so, over a span of
+// spread·stride nodes.
 func hubBlocks(nodes, bs, spread, stride int, rng *rand.Rand) *csr {
 	nbr := make([][]int, nodes)
 	for v := range nodes {
@@ -429,6 +472,9 @@ func hubBlocks(nodes, bs, spread, stride int, rng *rand.Rand) *csr {
 		slices.Sort(nbr[v])
 		for d := range bs {
 			for _, u := range nbr[v] {
+				if v%3 == 0 && d == 0 && u != v {
+					continue // the block has its other rows: the rows differ
+				}
 				for e := range bs {
 					x := -rng.Float64()
 					if u == v && d == e {
@@ -445,25 +491,35 @@ func hubBlocks(nodes, bs, spread, stride int, rng *rand.Rand) *csr {
 	return a
 }
 
-// su_nb_fill's three ways (the runs' lists, the span's bitmap, the
-// merge) each list a node's blocks ascending with the norms that
-// su_block sums, bit for bit, su_nb_count counts them, and su_strength
-// on them gives the host's graph.
+// su_nb_fill's four ways (rows alike, the runs' lists, the span's
+// bitmap, the merge) each list a node's blocks ascending with the norms
+// that su_block sums, bit for bit; su_nb_count's three (staged, bitmap,
+// merge) count them; and su_strength on them gives the host's graph.
 func TestNodeBlocksModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	ways := map[string]bool{}
 	for _, c := range []struct{ nodes, bs, spread, stride int }{
-		{40, 2, 0, 1},      // runs' lists only
-		{400, 3, 60, 5},    // node 0: 3·63 runs, the lists
-		{900, 2, 150, 5},   // 2·153 runs: the bitmap (fill), the lists (count)
-		{9000, 2, 300, 29}, // a span of 8,700 nodes: the merge (fill), the bitmap (count)
-		{9000, 2, 600, 14}, // 2·603 runs over 8,400 nodes: the merge (both)
+		{40, 2, 0, 1},      // rows alike, or the lists
+		{400, 3, 60, 5},    // node 0: 2·63 runs and its diagonal, the lists
+		{900, 3, 150, 5},   // 2·153+1 runs: the bitmap (fill), the lists (count)
+		{9000, 3, 300, 29}, // 2·303+1 runs over 8,700 nodes: the merge (fill), the bitmap (count)
+		{9000, 2, 600, 14}, // 604 runs over 8,400 nodes: the merge (both)
 	} {
 		a := hubBlocks(c.nodes, c.bs, c.spread, c.stride, rng)
 		nb := modelNodeBlocks(t, a, c.bs)
 		for v := range c.nodes {
 			g, _ := modelRuns(a, v, c.bs)
 			switch {
+			case len(g) <= suNbCap:
+				ways["count: staged"] = true
+			case modelWindow(a, v, c.bs, suNbCap) != nil:
+				ways["count: bitmap"] = true
+			default:
+				ways["count: merge"] = true
+			}
+			switch {
+			case len(g) <= suNfCap && modelAlike(a, v, c.bs, g) >= 0:
+				ways["alike"] = true
 			case len(g) <= suNfCap:
 				ways["lists"] = true
 			case modelWindow(a, v, c.bs, suNfCap) != nil:
@@ -504,7 +560,7 @@ func TestNodeBlocksModel(t *testing.T) {
 			}
 		}
 	}
-	if len(ways) != 3 {
-		t.Fatalf("ways taken: %v, want all three", ways)
+	if len(ways) != 7 {
+		t.Fatalf("ways taken: %v, want all seven", ways)
 	}
 }

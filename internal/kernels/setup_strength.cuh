@@ -87,13 +87,15 @@ __device__ __forceinline__ bool su_block(const int *ptr, const int *col, const d
 // su_stage_runs writes the runs of node v's rows (a row's entries of one
 // node) to g, their node, and with qs to qs, their first entry, with
 // qs[m] the end of the node's entries: run p is [qs[p], qs[p+1]), as the
-// runs tile the rows. It returns their number m, or -1 past CAP.
+// runs tile the rows. It returns their number m, or -1 past CAP, and in
+// per the runs of each row where all rows have as many (else -1).
 template <int CAP>
-__device__ int su_stage_runs(int v, int bs, const int *ptr, const int *col, int *g, int *qs) {
+__device__ int su_stage_runs(int v, int bs, const int *ptr, const int *col, int *g, int *qs, int &per) {
 	const int lane = threadIdx.x & 31;
 	int m = 0;
+	per = -1;
 	for (int i = v * bs; i < (v + 1) * bs; i++) {
-		int b0 = ptr[i], e = ptr[i + 1];
+		int b0 = ptr[i], e = ptr[i + 1], m0 = m;
 		for (int q0 = b0; q0 < e; q0 += 32) {
 			int q = q0 + lane, c = q < e ? col[q] / bs : 0;
 			bool st = q < e && (q == b0 || c != col[q - 1] / bs);
@@ -106,13 +108,26 @@ __device__ int su_stage_runs(int v, int bs, const int *ptr, const int *col, int 
 			m += __popc(b);
 			if (m > CAP) {
 				__syncwarp(); // the staged runs before the bitmap that reuses g
+				per = -1;
 				return -1;
 			}
 		}
+		per = i == v * bs ? m : per == m - m0 ? per : -2;
 	}
+	per = per < 0 ? -1 : per;
 	if (qs && lane == 0) qs[m] = ptr[(v + 1) * bs];
 	__syncwarp();
 	return m;
+}
+
+// su_rows_alike tells whether the m staged runs of a node's rows, per
+// in each row, name the same nodes in every row: the distinct nodes are
+// then the first row's, ascending, and node t's runs are t + r·per.
+__device__ bool su_rows_alike(const int *g, int m, int per) {
+	const int lane = threadIdx.x & 31;
+	bool same = per >= 0;
+	for (int p = per + lane; p < m && same; p += 32) same = g[p] == g[p - per];
+	return __all_sync(SU_FULL, same);
 }
 
 // su_count_distinct returns the number of distinct values of the warp's
@@ -206,9 +221,10 @@ __device__ int su_node_merge(int v, int bs, const int *ptr, const int *col, cons
 
 // su_nb_count sets cnt[v+1] to the number of distinct nodes of node v's
 // rows, for su_nb_fill's offsets. One warp per node (launched with 32
-// threads per node): the rows' runs staged in shared memory and counted
-// by their first entries; past SU_NB_CAP runs, a bitmap of their span;
-// past that, lane 0's merge.
+// threads per node): the rows' runs staged in shared memory, the first
+// row's where all rows name the same nodes, else counted by their first
+// entries; past SU_NB_CAP runs, a bitmap of their span; past that, lane
+// 0's merge.
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
     su_nb_count(int nodes, int bs, const int *ptr, const int *col, long long *cnt) {
 	__shared__ int sg[SU_WARPS][SU_NB_CAP]; // the runs' nodes, or their bitmap
@@ -216,9 +232,11 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 	int *g = sg[threadIdx.x >> 5];
 	SU_WARP_FOR(vv, nodes) {
 		int v = (int)vv;
-		int u = su_stage_runs<SU_NB_CAP>(v, bs, ptr, col, g, nullptr);
-		u = u >= 0 ? su_count_distinct(g, u)
-		           : su_window_distinct<SU_NB_CAP>(v * bs, (v + 1) * bs, bs, ptr, col, (unsigned *)g, nullptr);
+		int per, u = su_stage_runs<SU_NB_CAP>(v, bs, ptr, col, g, nullptr, per);
+		if (u < 0)
+			u = su_window_distinct<SU_NB_CAP>(v * bs, (v + 1) * bs, bs, ptr, col, (unsigned *)g, nullptr);
+		else
+			u = su_rows_alike(g, u, per) ? per : su_count_distinct(g, u);
 		if (lane == 0) cnt[v + 1] = u >= 0 ? u : su_node_merge(v, bs, ptr, col, nullptr, nullptr, nullptr, nullptr);
 		__syncwarp();
 	}
@@ -230,8 +248,9 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 // and sets dn[v], the norm of its diagonal block (0 where it has none),
 // and dir[v], whether its rows hold no nonzero off-diagonal entry. One
 // warp per node: up to SU_NF_CAP runs are staged with their first
-// entries and made distinct with a list of each node's runs
-// (su_distinct), and each lane sums its node's runs; past that, the
+// entries, and each lane sums its node's runs: every row's at the same
+// place where the rows name the same nodes, else listed by su_distinct;
+// past that, the
 // span's bitmap lists the nodes and each lane searches the rows for its
 // block; past that too, lane 0 merges the rows.
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
@@ -252,8 +271,11 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 		off = __any_sync(SU_FULL, off);
 		if (lane == 0) dir[v] = !off;
 		long long o = noff[v];
-		int m = su_stage_runs<SU_NF_CAP>(v, bs, ptr, col, g, qs), u;
-		if (m >= 0)
+		int per, m = su_stage_runs<SU_NF_CAP>(v, bs, ptr, col, g, qs, per), u;
+		bool alike = m >= 0 && su_rows_alike(g, m, per);
+		if (alike)
+			u = per;
+		else if (m >= 0)
 			u = su_distinct<SU_NF_CAP>(g, m, d, f, nx);
 		else
 			u = su_window_distinct<SU_NF_CAP>(v * bs, (v + 1) * bs, bs, ptr, col, (unsigned *)g, d);
@@ -265,16 +287,19 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 		bool self = false;
 		for (int t = lane; t < u; t += 32) {
 			su_norm2 s = {0, 0};
-			if (m >= 0) {
+			int x = alike ? g[t] : d[t];
+			if (alike) {
+				for (int p = t; p < m; p += per)
+					for (int q = qs[p]; q < qs[p + 1]; q++) su_add(s, val[q]);
+			} else if (m >= 0) {
 				for (int p = f[t]; p >= 0; p = nx[p])
 					for (int q = qs[p]; q < qs[p + 1]; q++) su_add(s, val[q]);
 			} else {
-				su_block(ptr, col, val, bs, v, d[t], s);
+				su_block(ptr, col, val, bs, v, x, s);
 			}
-			double x = su_value(s);
-			ncol[o + t] = d[t];
-			bnorm[o + t] = x;
-			if (d[t] == v) dn[v] = x, self = true;
+			ncol[o + t] = x;
+			bnorm[o + t] = su_value(s);
+			if (x == v) dn[v] = bnorm[o + t], self = true;
 		}
 		if (!__any_sync(SU_FULL, self) && lane == 0) dn[v] = 0;
 		__syncwarp();
