@@ -23,7 +23,21 @@ type nodeBlocks struct {
 	dir   []uint8
 }
 
-// modelNodeDiag is su_node_diag1 (bs 1).
+// modelRows is su_node_diag1 (bs 1), with the matrix's rows as the
+// blocks su_strength1 tests: |a_vu| their norms.
+func modelRows(a *csr) *nodeBlocks {
+	nb := &nodeBlocks{noff: make([]int64, a.rows+1), ncol: a.col, bnorm: make([]float64, a.nnz())}
+	for v := range a.rows {
+		nb.noff[v+1] = int64(a.ptr[v+1])
+	}
+	for k, x := range a.val {
+		nb.bnorm[k] = math.Abs(x)
+	}
+	nb.dn, nb.dir = modelNodeDiag(a)
+	return nb
+}
+
+// modelNodeDiag is su_node_diag1.
 func modelNodeDiag(a *csr) (dn []float64, dir []uint8) {
 	dn, dir = make([]float64, a.rows), make([]uint8, a.rows)
 	for v := 0; v < a.rows; v++ {
@@ -232,9 +246,10 @@ func modelNodeBlocks(t *testing.T, a *csr, bs int) *nodeBlocks {
 	return nb
 }
 
-// modelStrength is su_strength over every node on su_nb_fill's lists:
-// with adj nil, the count pass (flags and counts); otherwise the fill
-// pass, writing at off. It returns the asymmetric node (or -1).
+// modelStrength is su_strength over every node on su_nb_fill's lists,
+// or su_strength1 over every row (nb from modelRows): with adj nil, the
+// count pass (flags and counts); otherwise the fill pass, placing the
+// flagged ones at off. It returns the asymmetric node (or -1).
 func modelStrength(nb *nodeBlocks, theta float64, flag []bool, cnt, off []int64, adj []int32) int {
 	bad := -1
 	for v := 0; v+1 < len(nb.noff); v++ {
@@ -266,45 +281,6 @@ func modelStrength(nb *nodeBlocks, theta float64, flag []bool, cnt, off []int64,
 				continue
 			}
 			flag[k] = mStrong(nb.bnorm[k], theta, nb.dn[v], nb.dn[u]) || mStrong(nb.bnorm[m], theta, nb.dn[u], nb.dn[v])
-			if flag[k] {
-				w++
-			}
-		}
-		if adj == nil {
-			cnt[v+1] = w
-		}
-	}
-	return bad
-}
-
-// modelStrength1All is su_strength1 over every row: with adj nil the
-// count pass (flags and counts), otherwise the fill pass, placing the
-// flagged entries at off. It returns the asymmetric row (or -1).
-func modelStrength1All(a *csr, theta float64, dn []float64, dir []uint8, flag []bool, cnt, off []int64, adj []int32) int {
-	bad := -1
-	for v := 0; v < a.rows; v++ {
-		var w int64
-		for k := a.ptr[v]; k < a.ptr[v+1] && dir[v] == 0; k++ {
-			u := int(a.col[k])
-			if adj != nil {
-				if flag[k] {
-					adj[off[v]+w] = int32(u)
-					w++
-				}
-				continue
-			}
-			flag[k] = false
-			if u == v || dir[u] != 0 {
-				continue
-			}
-			q := mLower(a.col, a.ptr[u], a.ptr[u+1], int32(v))
-			if q == a.ptr[u+1] || int(a.col[q]) != v {
-				if bad < 0 || v < bad {
-					bad = v
-				}
-				continue
-			}
-			flag[k] = mStrong(math.Abs(a.val[k]), theta, dn[v], dn[u]) || mStrong(math.Abs(a.val[q]), theta, dn[u], dn[v])
 			if flag[k] {
 				w++
 			}
@@ -376,29 +352,19 @@ func modelBlock(a *csr, bs, u, v int) (mNorm, bool) {
 // modelGraph builds the strength graph as the device does.
 func modelGraph(t *testing.T, a *csr, bs int, theta float64) (*mesh.Graph, []uint8, int) {
 	nodes := a.rows / bs
-	off := make([]int64, nodes+1)
-	var dir []uint8
-	var pass func(cnt, off []int64, adj []int32) int
-	if bs == 1 {
-		var dn []float64
-		dn, dir = modelNodeDiag(a)
-		flag := make([]bool, a.nnz())
-		pass = func(cnt, off []int64, adj []int32) int {
-			return modelStrength1All(a, theta, dn, dir, flag, cnt, off, adj)
-		}
-	} else {
-		nb := modelNodeBlocks(t, a, bs)
-		dir = nb.dir
-		flag := make([]bool, len(nb.ncol))
-		pass = func(cnt, off []int64, adj []int32) int { return modelStrength(nb, theta, flag, cnt, off, adj) }
+	nb := modelRows(a)
+	if bs > 1 {
+		nb = modelNodeBlocks(t, a, bs)
 	}
-	if bad := pass(off, nil, nil); bad >= 0 {
+	flag := make([]bool, len(nb.ncol))
+	off := make([]int64, nodes+1)
+	if bad := modelStrength(nb, theta, flag, off, nil, nil); bad >= 0 {
 		return nil, nil, bad
 	}
 	modelScan(off)
 	adj := make([]int32, off[nodes])
-	pass(nil, off, adj)
-	return &mesh.Graph{Offsets: off, Adj: adj}, dir, -1
+	modelStrength(nb, theta, flag, nil, off, adj)
+	return &mesh.Graph{Offsets: off, Adj: adj}, nb.dir, -1
 }
 
 // modelDistinct is sorting and compacting.
@@ -509,23 +475,20 @@ func TestNodeBlocksModel(t *testing.T) {
 		nb := modelNodeBlocks(t, a, c.bs)
 		for v := range c.nodes {
 			g, _ := modelRuns(a, v, c.bs)
-			switch {
-			case len(g) <= suNbCap:
-				ways["count: staged"] = true
-			case modelWindow(a, v, c.bs, suNbCap) != nil:
-				ways["count: bitmap"] = true
-			default:
-				ways["count: merge"] = true
+			way := func(capacity int) string {
+				switch {
+				case len(g) <= capacity:
+					return "staged"
+				case modelWindow(a, v, c.bs, capacity) != nil:
+					return "bitmap"
+				}
+				return "merge"
 			}
-			switch {
-			case len(g) <= suNfCap && modelAlike(a, v, c.bs, g) >= 0:
+			ways["count: "+way(suNbCap)] = true
+			if w := way(suNfCap); w == "staged" && modelAlike(a, v, c.bs, g) >= 0 {
 				ways["alike"] = true
-			case len(g) <= suNfCap:
-				ways["lists"] = true
-			case modelWindow(a, v, c.bs, suNfCap) != nil:
-				ways["bitmap"] = true
-			default:
-				ways["merge"] = true
+			} else {
+				ways[w] = true
 			}
 			var want []int32
 			for q := a.ptr[v*c.bs]; q < a.ptr[(v+1)*c.bs]; q++ {
