@@ -163,7 +163,7 @@ func modelTentative(of []int32, nagg, bs, k int, b []float64, rng *rand.Rand) (*
 			}
 		}
 		r := make([]float64, k*k)
-		modelTentQR(a[:m*k], m, k, r, vv[m0*bs*k:(m0+nm)*bs*k])
+		householderQR(a[:m*k], m, k, r, vv[m0*bs*k:(m0+nm)*bs*k])
 		copy(bc[ag*k*k:], r)
 		for i := 0; i < nm; i++ {
 			node := int(mem[m0+i])
@@ -177,131 +177,6 @@ func modelTentative(of []int32, nagg, bs, k int, b []float64, rng *rand.Rand) (*
 		}
 	}
 	return t, bc
-}
-
-// modelTentQR is su_tent_qr's group on one aggregate (a m×k, r k×k, v
-// the reflectors): lane 0's vᵀv and the owners' sums of a step all read
-// the columns as the step found them, then each owner updates its column;
-// Q is formed column by column, each from the identity's through the
-// reflectors that reach it. The expressions are the host's (s += x*y), so
-// that a compiler fuses them alike.
-func modelTentQR(a []float64, m, k int, r, v []float64) {
-	steps := min(m, k)
-	beta := make([]float64, steps)
-	sums := make([]float64, k+1) // by lane: 0 the reflector's vᵀv, c+1 column c's vᵀa_c
-	dot := func(x, y []float64, j int) float64 {
-		s := 0.0
-		for i := j; i < m; i++ {
-			s += x[i*k] * y[i*k]
-		}
-		return s
-	}
-	for j := 0; j < steps; j++ {
-		nrm := math.Sqrt(dot(a[j:], a[j:], j))
-		x0 := a[j*k+j]
-		alpha := -nrm
-		if x0 < 0 {
-			alpha = nrm
-		}
-		for i := j; i < m; i++ {
-			v[i*k+j] = a[i*k+j]
-			if i == j {
-				v[i*k+j] = x0 - alpha
-			}
-		}
-		sums[0] = dot(v[j:], v[j:], j)
-		for c := j; c < k; c++ {
-			sums[c+1] = dot(v[j:], a[c:], j)
-		}
-		bt := 0.0
-		if sums[0] > 0 {
-			bt = 2 / sums[0]
-		}
-		beta[j] = bt
-		for c := j; c < k; c++ {
-			s := sums[c+1]
-			s *= bt
-			for i := j; i < m; i++ {
-				a[i*k+c] -= s * v[i*k+j]
-			}
-		}
-	}
-	for q := range k * k {
-		i, c := q/k, q%k
-		r[q] = 0
-		if i < steps && c >= i {
-			r[q] = a[q]
-			if a[i*k+i] < 0 {
-				r[q] = -r[q]
-			}
-		}
-	}
-	flip := make([]bool, k)
-	for c := range min(steps, k) {
-		flip[c] = a[c*k+c] < 0
-	}
-	for c := range k {
-		for i := range m {
-			a[i*k+c] = 0
-			if i == c {
-				a[i*k+c] = 1
-			}
-		}
-		for j := min(steps-1, c); j >= 0; j-- {
-			s := dot(v[j:], a[c:], j)
-			s *= beta[j]
-			for i := j; i < m; i++ {
-				a[i*k+c] -= s * v[i*k+j]
-			}
-		}
-		if flip[c] {
-			for i := range m {
-				a[i*k+c] = -a[i*k+c]
-			}
-		}
-	}
-}
-
-// su_tent_qr's order of work gives householderQR's factors bit for bit:
-// aggregates of fewer rows than vectors, zero and repeated columns,
-// negative diagonals.
-func TestTentQRModel(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	for trial := range 400 {
-		k := 1 + trial%8
-		m := 1 + rng.IntN(40)
-		a := make([]float64, m*k)
-		for q := range a {
-			a[q] = rng.NormFloat64()
-		}
-		switch trial % 5 {
-		case 1: // a zero column
-			for i := range m {
-				a[i*k+rng.IntN(k)] = 0
-			}
-		case 2: // a repeated column
-			c := rng.IntN(k)
-			for i := range m {
-				a[i*k+c] = a[i*k]
-			}
-		case 3: // all zero
-			clear(a)
-		}
-		wa, ga := slices.Clone(a), slices.Clone(a)
-		wr, gr := make([]float64, k*k), make([]float64, k*k)
-		householderQR(wa, m, k, wr, make([]float64, m*k))
-		modelTentQR(ga, m, k, gr, make([]float64, m*k))
-		for q := range wa {
-			if math.Float64bits(ga[q]) != math.Float64bits(wa[q]) {
-				t.Fatalf("m=%d k=%d: Q[%d] = %v, host %v", m, k, q, ga[q], wa[q])
-			}
-		}
-		for q := range wr {
-			if math.Float64bits(gr[q]) != math.Float64bits(wr[q]) {
-				t.Fatalf("m=%d k=%d: R[%d] = %v, host %v", m, k, q, gr[q], wr[q])
-			}
-		}
-	}
 }
 
 // modelAT is su_at (both passes, rows in a random order) and su_smooth:

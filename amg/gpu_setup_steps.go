@@ -28,9 +28,6 @@ func (ds *devSetup) strength(a *dcsr, theta float64, bs int) (*gpuagg.Graph, *cu
 	}
 	st := strengthPass{dn: dn, dir: dir, theta: theta}
 	if bs == 1 {
-		if st.flags, err1 = ds.alloc(int64(a.nnz)); err1 != nil {
-			return nil, nil, err1
-		}
 		ds.launch("su_node_diag1", int64(nodes), int32(nodes), a.ptr, a.col, a.val, dn, dir)
 	} else if err := ds.nodeBlocks(a, bs, &st); err != nil {
 		return nil, nil, err
@@ -58,9 +55,8 @@ func (ds *devSetup) strength(a *dcsr, theta float64, bs int) (*gpuagg.Graph, *cu
 }
 
 // strengthPass holds what su_strength's two passes share: the node
-// diagonals' norms and Dirichlet flags, the count pass's flag per entry
-// (bs 1) or per block, and for bs > 1 the node blocks (offsets, nodes,
-// norms).
+// diagonals' norms and Dirichlet flags, and for bs > 1 the node blocks
+// (offsets, nodes, norms) and the count pass's flag per block.
 type strengthPass struct {
 	dn, dir                  *cuda.Buffer
 	theta                    float64
@@ -244,7 +240,7 @@ func (ds *devSetup) tentative(of *cuda.Buffer, nodes, nagg, bs, k int, b *cuda.B
 	}
 	t.ptr, t.col, t.val = ptr, col, val
 	ds.launch("su_tent_ptr", int64(n+1), int32(nodes), int32(bs), int32(k), of, pre, t.ptr)
-	ds.launch("su_tent_qr", int64(qrLanes(k))*int64(nagg), int32(nagg), int32(bs), int32(k), cnt, mem, b, t.ptr, t.col, t.val, bc, w, v)
+	ds.launch("su_tent_qr", 32*int64(nagg), int32(nagg), int32(bs), int32(k), cnt, mem, b, t.ptr, t.col, t.val, bc, w, v)
 	r, err := ds.read(pre, int64(nodes))
 	if err != nil {
 		return nil, nil, err
@@ -252,15 +248,6 @@ func (ds *devSetup) tentative(of *cuda.Buffer, nodes, nagg, bs, k int, b *cuda.B
 	t.nnz = int(r[0]) * bs * k
 	t.g = lanesFor(t.nnz, n)
 	return t, bc, nil
-}
-
-// qrLanes is SU_QR_LANES: su_tent_qr's lanes per aggregate, one per
-// column and one for the reflector's norm.
-func qrLanes(k int) int {
-	if k < 8 {
-		return 8
-	}
-	return 16
 }
 
 // eigen computes the inverse diagonal (kept for the smoother) and
@@ -374,8 +361,7 @@ func (ds *devSetup) diagError(a *dcsr, i int) error {
 // 1: neighbours into adj at off), or su_strength1's for one dof per node.
 func (ds *devSetup) launchStrength(fill int32, nodes int, a *dcsr, st *strengthPass, cnt, off, adj any) {
 	if st.noff == nil {
-		ds.launch("su_strength1", int64(nodes), fill, int32(nodes), a.ptr, a.col, a.val, st.theta, st.dn, st.dir, st.flags,
-			cnt, off, adj, ds.word(0))
+		ds.launch("su_strength1", int64(nodes), fill, int32(nodes), a.ptr, a.col, a.val, st.theta, st.dn, st.dir, cnt, off, adj, ds.word(0))
 		return
 	}
 	ds.launch("su_strength", 32*int64(nodes), fill, int32(nodes), st.noff, st.ncol, st.bnorm, st.theta, st.dn, st.dir, st.flags,

@@ -23,20 +23,6 @@ type nodeBlocks struct {
 	dir   []uint8
 }
 
-// modelRows is su_node_diag1 (bs 1), with the matrix's rows as the
-// blocks su_strength1 tests: |a_vu| their norms.
-func modelRows(a *csr) *nodeBlocks {
-	nb := &nodeBlocks{noff: make([]int64, a.rows+1), ncol: a.col, bnorm: make([]float64, a.nnz())}
-	for v := range a.rows {
-		nb.noff[v+1] = int64(a.ptr[v+1])
-	}
-	for k, x := range a.val {
-		nb.bnorm[k] = math.Abs(x)
-	}
-	nb.dn, nb.dir = modelNodeDiag(a)
-	return nb
-}
-
 // modelNodeDiag is su_node_diag1.
 func modelNodeDiag(a *csr) (dn []float64, dir []uint8) {
 	dn, dir = make([]float64, a.rows), make([]uint8, a.rows)
@@ -246,10 +232,10 @@ func modelNodeBlocks(t *testing.T, a *csr, bs int) *nodeBlocks {
 	return nb
 }
 
-// modelStrength is su_strength over every node on su_nb_fill's lists,
-// or su_strength1 over every row (nb from modelRows): with adj nil, the
-// count pass (flags and counts); otherwise the fill pass, placing the
-// flagged ones at off. It returns the asymmetric node (or -1).
+// modelStrength is su_strength over every node on su_nb_fill's lists:
+// with adj nil, the count pass (flags and counts); otherwise the fill
+// pass, placing the flagged ones at off. It returns the asymmetric node
+// (or -1).
 func modelStrength(nb *nodeBlocks, theta float64, flag []bool, cnt, off []int64, adj []int32) int {
 	bad := -1
 	for v := 0; v+1 < len(nb.noff); v++ {
@@ -335,6 +321,55 @@ func modelDistinct(g []int32) (d []int32, f, nx []int) {
 	return d[:len(firsts)], f[:len(firsts)], nx
 }
 
+// modelStrength1 is su_strength1's row v: each entry's mirror looked up.
+func modelStrength1(a *csr, v int, theta float64, dn []float64, dir []uint8, out []int32, fail func(int)) int64 {
+	var w int64
+	for k := a.ptr[v]; k < a.ptr[v+1]; k++ {
+		u := int(a.col[k])
+		if u == v || dir[u] != 0 {
+			continue
+		}
+		q := mLower(a.col, a.ptr[u], a.ptr[u+1], int32(v))
+		if q == a.ptr[u+1] || int(a.col[q]) != v {
+			fail(v)
+			continue
+		}
+		if mStrong(math.Abs(a.val[k]), theta, dn[v], dn[u]) || mStrong(math.Abs(a.val[q]), theta, dn[u], dn[v]) {
+			if out != nil {
+				out[w] = int32(u)
+			}
+			w++
+		}
+	}
+	return w
+}
+
+// modelStrength1All is su_strength1 over every row: counts when adj is
+// nil, otherwise writes at off. It returns the asymmetric row (or -1).
+func modelStrength1All(a *csr, theta float64, cnt, off []int64, adj []int32) (dir []uint8, bad int) {
+	dn, dir := modelNodeDiag(a)
+	bad = -1
+	fail := func(v int) {
+		if bad < 0 || v < bad {
+			bad = v
+		}
+	}
+	for v := 0; v < a.rows; v++ {
+		var out []int32
+		if adj != nil {
+			out = adj[off[v]:]
+		}
+		var w int64
+		if dir[v] == 0 {
+			w = modelStrength1(a, v, theta, dn, dir, out, fail)
+		}
+		if adj == nil {
+			cnt[v+1] = w
+		}
+	}
+	return dir, bad
+}
+
 // modelBlock is su_block: the norm of block (u, v) and whether the
 // pattern has it.
 func modelBlock(a *csr, bs, u, v int) (mNorm, bool) {
@@ -352,19 +387,25 @@ func modelBlock(a *csr, bs, u, v int) (mNorm, bool) {
 // modelGraph builds the strength graph as the device does.
 func modelGraph(t *testing.T, a *csr, bs int, theta float64) (*mesh.Graph, []uint8, int) {
 	nodes := a.rows / bs
-	nb := modelRows(a)
-	if bs > 1 {
-		nb = modelNodeBlocks(t, a, bs)
+	var dir []uint8
+	pass := func(cnt, off []int64, adj []int32) (bad int) {
+		dir, bad = modelStrength1All(a, theta, cnt, off, adj)
+		return bad
 	}
-	flag := make([]bool, len(nb.ncol))
+	if bs > 1 {
+		nb := modelNodeBlocks(t, a, bs)
+		dir = nb.dir
+		flag := make([]bool, len(nb.ncol))
+		pass = func(cnt, off []int64, adj []int32) int { return modelStrength(nb, theta, flag, cnt, off, adj) }
+	}
 	off := make([]int64, nodes+1)
-	if bad := modelStrength(nb, theta, flag, off, nil, nil); bad >= 0 {
+	if bad := pass(off, nil, nil); bad >= 0 {
 		return nil, nil, bad
 	}
 	modelScan(off)
 	adj := make([]int32, off[nodes])
-	modelStrength(nb, theta, flag, nil, off, adj)
-	return &mesh.Graph{Offsets: off, Adj: adj}, nb.dir, -1
+	pass(nil, off, adj)
+	return &mesh.Graph{Offsets: off, Adj: adj}, dir, -1
 }
 
 // modelDistinct is sorting and compacting.

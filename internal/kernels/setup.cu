@@ -275,91 +275,96 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 }
 
 
-// su_dot is Σ x[i·k]·y[i·k] over i in [lo, m), summed in order from 0
-// (the host's loops), its loads issued ahead of the dependent adds.
-__device__ __forceinline__ double su_dot(const double *x, const double *y, int lo, int m, int k) {
-	double s = 0;
-#pragma unroll 4
-	for (int i = lo; i < m; i++) s = ADD(s, MUL(x[i * k], y[i * k]));
-	return s;
+// su_reflect applies the reflector I − bt·v·vᵀ of column j of v to
+// columns j..k−1 of a (rows j..m−1), as householderQR does: lane 0 sums
+// each column's dot product in the host's order, every lane updates its
+// rows.
+__device__ __forceinline__ void su_reflect(double *a, const double *vv, int m, int k, int j, double bt, int lane) {
+	for (int c = j; c < k; c++) {
+		double s = 0;
+		if (lane == 0) {
+			for (int i = j; i < m; i++) s = ADD(s, MUL(vv[i * k + j], a[i * k + c]));
+			s = MUL(s, bt);
+		}
+		s = __shfl_sync(SU_FULL, s, 0);
+		for (int i = j + lane; i < m; i += 32) a[i * k + c] = SUB(a[i * k + c], MUL(s, vv[i * k + j]));
+		__syncwarp();
+	}
 }
 
 // su_tent_qr factors the rows of b (n×k, row-major) of every aggregate,
 // b_a = Q·R, by the host's householderQR: Q goes into the aggregate's
 // rows of the tentative prolongator, R into its rows of the coarse
 // near-nullspace bc. w and v are scratch of n·k, used at the aggregate's
-// members' offset (v holds the reflectors).
-//
-// A group of SU_QR_LANES(k) lanes per aggregate (launched with that many
-// threads per aggregate), lane c+1 owning column c: every sum runs in the
-// host's order on one lane, and a reflector's sums over its columns, vᵀv
-// included (lane 0), run side by side, as do the columns of Q formed
-// backwards; each column is updated by its owner alone, so only a step's
-// reflector is shared. The sums are the host's bits; the lanes of a warp
-// read each row together.
-#define SU_QR_LANES(k) ((k) < 8 ? 8 : 16)
-
+// members' offset. One warp per aggregate: the lanes gather, update and
+// write rows; the sums (norms, the reflectors' dot products) are lane
+// 0's, in the host's order, so the factors are the host's bits. Launched
+// with 32 threads per aggregate.
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
     su_tent_qr(int nagg, int bs, int k, const long long *mptr, const int *mem, const double *b, const int *pptr,
                int *pcol, double *pval, double *bc, double *w, double *v) {
-	const int G = SU_QR_LANES(k), gl = threadIdx.x & (G - 1), c = gl - 1;
-	const unsigned gm = (0xffffffffu >> (32 - G)) << ((threadIdx.x & 31) & ~(G - 1));
-	const bool owner = c >= 0 && c < k;
-	const long long ng = ((long long)gridDim.x * blockDim.x) / G;
-	for (long long ag = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G; ag < nagg; ag += ng) {
-		long long m0 = mptr[ag];
-		int m = (int)((mptr[ag + 1] - m0) * bs);
+	const int lane = threadIdx.x & 31;
+	const long long nw = ((long long)gridDim.x * blockDim.x) >> 5;
+	for (long long ag = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; ag < nagg; ag += nw) {
+		long long m0 = mptr[ag], nm = mptr[ag + 1] - m0;
+		int m = (int)(nm * bs);
 		double *a = w + m0 * bs * k, *vv = v + m0 * bs * k;
-		for (int q = gl; q < m * k; q += G) {
-			int row = q / k;
+		for (int row = lane; row < m; row += 32) {
 			long long node = mem[m0 + row / bs];
-			a[q] = b[(node * bs + row % bs) * k + q - row * k];
+			int d = row % bs;
+			for (int j = 0; j < k; j++) a[row * k + j] = b[(node * bs + d) * k + j];
 		}
-		__syncwarp(gm);
-		double beta[SU_MAX_K];
+		__syncwarp();
+		double r[SU_MAX_K * SU_MAX_K], beta[SU_MAX_K];
+		for (int q = 0; q < k * k; q++) r[q] = 0;
 		int steps = min(m, k);
 		for (int j = 0; j < steps; j++) {
-			double nrm = sqrt(su_dot(a + j, a + j, j, m, k)), x0 = a[j * k + j];
-			double alpha = x0 < 0 ? nrm : -nrm;
-			for (int i = j + gl; i < m; i += G) vv[i * k + j] = i == j ? SUB(x0, alpha) : a[i * k + j];
-			__syncwarp(gm);
-			double s = 0;
-			if (gl == 0 || (owner && c >= j)) s = su_dot(vv + j, gl == 0 ? vv + j : a + c, j, m, k);
-			double s2 = __shfl_sync(gm, s, 0, G), bt = s2 > 0 ? 2 / s2 : 0;
+			double alpha = 0;
+			if (lane == 0) {
+				double nrm = 0;
+				for (int i = j; i < m; i++) nrm = ADD(nrm, MUL(a[i * k + j], a[i * k + j]));
+				nrm = sqrt(nrm);
+				alpha = a[j * k + j] < 0 ? nrm : -nrm;
+			}
+			alpha = __shfl_sync(SU_FULL, alpha, 0);
+			for (int i = j + lane; i < m; i += 32) {
+				double x = a[i * k + j];
+				vv[i * k + j] = i == j ? SUB(x, alpha) : x;
+			}
+			__syncwarp();
+			double s2 = 0;
+			if (lane == 0)
+				for (int i = j; i < m; i++) s2 = ADD(s2, MUL(vv[i * k + j], vv[i * k + j]));
+			s2 = __shfl_sync(SU_FULL, s2, 0);
+			double bt = s2 > 0 ? 2 / s2 : 0;
 			beta[j] = bt;
-			if (owner && c >= j) {
-				s = MUL(s, bt);
-				for (int i = j; i < m; i++) a[i * k + c] = SUB(a[i * k + c], MUL(s, vv[i * k + j]));
+			su_reflect(a, vv, m, k, j, bt, lane);
+		}
+		for (int i = 0; i < steps; i++)
+			for (int c = i; c < k; c++) r[i * k + c] = a[i * k + c];
+		__syncwarp();
+		for (int q = lane; q < m * k; q += 32) a[q] = 0;
+		__syncwarp();
+		for (int j = lane; j < steps; j += 32) a[j * k + j] = 1;
+		__syncwarp();
+		for (int j = steps - 1; j >= 0; j--) su_reflect(a, vv, m, k, j, beta[j], lane);
+		for (int j = 0; j < steps; j++)
+			if (r[j * k + j] < 0) {
+				for (int c = j; c < k; c++) r[j * k + c] = -r[j * k + c];
+				for (int i = lane; i < m; i += 32) a[i * k + j] = -a[i * k + j];
 			}
-			__syncwarp(gm);
-		}
-		// R, each row negated where its diagonal is negative; then Q over it.
-		for (int q = gl; q < k * k; q += G) {
-			int i = q / k, cc = q - i * k;
-			bool in = i < steps && cc >= i;
-			double x = in ? a[q] : 0;
-			bc[ag * k * k + q] = in && a[i * k + i] < 0 ? -x : x;
-		}
-		bool flip = owner && c < steps && a[c * k + c] < 0;
-		__syncwarp(gm);
-		if (owner) {
-			for (int i = 0; i < m; i++) a[i * k + c] = i == c ? 1 : 0;
-			for (int j = min(steps - 1, c); j >= 0; j--) {
-				double s = MUL(su_dot(vv + j, a + c, j, m, k), beta[j]);
-				for (int i = j; i < m; i++) a[i * k + c] = SUB(a[i * k + c], MUL(s, vv[i * k + j]));
-			}
-			if (flip)
-				for (int i = 0; i < m; i++) a[i * k + c] = -a[i * k + c];
-		}
-		__syncwarp(gm);
-		for (int q = gl; q < m * k; q += G) {
-			int row = q / k, j = q - row * k;
+		__syncwarp();
+		for (int q = lane; q < k * k; q += 32) bc[ag * k * k + q] = r[q];
+		for (int row = lane; row < m; row += 32) {
 			long long node = mem[m0 + row / bs];
-			int at = pptr[node * bs + row % bs] + j;
-			pcol[at] = (int)ag * k + j;
-			pval[at] = a[q];
+			int d = row % bs;
+			int s = pptr[node * bs + d];
+			for (int j = 0; j < k; j++) {
+				pcol[s + j] = (int)ag * k + j;
+				pval[s + j] = a[row * k + j];
+			}
 		}
-		__syncwarp(gm);
+		__syncwarp();
 	}
 }
 
@@ -532,7 +537,6 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 #undef SU_AT_CAP
 #undef SU_NB_CAP
 #undef SU_NF_CAP
-#undef SU_QR_LANES
 #undef SU_FOR
 #undef SU_WARP_FOR
 #undef MUL

@@ -373,31 +373,24 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 	}
 }
 
-// su_strength1's count pass (fill == 0) keeps whether each entry is
-// strong in flag[k], so that its fill pass only places the flagged ones.
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
     su_strength1(int fill, int n, const int *ptr, const int *col, const double *val, double theta, const double *dn,
-                 const unsigned char *dir, unsigned char *flag, long long *cnt, const long long *off, int *adj,
-                 unsigned long long *err) {
+                 const unsigned char *dir, long long *cnt, const long long *off, int *adj, unsigned long long *err) {
 	SU_FOR(vv, n) {
 		int v = (int)vv;
 		long long w = 0;
 		for (int k = ptr[v]; k < ptr[v + 1] && !dir[v]; k++) {
 			int u = col[k];
-			if (fill) {
-				if (flag[k]) adj[off[v] + w++] = u;
+			if (u == v || dir[u]) continue;
+			int q = su_lower(col, ptr[u], ptr[u + 1], v);
+			if (q == ptr[u + 1] || col[q] != v) {
+				atomicMin(err, (unsigned long long)v);
 				continue;
 			}
-			bool strong = false;
-			if (u != v && !dir[u]) {
-				int q = su_lower(col, ptr[u], ptr[u + 1], v);
-				if (q == ptr[u + 1] || col[q] != v)
-					atomicMin(err, (unsigned long long)v);
-				else
-					strong = su_strong(fabs(val[k]), theta, dn[v], dn[u]) || su_strong(fabs(val[q]), theta, dn[u], dn[v]);
+			if (su_strong(fabs(val[k]), theta, dn[v], dn[u]) || su_strong(fabs(val[q]), theta, dn[u], dn[v])) {
+				if (fill) adj[off[v] + w] = u;
+				w++;
 			}
-			flag[k] = strong;
-			w += strong;
 		}
 		if (!fill) cnt[v + 1] = w;
 	}
