@@ -305,7 +305,7 @@ func (ds *devSetup) drop(d *dcsr, diag *cuda.Buffer) (*csr, *dcsr, error) {
 	if bs := o.BlockSize; bs > 1 && bs <= maxGroup {
 		ds.setWord(0, noWord)
 		ds.setWord(1, noWord)
-		ds.launchIn("in_drop_block", int64(n/bs), int32(n/bs), int32(bs), d.ptr, d.col, d.val, diag, t2, ds.words)
+		ds.launchIn("in_drop_block", 32*int64(n/bs), int32(n/bs), int32(bs), d.ptr, d.col, d.val, diag, t2, ds.words)
 		f, err := ds.read(ds.words, int64(0), ds.words, int64(1))
 		if err != nil {
 			return nil, nil, err

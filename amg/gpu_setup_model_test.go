@@ -317,7 +317,7 @@ func TestSetupModelsMatchHost(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, dir, bad := modelGraph(a, bs, c.theta)
+			g, dir, bad := modelGraph(t, a, bs, c.theta)
 			if bad >= 0 {
 				t.Fatalf("%s: node %d reported asymmetric", name, bad)
 			}

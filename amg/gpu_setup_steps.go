@@ -26,13 +26,14 @@ func (ds *devSetup) strength(a *dcsr, theta float64, bs int) (*gpuagg.Graph, *cu
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return nil, nil, err
 	}
+	st := strengthPass{dn: dn, dir: dir, theta: theta}
 	if bs == 1 {
 		ds.launch("su_node_diag1", int64(nodes), int32(nodes), a.ptr, a.col, a.val, dn, dir)
-	} else {
-		ds.launch("su_node_diag", 32*int64(nodes), int32(nodes), int32(bs), a.ptr, a.col, a.val, dn, dir)
+	} else if err := ds.nodeBlocks(a, bs, &st); err != nil {
+		return nil, nil, err
 	}
 	ds.setWord(0, noWord)
-	ds.launchStrength(0, nodes, bs, a, theta, dn, dir, off, none, none)
+	ds.launchStrength(0, nodes, a, &st, off, none, none)
 	ds.scan(off, int64(nodes+1))
 	w, err := ds.read(ds.words, int64(0), off, int64(nodes))
 	if err != nil {
@@ -45,12 +46,47 @@ func (ds *devSetup) strength(a *dcsr, theta float64, bs int) (*gpuagg.Graph, *cu
 	if err != nil {
 		return nil, nil, err
 	}
-	ds.launchStrength(1, nodes, bs, a, theta, dn, dir, none, off, adj)
+	ds.launchStrength(1, nodes, a, &st, none, off, adj)
 	if ds.err != nil {
 		return nil, nil, ds.err
 	}
 	g, err := ds.agg.Wrap(nodes, off, adj)
 	return g, dir, err
+}
+
+// strengthPass holds what su_strength's two passes share: the node
+// diagonals' norms and Dirichlet flags, and for bs > 1 the node blocks
+// (offsets, nodes, norms) and the count pass's flag per block.
+type strengthPass struct {
+	dn, dir                  *cuda.Buffer
+	theta                    float64
+	noff, ncol, bnorm, flags *cuda.Buffer
+}
+
+// nodeBlocks lists the node blocks of a (bs > 1) with their norms, and
+// sets the diagonals' norms and the Dirichlet flags (su_nb_count, the
+// scan, su_nb_fill).
+func (ds *devSetup) nodeBlocks(a *dcsr, bs int, st *strengthPass) error {
+	nodes := a.rows / bs
+	noff, err := ds.alloc(8 * int64(nodes+1))
+	if err != nil {
+		return err
+	}
+	ds.launch("su_nb_count", 32*int64(nodes), int32(nodes), int32(bs), a.ptr, a.col, noff)
+	ds.scan(noff, int64(nodes+1))
+	w, err := ds.read(noff, int64(nodes))
+	if err != nil {
+		return err
+	}
+	ncol, err1 := ds.alloc(4 * int64(w[0]))
+	bnorm, err2 := ds.alloc(8 * int64(w[0]))
+	flags, err3 := ds.alloc(int64(w[0]))
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return err
+	}
+	st.noff, st.ncol, st.bnorm, st.flags = noff, ncol, bnorm, flags
+	ds.launch("su_nb_fill", 32*int64(nodes), int32(nodes), int32(bs), a.ptr, a.col, a.val, noff, ncol, bnorm, st.dn, st.dir)
+	return ds.err
 }
 
 // classTable is mesh.ClassifyByDegree as a function of the degree, for
@@ -323,12 +359,13 @@ func (ds *devSetup) diagError(a *dcsr, i int) error {
 
 // launchStrength queues su_strength's pass (fill 0: counts into cnt;
 // 1: neighbours into adj at off), or su_strength1's for one dof per node.
-func (ds *devSetup) launchStrength(fill int32, nodes, bs int, a *dcsr, theta float64, dn, dir, cnt, off, adj any) {
-	if bs == 1 {
-		ds.launch("su_strength1", int64(nodes), fill, int32(nodes), a.ptr, a.col, a.val, theta, dn, dir, cnt, off, adj, ds.word(0))
+func (ds *devSetup) launchStrength(fill int32, nodes int, a *dcsr, st *strengthPass, cnt, off, adj any) {
+	if st.noff == nil {
+		ds.launch("su_strength1", int64(nodes), fill, int32(nodes), a.ptr, a.col, a.val, st.theta, st.dn, st.dir, cnt, off, adj, ds.word(0))
 		return
 	}
-	ds.launch("su_strength", 32*int64(nodes), fill, int32(nodes), int32(bs), a.ptr, a.col, a.val, theta, dn, dir, cnt, off, adj, ds.word(0))
+	ds.launch("su_strength", 32*int64(nodes), fill, int32(nodes), st.noff, st.ncol, st.bnorm, st.theta, st.dn, st.dir, st.flags,
+		cnt, off, adj, ds.word(0))
 }
 
 // smoothed is p = t − ω·D⁻¹·(A·t) (numeric, smoothProlongator), on the

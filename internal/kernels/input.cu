@@ -128,28 +128,29 @@ extern "C" __global__ void __launch_bounds__(IN_THREADS)
 // in_drop_block checks the node blocks of bs rows for dropSmall: flag[0]
 // is the first node whose rows have different patterns (the matrix is
 // then not grouped, groupOf), flag[1] the first node where a column is
-// small in some of its rows only.
+// small in some of its rows only. One warp per node (launched with 32
+// threads per node): each lane compares its positions of the bs rows, so
+// every row is read coalesced.
 extern "C" __global__ void __launch_bounds__(IN_THREADS)
     in_drop_block(int nodes, int bs, const int *ptr, const int *col, const double *val, const double *diag,
                   double t2, unsigned long long *flag) {
-	IN_FOR(vv, nodes) {
+	const int lane = threadIdx.x & 31;
+	IN_WARP_FOR(vv, nodes) {
 		int i0 = (int)vv * bs, p0 = ptr[i0], len = ptr[i0 + 1] - p0;
 		bool same = true, mixed = false;
-		for (int r = 1; r < bs && same; r++) {
-			int pr = ptr[i0 + r];
-			same = ptr[i0 + r + 1] - pr == len;
-			for (int q = 0; q < len && same; q++) same = col[pr + q] == col[p0 + q];
-		}
-		if (!same) {
-			atomicMin(&flag[0], (unsigned long long)vv);
+		for (int r = 1; r < bs; r++) same = same && ptr[i0 + r + 1] - ptr[i0 + r] == len;
+		for (int q = lane; q < len && same; q += 32)
+			for (int r = 1; r < bs; r++) same = same && col[ptr[i0 + r] + q] == col[p0 + q];
+		if (!__all_sync(0xffffffffu, same)) {
+			if (lane == 0) atomicMin(&flag[0], (unsigned long long)vv);
 			continue;
 		}
-		for (int q = 0; q < len && !mixed; q++) {
+		for (int q = lane; q < len; q += 32) {
 			int j = col[p0 + q];
 			bool s0 = in_small(val[p0 + q], t2, diag, i0, j);
 			for (int r = 1; r < bs; r++) mixed = mixed || in_small(val[ptr[i0 + r] + q], t2, diag, i0 + r, j) != s0;
 		}
-		if (mixed) atomicMin(&flag[1], (unsigned long long)vv);
+		if (__any_sync(0xffffffffu, mixed) && lane == 0) atomicMin(&flag[1], (unsigned long long)vv);
 	}
 }
 

@@ -25,7 +25,8 @@
 #define SU_FULL 0xffffffffu
 #define SU_AT_CAP 384   // members of an aggregate that su_sort_members stages in shared memory
 #define SU_AT_STAGE 256 // entries of a row whose keys su_at sorts in shared memory (16 KiB a block)
-#define SU_NB_CAP 512 // neighbour entries of a node that su_strength stages
+#define SU_NB_CAP 512   // runs of a node's rows that su_nb_count stages
+#define SU_NF_CAP 256   // runs of a node's rows that su_nb_fill stages with their lists
 
 #define SU_FOR(i, n) \
 	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (long long)gridDim.x * blockDim.x)
@@ -142,23 +143,22 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS) su_fill64(long long n, 
 }
 
 // su_degrees keeps the smallest and the largest degree of a graph in
-// mm[0], mm[1] (set to n·max and 0 before).
+// mm[0], mm[1] (set to n·max and 0 before). Each warp reduces its
+// threads' extremes first: one atomic a warp, not a thread, on the two
+// words every block updates.
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
     su_degrees(int n, const long long *off, unsigned long long *mm) {
-	unsigned long long lo = ~0ull, hi = 0;
+	unsigned lo = ~0u, hi = 0; // degrees fit: the adjacency has int32 offsets
 	SU_FOR(v, n) {
-		unsigned long long d = (unsigned long long)(off[v + 1] - off[v]);
+		unsigned d = (unsigned)(off[v + 1] - off[v]);
 		lo = min(lo, d);
 		hi = max(hi, d);
 	}
-	// One atomic a warp: a million threads on one word queue for it.
-	for (int o = 16; o > 0; o >>= 1) {
-		lo = min(lo, __shfl_xor_sync(SU_FULL, lo, o));
-		hi = max(hi, __shfl_xor_sync(SU_FULL, hi, o));
-	}
+	lo = __reduce_min_sync(SU_FULL, lo);
+	hi = __reduce_max_sync(SU_FULL, hi);
 	if ((threadIdx.x & 31) == 0) {
-		atomicMin(&mm[0], lo);
-		atomicMax(&mm[1], hi);
+		if (lo != ~0u) atomicMin(&mm[0], (unsigned long long)lo);
+		atomicMax(&mm[1], (unsigned long long)hi);
 	}
 }
 
@@ -613,6 +613,7 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 #undef SU_AT_CAP
 #undef SU_AT_STAGE
 #undef SU_NB_CAP
+#undef SU_NF_CAP
 #undef SU_FOR
 #undef SU_WARP_FOR
 #undef MUL
