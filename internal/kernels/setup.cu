@@ -24,7 +24,7 @@
 #define SU_WARPS (SU_THREADS / 32)
 #define SU_FULL 0xffffffffu
 #define SU_AT_CAP 384   // members of an aggregate that su_sort_members stages in shared memory
-#define SU_AT_STAGE 256 // entries of a row whose keys su_at sorts in shared memory (16 KiB a block)
+#define SU_AT_RUNS 256  // runs of a row (its nodes) that su_at sorts in shared memory (25 KiB a block)
 #define SU_NB_CAP 512   // runs of a node's rows that su_nb_count stages
 #define SU_NF_CAP 256   // runs of a node's rows that su_nb_fill stages with their lists
 
@@ -432,47 +432,46 @@ __device__ __forceinline__ unsigned su_at_agg(int q, int bs, const int *acol, co
 	return g < 0 ? SU_NONE : (unsigned)g;
 }
 
-// su_at_keys is a row's entries sorted by (aggregate, position): each
-// aggregate's entries are then a segment, in row order. A row of at most
-// SU_AT_STAGE entries keeps the keys in shared memory (sk); a longer one
-// keeps only the positions, on scratch, and looks the aggregates up.
+// su_at_keys sorts a row's items by (aggregate, item): its runs, whose
+// keys sk[r] the warp has set (shared memory), or, for a row of more
+// runs than SU_AT_RUNS, its entries, whose positions x[q] = q it sets
+// (on scratch) and whose aggregates it looks up. Each aggregate's items
+// are then a segment, in row order; item s's entries are [from(s),
+// to(s)) of the row.
 struct su_at_keys {
 	unsigned long long *sk;
 	int *x;
+	const int *nh;
 	int lo, bs;
 	const int *acol, *of;
 	__device__ unsigned agg(int s) const { return sk ? (unsigned)(sk[s] >> 32) : su_at_agg(lo + x[s], bs, acol, of); }
-	__device__ int pos(int s) const { return sk ? (int)(sk[s] & 0xffffffffu) : x[s]; }
+	__device__ int from(int s) const { return sk ? nh[sk[s] & 0xffffffffu] : x[s]; }
+	__device__ int to(int s) const { return sk ? nh[(sk[s] & 0xffffffffu) + 1] : x[s] + 1; }
 	__device__ unsigned long long key(int s) const {
 		return sk ? sk[s] : (unsigned long long)su_at_agg(lo + x[s], bs, acol, of) << 32 | (unsigned)x[s];
 	}
-	__device__ void swap(int a, int b) {
-		if (sk) {
-			unsigned long long t = sk[a];
-			sk[a] = sk[b], sk[b] = t;
-		} else {
-			int t = x[a];
-			x[a] = x[b], x[b] = t;
-		}
-	}
 
-	// sort loads a row of len entries and sorts it, by the calling warp.
-	__device__ void sort(int len) {
+	__device__ void sort(int n) {
 		const int lane = threadIdx.x & 31;
-		for (int q = lane; q < len; q += 32)
-			if (sk)
-				sk[q] = (unsigned long long)su_at_agg(lo + q, bs, acol, of) << 32 | (unsigned)q;
-			else
-				x[q] = q;
+		if (!sk)
+			for (int q = lane; q < n; q += 32) x[q] = q;
 		__syncwarp();
 		int p = 1;
-		while (p < len) p <<= 1;
+		while (p < n) p <<= 1;
 		for (int w = 2; w <= p; w <<= 1)
 			for (int stride = w / 2; stride > 0; stride >>= 1) {
 				for (int t = lane; t < p / 2; t += 32) {
 					int a, b;
 					su_at_pair(t, stride, w, a, b);
-					if (b < len && key(b) < key(a)) swap(a, b);
+					if (b < n && key(b) < key(a)) {
+						if (sk) {
+							unsigned long long y = sk[a];
+							sk[a] = sk[b], sk[b] = y;
+						} else {
+							int y = x[a];
+							x[a] = x[b], x[b] = y;
+						}
+					}
 				}
 				__syncwarp();
 			}
@@ -509,7 +508,7 @@ __device__ __forceinline__ void su_at_put(int i, int at, int g, int k, const dou
 // su_at_runs finds the runs of row entries [lo, lo+len) that share a
 // node (a node's dofs, consecutive in a sorted row): run r starts at
 // nh[r] and ends at nh[r+1]. It returns the number of runs, or -1 past
-// 32, by the calling warp.
+// SU_AT_RUNS, by the calling warp.
 __device__ int su_at_runs(int lo, int len, int bs, const int *acol, int *nh) {
 	const int lane = threadIdx.x & 31;
 	int runs = 0, prev = -1;
@@ -520,14 +519,51 @@ __device__ int su_at_runs(int lo, int len, int bs, const int *acol, int *nh) {
 		bool head = q < len && nd != (lane == 0 ? prev : up);
 		unsigned hb = __ballot_sync(SU_FULL, head);
 		int at = runs + __popc(hb & ((1u << lane) - 1));
-		if (head && at < 32) nh[at] = q;
+		if (head && at < SU_AT_RUNS) nh[at] = q;
 		runs += __popc(hb);
-		if (runs > 32) return -1;
+		if (runs > SU_AT_RUNS) return -1;
 		prev = __shfl_sync(SU_FULL, nd, 31);
 	}
 	if (lane == 0) nh[runs] = len;
 	__syncwarp();
 	return runs;
+}
+
+// su_at_few is su_at's pass 1 on a row of at most 32 runs (lane r has
+// run r's aggregate g) and SU_AT_RUNS entries: the lanes of one aggregate
+// find each other (match), and the first of them sums the aggregate's
+// runs in row order and places it by the aggregates below it. The
+// entries' factors are staged first, by all lanes: the product itself
+// where k is 1, else a_ij (sv) and the start of T's row j (st).
+__device__ void su_at_few(int i, int lo, int len, int k, int g, const int *nh, double *sv, int *st, const int *acol,
+                          const double *aval, const int *tptr, const int *tcol, const double *tval, const int *cptr,
+                          int *ccol, double *cval, double omega, const double *dinv) {
+	const int lane = threadIdx.x & 31;
+	unsigned m = __match_any_sync(SU_FULL, g >= 0 ? (unsigned)g : 0x80000000u + lane);
+	bool lead = g >= 0 && __ffs(m) - 1 == lane;
+	unsigned heads = __ballot_sync(SU_FULL, lead);
+	int at = 0;
+	for (unsigned b = heads; b; b &= b - 1) at += __shfl_sync(SU_FULL, g, __ffs(b) - 1) < g;
+	for (int q = lane; q < len; q += 32) {
+		double x = aval[lo + q];
+		int t = tptr[acol[lo + q]];
+		if (k == 1) {
+			sv[q] = MUL(x, tval[t]);
+		} else {
+			sv[q] = x;
+			st[q] = t;
+		}
+	}
+	__syncwarp();
+	if (!lead) return;
+	double y[SU_MAX_K] = {};
+	for (unsigned b = m; b; b &= b - 1)
+		for (int q = nh[__ffs(b) - 1]; q < nh[__ffs(b)]; q++)
+			if (k == 1)
+				y[0] = ADD(y[0], sv[q]);
+			else
+				su_at_add(y, sv[q], tval + st[q], k);
+	su_at_put(i, at, g, k, y, omega, dinv, tptr, tcol, tval, cptr, ccol, cval);
 }
 
 // su_at computes C = A·T for a tentative prolongator T, whose row of an
@@ -537,63 +573,59 @@ __device__ int su_at_runs(int lo, int len, int bs, const int *acol, int *nh) {
 // the row at cptr[i], each a_ij·T_j summed in the row order of A from 0,
 // then smoothed as su_smooth does: P = T − ω·D⁻¹·(A·T), on A·T's pattern.
 //
-// One warp per row, launched with 32 threads per row. A row of at most 32
-// nodes gives each node's run of entries a lane: lanes of one aggregate
-// find each other (match), the first of them sums the aggregate's runs in
-// row order and places it by the aggregates below it. A row of more
-// nodes is sorted by (aggregate, position) (su_at_keys), so that each
-// aggregate is a segment in row order, summed by the lane at its head;
-// the keys of up to SU_AT_STAGE entries sort in shared memory, longer
-// rows on scratch (nnz(A) ints, at the row's offset).
+// One warp per row, launched with 32 threads per row; the row's runs of
+// entries of one node are the items. A row of at most 32 runs gives each
+// a lane (su_at_few). Otherwise the warp sorts the items by (aggregate,
+// item) (su_at_keys): the row's runs, up to SU_AT_RUNS, in shared memory,
+// else its entries, on scratch (nnz(A) ints at the row's offset); each
+// aggregate is then a segment in row order, summed by the lane at its
+// head.
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
     su_at(int pass, int n, int bs, int k, const int *aptr, const int *acol, const double *aval, const int *of,
           const int *tptr, const int *tcol, const double *tval, int *scratch, long long *cnt, const int *cptr,
           int *ccol, double *cval, double omega, const double *dinv) {
-	__shared__ unsigned long long sks[SU_WARPS][SU_AT_STAGE];
-	__shared__ int snh[SU_WARPS][33];
+	// Per warp: the runs' starts, and either the runs' keys or (su_at_few)
+	// the entries' staged factors.
+	__shared__ int snh[SU_WARPS][SU_AT_RUNS + 1];
+	__shared__ double sbuf[SU_WARPS][SU_AT_RUNS * 3 / 2];
 	const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
 	int *nh = snh[w];
 	SU_WARP_FOR(ii, n) {
 		int i = (int)ii, lo = aptr[i], len = aptr[i + 1] - lo;
 		int runs = su_at_runs(lo, len, bs, acol, nh);
-		if (runs >= 0) {
-			int g = lane < runs ? of[acol[lo + nh[lane]] / bs] : -1;
-			unsigned m = __match_any_sync(SU_FULL, g >= 0 ? (unsigned)g : 0x80000000u + lane);
-			bool lead = g >= 0 && __ffs(m) - 1 == lane;
-			unsigned heads = __ballot_sync(SU_FULL, lead);
+		int g = lane < runs ? of[acol[lo + nh[lane]] / bs] : -1;
+		if (runs >= 0 && runs <= 32 && len <= SU_AT_RUNS) {
 			if (pass == 0) {
+				unsigned m = __match_any_sync(SU_FULL, g >= 0 ? (unsigned)g : 0x80000000u + lane);
+				unsigned heads = __ballot_sync(SU_FULL, g >= 0 && __ffs(m) - 1 == lane);
 				if (lane == 0) cnt[i + 1] = (long long)__popc(heads) * k;
 			} else {
-				int at = 0;
-				for (unsigned b = heads; b; b &= b - 1) at += __shfl_sync(SU_FULL, g, __ffs(b) - 1) < g;
-				if (lead) {
-					double y[SU_MAX_K] = {};
-					for (unsigned b = m; b; b &= b - 1)
-						for (int q = lo + nh[__ffs(b) - 1], e = lo + nh[__ffs(b)]; q < e; q++)
-							su_at_add(y, aval[q], tval + tptr[acol[q]], k);
-					su_at_put(i, at, g, k, y, omega, dinv, tptr, tcol, tval, cptr, ccol, cval);
-				}
+				su_at_few(i, lo, len, k, g, nh, sbuf[w], (int *)(sbuf[w] + SU_AT_RUNS), acol, aval, tptr, tcol, tval,
+				          cptr, ccol, cval, omega, dinv);
 			}
 			__syncwarp();
 			continue;
 		}
-		su_at_keys r{len <= SU_AT_STAGE ? sks[w] : nullptr, scratch + lo, lo, bs, acol, of};
-		r.sort(len);
-		// Each lane's positions s = c·32 + lane, c counted up: a head's rank
-		// is the heads before it; the unaggregated entries sort last.
+		su_at_keys r{runs >= 0 ? (unsigned long long *)sbuf[w] : nullptr, scratch + lo, nh, lo, bs, acol, of};
+		if (r.sk)
+			for (int q = lane; q < runs; q += 32)
+				r.sk[q] = (unsigned long long)su_at_agg(lo + nh[q], bs, acol, of) << 32 | (unsigned)q;
+		int items = r.sk ? runs : len;
+		r.sort(items);
+		// Each lane's items s = c·32 + lane, c counted up: a head's rank is
+		// the heads before it; the unaggregated items sort last.
 		int u = 0;
-		for (int c = 0; c * 32 < len; c++) {
+		for (int c = 0; c * 32 < items; c++) {
 			int s = c * 32 + lane;
-			unsigned g = s < len ? r.agg(s) : SU_NONE;
-			bool head = g != SU_NONE && (s == 0 || r.agg(s - 1) != g);
+			unsigned gs = s < items ? r.agg(s) : SU_NONE;
+			bool head = gs != SU_NONE && (s == 0 || r.agg(s - 1) != gs);
 			unsigned hb = __ballot_sync(SU_FULL, head);
 			if (head && pass == 1) {
 				double y[SU_MAX_K] = {};
-				for (int e = s; e < len && r.agg(e) == g; e++) {
-					int q = lo + r.pos(e);
-					su_at_add(y, aval[q], tval + tptr[acol[q]], k);
-				}
-				su_at_put(i, u + __popc(hb & ((1u << lane) - 1)), (int)g, k, y, omega, dinv, tptr, tcol, tval, cptr,
+				for (int e = s; e < items && r.agg(e) == gs; e++)
+					for (int q = lo + r.from(e), end = lo + r.to(e); q < end; q++)
+						su_at_add(y, aval[q], tval + tptr[acol[q]], k);
+				su_at_put(i, u + __popc(hb & ((1u << lane) - 1)), (int)gs, k, y, omega, dinv, tptr, tcol, tval, cptr,
 				          ccol, cval);
 			}
 			u += __popc(hb);
@@ -611,7 +643,7 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 #undef SU_WARPS
 #undef SU_FULL
 #undef SU_AT_CAP
-#undef SU_AT_STAGE
+#undef SU_AT_RUNS
 #undef SU_NB_CAP
 #undef SU_NF_CAP
 #undef SU_FOR
