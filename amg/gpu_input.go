@@ -60,9 +60,14 @@ func newOnDevice(a *mesh.CSR[float64], o *Options) (*Preconditioner, bool, error
 	pc.op = callerCSR(a)
 	n := pc.op.rows
 	pc.phase("input", t0)
-	b, k, err := pc.modes(n)
-	if err != nil {
-		return nil, false, nil
+	// The device forms the near-nullspace vectors it can (b nil).
+	var b []float64
+	k, ok := deviceModes(&pc.opts, n, o.BlockSize)
+	if !ok {
+		var err error
+		if b, k, err = pc.modes(n); err != nil {
+			return nil, false, nil
+		}
 	}
 	done, err := pc.setupFromInput(b, k)
 	switch {
@@ -98,7 +103,7 @@ func inputFits(a *mesh.CSR[float64], o *Options) bool {
 }
 
 // setupFromInput builds the hierarchy of pc.op on the device from its
-// upload. It reports false, with pc.setupFallback saying why, where the
+// upload, with the near-nullspace b (nil: formed on the device). It reports false, with pc.setupFallback saying why, where the
 // host is to build it, and true with the input's error where the device
 // found one that the host reports the same way.
 func (pc *Preconditioner) setupFromInput(b []float64, k int) (bool, error) {
@@ -140,10 +145,17 @@ func (pc *Preconditioner) setupFromInput(b []float64, k int) (bool, error) {
 			pc.phase("theta", t0)
 		}
 	}
-	if err == nil {
-		if pc.perm != nil {
+	if err == nil && pc.perm != nil {
+		// The device renumbers only one dof per node, whose constant
+		// vector the permutation leaves as it is.
+		if b == nil && pc.opts.Nullspace != Constant {
+			b, k, err = pc.modes(pc.op.rows)
+		}
+		if b != nil {
 			b = pc.perm.rows(b, k)
 		}
+	}
+	if err == nil {
 		err = ds.build(a0, da, b, k)
 	}
 	return pc.endDeviceSetup(ds, err), nil

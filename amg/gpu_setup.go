@@ -48,7 +48,7 @@ import (
 
 var setupKernels = []string{"su_nb_count", "su_nb_fill", "su_strength", "su_node_diag1", "su_strength1", "su_scan_up", "su_scan_top", "su_scan_down",
 	"su_to_i32", "su_fill64", "su_degrees", "su_classes", "su_fix_sizes", "su_fix_flags", "su_renumber",
-	"su_count", "su_place", "su_sort_members", "su_tent_ptr", "su_tent_qr", "su_dinv", "su_lanczos",
+	"su_count", "su_place", "su_sort_members", "su_tent_ptr", "su_tent_qr", "su_dinv", "su_lanczos", "su_modes",
 	"su_at"}
 
 // Lanczos modes of su_lanczos.
@@ -262,11 +262,11 @@ func (ds *devSetup) build(a *csr, da *dcsr, b []float64, k int) error {
 			}
 		}
 	}
-	db, err := ds.keepVector(b)
+	pc.phase("upload", t0)
+	db, err := ds.nearNullspace(b, a.rows, k)
 	if err != nil {
 		return err
 	}
-	pc.phase("upload", t0)
 	for lvl := 0; ; lvl++ {
 		l := &level{a: a, bs: bs}
 		pc.levels = append(pc.levels, l)
@@ -408,6 +408,41 @@ func (ds *devSetup) scan(x *cuda.Buffer, n int64) {
 		ds.s.Launch(s, "su_scan_up", uint32(blocks), n, x, ds.part),
 		ds.s.Launch(s, "su_scan_top", 1, int32(blocks), ds.part),
 		ds.s.Launch(s, "su_scan_down", uint32(blocks), n, x, ds.part))
+}
+
+// nearNullspace copies b, the fine level's near-nullspace (n×k), into
+// memory of the solver, or forms it there where b is nil: the constant
+// vectors or the rigid-body modes of Options.Coords, as nearNullspace
+// does, with no array of n×k on the host.
+func (ds *devSetup) nearNullspace(b []float64, n, k int) (*cuda.Buffer, error) {
+	pc := ds.pc
+	t0 := time.Now()
+	defer pc.phase("nullspace", t0)
+	if b != nil {
+		return ds.keepVector(b)
+	}
+	o := &pc.opts
+	db, err := ds.keep(8 * int64(n) * int64(k))
+	if err != nil {
+		return nil, err
+	}
+	if o.Nullspace == Constant {
+		ds.launch("su_modes", int64(n), int32(n), int32(o.BlockSize), int32(k), none, 0.0, 0.0, 0.0, db)
+		return db, ds.err
+	}
+	c, err := centroid(o.Coords, o.Dim)
+	if err != nil {
+		return nil, err
+	}
+	dc, err := ds.alloc(8 * int64(len(o.Coords)))
+	if err == nil {
+		err = stage(ds, dc, o.Coords)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ds.launch("su_modes", int64(n), int32(n), int32(o.BlockSize), int32(k), dc, c[0], c[1], c[2], db)
+	return db, ds.err
 }
 
 // upMatrix copies a host matrix into solver memory through the stager.

@@ -91,22 +91,11 @@ func rigidBodyModes(p pool, coords []float64, dim, n, bs int) ([]float64, int, e
 	if len(coords) != nodes*dim {
 		return nil, 0, fmt.Errorf("amg: %d coordinates for %d nodes in %dD, want %d", len(coords), nodes, dim, nodes*dim)
 	}
-	var c [3]float64
-	for v := range nodes {
-		for d, x := range coords[v*dim : (v+1)*dim] {
-			if x-x != 0 {
-				return nil, 0, fmt.Errorf("amg: coordinate %d of node %d is %v", d, v, x)
-			}
-			c[d] += x
-		}
+	c, err := centroid(coords, dim)
+	if err != nil {
+		return nil, 0, err
 	}
-	for d := range dim {
-		c[d] /= float64(nodes)
-	}
-	k := 3
-	if dim == 3 {
-		k = 6
-	}
+	k := rigidModes(dim)
 	b := make([]float64, n*k)
 	p.forRange(nodes, n*k, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
@@ -126,6 +115,51 @@ func rigidBodyModes(p pool, coords []float64, dim, n, bs int) ([]float64, int, e
 		}
 	})
 	return b, k, nil
+}
+
+// rigidModes is the number of rigid-body modes in dim dimensions.
+func rigidModes(dim int) int {
+	if dim == 3 {
+		return 6
+	}
+	return 3
+}
+
+// centroid is the mean of the nodes' coordinates (dim per node), summed
+// in node order; a coordinate that is not finite is an error.
+func centroid(coords []float64, dim int) ([3]float64, error) {
+	var c [3]float64
+	nodes := len(coords) / dim
+	for v := range nodes {
+		for d, x := range coords[v*dim : (v+1)*dim] {
+			if x-x != 0 {
+				return c, fmt.Errorf("amg: coordinate %d of node %d is %v", d, v, x)
+			}
+			c[d] += x
+		}
+	}
+	for d := range dim {
+		c[d] /= float64(nodes)
+	}
+	return c, nil
+}
+
+// deviceModes gives the number of near-nullspace vectors that a device
+// setup forms itself (genModes), with no array on the host: the
+// constant vectors, and the rigid-body modes where the coordinates have
+// the right shape (whether they are finite the device setup learns as it
+// forms them, the host's error then coming from its own setup). ok is
+// false for vectors the host forms.
+func deviceModes(o *Options, n, bs int) (k int, ok bool) {
+	switch o.Nullspace {
+	case Constant:
+		return bs, true
+	case RigidBody:
+		if (o.Dim == 2 || o.Dim == 3) && bs == o.Dim && len(o.Coords) == n/bs*o.Dim {
+			return rigidModes(o.Dim), true
+		}
+	}
+	return 0, false
 }
 
 // modes is nearNullspace for the setup of n rows, timed as the

@@ -385,6 +385,34 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 	}
 }
 
+// su_modes forms the fine level's near-nullspace, n rows of k (amg's
+// nearNullspace): without coords the constant vectors (k = bs, row i's
+// one in column i % bs); with them the rigid-body modes of the nodes
+// (bs = dim, 2 or 3) about the centroid (cx, cy, cz), each row written
+// whole.
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_modes(int n, int bs, int k, const double *coords, double cx, double cy, double cz, double *b) {
+	SU_FOR(ii, n) {
+		int i = (int)ii, v = i / bs, d = i - v * bs;
+		double *r = b + (long long)i * k;
+		if (!coords) {
+			for (int j = 0; j < k; j++) r[j] = j == d ? 1 : 0;
+			continue;
+		}
+		double x = SUB(coords[v * bs], cx), y = SUB(coords[v * bs + 1], cy);
+		for (int j = 0; j < k; j++) r[j] = j == d ? 1 : 0;
+		if (bs == 2) {
+			r[2] = d == 0 ? -y : x;
+			continue;
+		}
+		double z = SUB(coords[v * bs + 2], cz);
+		// Rows of node v: (1 0 0 −y 0 z), (0 1 0 x −z 0), (0 0 1 0 y −x).
+		if (d == 0) r[3] = -y, r[5] = z;
+		if (d == 1) r[3] = x, r[4] = -z;
+		if (d == 2) r[4] = y, r[5] = -x;
+	}
+}
+
 // Steps of the Lanczos estimate (amg/eig.go), element by element. The
 // scalar c is cp[0], or its square root with root (a norm from a dot
 // product that stays on the device: the host reads the estimate's
