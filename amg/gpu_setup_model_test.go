@@ -164,7 +164,7 @@ func modelTentative(of []int32, nagg, bs, k int, b []float64, rng *rand.Rand) (*
 			}
 		}
 		r := make([]float64, k*k)
-		householderQR(a[:m*k], m, k, r, vv[m0*bs*k:(m0+nm)*bs*k])
+		modelTentQR(a[:m*k], m, k, r, vv[m0*bs*k:(m0+nm)*bs*k])
 		copy(bc[ag*k*k:], r)
 		for i := 0; i < nm; i++ {
 			node := int(mem[m0+i])
@@ -178,6 +178,130 @@ func modelTentative(of []int32, nagg, bs, k int, b []float64, rng *rand.Rand) (*
 		}
 	}
 	return t, bc
+}
+
+// modelReflect is su_reflect: every column's dot product (lane c+1's)
+// before any update.
+func modelReflect(a, v []float64, m, k, j int, bt float64) {
+	sc := make([]float64, k)
+	for c := j; c < k; c++ {
+		s := 0.0
+		for i := j; i < m; i++ {
+			s += v[i*k+j] * a[i*k+c]
+		}
+		sc[c] = s * bt
+	}
+	for i := j; i < m; i++ {
+		for c := j; c < k; c++ {
+			a[i*k+c] -= sc[c] * v[i*k+j]
+		}
+	}
+}
+
+// modelTentQR is su_tent_qr's warp on one aggregate (a m×k, r k×k, v the
+// reflectors): vᵀv on lane 0, the reflectors through modelReflect, the
+// signs of R's rows and Q's columns applied as they are written. The
+// expressions are the host's (s += x*y), so that a compiler fuses them
+// alike.
+func modelTentQR(a []float64, m, k int, r, v []float64) {
+	steps := min(m, k)
+	beta := make([]float64, steps)
+	for j := 0; j < steps; j++ {
+		nrm := 0.0
+		for i := j; i < m; i++ {
+			nrm += a[i*k+j] * a[i*k+j]
+		}
+		nrm = math.Sqrt(nrm)
+		x0 := a[j*k+j]
+		alpha := -nrm
+		if x0 < 0 {
+			alpha = nrm
+		}
+		for i := j; i < m; i++ {
+			v[i*k+j] = a[i*k+j]
+			if i == j {
+				v[i*k+j] = x0 - alpha
+			}
+		}
+		s2 := 0.0
+		for i := j; i < m; i++ {
+			s2 += v[i*k+j] * v[i*k+j]
+		}
+		if s2 > 0 {
+			beta[j] = 2 / s2
+		}
+		modelReflect(a, v, m, k, j, beta[j])
+	}
+	flip := make([]bool, k)
+	for j := range steps {
+		flip[j] = a[j*k+j] < 0
+	}
+	for q := range k * k {
+		i, c := q/k, q%k
+		r[q] = 0
+		if i < steps && c >= i {
+			r[q] = a[q]
+			if flip[i] {
+				r[q] = -r[q]
+			}
+		}
+	}
+	for q := range m * k {
+		a[q] = 0
+		if q/k == q%k {
+			a[q] = 1
+		}
+	}
+	for j := steps - 1; j >= 0; j-- {
+		modelReflect(a, v, m, k, j, beta[j])
+	}
+	for q := range m * k {
+		if flip[q%k] {
+			a[q] = -a[q]
+		}
+	}
+}
+
+// su_tent_qr's order of work gives householderQR's factors bit for bit:
+// aggregates of fewer rows than vectors, zero and repeated columns,
+// negative diagonals.
+func TestTentQRModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 400 {
+		k := 1 + trial%8
+		m := 1 + rng.IntN(40)
+		a := make([]float64, m*k)
+		for q := range a {
+			a[q] = rng.NormFloat64()
+		}
+		switch trial % 5 {
+		case 1: // a zero column
+			for i := range m {
+				a[i*k+rng.IntN(k)] = 0
+			}
+		case 2: // a repeated column
+			c := rng.IntN(k)
+			for i := range m {
+				a[i*k+c] = a[i*k]
+			}
+		case 3: // all zero
+			clear(a)
+		}
+		wa, ga := slices.Clone(a), slices.Clone(a)
+		wr, gr := make([]float64, k*k), make([]float64, k*k)
+		householderQR(wa, m, k, wr, make([]float64, m*k))
+		modelTentQR(ga, m, k, gr, make([]float64, m*k))
+		for q := range wa {
+			if math.Float64bits(ga[q]) != math.Float64bits(wa[q]) {
+				t.Fatalf("m=%d k=%d: Q[%d] = %v, host %v", m, k, q, ga[q], wa[q])
+			}
+		}
+		for q := range wr {
+			if math.Float64bits(gr[q]) != math.Float64bits(wr[q]) {
+				t.Fatalf("m=%d k=%d: R[%d] = %v, host %v", m, k, q, gr[q], wr[q])
+			}
+		}
+	}
 }
 
 // modelAT is su_at, both passes, rows in a random order: each row's

@@ -276,94 +276,88 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 }
 
 
+// su_dot is Σ x[i·k]·y[i·k] over i in [lo, m), summed in order from 0
+// (the host's loops), its loads issued ahead of the dependent adds.
+__device__ __forceinline__ double su_dot(const double *x, const double *y, int lo, int m, int k) {
+	double s = 0;
+#pragma unroll 8
+	for (int i = lo; i < m; i++) s = ADD(s, MUL(x[i * k], y[i * k]));
+	return s;
+}
+
 // su_reflect applies the reflector I − bt·v·vᵀ of column j of v to
-// columns j..k−1 of a (rows j..m−1), as householderQR does: lane 0 sums
-// each column's dot product in the host's order, every lane updates its
-// rows.
+// columns j..k−1 of a (rows j..m−1), as householderQR does: lane c+1
+// sums column c's dot product in the host's order, all at once; then
+// every lane updates its rows of every column.
 __device__ __forceinline__ void su_reflect(double *a, const double *vv, int m, int k, int j, double bt, int lane) {
-	for (int c = j; c < k; c++) {
-		double s = 0;
-		if (lane == 0) {
-			for (int i = j; i < m; i++) s = ADD(s, MUL(vv[i * k + j], a[i * k + c]));
-			s = MUL(s, bt);
-		}
-		s = __shfl_sync(SU_FULL, s, 0);
-		for (int i = j + lane; i < m; i += 32) a[i * k + c] = SUB(a[i * k + c], MUL(s, vv[i * k + j]));
-		__syncwarp();
+	const int c = lane - 1;
+	double s = c >= j && c < k ? MUL(su_dot(vv + j, a + c, j, m, k), bt) : 0, sc[SU_MAX_K];
+#pragma unroll
+	for (int q = 0; q < SU_MAX_K; q++) sc[q] = __shfl_sync(SU_FULL, s, q + 1);
+	for (int i = j + lane; i < m; i += 32) {
+		double x = vv[i * k + j];
+#pragma unroll
+		for (int q = 0; q < SU_MAX_K; q++)
+			if (q >= j && q < k) a[i * k + q] = SUB(a[i * k + q], MUL(sc[q], x));
 	}
+	__syncwarp();
 }
 
 // su_tent_qr factors the rows of b (n×k, row-major) of every aggregate,
 // b_a = Q·R, by the host's householderQR: Q goes into the aggregate's
 // rows of the tentative prolongator, R into its rows of the coarse
 // near-nullspace bc. w and v are scratch of n·k, used at the aggregate's
-// members' offset. One warp per aggregate: the lanes gather, update and
-// write rows; the sums (norms, the reflectors' dot products) are lane
-// 0's, in the host's order, so the factors are the host's bits. Launched
-// with 32 threads per aggregate.
+// members' offset. One warp per aggregate (launched with 32 threads per
+// aggregate): every sum runs on one lane in the host's order, so the
+// factors are the host's bits, but a step's sums run side by side (vᵀv
+// on lane 0, column c's on lane c+1, su_reflect) and the lanes gather,
+// update and write rows.
 extern "C" __global__ void __launch_bounds__(SU_THREADS)
     su_tent_qr(int nagg, int bs, int k, const long long *mptr, const int *mem, const double *b, const int *pptr,
                int *pcol, double *pval, double *bc, double *w, double *v) {
 	const int lane = threadIdx.x & 31;
-	const long long nw = ((long long)gridDim.x * blockDim.x) >> 5;
-	for (long long ag = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; ag < nagg; ag += nw) {
-		long long m0 = mptr[ag], nm = mptr[ag + 1] - m0;
-		int m = (int)(nm * bs);
+	SU_WARP_FOR(ag, nagg) {
+		long long m0 = mptr[ag];
+		int m = (int)((mptr[ag + 1] - m0) * bs);
 		double *a = w + m0 * bs * k, *vv = v + m0 * bs * k;
-		for (int row = lane; row < m; row += 32) {
+		for (int q = lane; q < m * k; q += 32) {
+			int row = q / k;
 			long long node = mem[m0 + row / bs];
-			int d = row % bs;
-			for (int j = 0; j < k; j++) a[row * k + j] = b[(node * bs + d) * k + j];
+			a[q] = b[(node * bs + row % bs) * k + q - row * k];
 		}
 		__syncwarp();
-		double r[SU_MAX_K * SU_MAX_K], beta[SU_MAX_K];
-		for (int q = 0; q < k * k; q++) r[q] = 0;
+		double beta[SU_MAX_K];
 		int steps = min(m, k);
 		for (int j = 0; j < steps; j++) {
-			double alpha = 0;
-			if (lane == 0) {
-				double nrm = 0;
-				for (int i = j; i < m; i++) nrm = ADD(nrm, MUL(a[i * k + j], a[i * k + j]));
-				nrm = sqrt(nrm);
-				alpha = a[j * k + j] < 0 ? nrm : -nrm;
-			}
-			alpha = __shfl_sync(SU_FULL, alpha, 0);
-			for (int i = j + lane; i < m; i += 32) {
-				double x = a[i * k + j];
-				vv[i * k + j] = i == j ? SUB(x, alpha) : x;
-			}
+			double nrm = sqrt(su_dot(a + j, a + j, j, m, k)), x0 = a[j * k + j];
+			double alpha = x0 < 0 ? nrm : -nrm;
+			for (int i = j + lane; i < m; i += 32) vv[i * k + j] = i == j ? SUB(x0, alpha) : a[i * k + j];
 			__syncwarp();
-			double s2 = 0;
-			if (lane == 0)
-				for (int i = j; i < m; i++) s2 = ADD(s2, MUL(vv[i * k + j], vv[i * k + j]));
+			double s2 = lane == 0 ? su_dot(vv + j, vv + j, j, m, k) : 0;
 			s2 = __shfl_sync(SU_FULL, s2, 0);
-			double bt = s2 > 0 ? 2 / s2 : 0;
-			beta[j] = bt;
-			su_reflect(a, vv, m, k, j, bt, lane);
+			beta[j] = s2 > 0 ? 2 / s2 : 0;
+			su_reflect(a, vv, m, k, j, beta[j], lane);
 		}
-		for (int i = 0; i < steps; i++)
-			for (int c = i; c < k; c++) r[i * k + c] = a[i * k + c];
+		// R, each row negated where its diagonal is negative, and those
+		// columns of Q; Q formed backwards from the identity's columns.
+		unsigned flip = 0;
+		for (int j = 0; j < steps; j++) flip |= (unsigned)(a[j * k + j] < 0) << j;
+		for (int q = lane; q < k * k; q += 32) {
+			int i = q / k;
+			bool in = i < steps && q - i * k >= i;
+			double x = in ? a[q] : 0;
+			bc[ag * k * k + q] = in && (flip >> i & 1) ? -x : x;
+		}
 		__syncwarp();
-		for (int q = lane; q < m * k; q += 32) a[q] = 0;
-		__syncwarp();
-		for (int j = lane; j < steps; j += 32) a[j * k + j] = 1;
+		for (int q = lane; q < m * k; q += 32) a[q] = q / k == q % k ? 1 : 0;
 		__syncwarp();
 		for (int j = steps - 1; j >= 0; j--) su_reflect(a, vv, m, k, j, beta[j], lane);
-		for (int j = 0; j < steps; j++)
-			if (r[j * k + j] < 0) {
-				for (int c = j; c < k; c++) r[j * k + c] = -r[j * k + c];
-				for (int i = lane; i < m; i += 32) a[i * k + j] = -a[i * k + j];
-			}
-		__syncwarp();
-		for (int q = lane; q < k * k; q += 32) bc[ag * k * k + q] = r[q];
-		for (int row = lane; row < m; row += 32) {
+		for (int q = lane; q < m * k; q += 32) {
+			int row = q / k, j = q - row * k;
 			long long node = mem[m0 + row / bs];
-			int d = row % bs;
-			int s = pptr[node * bs + d];
-			for (int j = 0; j < k; j++) {
-				pcol[s + j] = (int)ag * k + j;
-				pval[s + j] = a[row * k + j];
-			}
+			int at = pptr[node * bs + row % bs] + j;
+			pcol[at] = (int)ag * k + j;
+			pval[at] = flip >> j & 1 ? -a[q] : a[q];
 		}
 		__syncwarp();
 	}
