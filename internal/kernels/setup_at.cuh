@@ -1,0 +1,222 @@
+// A·T and the smoothed prolongator of setup.cu (included there, after
+// the definitions it uses): su_at and its helpers. Host model: modelAT
+// in amg/gpu_setup_model_test.go.
+
+// su_at_pair gives step t's pair (a, b), a < b, of the bitonic network
+// whose merges all sort ascending: the first step of a merge of width w
+// pairs mirror images (a ^ (w − 1)), the later steps pairs stride apart.
+// Padded with +inf past n, the network never moves a key across n, so a
+// pair with b >= n is skipped.
+__device__ __forceinline__ void su_at_pair(int t, int stride, int w, int &a, int &b) {
+	a = (t / stride) * 2 * stride + t % stride;
+	b = stride == w / 2 ? a ^ (w - 1) : a + stride;
+}
+
+// su_at_agg is entry q's aggregate (SU_NONE where its node has none).
+__device__ __forceinline__ unsigned su_at_agg(int q, int bs, const int *acol, const int *of) {
+	int g = of[acol[q] / bs];
+	return g < 0 ? SU_NONE : (unsigned)g;
+}
+
+// su_at_keys sorts a row's items by (aggregate, item): its runs, whose
+// keys sk[r] the warp has set (shared memory), or, for a row of more
+// runs than SU_AT_RUNS, its entries, whose positions x[q] = q it sets
+// (on scratch) and whose aggregates it looks up. Each aggregate's items
+// are then a segment, in row order; item s's entries are [from(s),
+// to(s)) of the row.
+struct su_at_keys {
+	unsigned long long *sk;
+	int *x;
+	const int *nh;
+	int lo, bs;
+	const int *acol, *of;
+	__device__ unsigned agg(int s) const { return sk ? (unsigned)(sk[s] >> 32) : su_at_agg(lo + x[s], bs, acol, of); }
+	__device__ int from(int s) const { return sk ? nh[sk[s] & 0xffffffffu] : x[s]; }
+	__device__ int to(int s) const { return sk ? nh[(sk[s] & 0xffffffffu) + 1] : x[s] + 1; }
+	__device__ unsigned long long key(int s) const {
+		return sk ? sk[s] : (unsigned long long)su_at_agg(lo + x[s], bs, acol, of) << 32 | (unsigned)x[s];
+	}
+
+	__device__ void sort(int n) {
+		const int lane = threadIdx.x & 31;
+		if (!sk)
+			for (int q = lane; q < n; q += 32) x[q] = q;
+		__syncwarp();
+		int p = 1;
+		while (p < n) p <<= 1;
+		for (int w = 2; w <= p; w <<= 1)
+			for (int stride = w / 2; stride > 0; stride >>= 1) {
+				for (int t = lane; t < p / 2; t += 32) {
+					int a, b;
+					su_at_pair(t, stride, w, a, b);
+					if (b < n && key(b) < key(a)) {
+						if (sk) {
+							unsigned long long y = sk[a];
+							sk[a] = sk[b], sk[b] = y;
+						} else {
+							int y = x[a];
+							x[a] = x[b], x[b] = y;
+						}
+					}
+				}
+				__syncwarp();
+			}
+	}
+};
+
+// su_at_add adds x·t[j] to y[j], j < k; unrolled to SU_MAX_K, so that
+// the sums stay in registers.
+__device__ __forceinline__ void su_at_add(double *y, double x, const double *t, int k) {
+#pragma unroll
+	for (int j = 0; j < SU_MAX_K; j++)
+		if (j < k) y[j] = ADD(y[j], MUL(x, t[j]));
+}
+
+// su_at_put writes row i's columns of aggregate g, the at-th of the row,
+// from their sums y of A·T, smoothed: p = t − ω·d_i·y (su_smooth's
+// order: the product, then T's entry where T has the column).
+__device__ __forceinline__ void su_at_put(int i, int at, int g, int k, const double *y, double omega, const double *dinv,
+                                          const int *tptr, const int *tcol, const double *tval, const int *cptr,
+                                          int *ccol, double *cval) {
+	double sc = -omega * dinv[i];
+	int o = cptr[i] + at * k, tk = tptr[i], te = tptr[i + 1];
+#pragma unroll
+	for (int j = 0; j < SU_MAX_K; j++) {
+		if (j >= k) break;
+		int col = g * k + j;
+		double v = MUL(sc, y[j]);
+		if (tk + j < te && tcol[tk + j] == col) v = ADD(v, tval[tk + j]);
+		ccol[o + j] = col;
+		cval[o + j] = v;
+	}
+}
+
+// su_at_runs finds the runs of row entries [lo, lo+len) that share a
+// node (a node's dofs, consecutive in a sorted row): run r starts at
+// nh[r] and ends at nh[r+1]. It returns the number of runs, or -1 past
+// SU_AT_RUNS, by the calling warp.
+__device__ int su_at_runs(int lo, int len, int bs, const int *acol, int *nh) {
+	const int lane = threadIdx.x & 31;
+	int runs = 0, prev = -1;
+	for (int c = 0; c * 32 < len; c++) {
+		int q = c * 32 + lane, nd = -1;
+		if (q < len) nd = bs == 1 ? acol[lo + q] : acol[lo + q] / bs;
+		int up = __shfl_up_sync(SU_FULL, nd, 1);
+		bool head = q < len && nd != (lane == 0 ? prev : up);
+		unsigned hb = __ballot_sync(SU_FULL, head);
+		int at = runs + __popc(hb & ((1u << lane) - 1));
+		if (head && at < SU_AT_RUNS) nh[at] = q;
+		runs += __popc(hb);
+		if (runs > SU_AT_RUNS) return -1;
+		prev = __shfl_sync(SU_FULL, nd, 31);
+	}
+	if (lane == 0) nh[runs] = len;
+	__syncwarp();
+	return runs;
+}
+
+// su_at_few is su_at's pass 1 on a row of at most 32 runs (lane r has
+// run r's aggregate g) and SU_AT_RUNS entries: the lanes of one aggregate
+// find each other (match), and the first of them sums the aggregate's
+// runs in row order and places it by the aggregates below it. The
+// entries' factors are staged first, by all lanes: the product itself
+// where k is 1, else a_ij (sv) and the start of T's row j (st).
+__device__ void su_at_few(int i, int lo, int len, int k, int g, const int *nh, double *sv, int *st, const int *acol,
+                          const double *aval, const int *tptr, const int *tcol, const double *tval, const int *cptr,
+                          int *ccol, double *cval, double omega, const double *dinv) {
+	const int lane = threadIdx.x & 31;
+	unsigned m = __match_any_sync(SU_FULL, g >= 0 ? (unsigned)g : 0x80000000u + lane);
+	bool lead = g >= 0 && __ffs(m) - 1 == lane;
+	unsigned heads = __ballot_sync(SU_FULL, lead);
+	int at = 0;
+	for (unsigned b = heads; b; b &= b - 1) at += __shfl_sync(SU_FULL, g, __ffs(b) - 1) < g;
+	for (int q = lane; q < len; q += 32) {
+		double x = aval[lo + q];
+		int t = tptr[acol[lo + q]];
+		if (k == 1) {
+			sv[q] = MUL(x, tval[t]);
+		} else {
+			sv[q] = x;
+			st[q] = t;
+		}
+	}
+	__syncwarp();
+	if (!lead) return;
+	double y[SU_MAX_K] = {};
+	for (unsigned b = m; b; b &= b - 1)
+		for (int q = nh[__ffs(b) - 1]; q < nh[__ffs(b)]; q++)
+			if (k == 1)
+				y[0] = ADD(y[0], sv[q]);
+			else
+				su_at_add(y, sv[q], tval + st[q], k);
+	su_at_put(i, at, g, k, y, omega, dinv, tptr, tcol, tval, cptr, ccol, cval);
+}
+
+// su_at computes C = A·T for a tentative prolongator T, whose row of an
+// aggregated node v holds the k columns of its aggregate of[v]·k + j.
+// Row i of C has the aggregates of its neighbours' nodes, sorted, k
+// columns each. Pass 0 sets cnt[i+1] to the row's length; pass 1 writes
+// the row at cptr[i], each a_ij·T_j summed in the row order of A from 0,
+// then smoothed as su_smooth does: P = T − ω·D⁻¹·(A·T), on A·T's pattern.
+//
+// One warp per row, launched with 32 threads per row; the row's runs of
+// entries of one node are the items. A row of at most 32 runs gives each
+// a lane (su_at_few). Otherwise the warp sorts the items by (aggregate,
+// item) (su_at_keys): the row's runs, up to SU_AT_RUNS, in shared memory,
+// else its entries, on scratch (nnz(A) ints at the row's offset); each
+// aggregate is then a segment in row order, summed by the lane at its
+// head.
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_at(int pass, int n, int bs, int k, const int *aptr, const int *acol, const double *aval, const int *of,
+          const int *tptr, const int *tcol, const double *tval, int *scratch, long long *cnt, const int *cptr,
+          int *ccol, double *cval, double omega, const double *dinv) {
+	// Per warp: the runs' starts, and either the runs' keys or (su_at_few)
+	// the entries' staged factors.
+	__shared__ int snh[SU_WARPS][SU_AT_RUNS + 1];
+	__shared__ double sbuf[SU_WARPS][SU_AT_RUNS * 3 / 2];
+	const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+	int *nh = snh[w];
+	SU_WARP_FOR(ii, n) {
+		int i = (int)ii, lo = aptr[i], len = aptr[i + 1] - lo;
+		int runs = su_at_runs(lo, len, bs, acol, nh);
+		int g = lane < runs ? of[acol[lo + nh[lane]] / bs] : -1;
+		if (runs >= 0 && runs <= 32 && len <= SU_AT_RUNS) {
+			if (pass == 0) {
+				unsigned m = __match_any_sync(SU_FULL, g >= 0 ? (unsigned)g : 0x80000000u + lane);
+				unsigned heads = __ballot_sync(SU_FULL, g >= 0 && __ffs(m) - 1 == lane);
+				if (lane == 0) cnt[i + 1] = (long long)__popc(heads) * k;
+			} else {
+				su_at_few(i, lo, len, k, g, nh, sbuf[w], (int *)(sbuf[w] + SU_AT_RUNS), acol, aval, tptr, tcol, tval,
+				          cptr, ccol, cval, omega, dinv);
+			}
+			__syncwarp();
+			continue;
+		}
+		su_at_keys r{runs >= 0 ? (unsigned long long *)sbuf[w] : nullptr, scratch + lo, nh, lo, bs, acol, of};
+		if (r.sk)
+			for (int q = lane; q < runs; q += 32)
+				r.sk[q] = (unsigned long long)su_at_agg(lo + nh[q], bs, acol, of) << 32 | (unsigned)q;
+		int items = r.sk ? runs : len;
+		r.sort(items);
+		// Each lane's items s = c·32 + lane, c counted up: a head's rank is
+		// the heads before it; the unaggregated items sort last.
+		int u = 0;
+		for (int c = 0; c * 32 < items; c++) {
+			int s = c * 32 + lane;
+			unsigned gs = s < items ? r.agg(s) : SU_NONE;
+			bool head = gs != SU_NONE && (s == 0 || r.agg(s - 1) != gs);
+			unsigned hb = __ballot_sync(SU_FULL, head);
+			if (head && pass == 1) {
+				double y[SU_MAX_K] = {};
+				for (int e = s; e < items && r.agg(e) == gs; e++)
+					for (int q = lo + r.from(e), end = lo + r.to(e); q < end; q++)
+						su_at_add(y, aval[q], tval + tptr[acol[q]], k);
+				su_at_put(i, u + __popc(hb & ((1u << lane) - 1)), (int)gs, k, y, omega, dinv, tptr, tcol, tval, cptr,
+				          ccol, cval);
+			}
+			u += __popc(hb);
+		}
+		if (pass == 0 && lane == 0) cnt[i + 1] = (long long)u * k;
+		__syncwarp();
+	}
+}
