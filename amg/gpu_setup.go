@@ -475,11 +475,14 @@ func (ds *devSetup) galerkin(l *level, da *dcsr, dl *devLevel) (*csr, *dcsr, err
 	if err := ds.g.stream.Synchronize(); err != nil {
 		return nil, nil, ds.g.e.Fail(err)
 	}
-	a, err := ds.sp.Wrap(da.rows, da.rows, da.nnz, da.ptr, da.col, da.val)
+	// Both patterns are the setup's own: the level's operator was checked
+	// on upload (in_check) or is a product of gpusparse, and su_at and
+	// su_tent write sorted rows of aggregates' columns.
+	a, err := ds.sp.WrapUnchecked(da.rows, da.rows, da.nnz, da.ptr, da.col, da.val)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := ds.sp.Wrap(gl.p.rows, l.nagg*k, gl.p.nnz, gl.p.ptr, gl.p.col, gl.p.val)
+	p, err := ds.sp.WrapUnchecked(gl.p.rows, l.nagg*k, gl.p.nnz, gl.p.ptr, gl.p.col, gl.p.val)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -48,15 +48,18 @@ func (g *Galerkin) R() *Matrix { return g.r.T() }
 // AP returns the intermediate A·P.
 func (g *Galerkin) AP() *Matrix { return g.ap.C() }
 
-// Numeric recomputes A·P, Pᵀ and Ac from the current values of A and P.
+// Numeric recomputes A·P, Pᵀ and Ac from the current values of A and P,
+// queued at once and waited for once.
 func (g *Galerkin) Numeric() error {
-	if err := g.ap.Numeric(); err != nil {
-		return err
-	}
-	if err := g.r.Numeric(); err != nil {
-		return err
-	}
-	return g.ac.Numeric()
+	return g.ap.a.d.run(func(q *queue) error {
+		if err := g.ap.numeric(q); err != nil {
+			return err
+		}
+		if err := g.r.numeric(q); err != nil {
+			return err
+		}
+		return g.ac.numeric(q)
+	})
 }
 
 // Free releases Ac, R and A·P.

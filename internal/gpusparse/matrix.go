@@ -120,6 +120,22 @@ func (m *Matrix) alloc(q *queue, what string) error {
 // offsets and columns are checked on the device (the error names the
 // first bad row).
 func (d *Device) Wrap(rows, cols, nnz int, ptr, col, val *cuda.Buffer) (*Matrix, error) {
+	m, err := d.WrapUnchecked(rows, cols, nnz, ptr, col, val)
+	if err == nil {
+		err = m.Check()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// WrapUnchecked is Wrap without the device check of the offsets and
+// columns, for arrays whose maker vouches for them: the products of this
+// package, or a kernel that writes sorted rows in range. It checks only
+// the sizes and the buffers. A pattern that breaks the rules is read out
+// of bounds: where the arrays come from a caller, Wrap.
+func (d *Device) WrapUnchecked(rows, cols, nnz int, ptr, col, val *cuda.Buffer) (*Matrix, error) {
 	if rows < 0 || cols < 0 || nnz < 0 || rows > maxInt32 || cols > maxInt32 || nnz > maxInt32 {
 		return nil, fmt.Errorf("gpusparse: wrap: %d×%d with %d nonzeros: sizes must be in [0, 2^31-1]", rows, cols, nnz)
 	}
@@ -135,11 +151,7 @@ func (d *Device) Wrap(rows, cols, nnz int, ptr, col, val *cuda.Buffer) (*Matrix,
 			return nil, fmt.Errorf("gpusparse: wrap: the %s buffer is in another context", b.name)
 		}
 	}
-	m := &Matrix{rows: rows, cols: cols, nnz: nnz, ptr: ptr, col: col, val: val, d: d}
-	if err := m.Check(); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return &Matrix{rows: rows, cols: cols, nnz: nnz, ptr: ptr, col: col, val: val, d: d}, nil
 }
 
 // Check validates m on the device: offsets from 0 to NNZ that never

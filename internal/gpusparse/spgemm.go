@@ -233,20 +233,21 @@ func (p *Product) plan(q *queue, what string, rs runs) error {
 
 // Numeric recomputes C's values from the current values of A and B,
 // whose patterns must be those Mul saw.
-func (p *Product) Numeric() error {
+func (p *Product) Numeric() error { return p.a.d.run(p.numeric) }
+
+// numeric queues the numeric pass on q.
+func (p *Product) numeric(q *queue) error {
 	a, b, c := p.a, p.b, p.c
 	g, name := p.lanes, fmt.Sprintf("sp_numeric_g%d", p.lanes)
 	if p.grouped {
 		name += "r"
 	}
-	return a.d.run(func(q *queue) error {
-		if err := q.launch(name, p.nw, 8*32/g, int32(p.nw), p.lists, p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
-			c.ptr, c.col, c.val, p.init); err != nil {
-			return err
-		}
-		return q.launch("sp_numeric_blk", p.nb*p.parts, 1, p.lists.Ptr()+uintptr(c.rows)*4, int32(p.nb), int32(p.parts), p.kind, a.ptr, a.col, a.val,
-			b.ptr, b.col, b.val, c.ptr, c.col, c.val, p.init)
-	})
+	if err := q.launch(name, p.nw, 8*32/g, int32(p.nw), p.lists, p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
+		c.ptr, c.col, c.val, p.init); err != nil {
+		return err
+	}
+	return q.launch("sp_numeric_blk", p.nb*p.parts, 1, p.lists.Ptr()+uintptr(c.rows)*4, int32(p.nb), int32(p.parts), p.kind, a.ptr, a.col, a.val,
+		b.ptr, b.col, b.val, c.ptr, c.col, c.val, p.init)
 }
 
 // lanesPerRow picks the lanes of the numeric pass per row of C: about

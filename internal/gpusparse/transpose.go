@@ -111,8 +111,9 @@ func (tr *Transpose) symbolic(q *queue) error {
 }
 
 // Numeric copies A's current values into the transpose.
-func (tr *Transpose) Numeric() error {
-	return tr.a.d.run(func(q *queue) error {
-		return q.launch("sp_gather", tr.t.nnz, 256, int32(tr.t.nnz), tr.perm, tr.a.val, tr.t.val)
-	})
+func (tr *Transpose) Numeric() error { return tr.a.d.run(tr.numeric) }
+
+// numeric queues the gather of the values on q.
+func (tr *Transpose) numeric(q *queue) error {
+	return q.launch("sp_gather", tr.t.nnz, 256, int32(tr.t.nnz), tr.perm, tr.a.val, tr.t.val)
 }
