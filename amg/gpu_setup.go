@@ -472,8 +472,8 @@ func (pc *Preconditioner) setupOnDevice() bool {
 func (ds *devSetup) galerkin(l *level, da *dcsr, dl *devLevel) (*csr, *dcsr, error) {
 	k := dl.k
 	gl := &ds.g.levels[len(ds.g.levels)-1]
-	if err := ds.g.stream.Synchronize(); err != nil {
-		return nil, nil, ds.g.e.Fail(err)
+	if err := ds.sp.After(ds.g.stream); err != nil {
+		return nil, nil, err
 	}
 	// Both patterns are the setup's own: the level's operator was checked
 	// on upload (in_check) or is a product of gpusparse, and su_at and

@@ -91,8 +91,8 @@ func (ds *devSetup) update() error {
 			return fmt.Errorf("amg: level %d: %w", i, err)
 		}
 		t0 = time.Now()
-		if err := g.stream.Synchronize(); err != nil {
-			return g.e.Fail(err)
+		if err := ds.sp.After(g.stream); err != nil {
+			return err
 		}
 		if err := dl.gal.Numeric(); err != nil {
 			return err

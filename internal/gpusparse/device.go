@@ -79,6 +79,24 @@ func For(ctx *cuda.Context) (*Device, error) {
 // Context returns the context the matrices of d live in.
 func (d *Device) Context() *cuda.Context { return d.l.Ctx }
 
+// After makes the work that d queues from now on wait for the work
+// queued on s so far (an event between the streams: the host does not
+// wait), for a caller whose stream made the operands.
+func (d *Device) After(s *cuda.Stream) error {
+	if err := d.l.Usable(); err != nil {
+		return err
+	}
+	ev, err := d.l.Ctx.NewEvent()
+	if err != nil {
+		return err
+	}
+	d.l.Mu.Lock()
+	defer d.l.Mu.Unlock()
+	// An event closed before the device reaches it is released once it
+	// completes.
+	return d.l.Fail(errors.Join(ev.Record(s), d.l.Stream.WaitEvent(ev), ev.Close()))
+}
+
 // run queues fn under the loader's lock and waits for the stream. A
 // sticky failure is recorded in the loader so that the next Open starts
 // afresh.
