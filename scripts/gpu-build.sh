@@ -7,8 +7,9 @@
 #
 #   scripts/gpu-build.sh [OLD_REV]
 #
-# With OLD_REV, bin/misgrid-old is the command built at that revision,
-# for gpu-check.sh's ab stage (a change must keep sets and times).
+# With OLD_REV, bin/misgrid-old and bin/amg-old.test are built at that
+# revision, for gpu-check.sh's ab and setupab stages (a change must keep
+# sets and times).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/go/bin:$PATH"
@@ -27,7 +28,8 @@ if [[ $# -gt 0 ]]; then
 	tmp=$(mktemp -d)
 	trap 'git worktree remove --force "$tmp" >/dev/null 2>&1 || true' EXIT
 	git worktree add -q --detach "$tmp" "$1"
-	(cd "$tmp" && go build "${ld[@]}" -o "$OLDPWD/bin/misgrid-old" ./cmd/misgrid)
+	(cd "$tmp" && go build "${ld[@]}" -o "$OLDPWD/bin/misgrid-old" ./cmd/misgrid &&
+		go test -c "${ld[@]}" -o "$OLDPWD/bin/amg-old.test" ./amg)
 fi
 # Compressed, bin/ travels with the working tree in one call (64 MiB);
 # gpu-check.sh unpacks it.

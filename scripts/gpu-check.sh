@@ -20,6 +20,9 @@
 #   orders    the hex27 160³ mesh in natural, rcm, locality, random order
 #   ab        bin/misgrid-old against bin/misgrid, alternating graph by
 #             graph in one run (a refactoring must keep sets and times)
+#   setupab   bin/amg-old.test against bin/amg.test: the device setups of
+#             $SETUP_BENCH, alternating, $SETUP_ROUNDS rounds (default 2),
+#             then setup_ms and each phase side by side
 #   tune      bin/gpubench $TUNE_FLAGS (a tuning against the default)
 #   ncu       Nsight Compute counters of a few sweeps (NCU_GRAPH)
 #   agg       aggregation and coarse graph on the device (gpuagg-check.sh,
@@ -134,6 +137,15 @@ for stage in "${stages[@]}"; do
 				run ab 300 "$bin" bench -device gpu -json -graphs "$spec" ${BENCH_FLAGS:-}
 			done
 		done
+		;;
+	setupab)
+		for ((r = 1; r <= ${SETUP_ROUNDS:-2}; r++)); do
+			for t in amg-old amg; do
+				run setupab 200 bash -c "echo '### $t'; cd amg && MISGRID_SETUP_BENCH=${SETUP_BENCH:-poisson101,elasticity69} \
+					../bin/$t.test -test.run '^\$' -test.bench 'GPUSetup\$' -test.benchtime 1x"
+			done
+		done
+		python3 scripts/setup-ab.py "$OUT/setupab.txt" | tee "$OUT/setupab-table.txt"
 		;;
 	tune)
 		run tune 500 bin/gpubench ${TUNE_FLAGS:-} -graphs "${GRAPHS// /,}"
