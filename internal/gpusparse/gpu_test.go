@@ -152,6 +152,14 @@ func TestGPUErrors(t *testing.T) {
 	if _, err := d.Wrap(50, 20, bad.NNZ()+1, raw.ptr, raw.col, raw.val); err == nil {
 		t.Error("wrapped with more nonzeros than the buffers hold")
 	}
+	// WrapUnchecked takes the maker's word for the pattern, not for the
+	// sizes.
+	if _, err := d.WrapUnchecked(50, 20, bad.NNZ()+1, raw.ptr, raw.col, raw.val); err == nil {
+		t.Error("wrapped unchecked with more nonzeros than the buffers hold")
+	}
+	if u, err := d.WrapUnchecked(50, 20, bad.NNZ(), raw.ptr, raw.col, raw.val); err != nil || u.Check() == nil {
+		t.Errorf("WrapUnchecked of the column past the end: %v, then its Check passed", err)
+	}
 	m, err := d.Wrap(50, 30, bad.NNZ(), raw.ptr, raw.col, raw.val)
 	if err != nil {
 		t.Fatal(err)
