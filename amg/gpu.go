@@ -84,7 +84,7 @@ func (pc *Preconditioner) release() error {
 }
 
 var gpuKernels = []string{"amg_rows_g1", "amg_rows_g4", "amg_rows_g8", "amg_rows_g16", "amg_rows_g32",
-	"amg_vec", "amg_dot", "amg_cg", "amg_sum", "amg_dense_mv"}
+	"amg_vec", "amg_dot", "amg_cg", "amg_sum", "amg_dense_mv", "amg_lz_w", "amg_lz_axpy", "amg_lz_next"}
 
 // engineOn returns the AMG kernels in the primary context of device
 // ordinal, loaded on first use. Errors wrap cuda.ErrUnavailable

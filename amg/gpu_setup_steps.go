@@ -280,24 +280,23 @@ func (ds *devSetup) eigen(a *dcsr, steps int, dinv *cuda.Buffer) (*cuda.Buffer, 
 		return nil, 0, err
 	}
 	slot := func(i int) *cuda.Buffer { return wordOf(sc, i) }
-	lz := func(mode int32, x, y, s *cuda.Buffer, c *cuda.Buffer, root int32) {
-		ds.launch("su_lanczos", int64(n), mode, int32(n), x, y, s, c, root)
-	}
-	lz(lzStart, q, none, none, none, 0)
+	// Each step: t = D^-½·q (formed with the last step's division), w =
+	// A·t, then w's two updates, each fused with the dot product after it
+	// (amg_lz_*).
+	ds.launch("su_lz_start", int64(n), int32(n), q)
 	ds.dotTo(n, q, q, slot(0))
-	lz(lzDiv, q, none, none, slot(0), 1)
+	ds.amg("amg_lz_next", gpuParts, int32(n), q, t, sq, slot(0))
 	for j := range steps {
-		lz(lzScale, t, q, sq, none, 0)
 		if ds.err == nil {
 			ds.g.rows(a, rowMV, t, w, nil, nil, nil, nil, nil, nil, 0, 0)
 		}
 		// β_{j-1} = ‖w_{j-1}‖, 0 before the first step (slot 1).
-		lz(lzW, w, qPrev, sq, slot(max(2*j+1, 1)), 1)
-		ds.dotTo(n, w, q, slot(2*j+2))
-		lz(lzAxpy, w, q, none, slot(2*j+2), 0)
-		ds.dotTo(n, w, w, slot(2*j+3))
+		ds.amg("amg_lz_w", gpuParts, int32(n), w, qPrev, sq, slot(max(2*j+1, 1)), q, ds.g.part)
+		ds.amg("amg_sum", 1, ds.g.part, slot(2*j+2))
+		ds.amg("amg_lz_axpy", gpuParts, int32(n), w, q, slot(2*j+2), ds.g.part)
+		ds.amg("amg_sum", 1, ds.g.part, slot(2*j+3))
 		qPrev, q, w = q, w, qPrev
-		lz(lzDiv, q, none, none, slot(2*j+3), 1)
+		ds.amg("amg_lz_next", gpuParts, int32(n), q, t, sq, slot(2*j+3))
 	}
 	h := make([]float64, 2*steps+2)
 	if err := get(ds, h, sc); err != nil {
@@ -321,6 +320,15 @@ func (ds *devSetup) eigen(a *dcsr, steps int, dinv *cuda.Buffer) (*cuda.Buffer, 
 		beta = append(beta, b)
 	}
 	return dinv, tridiagMaxEig(alpha, beta), nil
+}
+
+// amg queues a kernel of the solver's image (amg.cu) after the setup's
+// work.
+func (ds *devSetup) amg(name string, grid int64, args ...any) {
+	if ds.err == nil {
+		ds.g.launch(name, grid, args...)
+		ds.err = ds.g.err
+	}
 }
 
 // dotTo is the solver's deterministic dot product into the device word

@@ -154,6 +154,49 @@ extern "C" __global__ void __launch_bounds__(AMG_THREADS)
 	if (threadIdx.x == 0) part[blockIdx.x] = s;
 }
 
+// Steps of the device setup's Lanczos estimate (amg's eigen) fused with
+// the dot product that follows each: su_lanczos's operations (separate
+// multiply and add) and amg_dot's order (its loop and amg_block_sum), so
+// that the estimate is bitwise the unfused one, in fewer passes and
+// launches.
+
+// amg_lz_w sets w = s∘w − √cp[0]·y and writes the parts of w·q.
+extern "C" __global__ void __launch_bounds__(AMG_THREADS)
+    amg_lz_w(int n, double *w, const double *y, const double *s, const double *cp, const double *q, double *part) {
+	double c = sqrt(cp[0]), acc = 0;
+	for (long long i = (long long)blockIdx.x * AMG_THREADS + threadIdx.x; i < n; i += (long long)AMG_PARTS * AMG_THREADS) {
+		double x = __dsub_rn(__dmul_rn(s[i], w[i]), __dmul_rn(c, y[i]));
+		w[i] = x;
+		acc += x * q[i];
+	}
+	acc = amg_block_sum(acc);
+	if (threadIdx.x == 0) part[blockIdx.x] = acc;
+}
+
+// amg_lz_axpy sets w −= cp[0]·q and writes the parts of w·w.
+extern "C" __global__ void __launch_bounds__(AMG_THREADS)
+    amg_lz_axpy(int n, double *w, const double *q, const double *cp, double *part) {
+	double c = cp[0], acc = 0;
+	for (long long i = (long long)blockIdx.x * AMG_THREADS + threadIdx.x; i < n; i += (long long)AMG_PARTS * AMG_THREADS) {
+		double x = __dsub_rn(w[i], __dmul_rn(c, q[i]));
+		w[i] = x;
+		acc += x * x;
+	}
+	acc = amg_block_sum(acc);
+	if (threadIdx.x == 0) part[blockIdx.x] = acc;
+}
+
+// amg_lz_next sets q /= √cp[0] and the next step's t = s∘q.
+extern "C" __global__ void __launch_bounds__(AMG_THREADS)
+    amg_lz_next(int n, double *q, double *t, const double *s, const double *cp) {
+	double c = sqrt(cp[0]);
+	for (long long i = (long long)blockIdx.x * AMG_THREADS + threadIdx.x; i < n; i += (long long)AMG_PARTS * AMG_THREADS) {
+		double x = q[i] / c;
+		q[i] = x;
+		t[i] = __dmul_rn(s[i], x);
+	}
+}
+
 // amg_sum adds the AMG_PARTS parts into *out; one block.
 extern "C" __global__ void __launch_bounds__(AMG_THREADS) amg_sum(const double *part, double *out) {
 	double s = 0;

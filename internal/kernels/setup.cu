@@ -407,34 +407,15 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 	}
 }
 
-// Steps of the Lanczos estimate (amg/eig.go), element by element. The
-// scalar c is cp[0], or its square root with root (a norm from a dot
-// product that stays on the device: the host reads the estimate's
-// scalars once at the end).
-#define SU_LZ_START 0 // x = startValue(i)
-#define SU_LZ_SCALE 1 // x = y*s
-#define SU_LZ_W 2     // x = s*x − c*y
-#define SU_LZ_AXPY 3  // x −= c*y
-#define SU_LZ_DIV 4   // x /= c
-
-extern "C" __global__ void __launch_bounds__(SU_THREADS)
-    su_lanczos(int mode, int n, double *x, const double *y, const double *s, const double *cp, int root) {
-	double c = cp ? (root ? sqrt(cp[0]) : cp[0]) : 0;
+// su_lz_start sets the Lanczos estimate's start vector (amg/eig.go's
+// startValue); its steps are amg.cu's amg_lz_*.
+extern "C" __global__ void __launch_bounds__(SU_THREADS) su_lz_start(int n, double *x) {
 	SU_FOR(i, n) {
-		switch (mode) {
-		case SU_LZ_START: {
-			unsigned int h = (unsigned int)i ^ 0x5eedu;
-			h = (h ^ h >> 16) * 0x7feb352du;
-			h = (h ^ h >> 15) * 0x846ca68bu;
-			h ^= h >> 16;
-			x[i] = (double)h / 4294967296.0 - 0.5;
-			break;
-		}
-		case SU_LZ_SCALE: x[i] = MUL(s[i], y[i]); break;
-		case SU_LZ_W: x[i] = SUB(MUL(s[i], x[i]), MUL(c, y[i])); break;
-		case SU_LZ_AXPY: x[i] = SUB(x[i], MUL(c, y[i])); break;
-		case SU_LZ_DIV: x[i] = x[i] / c; break;
-		}
+		unsigned int h = (unsigned int)i ^ 0x5eedu;
+		h = (h ^ h >> 16) * 0x7feb352du;
+		h = (h ^ h >> 15) * 0x846ca68bu;
+		h ^= h >> 16;
+		x[i] = (double)h / 4294967296.0 - 0.5;
 	}
 }
 
@@ -456,8 +437,3 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 #undef MUL
 #undef ADD
 #undef SUB
-#undef SU_LZ_START
-#undef SU_LZ_SCALE
-#undef SU_LZ_W
-#undef SU_LZ_AXPY
-#undef SU_LZ_DIV
