@@ -132,9 +132,11 @@ __device__ void su_at_few(int i, int lo, int len, int k, int g, const int *nh, d
 	for (unsigned b = heads; b; b &= b - 1) at += __shfl_sync(SU_FULL, g, __ffs(b) - 1) < g;
 	for (int q = lane; q < len; q += 32) {
 		double x = aval[lo + q];
-		int t = tptr[acol[lo + q]];
+		int c = acol[lo + q], t = tptr[c];
 		if (k == 1) {
-			sv[q] = MUL(x, tval[t]);
+			// An unaggregated node's row of T is empty: nothing to read
+			// (and nothing that reads the product).
+			sv[q] = t < tptr[c + 1] ? MUL(x, tval[t]) : 0;
 		} else {
 			sv[q] = x;
 			st[q] = t;
