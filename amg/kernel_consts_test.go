@@ -1,11 +1,9 @@
 package amg
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"testing"
+
+	"github.com/misgrid/misgrid/internal/kernels/kernelsrc"
 )
 
 // TestKernelConstants checks the constants amg shares with the kernel
@@ -13,21 +11,9 @@ import (
 // against their #defines: a mismatch passes every CPU test and goes
 // wrong only on a GPU.
 func TestKernelConstants(t *testing.T) {
-	files, err := filepath.Glob("../internal/kernels/*.cu*")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("kernel sources: %v (%d files)", err, len(files))
-	}
-	def := map[string]int64{}
-	re := regexp.MustCompile(`(?m)^#define ([A-Z0-9_]+) \(?([0-9]+)u?\)?\b`)
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range re.FindAllStringSubmatch(string(src), -1) {
-			v, _ := strconv.ParseInt(m[2], 10, 64)
-			def[m[1]] = v
-		}
+	def, err := kernelsrc.Defines("../internal/kernels")
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name string

@@ -73,8 +73,9 @@ __device__ __forceinline__ void su_at_add(double *y, double x, const double *t, 
 }
 
 // su_at_put writes row i's columns of aggregate g, the at-th of the row,
-// from their sums y of A·T, smoothed: p = t − ω·d_i·y (su_smooth's
-// order: the product, then T's entry where T has the column).
+// from their sums y of A·T, smoothed: p = t − ω·d_i·y (the order of
+// amg's smoothProlongator: the product, then T's entry where T has the
+// column).
 __device__ __forceinline__ void su_at_put(int i, int at, int g, int k, const double *y, double omega, const double *dinv,
                                           const int *tptr, const int *tcol, const double *tval, const int *cptr,
                                           int *ccol, double *cval) {
@@ -159,7 +160,8 @@ __device__ void su_at_few(int i, int lo, int len, int k, int g, const int *nh, d
 // Row i of C has the aggregates of its neighbours' nodes, sorted, k
 // columns each. Pass 0 sets cnt[i+1] to the row's length; pass 1 writes
 // the row at cptr[i], each a_ij·T_j summed in the row order of A from 0,
-// then smoothed as su_smooth does: P = T − ω·D⁻¹·(A·T), on A·T's pattern.
+// then smoothed as amg's smoothProlongator does: P = T − ω·D⁻¹·(A·T),
+// on A·T's pattern.
 //
 // One warp per row, launched with 32 threads per row; the row's runs of
 // entries of one node are the items. A row of at most 32 runs gives each

@@ -3,12 +3,11 @@ package misgpu_test
 import (
 	"math/bits"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"testing"
 
+	"github.com/misgrid/misgrid/internal/kernels/kernelsrc"
 	"github.com/misgrid/misgrid/internal/misgpu"
 )
 
@@ -16,22 +15,16 @@ import (
 // kernel sources against their #defines: a mismatch would pass every
 // CPU test and go wrong only on a GPU.
 func TestKernelConstants(t *testing.T) {
-	files, err := filepath.Glob("../kernels/*.cu*")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("kernel sources: %v (%d files)", err, len(files))
+	def, err := kernelsrc.Defines("../kernels")
+	if err != nil {
+		t.Fatal(err)
 	}
-	def := map[string]int64{}
-	re := regexp.MustCompile(`(?m)^#define ([A-Z0-9_]+) \(?([0-9]+)u?\)?\b`)
+	srcs, err := kernelsrc.Sources("../kernels")
+	if err != nil {
+		t.Fatal(err)
+	}
 	mailbox := regexp.MustCompile(`(?m)^#define PART_MAILBOX \(1ull << 63\)$`)
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range re.FindAllStringSubmatch(string(src), -1) {
-			v, _ := strconv.ParseInt(m[2], 10, 64)
-			def[m[1]] = v
-		}
+	for _, src := range srcs {
 		if mailbox.Match(src) { // the only shift among the constants
 			def["PART_MAILBOX"] = 63
 		}
