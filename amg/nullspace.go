@@ -81,16 +81,10 @@ func nearNullspace(o *Options, n, bs int) ([]float64, int, error) {
 // rigidBodyModes builds translations and rotations about the centroid
 // (centring keeps the local QR well conditioned far from the origin).
 func rigidBodyModes(p pool, coords []float64, dim, n, bs int) ([]float64, int, error) {
-	if dim != 2 && dim != 3 {
-		return nil, 0, fmt.Errorf("amg: rigid-body modes need Dim 2 or 3, got %d", dim)
-	}
-	if bs != dim {
-		return nil, 0, fmt.Errorf("amg: rigid-body modes need block size = dimension (%d), got block size %d", dim, bs)
+	if err := rigidShape(coords, dim, n, bs); err != nil {
+		return nil, 0, err
 	}
 	nodes := n / bs
-	if len(coords) != nodes*dim {
-		return nil, 0, fmt.Errorf("amg: %d coordinates for %d nodes in %dD, want %d", len(coords), nodes, dim, nodes*dim)
-	}
 	c, err := centroid(coords, dim)
 	if err != nil {
 		return nil, 0, err
@@ -115,6 +109,21 @@ func rigidBodyModes(p pool, coords []float64, dim, n, bs int) ([]float64, int, e
 		}
 	})
 	return b, k, nil
+}
+
+// rigidShape checks the dimension, the block size and the number of
+// coordinates of the rigid-body modes of n rows.
+func rigidShape(coords []float64, dim, n, bs int) error {
+	if dim != 2 && dim != 3 {
+		return fmt.Errorf("amg: rigid-body modes need Dim 2 or 3, got %d", dim)
+	}
+	if bs != dim {
+		return fmt.Errorf("amg: rigid-body modes need block size = dimension (%d), got block size %d", dim, bs)
+	}
+	if nodes := n / bs; len(coords) != nodes*dim {
+		return fmt.Errorf("amg: %d coordinates for %d nodes in %dD, want %d", len(coords), nodes, dim, nodes*dim)
+	}
+	return nil
 }
 
 // rigidModes is the number of rigid-body modes in dim dimensions.
@@ -145,9 +154,9 @@ func centroid(coords []float64, dim int) ([3]float64, error) {
 }
 
 // deviceModes gives the number of near-nullspace vectors that a device
-// setup forms itself (genModes), with no array on the host: the
-// constant vectors, and the rigid-body modes where the coordinates have
-// the right shape (whether they are finite the device setup learns as it
+// setup forms itself (devSetup.nearNullspace), with no array on the
+// host: the constant vectors, and the rigid-body modes where the
+// coordinates have the right shape (rigidShape) (whether they are finite the device setup learns as it
 // forms them, the host's error then coming from its own setup). ok is
 // false for vectors the host forms.
 func deviceModes(o *Options, n, bs int) (k int, ok bool) {
@@ -155,7 +164,7 @@ func deviceModes(o *Options, n, bs int) (k int, ok bool) {
 	case Constant:
 		return bs, true
 	case RigidBody:
-		if (o.Dim == 2 || o.Dim == 3) && bs == o.Dim && len(o.Coords) == n/bs*o.Dim {
+		if rigidShape(o.Coords, o.Dim, n, bs) == nil {
 			return rigidModes(o.Dim), true
 		}
 	}
