@@ -374,7 +374,7 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 	}
 	t0 := time.Now()
 	m := pc.sameArrays(a)
-	pc.phase("check", t0)
+	pc.phase("pattern", t0)
 	if m == nil || g.idle() != nil {
 		return nil, nil
 	}

@@ -16,7 +16,7 @@ for line in open(sys.argv[1]):
     if m:
         binary = m.group(1)
         continue
-    m = re.match(r'Benchmark\S*/(\w+)/(\w+)/gpu\S*\s', line)
+    m = re.match(r'Benchmark\S*/(\w+)/([\w-]+)/gpu\S*\s', line)
     if not m or binary is None:
         continue
     job = f"{m.group(1)} {m.group(2)}"
