@@ -381,7 +381,7 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 	t0 = time.Now()
 	ds.err = nil
 	n, nz := m.rows, m.nnz()
-	if err := ds.putValues(g.op.val, m.val); err != nil {
+	if err := ds.putValues(g.op.val, m.val, true); err != nil {
 		return nil, err
 	}
 	pc.phase("upload", t0)
@@ -407,7 +407,7 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 		}
 		_ = g.idle()
 		ds.err = nil
-		return nil, errors.Join(err, ds.putValues(g.op.val, pc.op.val[:pc.op.nnz()]))
+		return nil, errors.Join(err, ds.putValues(g.op.val, pc.op.val[:pc.op.nnz()], false))
 	}
 	ds.staged = true
 	return m, nil
@@ -415,20 +415,50 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 
 // putValues copies the caller's values v into dst, the device's
 // operator: as they are, or through dsrc where the device renumbered
-// the matrix.
-func (ds *devSetup) putValues(dst *cuda.Buffer, v []float64) error {
-	if ds.dsrc == nil {
-		return stage(ds, dst, v)
+// the matrix. pin copies from v page-locked in place where
+// Options.PinValues asks for it.
+func (ds *devSetup) putValues(dst *cuda.Buffer, v []float64, pin bool) error {
+	to := dst
+	if ds.dsrc != nil {
+		var err error
+		if to, err = ds.alloc(8 * int64(len(v))); err != nil {
+			return err
+		}
 	}
-	tmp, err := ds.alloc(8 * int64(len(v)))
-	if err == nil {
-		err = stage(ds, tmp, v)
+	var err error
+	if hb := ds.pinnedValues(v, pin); hb != nil {
+		err = to.CopyFromHostAsync(0, hb, 0, 8*int64(len(v)), ds.g.stream)
+	} else {
+		err = stage(ds, to, v)
 	}
-	if err != nil {
+	if err != nil || ds.dsrc == nil {
 		return err
 	}
-	ds.launchIn("in_gather", int64(len(v)), int64(len(v)), ds.dsrc, tmp, dst)
+	ds.launchIn("in_gather", int64(len(v)), int64(len(v)), ds.dsrc, to, dst)
 	return ds.err
+}
+
+// pinnedValues is v page-locked (Options.PinValues), registered now
+// where the last registration was of another array, or nil: the option
+// off, or a registration that failed, which leaves the copy to staging.
+func (ds *devSetup) pinnedValues(v []float64, pin bool) *cuda.HostBuffer {
+	if !pin || !ds.pc.opts.PinValues || len(v) == 0 {
+		return nil
+	}
+	if hb := ds.pinned; hb != nil {
+		if b := hb.Bytes(); len(b) == 8*len(v) && unsafe.Pointer(&b[0]) == unsafe.Pointer(&v[0]) {
+			return hb
+		}
+		// No copy from it is queued: every Update waits for its work.
+		_ = hb.Free()
+		ds.pinned = nil
+	}
+	hb, err := cuda.RegisterHost(ds.g.e.Ctx, v)
+	if err != nil {
+		return nil
+	}
+	ds.pinned = hb
+	return hb
 }
 
 // stage copies src to the start of dst through the context's Stager, in

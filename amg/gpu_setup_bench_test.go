@@ -155,7 +155,7 @@ func phaseFloors(pc *Preconditioner, bus, dev float64, job string) map[string]fl
 	// A numeric Update sends the values alone, or nothing where they are
 	// in device memory, and runs no input pass.
 	switch job {
-	case "update/gpu":
+	case "update/gpu", "update-pinned/gpu":
 		f["upload"] = 8 * nz / bus
 		delete(f, "input")
 	case "update-device/gpu":
@@ -202,7 +202,8 @@ func setupBytes(pc *Preconditioner) float64 {
 // BenchmarkGPUSetup times New on the device (ns/op) beside the CPU's,
 // setup plus PCG to 1e-8, and a numeric Update with Reuse, from host
 // values (update) and from values already in device memory
-// (UpdateDevice of a NewDevice hierarchy: update-device); each reports
+// (UpdateDevice of a NewDevice hierarchy: update-device) or from host
+// values page-locked in place (PinValues: update-pinned); each reports
 // its floor (setupBytes at the device copy rate of the same run) and
 // the setup's phases in ms, each phase with its own device work where
 // MISGRID_SETUP_SYNC=1 (a wait at the end of every phase).
@@ -223,7 +224,7 @@ func BenchmarkGPUSetup(b *testing.B) {
 	for _, tp := range setupBenchProblems(b) {
 		a := mustCSR(b, tp.pr.A)
 		rhs := mulDense(a, randVec(a.rows, 3))
-		for _, job := range []string{"setup/cpu", "setup/gpu", "solve/gpu", "update/gpu", "update-device/gpu"} {
+		for _, job := range []string{"setup/cpu", "setup/gpu", "solve/gpu", "update/gpu", "update-pinned/gpu", "update-device/gpu"} {
 			b.Run(tp.name+"/"+job, func(b *testing.B) {
 				benchSetupJob(b, tp, job, a, rhs, rate, bus)
 			})
@@ -234,7 +235,7 @@ func BenchmarkGPUSetup(b *testing.B) {
 // benchSetupJob runs one job of BenchmarkGPUSetup.
 func benchSetupJob(b *testing.B, tp testProblem, job string, a *csr, rhs []float64, rate, bus float64) {
 	update := strings.HasPrefix(job, "update")
-	o := problemOptions(tp.pr, Options{Device: mis.GPU, Reuse: update})
+	o := problemOptions(tp.pr, Options{Device: mis.GPU, Reuse: update, PinValues: job == "update-pinned/gpu"})
 	if job == "setup/cpu" {
 		o.Device = mis.CPU
 	}
@@ -261,6 +262,20 @@ func benchSetupJob(b *testing.B, tp testProblem, job string, a *csr, rhs []float
 		b.Fatal(err)
 	}
 	first := time.Since(t0)
+	// And one Update, as a Newton step's second one finds it: with
+	// PinValues, it page-locks the values (first_update_ms).
+	if update {
+		t0 = time.Now()
+		if m.Val != nil {
+			err = pc.UpdateDevice(m)
+		} else {
+			err = pc.Update(tp.pr.A)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(time.Since(t0).Seconds()*1e3, "first_update_ms")
+	}
 	b.ResetTimer()
 	n0, ns0 := devAllocs.n.Load(), devAllocs.ns.Load()
 	for range b.N {
@@ -287,7 +302,7 @@ func benchSetupJob(b *testing.B, tp testProblem, job string, a *csr, rhs []float
 	b.ReportMetric(float64(devAllocs.n.Load()-n0)/float64(b.N), "allocs/op")
 	b.ReportMetric(float64(devAllocs.ns.Load()-ns0)/float64(b.N)/1e6, "alloc_ms")
 	defer pc.Close()
-	if o.Device == mis.GPU && job != "update/gpu" && !pc.setupOnDevice() {
+	if o.Device == mis.GPU && !update && !pc.setupOnDevice() {
 		b.Fatalf("the setup ran on the host: %v", pc.setupFallback)
 	}
 	st := pc.Stats()
