@@ -202,7 +202,7 @@ func openDevSetup(pc *Preconditioner) (ds *devSetup, err error) {
 	if ds.words, err = ds.g.alloc(8); err != nil {
 		return ds, err
 	}
-	if ds.hw, err = ctx.AllocHost(64); err != nil {
+	if ds.hw, err = ctx.AllocHost(8 * hostWords); err != nil {
 		return ds, err
 	}
 	// The solve's scalars.
