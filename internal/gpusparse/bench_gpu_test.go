@@ -163,8 +163,8 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 	ap, r, ac := download(t, g.AP()), download(t, g.R()), download(t, g.Coarse())
 	t.Logf("%s: A·P %d nnz, Pᵀ·A·P %d×%d %d nnz", filepath.Base(base), ap.NNZ(), ac.Rows, ac.Cols, ac.NNZ())
 	for _, pr := range []*Product{g.ap, g.ac} {
-		t.Logf("%s: plan of %d×%d·%d×%d: %d warp chunks (%d lanes), %d block chunks × %d parts",
-			filepath.Base(base), pr.a.rows, pr.a.cols, pr.b.rows, pr.b.cols, pr.nw, pr.lanes, pr.nb, pr.parts)
+		t.Logf("%s: plan of %d×%d·%d×%d: %d warp chunks (%d lanes; %d rows a warp of sp_numeric_h*), %d block chunks × %d parts",
+			filepath.Base(base), pr.a.rows, pr.a.cols, pr.b.rows, pr.b.cols, pr.nw, pr.lanes, pr.rows, pr.nb, pr.parts)
 	}
 	if check {
 		wantAP := sparsetest.Mul(a, p, false)
@@ -227,11 +227,33 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 	return ac
 }
 
-// benchPlans times the numeric passes of A·P and Pᵀ·(AP) planned with
-// every product taken as one of few runs (a block for long rows of A and
-// rows over blockFrom columns) and with none so.
+// benchPlans times the numeric passes of A·P and Pᵀ·(AP) with every
+// number of rows a warp of sp_numeric_h* takes (where it takes them),
+// and planned with every product taken as one of few runs (a block for
+// long rows of A and rows over blockFrom columns) and with none so.
 func benchPlans(t *testing.T, d *Device, name string, da, dp *Matrix, g *Galerkin) {
-	defer func(few int) { d.fewRuns = few }(d.fewRuns)
+	defer func(few, rows int, chain bool) { d.fewRuns, d.hashRows, d.hashChain = few, rows, chain }(d.fewRuns, d.hashRows, d.hashChain)
+	for _, v := range []int{1, 2, 4, -1, -2, -4} {
+		rows := max(v, -v)
+		d.hashRows, d.hashChain = rows, v < 0
+		for _, pr := range []struct {
+			what string
+			a, b *Matrix
+			init float64
+		}{{"A·P numeric", da, dp, math.Copysign(0, -1)}, {"Pᵀ·(AP) numeric", g.R(), g.AP(), 0}} {
+			p, err := d.mul(pr.a, pr.b, pr.init)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.hashed {
+				med, best := timeIt(t, 7, p.Numeric)
+				t.Logf("RESULT %s | %-18s rows %d chain %v | median %8.3f ms | best %8.3f ms | %d warp rows, %d block chunks × %d parts",
+					name, pr.what, rows, d.hashChain, ms(med), ms(best), p.nw, p.nb, p.parts)
+			}
+			_ = p.Free()
+		}
+	}
+	d.hashRows, d.hashChain = 0, false
 	for _, few := range []int{0, maxInt32} {
 		d.fewRuns = few
 		for _, pr := range []struct {

@@ -294,9 +294,11 @@ func modelPlan(rng *rand.Rand, a, c *hcsr, wide, klong int) (kind []int, blk []i
 }
 
 // modelWide is the host's choice of wideCols and warpK for a product of
-// a, with lanes and the threshold of few runs drawn from rng; it returns
-// the rows a chunk of sp_numeric_g* takes at once.
-func modelWide(rng *rand.Rand, a *hcsr) (wide, klong, rows, capacity int) {
+// a, with lanes, the rows of a warp of sp_numeric_h* and the threshold of
+// few runs drawn from rng; it returns the rows a chunk of sp_numeric_g*
+// takes at once, and the rows of a warp of sp_numeric_h* (0 when the
+// warps take sp_numeric_g*).
+func modelWide(rng *rand.Rand, a *hcsr) (wide, klong, rows, capacity, hrows int) {
 	lanes := []int{4, 8, 16, 32}[rng.IntN(4)]
 	runs := len(modelRuns(a)) - 1
 	grouped, rows := runs > 0, 1
@@ -306,7 +308,12 @@ func modelWide(rng *rand.Rand, a *hcsr) (wide, klong, rows, capacity int) {
 		rows = 4 // SP_WROWS
 	}
 	few := []int{0, fewChunks, math.MaxInt}[rng.IntN(3)]
-	return wideCols(lanes, grouped, runs, few), warpK(runs, few), rows, chunkCap(lanes, grouped)
+	capacity = chunkCap(lanes, grouped)
+	if hashedRows(lanes, grouped) {
+		hrows = []int{1, 2, 4}[rng.IntN(3)]
+		capacity = hashWide(hrows)
+	}
+	return wideCols(capacity, runs, few), warpK(runs, few), rows, capacity, hrows
 }
 
 func modelBsearch(p []int32, c int32) int {
@@ -322,17 +329,28 @@ func modelBsearch(p []int32, c int32) int {
 	return lo
 }
 
-// modelNumeric is sp_numeric_g* and sp_numeric_blk on the chunks of
-// modelPlan, with a number of parts of the block's chunks drawn from rng.
-// A chunk of sp_numeric_g* goes in passes over as many rows as it takes
-// at once and its accumulators hold: per k of A's row in order, the
-// products of B's row k in an order drawn from rng (the slots are
-// distinct, so it cannot matter).
+// modelNumeric is sp_numeric_g* or sp_numeric_h*, and sp_numeric_blk,
+// on the chunks of modelPlan, with a number of parts of the block's
+// chunks drawn from rng. A chunk of sp_numeric_g* goes in passes over as
+// many rows as it takes at once and its accumulators hold: per k of A's
+// row in order, the products of B's row k in an order drawn from rng
+// (the slots are distinct, so it cannot matter).
 func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
-	wide, klong, rows, capacity := modelWide(rng, a)
+	wide, klong, rows, capacity, hrows := modelWide(rng, a)
 	kind, blk := modelPlan(rng, a, c, wide, klong)
+	if hrows > 0 {
+		var warp []int
+		for i, g := range kind {
+			if g > 0 {
+				warp = append(warp, i)
+			}
+		}
+		for l := 0; l < len(warp); l += hrows {
+			modelHashNumeric(rng, a, b, c, warp[l:min(l+hrows, len(warp))], init)
+		}
+	}
 	for i, g := range kind {
-		if g <= 0 {
+		if g <= 0 || hrows > 0 {
 			continue
 		}
 		cs, n := c.Ptr[i], c.Ptr[i+1]-c.Ptr[i]
@@ -363,6 +381,56 @@ func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
 	for _, i := range blk {
 		for f := 0; f < parts; f++ {
 			modelBlockPart(rng, a, b, c, i, -kind[i], f, parts, init)
+		}
+	}
+}
+
+// modelHashNumeric is a warp of sp_numeric_h* on rows: their entries of
+// A one row after the other, 32 k's at a time, their products flattened
+// (k after k, each row of B in order) and taken 32 at a time, one a
+// lane; the products of a batch go to their entries in rounds, by their
+// rank among the batch's products of the same entry, the lanes of a
+// round in an order drawn from rng.
+func modelHashNumeric(rng *rand.Rand, a, b, c *hcsr, rows []int, init float64) {
+	type product struct {
+		at   int // entry of C
+		a, b float64
+	}
+	type entry struct{ at, q int }
+	var ks []entry
+	for _, i := range rows {
+		for x := c.Ptr[i]; x < c.Ptr[i+1]; x++ {
+			c.Val[x] = init
+		}
+		for q := a.Ptr[i]; q < a.Ptr[i+1]; q++ {
+			ks = append(ks, entry{i, q})
+		}
+	}
+	for q0 := 0; q0 < len(ks); q0 += 32 {
+		var prods []product
+		for _, e := range ks[q0:min(q0+32, len(ks))] {
+			k, cs := a.Col[e.q], c.Ptr[e.at]
+			for r := b.Ptr[k]; r < b.Ptr[k+1]; r++ {
+				prods = append(prods, product{cs + modelBsearch(c.Col[cs:c.Ptr[e.at+1]], b.Col[r]), a.Val[e.q], b.Val[r]})
+			}
+		}
+		for b0 := 0; b0 < len(prods); b0 += 32 {
+			batch := prods[b0:min(b0+32, len(prods))]
+			rank := make([]int, len(batch))
+			for u := range batch {
+				for v := range u {
+					if batch[v].at == batch[u].at {
+						rank[u]++
+					}
+				}
+			}
+			for r := 0; slices.Contains(rank, r); r++ {
+				for _, u := range rng.Perm(len(batch)) {
+					if pr := batch[u]; rank[u] == r {
+						c.Val[pr.at] = float64(c.Val[pr.at] + float64(pr.a*pr.b))
+					}
+				}
+			}
 		}
 	}
 }
@@ -598,7 +666,7 @@ func TestPlan(t *testing.T) {
 			}
 		}
 		for range 8 {
-			wide, klong, _, capacity := modelWide(rng, cs.A)
+			wide, klong, _, capacity, _ := modelWide(rng, cs.A)
 			if wide > capacity {
 				t.Fatalf("%s: rows of %d columns for chunks of %d accumulators", cs.Name, wide, capacity)
 			}
@@ -671,19 +739,16 @@ func longestB(a, b *hcsr, i int) int {
 // The choice of a block for the chunks of short rows depends on the
 // number of runs only, and never gives a warp more than it holds.
 func TestWideCols(t *testing.T) {
-	for _, lanes := range []int{4, 8, 16, 32} {
-		for _, grouped := range []bool{false, true} {
-			capacity := chunkCap(lanes, grouped)
-			if got := wideCols(lanes, grouped, fewChunks, fewChunks); got != capacity {
-				t.Errorf("lanes %d, grouped %v, many runs: rows up to %d columns for a warp, want %d", lanes, grouped, got, capacity)
-			}
-			if got := wideCols(lanes, grouped, fewChunks-1, fewChunks); got != min(capacity, blockFrom) {
-				t.Errorf("lanes %d, grouped %v, few runs: rows up to %d columns for a warp, want %d", lanes, grouped, got, min(capacity, blockFrom))
-			}
+	for _, capacity := range []int{chunkCap(4, false), chunkCap(32, true), hashWide(1), hashWide(4)} {
+		if got := wideCols(capacity, fewChunks, fewChunks); got != capacity {
+			t.Errorf("capacity %d, many runs: rows up to %d columns for a warp", capacity, got)
+		}
+		if got := wideCols(capacity, fewChunks-1, fewChunks); got != min(capacity, blockFrom) {
+			t.Errorf("capacity %d, few runs: rows up to %d columns for a warp, want %d", capacity, got, min(capacity, blockFrom))
 		}
 	}
-	if chunkCap(32, true) != warpAcc || chunkCap(4, false) != warpAcc/16 {
-		t.Errorf("chunk capacities %d, %d", chunkCap(32, true), chunkCap(4, false))
+	if chunkCap(32, true) != warpAcc || chunkCap(4, false) != warpAcc/16 || hashWide(1) != hashSlots/2 || hashWide(4) != hashSlots/8 {
+		t.Errorf("chunk capacities %d, %d, %d, %d", chunkCap(32, true), chunkCap(4, false), hashWide(1), hashWide(4))
 	}
 }
 
