@@ -35,6 +35,9 @@ func TestGPUBench(t *testing.T) {
 		t.Skip("SPGEMM_BENCH is not set")
 	}
 	d := device(t)
+	// SPGEMM_ROWS and SPGEMM_CHAIN pick a variant of sp_numeric_h* (for
+	// a profiler).
+	d.hashRows, d.hashChain = envInt("SPGEMM_ROWS", 0), os.Getenv("SPGEMM_CHAIN") != ""
 	bw := copyBandwidth(t, d)
 	t.Logf("device copy bandwidth: %.0f GB/s (read + write)", bw/1e9)
 	n, en, levels := envInt("SPGEMM_N", 101), envInt("SPGEMM_EN", 70), envInt("SPGEMM_LEVELS", 3)

@@ -300,13 +300,13 @@ func hashWide(rows int) int { return hashSlots / rows / 2 }
 // warpRows picks the rows a warp of sp_numeric_h* takes for c = a·b:
 // several when the rows have few products (the mean row lengths of a
 // and b), so that the latency of fetching a row is shared, as long as
-// the mean row of c takes at most a quarter of a row's table (so that
-// few rows are wider than the table holds, and go to sp_numeric_blk).
+// the mean row of c takes at most half of what a row's table holds (so
+// that few rows are wider, and go to sp_numeric_blk).
 func warpRows(a, b, c *Matrix) int {
 	mean := func(m *Matrix) float64 { return float64(m.nnz) / float64(max(m.rows, 1)) }
 	products, cols := mean(a)*mean(b), mean(c)
 	for _, r := range []int{4, 2} {
-		if products <= float64(64*r) && 4*cols <= float64(hashWide(r)) {
+		if products <= float64(64*r) && 2*cols <= float64(hashWide(r)) {
 			return r
 		}
 	}
