@@ -35,9 +35,9 @@ func TestGPUBench(t *testing.T) {
 		t.Skip("SPGEMM_BENCH is not set")
 	}
 	d := device(t)
-	// SPGEMM_ROWS and SPGEMM_CHAIN pick a variant of sp_numeric_h* (for
+	// SPGEMM_ROWS and SPGEMM_SIDE pick a variant of sp_numeric_h* (for
 	// a profiler).
-	d.hashRows, d.hashChain = envInt("SPGEMM_ROWS", 0), os.Getenv("SPGEMM_CHAIN") != ""
+	d.hashRows, d.hashSide = envInt("SPGEMM_ROWS", 0), os.Getenv("SPGEMM_SIDE") != ""
 	bw := copyBandwidth(t, d)
 	t.Logf("device copy bandwidth: %.0f GB/s (read + write)", bw/1e9)
 	n, en, levels := envInt("SPGEMM_N", 101), envInt("SPGEMM_EN", 70), envInt("SPGEMM_LEVELS", 3)
@@ -235,10 +235,10 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 // and planned with every product taken as one of few runs (a block for
 // long rows of A and rows over blockFrom columns) and with none so.
 func benchPlans(t *testing.T, d *Device, name string, da, dp *Matrix, g *Galerkin) {
-	defer func(few, rows int, chain bool) { d.fewRuns, d.hashRows, d.hashChain = few, rows, chain }(d.fewRuns, d.hashRows, d.hashChain)
-	for _, v := range []int{1, 2, 4, -1, -2, -4} {
+	defer func(few, rows int, side bool) { d.fewRuns, d.hashRows, d.hashSide = few, rows, side }(d.fewRuns, d.hashRows, d.hashSide)
+	for _, v := range []int{1, 2, 4, -2, -4} {
 		rows := max(v, -v)
-		d.hashRows, d.hashChain = rows, v < 0
+		d.hashRows, d.hashSide = rows, v < 0
 		for _, pr := range []struct {
 			what string
 			a, b *Matrix
@@ -250,13 +250,13 @@ func benchPlans(t *testing.T, d *Device, name string, da, dp *Matrix, g *Galerki
 			}
 			if p.hashed {
 				med, best := timeIt(t, 7, p.Numeric)
-				t.Logf("RESULT %s | %-18s rows %d chain %v | median %8.3f ms | best %8.3f ms | %d warp rows, %d block chunks × %d parts",
-					name, pr.what, rows, d.hashChain, ms(med), ms(best), p.nw, p.nb, p.parts)
+				t.Logf("RESULT %s | %-18s rows %d side %v | median %8.3f ms | best %8.3f ms | %d warp rows, %d block chunks × %d parts",
+					name, pr.what, rows, d.hashSide, ms(med), ms(best), p.nw, p.nb, p.parts)
 			}
 			_ = p.Free()
 		}
 	}
-	d.hashRows, d.hashChain = 0, false
+	d.hashRows, d.hashSide = 0, false
 	for _, few := range []int{0, maxInt32} {
 		d.fewRuns = few
 		for _, pr := range []struct {

@@ -56,12 +56,12 @@ func TestGPUCorpus(t *testing.T) {
 		few, parts, long int
 		keep             int64
 		rows             int
-		chain            bool
+		side             bool
 	}{{fewChunks, maxParts, longFew, bitmapBudget, 0, false}, {math.MaxInt32, 1, 0, bitmapBudget, 1, false}, {0, 3, longFew, 0, 2, true},
 		{0, maxParts, 0, 0, 4, true}, {fewChunks, maxParts, longFew, bitmapBudget, 1, true}, {fewChunks, maxParts, longFew, bitmapBudget, 2, false},
 		{fewChunks, maxParts, longFew, bitmapBudget, 4, false}} {
 		d := device(t)
-		d.fewRuns, d.mostParts, d.longFew, d.keepBits, d.hashRows, d.hashChain = c.few, c.parts, c.long, c.keep, c.rows, c.chain
+		d.fewRuns, d.mostParts, d.longFew, d.keepBits, d.hashRows, d.hashSide = c.few, c.parts, c.long, c.keep, c.rows, c.side
 		corpusOn(t, d)
 	}
 }

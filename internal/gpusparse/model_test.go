@@ -316,6 +316,30 @@ func modelWide(rng *rand.Rand, a *hcsr) (wide, klong, rows, capacity, hrows int)
 	return wideCols(capacity, runs, few), warpK(runs, few), rows, capacity, hrows
 }
 
+// modelHashWarps is the warps of sp_numeric_h* (hrows rows a warp) on the
+// rows of positive kind, in order, with their rows one after the other
+// or (side, sp_numeric_h*g, drawn from rng) side by side, 32/hrows lanes
+// a row.
+func modelHashWarps(rng *rand.Rand, a, b, c *hcsr, kind []int, hrows int, init float64) {
+	var warp []int
+	for i, g := range kind {
+		if g > 0 {
+			warp = append(warp, i)
+		}
+	}
+	side := hrows > 1 && rng.IntN(2) == 0
+	for l := 0; l < len(warp); l += hrows {
+		rows := warp[l:min(l+hrows, len(warp))]
+		if !side {
+			modelHashNumeric(rng, a, b, c, rows, 32, init)
+			continue
+		}
+		for _, i := range rows {
+			modelHashNumeric(rng, a, b, c, []int{i}, 32/hrows, init)
+		}
+	}
+}
+
 func modelBsearch(p []int32, c int32) int {
 	lo, hi := 0, len(p)-1
 	for lo < hi {
@@ -339,15 +363,7 @@ func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
 	wide, klong, rows, capacity, hrows := modelWide(rng, a)
 	kind, blk := modelPlan(rng, a, c, wide, klong)
 	if hrows > 0 {
-		var warp []int
-		for i, g := range kind {
-			if g > 0 {
-				warp = append(warp, i)
-			}
-		}
-		for l := 0; l < len(warp); l += hrows {
-			modelHashNumeric(rng, a, b, c, warp[l:min(l+hrows, len(warp))], init)
-		}
+		modelHashWarps(rng, a, b, c, kind, hrows, init)
 	}
 	for i, g := range kind {
 		if g <= 0 || hrows > 0 {
@@ -385,13 +401,13 @@ func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
 	}
 }
 
-// modelHashNumeric is a warp of sp_numeric_h* on rows: their entries of
-// A one row after the other, 32 k's at a time, their products flattened
-// (k after k, each row of B in order) and taken 32 at a time, one a
-// lane; the products of a batch go to their entries in rounds, by their
-// rank among the batch's products of the same entry, the lanes of a
-// round in an order drawn from rng.
-func modelHashNumeric(rng *rand.Rand, a, b, c *hcsr, rows []int, init float64) {
+// modelHashNumeric is the lanes of a warp of sp_numeric_h* on rows:
+// their entries of A one row after the other, width k's at a time, their
+// products flattened (k after k, each row of B in order) and taken width
+// at a time, one a lane; the products of a batch go to their entries in
+// rounds, by their rank among the batch's products of the same entry,
+// the lanes of a round in an order drawn from rng.
+func modelHashNumeric(rng *rand.Rand, a, b, c *hcsr, rows []int, width int, init float64) {
 	type product struct {
 		at   int // entry of C
 		a, b float64
@@ -406,16 +422,16 @@ func modelHashNumeric(rng *rand.Rand, a, b, c *hcsr, rows []int, init float64) {
 			ks = append(ks, entry{i, q})
 		}
 	}
-	for q0 := 0; q0 < len(ks); q0 += 32 {
+	for q0 := 0; q0 < len(ks); q0 += width {
 		var prods []product
-		for _, e := range ks[q0:min(q0+32, len(ks))] {
+		for _, e := range ks[q0:min(q0+width, len(ks))] {
 			k, cs := a.Col[e.q], c.Ptr[e.at]
 			for r := b.Ptr[k]; r < b.Ptr[k+1]; r++ {
 				prods = append(prods, product{cs + modelBsearch(c.Col[cs:c.Ptr[e.at+1]], b.Col[r]), a.Val[e.q], b.Val[r]})
 			}
 		}
-		for b0 := 0; b0 < len(prods); b0 += 32 {
-			batch := prods[b0:min(b0+32, len(prods))]
+		for b0 := 0; b0 < len(prods); b0 += width {
+			batch := prods[b0:min(b0+width, len(prods))]
 			rank := make([]int, len(batch))
 			for u := range batch {
 				for v := range u {

@@ -223,7 +223,7 @@ func (p *Product) plan(q *queue, what string, rs runs) error {
 	if p.hashed {
 		p.rows = q.d.hashRows
 		if p.rows == 0 {
-			p.rows = warpRows(p.a, p.b, c)
+			p.rows = warpRows(p.a, p.b, c, 8*int(q.d.l.Grid("sp_numeric_h2", 1<<30, 1)))
 		}
 		capacity = hashWide(p.rows)
 	}
@@ -255,8 +255,8 @@ func (p *Product) numeric(q *queue) error {
 	}
 	if p.hashed {
 		g, name = 32/p.rows, fmt.Sprintf("sp_numeric_h%d", p.rows)
-		if q.d.hashChain {
-			name += "c"
+		if q.d.hashSide && p.rows > 1 {
+			name += "g"
 		}
 	}
 	if err := q.launch(name, p.nw, 8*32/g, int32(p.nw), p.lists, p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
@@ -297,18 +297,17 @@ func chunkCap(lanes int, grouped bool) int {
 // rows: half its table's slots.
 func hashWide(rows int) int { return hashSlots / rows / 2 }
 
-// warpRows picks the rows a warp of sp_numeric_h* takes for c = a·b:
-// several when the rows have few products (the mean row lengths of a
-// and b), so that the latency of fetching a row is shared, as long as
-// the mean row of c takes at most half of what a row's table holds (so
-// that few rows are wider, and go to sp_numeric_blk).
-func warpRows(a, b, c *Matrix) int {
+// warpRows picks the rows a warp of sp_numeric_h* takes for c = a·b,
+// with resident warps on the GPU at once: two when the rows have few
+// products (the mean row lengths of a and b), so that the latency of
+// fetching a row is shared, as long as the mean row of c takes at most
+// half of what a row's table holds (so that few rows are wider, and go to
+// sp_numeric_blk) and the warps still fill the GPU twice.
+func warpRows(a, b, c *Matrix, resident int) int {
 	mean := func(m *Matrix) float64 { return float64(m.nnz) / float64(max(m.rows, 1)) }
 	products, cols := mean(a)*mean(b), mean(c)
-	for _, r := range []int{4, 2} {
-		if products <= float64(64*r) && 2*cols <= float64(hashWide(r)) {
-			return r
-		}
+	if products <= 256 && 2*cols <= float64(hashWide(2)) && c.rows >= 4*resident {
+		return 2
 	}
 	return 1
 }

@@ -315,15 +315,12 @@ sp_numeric_blk(const int *list, int nlist, int parts, const int *kind, const int
 template <int BITS>
 __device__ __forceinline__ int sp_hslot(int c) { return (int)(((unsigned)c * 2654435761u) >> (32 - BITS)); }
 
-// sp_hash_add adds the products of a batch of 32 (one a lane, in the
-// order of A's rows over the lanes; c < 0: none) to the accumulators of
+// sp_hash_add adds the products of a batch (one a lane, in the order of
+// A's rows over the lanes of a row; c < 0: none) to the accumulators of
 // their slots, each found in its row's table (TS slots from rg): a slot
-// that several lanes hit (products of several k's) gets them lowest lane
-// first, so each entry takes its products in A's row order: in rounds
-// through shared memory, or (CHAIN) in a chain of shuffles, the running
-// sum passed from each lane to the next of its slot and stored by the
-// last.
-template <int TS, bool CHAIN>
+// that several lanes hit (products of several k's) gets them in rounds,
+// lowest lane first, so each entry takes its products in A's row order.
+template <int TS>
 __device__ __forceinline__ void sp_hash_add(const int *key, double *acc, int rg, int c, double a, double b) {
 	int lane = threadIdx.x & 31, s = -1;
 	if (c >= 0) {
@@ -337,24 +334,13 @@ __device__ __forceinline__ void sp_hash_add(const int *key, double *acc, int rg,
 		}
 		s = rg + h;
 	}
-	unsigned m = __match_any_sync(SP_FULL, s >= 0 ? s : SP_HT + lane), below = m & ((1u << lane) - 1);
-	int rank = __popc(below), top = __reduce_max_sync(SP_FULL, s >= 0 ? rank : 0);
+	unsigned m = __match_any_sync(SP_FULL, s >= 0 ? s : SP_HT + lane);
+	int rank = __popc(m & ((1u << lane) - 1)), top = __reduce_max_sync(SP_FULL, s >= 0 ? rank : 0);
 	double pr = __dmul_rn(a, b);
-	if constexpr (CHAIN) {
-		double v = 0;
-		if (s >= 0 && rank == 0) v = __dadd_rn(acc[s], pr);
-		int prev = (31 - __clz(below)) & 31;
-		for (int r = 1; r <= top; r++) {
-			double x = __shfl_sync(SP_FULL, v, prev);
-			if (s >= 0 && rank == r) v = __dadd_rn(x, pr);
-		}
-		if (s >= 0 && (m >> lane) == 1u) acc[s] = v;
+	for (int r = 0; r <= top; r++) {
+		if (s >= 0 && rank == r) acc[s] = __dadd_rn(acc[s], pr);
 		__syncwarp();
-	} else
-		for (int r = 0; r <= top; r++) {
-			if (s >= 0 && rank == r) acc[s] = __dadd_rn(acc[s], pr);
-			__syncwarp();
-		}
+	}
 }
 
 // sp_part returns the part t (0..R-1) of position y, whose parts start
@@ -377,7 +363,7 @@ __device__ __forceinline__ int sp_part(int y, const int *start) {
 // of B waste no lanes, a slot takes one probe where a search of the
 // sorted pattern takes log2(n), and the R rows share the latency of
 // fetching their rows.
-template <int R, bool CHAIN>
+template <int R>
 __device__ __forceinline__ void sp_numeric_hash(int nw, const int *wlist, const int *aptr, const int *acol, const double *aval, const int *bptr,
                                                 const int *bcol, const double *bval, const int *cptr, const int *ccol, double *cval, double init) {
 	constexpr int TS = SP_HT / R;
@@ -452,7 +438,7 @@ __device__ __forceinline__ void sp_numeric_hash(int nw, const int *wlist, const 
 				int rb = __shfl_sync(SP_FULL, myb, j), rg = __shfl_sync(SP_FULL, myt, j), c = -1;
 				double av = __shfl_sync(SP_FULL, mya, j), bv = 0;
 				if (p < total) c = bcol[rb + p], bv = bval[rb + p];
-				sp_hash_add<TS, CHAIN>(tk, tv, rg, c, av, bv);
+				sp_hash_add<TS>(tk, tv, rg, c, av, bv);
 			}
 		}
 		for (int y0 = 0; y0 < np[R]; y0 += 32) {
@@ -467,15 +453,96 @@ __device__ __forceinline__ void sp_numeric_hash(int nw, const int *wlist, const 
 	}
 }
 
-#define SP_NUMERIC_HASH(R, CHAIN, NAME)                                                                                                      \
-	extern "C" __global__ void __launch_bounds__(SP_THREADS, 6)                                                                      \
-	    NAME(int nw, const int *wlist, const int *kind, const int *aptr, const int *acol, const double *aval, const int *bptr,    \
-	                    const int *bcol, const double *bval, const int *cptr, const int *ccol, double *cval, double init) {                    \
-		sp_numeric_hash<R, CHAIN>(nw, wlist, aptr, acol, aval, bptr, bcol, bval, cptr, ccol, cval, init);                                          \
+// sp_numeric_hashg is sp_numeric_hash with the R rows of a warp side by
+// side, G = 32/R lanes a row: each group walks its row's entries of A G
+// k's at a time and their products G at a time, so that a batch holds
+// few products of one column (fewer rounds in sp_hash_add) and the rows'
+// fetches overlap.
+template <int R>
+__device__ __forceinline__ void sp_numeric_hashg(int nw, const int *wlist, const int *aptr, const int *acol, const double *aval, const int *bptr,
+                                                 const int *bcol, const double *bval, const int *cptr, const int *ccol, double *cval, double init) {
+	constexpr int G = 32 / R, TS = SP_HT / R, WIDE = SP_HT / 2 / R;
+	__shared__ int key[SP_WARPS][SP_HT];
+	__shared__ double acc[SP_WARPS][SP_HT];
+	__shared__ int at[SP_WARPS][SP_HT / 2]; // the slot of the x-th column of group g's row at [g·WIDE + x]
+	__shared__ int kb[SP_WARPS][32], ko[SP_WARPS][32];
+	__shared__ double ka[SP_WARPS][32]; // group g's nonempty k's from [g·G]: start of B's row less offset, offset, value of A
+	int w = threadIdx.x >> 5, lane = threadIdx.x & 31, grp = lane / G, gl = lane % G, rg = grp * TS;
+	unsigned gbits = (unsigned)(((1ull << G) - 1) << (grp * G)), upto = SP_FULL >> (31 - gl), below = (1u << gl) - 1;
+	int *tk = key[w], *myat = at[w] + grp * WIDE;
+	double *tv = acc[w];
+	for (int s = lane; s < SP_HT; s += 32) tk[s] = SP_EMPTY;
+	__syncwarp();
+	for (int l0 = (blockIdx.x * SP_WARPS + w) * R; l0 < nw; l0 += gridDim.x * SP_WARPS * R) {
+		int cs = 0, n = 0, as = 0, alen = 0;
+		if (l0 + grp < nw) {
+			int i = wlist[l0 + grp];
+			cs = cptr[i], n = cptr[i + 1] - cs, as = aptr[i], alen = aptr[i + 1] - as;
+		}
+		for (int x = gl; x < n; x += G) {
+			int c = ccol[cs + x], h = sp_hslot<__builtin_ctz(TS)>(c);
+			while (atomicCAS(tk + rg + h, SP_EMPTY, c) != SP_EMPTY) h = (h + 1) & (TS - 1);
+			tv[rg + h] = init;
+			myat[x] = rg + h;
+		}
+		__syncwarp();
+		int amax = __reduce_max_sync(SP_FULL, alen);
+		for (int q0 = 0; q0 < amax; q0 += G) {
+			int q = q0 + gl, base = 0, len = 0;
+			double a = 0;
+			if (q < alen) {
+				int k = acol[as + q];
+				a = aval[as + q];
+				base = bptr[k];
+				len = bptr[k + 1] - base;
+			}
+			int inc = len;
+#pragma unroll
+			for (int d = 1; d < G; d <<= 1) {
+				int v = __shfl_up_sync(SP_FULL, inc, d, G);
+				if (gl >= d) inc += v;
+			}
+			int off = inc - len, total = __shfl_sync(SP_FULL, inc, G - 1, G);
+			unsigned nonempty = (__ballot_sync(SP_FULL, len > 0) & gbits) >> (grp * G);
+			if (len > 0) {
+				int r = grp * G + __popc(nonempty & below);
+				kb[w][r] = base - off, ko[w][r] = off, ka[w][r] = a;
+			}
+			__syncwarp();
+			// Lane j of the group holds its j-th nonempty k (offsets ascending).
+			int myo = 0x7fffffff, myb = 0;
+			double mya = 0;
+			if (gl < __popc(nonempty)) myo = ko[w][lane], myb = kb[w][lane], mya = ka[w][lane];
+			__syncwarp();
+			int tmax = __reduce_max_sync(SP_FULL, total);
+			for (int b0 = 0; b0 < tmax; b0 += G) {
+				// The k of product p = b0 + gl: the group's last j whose offset is at most p.
+				int p = b0 + gl;
+				unsigned start = __reduce_or_sync(SP_FULL, myo >= b0 && myo < b0 + G ? 1u << (grp * G + myo - b0) : 0u) >> (grp * G);
+				int j = __popc(__ballot_sync(SP_FULL, myo < b0) & gbits) + __popc(start & upto) - 1;
+				int rb = __shfl_sync(SP_FULL, myb, j, G), c = -1;
+				double av = __shfl_sync(SP_FULL, mya, j, G), bv = 0;
+				if (p < total) c = bcol[rb + p], bv = bval[rb + p];
+				sp_hash_add<TS>(tk, tv, rg, c, av, bv);
+			}
+		}
+		for (int x = gl; x < n; x += G) {
+			int s = myat[x];
+			cval[cs + x] = tv[s];
+			tk[s] = SP_EMPTY;
+		}
+		__syncwarp();
 	}
-SP_NUMERIC_HASH(1, false, sp_numeric_h1)
-SP_NUMERIC_HASH(2, false, sp_numeric_h2)
-SP_NUMERIC_HASH(4, false, sp_numeric_h4)
-SP_NUMERIC_HASH(1, true, sp_numeric_h1c)
-SP_NUMERIC_HASH(2, true, sp_numeric_h2c)
-SP_NUMERIC_HASH(4, true, sp_numeric_h4c)
+}
+
+#define SP_NUMERIC_HASH(KIND, R, NAME)                                                                                                     \
+	extern "C" __global__ void __launch_bounds__(SP_THREADS, 6)                                                                      \
+	    NAME(int nw, const int *wlist, const int *kind, const int *aptr, const int *acol, const double *aval, const int *bptr, const int *bcol,     \
+	         const double *bval, const int *cptr, const int *ccol, double *cval, double init) {                                               \
+		KIND<R>(nw, wlist, aptr, acol, aval, bptr, bcol, bval, cptr, ccol, cval, init);                                                     \
+	}
+SP_NUMERIC_HASH(sp_numeric_hash, 1, sp_numeric_h1)
+SP_NUMERIC_HASH(sp_numeric_hash, 2, sp_numeric_h2)
+SP_NUMERIC_HASH(sp_numeric_hash, 4, sp_numeric_h4)
+SP_NUMERIC_HASH(sp_numeric_hashg, 2, sp_numeric_h2g)
+SP_NUMERIC_HASH(sp_numeric_hashg, 4, sp_numeric_h4g)
