@@ -35,9 +35,6 @@ func TestGPUBench(t *testing.T) {
 		t.Skip("SPGEMM_BENCH is not set")
 	}
 	d := device(t)
-	// SPGEMM_ROWS and SPGEMM_SIDE pick a variant of sp_numeric_h* (for
-	// a profiler).
-	d.hashRows, d.hashSide = envInt("SPGEMM_ROWS", 0), os.Getenv("SPGEMM_SIDE") != ""
 	bw := copyBandwidth(t, d)
 	t.Logf("device copy bandwidth: %.0f GB/s (read + write)", bw/1e9)
 	n, en, levels := envInt("SPGEMM_N", 101), envInt("SPGEMM_EN", 70), envInt("SPGEMM_LEVELS", 3)
@@ -230,15 +227,14 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 	return ac
 }
 
-// benchPlans times the numeric passes of A·P and Pᵀ·(AP) with every
-// number of rows a warp of sp_numeric_h* takes (where it takes them),
-// and planned with every product taken as one of few runs (a block for
-// long rows of A and rows over blockFrom columns) and with none so.
+// benchPlans times the numeric passes of A·P and Pᵀ·(AP) with one and
+// two rows a warp of sp_numeric_h* (where it takes them), and planned
+// with every product taken as one of few runs (a block for long rows of
+// A and rows over blockFrom columns) and with none so.
 func benchPlans(t *testing.T, d *Device, name string, da, dp *Matrix, g *Galerkin) {
-	defer func(few, rows int, side bool) { d.fewRuns, d.hashRows, d.hashSide = few, rows, side }(d.fewRuns, d.hashRows, d.hashSide)
-	for _, v := range []int{1, 2, 4, -2, -4} {
-		rows := max(v, -v)
-		d.hashRows, d.hashSide = rows, v < 0
+	defer func(few, rows int) { d.fewRuns, d.hashRows = few, rows }(d.fewRuns, d.hashRows)
+	// each plans both products anew and hands them to fn.
+	each := func(fn func(what string, p *Product)) {
 		for _, pr := range []struct {
 			what string
 			a, b *Matrix
@@ -248,31 +244,28 @@ func benchPlans(t *testing.T, d *Device, name string, da, dp *Matrix, g *Galerki
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.hashed {
-				med, best := timeIt(t, 7, p.Numeric)
-				t.Logf("RESULT %s | %-18s rows %d side %v | median %8.3f ms | best %8.3f ms | %d warp rows, %d block chunks × %d parts",
-					name, pr.what, rows, d.hashSide, ms(med), ms(best), p.nw, p.nb, p.parts)
-			}
+			fn(pr.what, p)
 			_ = p.Free()
 		}
 	}
-	d.hashRows, d.hashSide = 0, false
+	for _, rows := range []int{1, 2} {
+		d.hashRows = rows
+		each(func(what string, p *Product) {
+			if p.hashed {
+				med, best := timeIt(t, 7, p.Numeric)
+				t.Logf("RESULT %s | %-18s rows %d | median %8.3f ms | best %8.3f ms | %d warp rows, %d block chunks × %d parts",
+					name, what, rows, ms(med), ms(best), p.nw, p.nb, p.parts)
+			}
+		})
+	}
+	d.hashRows = 0
 	for _, few := range []int{0, maxInt32} {
 		d.fewRuns = few
-		for _, pr := range []struct {
-			what string
-			a, b *Matrix
-			init float64
-		}{{"A·P numeric", da, dp, math.Copysign(0, -1)}, {"Pᵀ·(AP) numeric", g.R(), g.AP(), 0}} {
-			p, err := d.mul(pr.a, pr.b, pr.init)
-			if err != nil {
-				t.Fatal(err)
-			}
+		each(func(what string, p *Product) {
 			med, best := timeIt(t, 7, p.Numeric)
 			t.Logf("RESULT %s | %-18s few %10d | median %8.3f ms | best %8.3f ms | %d warp chunks (%d lanes), %d block chunks × %d parts",
-				name, pr.what, few, ms(med), ms(best), p.nw, p.lanes, p.nb, p.parts)
-			_ = p.Free()
-		}
+				name, what, few, ms(med), ms(best), p.nw, p.lanes, p.nb, p.parts)
+		})
 	}
 }
 

@@ -310,34 +310,10 @@ func modelWide(rng *rand.Rand, a *hcsr) (wide, klong, rows, capacity, hrows int)
 	few := []int{0, fewChunks, math.MaxInt}[rng.IntN(3)]
 	capacity = chunkCap(lanes, grouped)
 	if hashedRows(lanes, grouped) {
-		hrows = []int{1, 2, 4}[rng.IntN(3)]
+		hrows = 1 + rng.IntN(2)
 		capacity = hashWide(hrows)
 	}
 	return wideCols(capacity, runs, few), warpK(runs, few), rows, capacity, hrows
-}
-
-// modelHashWarps is the warps of sp_numeric_h* (hrows rows a warp) on the
-// rows of positive kind, in order, with their rows one after the other
-// or (side, sp_numeric_h*g, drawn from rng) side by side, 32/hrows lanes
-// a row.
-func modelHashWarps(rng *rand.Rand, a, b, c *hcsr, kind []int, hrows int, init float64) {
-	var warp []int
-	for i, g := range kind {
-		if g > 0 {
-			warp = append(warp, i)
-		}
-	}
-	side := hrows > 1 && rng.IntN(2) == 0
-	for l := 0; l < len(warp); l += hrows {
-		rows := warp[l:min(l+hrows, len(warp))]
-		if !side {
-			modelHashNumeric(rng, a, b, c, rows, 32, init)
-			continue
-		}
-		for _, i := range rows {
-			modelHashNumeric(rng, a, b, c, []int{i}, 32/hrows, init)
-		}
-	}
 }
 
 func modelBsearch(p []int32, c int32) int {
@@ -397,56 +373,6 @@ func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
 	for _, i := range blk {
 		for f := 0; f < parts; f++ {
 			modelBlockPart(rng, a, b, c, i, -kind[i], f, parts, init)
-		}
-	}
-}
-
-// modelHashNumeric is the lanes of a warp of sp_numeric_h* on rows:
-// their entries of A one row after the other, width k's at a time, their
-// products flattened (k after k, each row of B in order) and taken width
-// at a time, one a lane; the products of a batch go to their entries in
-// rounds, by their rank among the batch's products of the same entry,
-// the lanes of a round in an order drawn from rng.
-func modelHashNumeric(rng *rand.Rand, a, b, c *hcsr, rows []int, width int, init float64) {
-	type product struct {
-		at   int // entry of C
-		a, b float64
-	}
-	type entry struct{ at, q int }
-	var ks []entry
-	for _, i := range rows {
-		for x := c.Ptr[i]; x < c.Ptr[i+1]; x++ {
-			c.Val[x] = init
-		}
-		for q := a.Ptr[i]; q < a.Ptr[i+1]; q++ {
-			ks = append(ks, entry{i, q})
-		}
-	}
-	for q0 := 0; q0 < len(ks); q0 += width {
-		var prods []product
-		for _, e := range ks[q0:min(q0+width, len(ks))] {
-			k, cs := a.Col[e.q], c.Ptr[e.at]
-			for r := b.Ptr[k]; r < b.Ptr[k+1]; r++ {
-				prods = append(prods, product{cs + modelBsearch(c.Col[cs:c.Ptr[e.at+1]], b.Col[r]), a.Val[e.q], b.Val[r]})
-			}
-		}
-		for b0 := 0; b0 < len(prods); b0 += width {
-			batch := prods[b0:min(b0+width, len(prods))]
-			rank := make([]int, len(batch))
-			for u := range batch {
-				for v := range u {
-					if batch[v].at == batch[u].at {
-						rank[u]++
-					}
-				}
-			}
-			for r := 0; slices.Contains(rank, r); r++ {
-				for _, u := range rng.Perm(len(batch)) {
-					if pr := batch[u]; rank[u] == r {
-						c.Val[pr.at] = float64(c.Val[pr.at] + float64(pr.a*pr.b))
-					}
-				}
-			}
 		}
 	}
 }
@@ -755,7 +681,7 @@ func longestB(a, b *hcsr, i int) int {
 // The choice of a block for the chunks of short rows depends on the
 // number of runs only, and never gives a warp more than it holds.
 func TestWideCols(t *testing.T) {
-	for _, capacity := range []int{chunkCap(4, false), chunkCap(32, true), hashWide(1), hashWide(4)} {
+	for _, capacity := range []int{chunkCap(32, false), chunkCap(32, true), hashWide(1), hashWide(2)} {
 		if got := wideCols(capacity, fewChunks, fewChunks); got != capacity {
 			t.Errorf("capacity %d, many runs: rows up to %d columns for a warp", capacity, got)
 		}
@@ -763,8 +689,8 @@ func TestWideCols(t *testing.T) {
 			t.Errorf("capacity %d, few runs: rows up to %d columns for a warp, want %d", capacity, got, min(capacity, blockFrom))
 		}
 	}
-	if chunkCap(32, true) != warpAcc || chunkCap(4, false) != warpAcc/16 || hashWide(1) != hashSlots/2 || hashWide(4) != hashSlots/8 {
-		t.Errorf("chunk capacities %d, %d, %d, %d", chunkCap(32, true), chunkCap(4, false), hashWide(1), hashWide(4))
+	if chunkCap(32, true) != warpAcc || chunkCap(32, false) != warpAcc/2 || hashWide(1) != hashSlots/2 || hashWide(2) != hashSlots/4 {
+		t.Errorf("chunk capacities %d, %d, %d, %d", chunkCap(32, true), chunkCap(32, false), hashWide(1), hashWide(2))
 	}
 }
 

@@ -19,10 +19,10 @@ type Product struct {
 	kind, lists *cuda.Buffer
 	nw, nb      int
 	parts       int  // of every chunk of sp_numeric_blk (blockParts)
-	lanes       int  // lanes per chunk of sp_numeric_g*
+	lanes       int  // about B's mean row length (lanesPerRow)
 	grouped     bool // A has runs: sp_numeric_g*r
 	hashed      bool // A has no runs and B short rows: sp_numeric_h*
-	rows        int  // of a warp of sp_numeric_h*
+	rows        int  // of a warp of sp_numeric_h* (warpRows)
 }
 
 // Mul forms C = A·B, pattern and values; each entry sums its products in
@@ -255,9 +255,6 @@ func (p *Product) numeric(q *queue) error {
 	}
 	if p.hashed {
 		g, name = 32/p.rows, fmt.Sprintf("sp_numeric_h%d", p.rows)
-		if q.d.hashSide && p.rows > 1 {
-			name += "g"
-		}
 	}
 	if err := q.launch(name, p.nw, 8*32/g, int32(p.nw), p.lists, p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
 		c.ptr, c.col, c.val, p.init); err != nil {

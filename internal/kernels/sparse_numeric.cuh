@@ -1,6 +1,7 @@
 // The numeric pass of the SpGEMM of sparse.cu (included there, after
-// the definitions it uses): sp_numeric_g*, sp_numeric_g*r (a warp per
-// chunk of rows of one pattern) and sp_numeric_blk (a block per chunk).
+// the definitions it uses): sp_numeric_g32, sp_numeric_g*r (a warp per
+// chunk of rows of one pattern), sp_numeric_h* (a warp per one or two
+// rows, a product a lane) and sp_numeric_blk (a block per chunk).
 // Host models: modelNumeric in internal/gpusparse/model_test.go.
 
 // sp_add_rows adds a[AS·t]·b to v[t·n] for the gt rows of a pass: all
@@ -163,7 +164,8 @@ __device__ __forceinline__ void sp_numeric_rows(int nw, const int *wlist, const 
 	}
 }
 
-// sp_numeric_g<G> takes one row at a time (products of A without runs),
+// sp_numeric_g32 takes one row at a time (products of A without runs
+// and with long rows of B; sp_numeric_h* takes those with short ones),
 // sp_numeric_g<G>r up to SP_WROWS (fewer registers than SP_GMAX).
 #define SP_NUMERIC(G, GM, NAME)                                                                                                         \
 	extern "C" __global__ void __launch_bounds__(SP_THREADS, GM == 1 ? 6 : 4)                                                        \
@@ -171,9 +173,6 @@ __device__ __forceinline__ void sp_numeric_rows(int nw, const int *wlist, const 
 	         const double *bval, const int *cptr, const int *ccol, double *cval, double init) {                                           \
 		sp_numeric_rows<G, GM>(nw, wlist, kind, aptr, acol, aval, bptr, bcol, bval, cptr, ccol, cval, init);                                 \
 	}
-SP_NUMERIC(4, 1, sp_numeric_g4)
-SP_NUMERIC(8, 1, sp_numeric_g8)
-SP_NUMERIC(16, 1, sp_numeric_g16)
 SP_NUMERIC(32, 1, sp_numeric_g32)
 SP_NUMERIC(4, SP_WROWS, sp_numeric_g4r)
 SP_NUMERIC(8, SP_WROWS, sp_numeric_g8r)
@@ -453,96 +452,13 @@ __device__ __forceinline__ void sp_numeric_hash(int nw, const int *wlist, const 
 	}
 }
 
-// sp_numeric_hashg is sp_numeric_hash with the R rows of a warp side by
-// side, G = 32/R lanes a row: each group walks its row's entries of A G
-// k's at a time and their products G at a time, so that a batch holds
-// few products of one column (fewer rounds in sp_hash_add) and the rows'
-// fetches overlap.
-template <int R>
-__device__ __forceinline__ void sp_numeric_hashg(int nw, const int *wlist, const int *aptr, const int *acol, const double *aval, const int *bptr,
-                                                 const int *bcol, const double *bval, const int *cptr, const int *ccol, double *cval, double init) {
-	constexpr int G = 32 / R, TS = SP_HT / R, WIDE = SP_HT / 2 / R;
-	__shared__ int key[SP_WARPS][SP_HT];
-	__shared__ double acc[SP_WARPS][SP_HT];
-	__shared__ int at[SP_WARPS][SP_HT / 2]; // the slot of the x-th column of group g's row at [g·WIDE + x]
-	__shared__ int kb[SP_WARPS][32], ko[SP_WARPS][32];
-	__shared__ double ka[SP_WARPS][32]; // group g's nonempty k's from [g·G]: start of B's row less offset, offset, value of A
-	int w = threadIdx.x >> 5, lane = threadIdx.x & 31, grp = lane / G, gl = lane % G, rg = grp * TS;
-	unsigned gbits = (unsigned)(((1ull << G) - 1) << (grp * G)), upto = SP_FULL >> (31 - gl), below = (1u << gl) - 1;
-	int *tk = key[w], *myat = at[w] + grp * WIDE;
-	double *tv = acc[w];
-	for (int s = lane; s < SP_HT; s += 32) tk[s] = SP_EMPTY;
-	__syncwarp();
-	for (int l0 = (blockIdx.x * SP_WARPS + w) * R; l0 < nw; l0 += gridDim.x * SP_WARPS * R) {
-		int cs = 0, n = 0, as = 0, alen = 0;
-		if (l0 + grp < nw) {
-			int i = wlist[l0 + grp];
-			cs = cptr[i], n = cptr[i + 1] - cs, as = aptr[i], alen = aptr[i + 1] - as;
-		}
-		for (int x = gl; x < n; x += G) {
-			int c = ccol[cs + x], h = sp_hslot<__builtin_ctz(TS)>(c);
-			while (atomicCAS(tk + rg + h, SP_EMPTY, c) != SP_EMPTY) h = (h + 1) & (TS - 1);
-			tv[rg + h] = init;
-			myat[x] = rg + h;
-		}
-		__syncwarp();
-		int amax = __reduce_max_sync(SP_FULL, alen);
-		for (int q0 = 0; q0 < amax; q0 += G) {
-			int q = q0 + gl, base = 0, len = 0;
-			double a = 0;
-			if (q < alen) {
-				int k = acol[as + q];
-				a = aval[as + q];
-				base = bptr[k];
-				len = bptr[k + 1] - base;
-			}
-			int inc = len;
-#pragma unroll
-			for (int d = 1; d < G; d <<= 1) {
-				int v = __shfl_up_sync(SP_FULL, inc, d, G);
-				if (gl >= d) inc += v;
-			}
-			int off = inc - len, total = __shfl_sync(SP_FULL, inc, G - 1, G);
-			unsigned nonempty = (__ballot_sync(SP_FULL, len > 0) & gbits) >> (grp * G);
-			if (len > 0) {
-				int r = grp * G + __popc(nonempty & below);
-				kb[w][r] = base - off, ko[w][r] = off, ka[w][r] = a;
-			}
-			__syncwarp();
-			// Lane j of the group holds its j-th nonempty k (offsets ascending).
-			int myo = 0x7fffffff, myb = 0;
-			double mya = 0;
-			if (gl < __popc(nonempty)) myo = ko[w][lane], myb = kb[w][lane], mya = ka[w][lane];
-			__syncwarp();
-			int tmax = __reduce_max_sync(SP_FULL, total);
-			for (int b0 = 0; b0 < tmax; b0 += G) {
-				// The k of product p = b0 + gl: the group's last j whose offset is at most p.
-				int p = b0 + gl;
-				unsigned start = __reduce_or_sync(SP_FULL, myo >= b0 && myo < b0 + G ? 1u << (grp * G + myo - b0) : 0u) >> (grp * G);
-				int j = __popc(__ballot_sync(SP_FULL, myo < b0) & gbits) + __popc(start & upto) - 1;
-				int rb = __shfl_sync(SP_FULL, myb, j, G), c = -1;
-				double av = __shfl_sync(SP_FULL, mya, j, G), bv = 0;
-				if (p < total) c = bcol[rb + p], bv = bval[rb + p];
-				sp_hash_add<TS>(tk, tv, rg, c, av, bv);
-			}
-		}
-		for (int x = gl; x < n; x += G) {
-			int s = myat[x];
-			cval[cs + x] = tv[s];
-			tk[s] = SP_EMPTY;
-		}
-		__syncwarp();
-	}
-}
-
-#define SP_NUMERIC_HASH(KIND, R, NAME)                                                                                                     \
+// sp_numeric_h<R> takes R rows a warp: sp_numeric_h2 for rows of few
+// products (the host's choice), sp_numeric_h1 for the others.
+#define SP_NUMERIC_HASH(R)                                                                                                                   \
 	extern "C" __global__ void __launch_bounds__(SP_THREADS, 6)                                                                      \
-	    NAME(int nw, const int *wlist, const int *kind, const int *aptr, const int *acol, const double *aval, const int *bptr, const int *bcol,     \
-	         const double *bval, const int *cptr, const int *ccol, double *cval, double init) {                                               \
-		KIND<R>(nw, wlist, aptr, acol, aval, bptr, bcol, bval, cptr, ccol, cval, init);                                                     \
+	    sp_numeric_h##R(int nw, const int *wlist, const int *kind, const int *aptr, const int *acol, const double *aval, const int *bptr,    \
+	                    const int *bcol, const double *bval, const int *cptr, const int *ccol, double *cval, double init) {                    \
+		sp_numeric_hash<R>(nw, wlist, aptr, acol, aval, bptr, bcol, bval, cptr, ccol, cval, init);                                          \
 	}
-SP_NUMERIC_HASH(sp_numeric_hash, 1, sp_numeric_h1)
-SP_NUMERIC_HASH(sp_numeric_hash, 2, sp_numeric_h2)
-SP_NUMERIC_HASH(sp_numeric_hash, 4, sp_numeric_h4)
-SP_NUMERIC_HASH(sp_numeric_hashg, 2, sp_numeric_h2g)
-SP_NUMERIC_HASH(sp_numeric_hashg, 4, sp_numeric_h4g)
+SP_NUMERIC_HASH(1)
+SP_NUMERIC_HASH(2)
