@@ -163,8 +163,8 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 	ap, r, ac := download(t, g.AP()), download(t, g.R()), download(t, g.Coarse())
 	t.Logf("%s: A·P %d nnz, Pᵀ·A·P %d×%d %d nnz", filepath.Base(base), ap.NNZ(), ac.Rows, ac.Cols, ac.NNZ())
 	for _, pr := range []*Product{g.ap, g.ac} {
-		t.Logf("%s: plan of %d×%d·%d×%d: %d warp chunks (%d lanes), %d block chunks × %d parts",
-			filepath.Base(base), pr.a.rows, pr.a.cols, pr.b.rows, pr.b.cols, pr.nw, pr.lanes, pr.nb, pr.parts)
+		t.Logf("%s: plan of %d×%d·%d×%d: %d warp chunks (%d lanes; %d rows a warp of sp_numeric_h*), %d block chunks × %d parts",
+			filepath.Base(base), pr.a.rows, pr.a.cols, pr.b.rows, pr.b.cols, pr.nw, pr.lanes, pr.rows, pr.nb, pr.parts)
 	}
 	if check {
 		wantAP := sparsetest.Mul(a, p, false)
@@ -227,13 +227,14 @@ func benchProblem(t *testing.T, d *Device, bw float64, base string, a, p *hcsr, 
 	return ac
 }
 
-// benchPlans times the numeric passes of A·P and Pᵀ·(AP) planned with
-// every product taken as one of few runs (a block for long rows of A and
-// rows over blockFrom columns) and with none so.
+// benchPlans times the numeric passes of A·P and Pᵀ·(AP) with one and
+// two rows a warp of sp_numeric_h* (where it takes them), and planned
+// with every product taken as one of few runs (a block for long rows of
+// A and rows over blockFrom columns) and with none so.
 func benchPlans(t *testing.T, d *Device, name string, da, dp *Matrix, g *Galerkin) {
-	defer func(few int) { d.fewRuns = few }(d.fewRuns)
-	for _, few := range []int{0, maxInt32} {
-		d.fewRuns = few
+	defer func(few, rows int) { d.fewRuns, d.hashRows = few, rows }(d.fewRuns, d.hashRows)
+	// each plans both products anew and hands them to fn.
+	each := func(fn func(what string, p *Product)) {
 		for _, pr := range []struct {
 			what string
 			a, b *Matrix
@@ -243,11 +244,28 @@ func benchPlans(t *testing.T, d *Device, name string, da, dp *Matrix, g *Galerki
 			if err != nil {
 				t.Fatal(err)
 			}
-			med, best := timeIt(t, 7, p.Numeric)
-			t.Logf("RESULT %s | %-18s few %10d | median %8.3f ms | best %8.3f ms | %d warp chunks (%d lanes), %d block chunks × %d parts",
-				name, pr.what, few, ms(med), ms(best), p.nw, p.lanes, p.nb, p.parts)
+			fn(pr.what, p)
 			_ = p.Free()
 		}
+	}
+	for _, rows := range []int{1, 2} {
+		d.hashRows = rows
+		each(func(what string, p *Product) {
+			if p.hashed {
+				med, best := timeIt(t, 7, p.Numeric)
+				t.Logf("RESULT %s | %-18s rows %d | median %8.3f ms | best %8.3f ms | %d warp rows, %d block chunks × %d parts",
+					name, what, rows, ms(med), ms(best), p.nw, p.nb, p.parts)
+			}
+		})
+	}
+	d.hashRows = 0
+	for _, few := range []int{0, maxInt32} {
+		d.fewRuns = few
+		each(func(what string, p *Product) {
+			med, best := timeIt(t, 7, p.Numeric)
+			t.Logf("RESULT %s | %-18s few %10d | median %8.3f ms | best %8.3f ms | %d warp chunks (%d lanes), %d block chunks × %d parts",
+				name, what, few, ms(med), ms(best), p.nw, p.lanes, p.nb, p.parts)
+		})
 	}
 }
 

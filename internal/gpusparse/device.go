@@ -27,10 +27,11 @@ const (
 	blockTile   = 512  // SP_BT: columns of a tile of sp_numeric_blk
 	blockTab    = 2048 // SP_BTAB: the products' table of a batch of sp_numeric_blk
 	blockK      = 32   // SP_BK: most k's of A's row in a batch of sp_numeric_blk
+	hashSlots   = 256  // SP_HT: slots of the tables of a warp of sp_numeric_h*
 )
 
-var kernelNames = []string{"sp_count", "sp_fill", "sp_long_rows", "sp_numeric_g4", "sp_numeric_g8", "sp_numeric_g16", "sp_numeric_g32", "sp_numeric_g4r", "sp_numeric_g8r",
-	"sp_numeric_g16r", "sp_numeric_g32r", "sp_numeric_blk",
+var kernelNames = []string{"sp_count", "sp_fill", "sp_long_rows", "sp_numeric_g32", "sp_numeric_g4r", "sp_numeric_g8r",
+	"sp_numeric_g16r", "sp_numeric_g32r", "sp_numeric_blk", "sp_numeric_h1", "sp_numeric_h2",
 	"sp_run_starts", "sp_run_first", "sp_expand", "sp_copy_rows", "sp_plan", "sp_scan_blocks", "sp_scan_parts",
 	"sp_scan_apply", "sp_tr_count", "sp_tr_scatter", "sp_tr_sort", "sp_tr_mid", "sp_tr_long", "sp_gather", "sp_check"}
 
@@ -54,6 +55,9 @@ type Device struct {
 	// keepBits bounds the bitmaps of long rows kept from one pass of
 	// sp_long_rows to the next (bitmapBudget; tests vary it).
 	keepBits int64
+	// hashRows is the rows a warp of sp_numeric_h* takes (1 or 2), or 0
+	// for the host's choice (warpRows; tests vary it).
+	hashRows int
 }
 
 // Open returns the kernels in the primary context of device ordinal.

@@ -37,7 +37,15 @@
 // RowLimit columns; longer rows take a block each with a bitmap over all
 // the columns (in shared memory up to 131072 columns), and so do all the
 // rows of a product of few runs (a coarse level's, whose rows are long).
-// The numeric pass gives a chunk 4 to
+// The numeric pass of a product of A without runs and short rows of B
+// (at most 16 entries on average: a Poisson operator times its
+// prolongator, the restriction times that) gives a warp one row, or two
+// when their products are few and they fill the GPU: a product a lane,
+// the rows' entries of A taken 32 k's at a time and their products
+// flattened, each product's slot found in a hash table of the row's
+// columns in shared memory (one probe, not a search of the pattern),
+// and a column that several lanes of a batch hit added lowest lane
+// first, so in A's row order. Otherwise the numeric pass gives a chunk 4 to
 // 32 lanes (about the mean row length of B) with its accumulators in
 // shared memory, up to 256 (one row at a time) or 512 (up to four rows
 // of a chunk at a time) for 32 lanes; for chunks of several rows the

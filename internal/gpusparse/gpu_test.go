@@ -49,15 +49,17 @@ func download(tb testing.TB, m *Matrix) *hcsr {
 // values change; whether short rows and long rows of A of products with
 // few runs (every product, or none) take a block per chunk or a warp,
 // whether a block takes a chunk whole or in parts, whether few rows all
-// go to sp_long_rows, and whether it keeps each row's bitmap between its
-// passes.
+// go to sp_long_rows, whether it keeps each row's bitmap between its
+// passes, and whether a warp of sp_numeric_h* takes one row or two.
 func TestGPUCorpus(t *testing.T) {
 	for _, c := range []struct {
 		few, parts, long int
 		keep             int64
-	}{{fewChunks, maxParts, longFew, bitmapBudget}, {math.MaxInt32, 1, 0, bitmapBudget}, {0, 3, longFew, 0}, {0, maxParts, 0, 0}} {
+		rows             int
+	}{{fewChunks, maxParts, longFew, bitmapBudget, 0}, {math.MaxInt32, 1, 0, bitmapBudget, 1}, {0, 3, longFew, 0, 2}, {0, maxParts, 0, 0, 1},
+		{fewChunks, maxParts, longFew, bitmapBudget, 2}} {
 		d := device(t)
-		d.fewRuns, d.mostParts, d.longFew, d.keepBits = c.few, c.parts, c.long, c.keep
+		d.fewRuns, d.mostParts, d.longFew, d.keepBits, d.hashRows = c.few, c.parts, c.long, c.keep, c.rows
 		corpusOn(t, d)
 	}
 }

@@ -294,9 +294,11 @@ func modelPlan(rng *rand.Rand, a, c *hcsr, wide, klong int) (kind []int, blk []i
 }
 
 // modelWide is the host's choice of wideCols and warpK for a product of
-// a, with lanes and the threshold of few runs drawn from rng; it returns
-// the rows a chunk of sp_numeric_g* takes at once.
-func modelWide(rng *rand.Rand, a *hcsr) (wide, klong, rows, capacity int) {
+// a, with lanes, the rows of a warp of sp_numeric_h* and the threshold of
+// few runs drawn from rng; it returns the rows a chunk of sp_numeric_g*
+// takes at once, and the rows of a warp of sp_numeric_h* (0 when the
+// warps take sp_numeric_g*).
+func modelWide(rng *rand.Rand, a *hcsr) (wide, klong, rows, capacity, hrows int) {
 	lanes := []int{4, 8, 16, 32}[rng.IntN(4)]
 	runs := len(modelRuns(a)) - 1
 	grouped, rows := runs > 0, 1
@@ -306,7 +308,12 @@ func modelWide(rng *rand.Rand, a *hcsr) (wide, klong, rows, capacity int) {
 		rows = 4 // SP_WROWS
 	}
 	few := []int{0, fewChunks, math.MaxInt}[rng.IntN(3)]
-	return wideCols(lanes, grouped, runs, few), warpK(runs, few), rows, chunkCap(lanes, grouped)
+	capacity = chunkCap(lanes, grouped)
+	if hashedRows(lanes, grouped) {
+		hrows = 1 + rng.IntN(2)
+		capacity = hashWide(hrows)
+	}
+	return wideCols(capacity, runs, few), warpK(runs, few), rows, capacity, hrows
 }
 
 func modelBsearch(p []int32, c int32) int {
@@ -322,17 +329,20 @@ func modelBsearch(p []int32, c int32) int {
 	return lo
 }
 
-// modelNumeric is sp_numeric_g* and sp_numeric_blk on the chunks of
-// modelPlan, with a number of parts of the block's chunks drawn from rng.
-// A chunk of sp_numeric_g* goes in passes over as many rows as it takes
-// at once and its accumulators hold: per k of A's row in order, the
-// products of B's row k in an order drawn from rng (the slots are
-// distinct, so it cannot matter).
+// modelNumeric is sp_numeric_g* or sp_numeric_h*, and sp_numeric_blk,
+// on the chunks of modelPlan, with a number of parts of the block's
+// chunks drawn from rng. A chunk of sp_numeric_g* goes in passes over as
+// many rows as it takes at once and its accumulators hold: per k of A's
+// row in order, the products of B's row k in an order drawn from rng
+// (the slots are distinct, so it cannot matter).
 func modelNumeric(rng *rand.Rand, a, b, c *hcsr, init float64) {
-	wide, klong, rows, capacity := modelWide(rng, a)
+	wide, klong, rows, capacity, hrows := modelWide(rng, a)
 	kind, blk := modelPlan(rng, a, c, wide, klong)
+	if hrows > 0 {
+		modelHashWarps(rng, a, b, c, kind, hrows, init)
+	}
 	for i, g := range kind {
-		if g <= 0 {
+		if g <= 0 || hrows > 0 {
 			continue
 		}
 		cs, n := c.Ptr[i], c.Ptr[i+1]-c.Ptr[i]
@@ -598,7 +608,7 @@ func TestPlan(t *testing.T) {
 			}
 		}
 		for range 8 {
-			wide, klong, _, capacity := modelWide(rng, cs.A)
+			wide, klong, _, capacity, _ := modelWide(rng, cs.A)
 			if wide > capacity {
 				t.Fatalf("%s: rows of %d columns for chunks of %d accumulators", cs.Name, wide, capacity)
 			}
@@ -671,19 +681,16 @@ func longestB(a, b *hcsr, i int) int {
 // The choice of a block for the chunks of short rows depends on the
 // number of runs only, and never gives a warp more than it holds.
 func TestWideCols(t *testing.T) {
-	for _, lanes := range []int{4, 8, 16, 32} {
-		for _, grouped := range []bool{false, true} {
-			capacity := chunkCap(lanes, grouped)
-			if got := wideCols(lanes, grouped, fewChunks, fewChunks); got != capacity {
-				t.Errorf("lanes %d, grouped %v, many runs: rows up to %d columns for a warp, want %d", lanes, grouped, got, capacity)
-			}
-			if got := wideCols(lanes, grouped, fewChunks-1, fewChunks); got != min(capacity, blockFrom) {
-				t.Errorf("lanes %d, grouped %v, few runs: rows up to %d columns for a warp, want %d", lanes, grouped, got, min(capacity, blockFrom))
-			}
+	for _, capacity := range []int{chunkCap(32, false), chunkCap(32, true), hashWide(1), hashWide(2)} {
+		if got := wideCols(capacity, fewChunks, fewChunks); got != capacity {
+			t.Errorf("capacity %d, many runs: rows up to %d columns for a warp", capacity, got)
+		}
+		if got := wideCols(capacity, fewChunks-1, fewChunks); got != min(capacity, blockFrom) {
+			t.Errorf("capacity %d, few runs: rows up to %d columns for a warp, want %d", capacity, got, min(capacity, blockFrom))
 		}
 	}
-	if chunkCap(32, true) != warpAcc || chunkCap(4, false) != warpAcc/16 {
-		t.Errorf("chunk capacities %d, %d", chunkCap(32, true), chunkCap(4, false))
+	if chunkCap(32, true) != warpAcc || chunkCap(32, false) != warpAcc/2 || hashWide(1) != hashSlots/2 || hashWide(2) != hashSlots/4 {
+		t.Errorf("chunk capacities %d, %d, %d, %d", chunkCap(32, true), chunkCap(32, false), hashWide(1), hashWide(2))
 	}
 }
 

@@ -19,8 +19,10 @@ type Product struct {
 	kind, lists *cuda.Buffer
 	nw, nb      int
 	parts       int  // of every chunk of sp_numeric_blk (blockParts)
-	lanes       int  // lanes per chunk of sp_numeric_g*
+	lanes       int  // about B's mean row length (lanesPerRow)
 	grouped     bool // A has runs: sp_numeric_g*r
+	hashed      bool // A has no runs and B short rows: sp_numeric_h*
+	rows        int  // of a warp of sp_numeric_h* (warpRows)
 }
 
 // Mul forms C = A·B, pattern and values; each entry sums its products in
@@ -81,6 +83,7 @@ func (p *Product) symbolic(q *queue) error {
 		return err
 	}
 	p.grouped = rs.grouped()
+	p.hashed = hashedRows(p.lanes, p.grouped)
 	words := (b.cols + 31) / 32
 	var longs any = uintptr(0)
 	nlong := rs.n
@@ -216,7 +219,15 @@ func (p *Product) plan(q *queue, what string, rs runs) error {
 	if err = p.lists.MemsetAsync32(0, q.d.l.Stream); err != nil {
 		return err
 	}
-	wide, klong := wideCols(p.lanes, p.grouped, rs.n, q.d.fewRuns), warpK(rs.n, q.d.fewRuns)
+	capacity := chunkCap(p.lanes, p.grouped)
+	if p.hashed {
+		p.rows = q.d.hashRows
+		if p.rows == 0 {
+			p.rows = warpRows(p.a, p.b, c, 8*int(q.d.l.Grid("sp_numeric_h2", 1<<30, 1)))
+		}
+		capacity = hashWide(p.rows)
+	}
+	wide, klong := wideCols(capacity, rs.n, q.d.fewRuns), warpK(rs.n, q.d.fewRuns)
 	if err = q.launch("sp_plan", c.rows, 256, int32(c.rows), rs.head, rs.first, c.ptr, int32(wide), p.a.ptr, int32(klong), p.kind, p.lists,
 		p.lists.Ptr()+uintptr(c.rows)*4, p.lists.Ptr()+uintptr(at)); err != nil {
 		return err
@@ -242,6 +253,9 @@ func (p *Product) numeric(q *queue) error {
 	if p.grouped {
 		name += "r"
 	}
+	if p.hashed {
+		g, name = 32/p.rows, fmt.Sprintf("sp_numeric_h%d", p.rows)
+	}
 	if err := q.launch(name, p.nw, 8*32/g, int32(p.nw), p.lists, p.kind, a.ptr, a.col, a.val, b.ptr, b.col, b.val,
 		c.ptr, c.col, c.val, p.init); err != nil {
 		return err
@@ -262,13 +276,37 @@ func lanesPerRow(b *Matrix) int {
 	return 32
 }
 
+// hashedRows says whether the numeric pass of a product takes sp_numeric_h*,
+// a product a lane: when A has no runs and B's rows are short (lanes at
+// most 16), where sp_numeric_g* would leave lanes idle on every k.
+func hashedRows(lanes int, grouped bool) bool { return !grouped && lanes <= 16 }
+
 // chunkCap is the accumulators of one chunk of sp_numeric_g* with lanes
-// lanes (SP_WACC·lanes/32 for sp_numeric_g*r, half for sp_numeric_g*).
+// lanes: SP_WACC·lanes/32 for sp_numeric_g*r, half for sp_numeric_g*.
 func chunkCap(lanes int, grouped bool) int {
 	if grouped {
 		return warpAcc * lanes / 32
 	}
 	return warpAcc / 2 * lanes / 32
+}
+
+// hashWide is the widest row of a warp of sp_numeric_h* that takes rows
+// rows: half its table's slots.
+func hashWide(rows int) int { return hashSlots / rows / 2 }
+
+// warpRows picks the rows a warp of sp_numeric_h* takes for c = a·b,
+// with resident warps on the GPU at once: two when the rows have few
+// products (the mean row lengths of a and b), so that the latency of
+// fetching a row is shared, as long as the mean row of c takes at most
+// half of what a row's table holds (so that few rows are wider, and go to
+// sp_numeric_blk) and the warps still fill the GPU twice.
+func warpRows(a, b, c *Matrix, resident int) int {
+	mean := func(m *Matrix) float64 { return float64(m.nnz) / float64(max(m.rows, 1)) }
+	products, cols := mean(a)*mean(b), mean(c)
+	if products <= 256 && 2*cols <= float64(hashWide(2)) && c.rows >= 4*resident {
+		return 2
+	}
+	return 1
 }
 
 // Products of A with fewer than fewChunks runs of rows give a block to
@@ -283,15 +321,14 @@ const (
 	blockFrom = 63
 )
 
-// wideCols is the widest row that a chunk of sp_numeric_g* takes (sp_plan
-// gives wider ones to sp_numeric_blk): all that a chunk's accumulators
-// hold, or blockFrom when A has fewer than few runs.
-func wideCols(lanes int, grouped bool, runs, few int) int {
-	c := chunkCap(lanes, grouped)
+// wideCols is the widest row that a chunk of a warp takes (sp_plan gives
+// wider ones to sp_numeric_blk): all that a chunk's accumulators hold
+// (capacity), or blockFrom when A has fewer than few runs.
+func wideCols(capacity, runs, few int) int {
 	if runs < few {
-		c = min(c, blockFrom)
+		return min(capacity, blockFrom)
 	}
-	return c
+	return capacity
 }
 
 // longK is the longest row of A that a chunk of sp_numeric_g* walks when

@@ -27,6 +27,7 @@
 #define SP_BT 512     // columns of a tile of sp_numeric_blk (accumulators of two slots a thread)
 #define SP_BTAB 2048  // products' table of a batch of sp_numeric_blk (doubles, two of them)
 #define SP_BK 32      // k's of A's row in a batch of sp_numeric_blk, at most (bits of a hit word)
+#define SP_HT 256     // slots of a warp's table column → accumulator in sp_numeric_h* (rows of up to SP_HT/2 columns)
 #define SP_EMPTY (-1)
 #define SP_FULL 0xffffffffu
 

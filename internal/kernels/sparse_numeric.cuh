@@ -1,6 +1,7 @@
 // The numeric pass of the SpGEMM of sparse.cu (included there, after
-// the definitions it uses): sp_numeric_g*, sp_numeric_g*r (a warp per
-// chunk of rows of one pattern) and sp_numeric_blk (a block per chunk).
+// the definitions it uses): sp_numeric_g32, sp_numeric_g*r (a warp per
+// chunk of rows of one pattern), sp_numeric_h* (a warp per one or two
+// rows, a product a lane) and sp_numeric_blk (a block per chunk).
 // Host models: modelNumeric in internal/gpusparse/model_test.go.
 
 // sp_add_rows adds a[AS·t]·b to v[t·n] for the gt rows of a pass: all
@@ -163,7 +164,8 @@ __device__ __forceinline__ void sp_numeric_rows(int nw, const int *wlist, const 
 	}
 }
 
-// sp_numeric_g<G> takes one row at a time (products of A without runs),
+// sp_numeric_g32 takes one row at a time (products of A without runs
+// and with long rows of B; sp_numeric_h* takes those with short ones),
 // sp_numeric_g<G>r up to SP_WROWS (fewer registers than SP_GMAX).
 #define SP_NUMERIC(G, GM, NAME)                                                                                                         \
 	extern "C" __global__ void __launch_bounds__(SP_THREADS, GM == 1 ? 6 : 4)                                                        \
@@ -171,9 +173,6 @@ __device__ __forceinline__ void sp_numeric_rows(int nw, const int *wlist, const 
 	         const double *bval, const int *cptr, const int *ccol, double *cval, double init) {                                           \
 		sp_numeric_rows<G, GM>(nw, wlist, kind, aptr, acol, aval, bptr, bcol, bval, cptr, ccol, cval, init);                                 \
 	}
-SP_NUMERIC(4, 1, sp_numeric_g4)
-SP_NUMERIC(8, 1, sp_numeric_g8)
-SP_NUMERIC(16, 1, sp_numeric_g16)
 SP_NUMERIC(32, 1, sp_numeric_g32)
 SP_NUMERIC(4, SP_WROWS, sp_numeric_g4r)
 SP_NUMERIC(8, SP_WROWS, sp_numeric_g8r)
@@ -309,3 +308,157 @@ sp_numeric_blk(const int *list, int nlist, int parts, const int *kind, const int
 		}
 	}
 }
+
+// sp_hslot is the first slot of column c in a table of 1 << BITS slots
+// (Fibonacci hashing: the top bits of c·2^32/φ).
+template <int BITS>
+__device__ __forceinline__ int sp_hslot(int c) { return (int)(((unsigned)c * 2654435761u) >> (32 - BITS)); }
+
+// sp_hash_add adds the products of a batch (one a lane, in the order of
+// A's rows over the lanes of a row; c < 0: none) to the accumulators of
+// their slots, each found in its row's table (TS slots from rg): a slot
+// that several lanes hit (products of several k's) gets them in rounds,
+// lowest lane first, so each entry takes its products in A's row order.
+template <int TS>
+__device__ __forceinline__ void sp_hash_add(const int *key, double *acc, int rg, int c, double a, double b) {
+	int lane = threadIdx.x & 31, s = -1;
+	if (c >= 0) {
+		int h = sp_hslot<__builtin_ctz(TS)>(c);
+		for (int t = 1; key[rg + h] != c; t++) {
+			if (t == TS) { // not in C's pattern: a pattern other than Mul's
+				h = -1 - rg;
+				break;
+			}
+			h = (h + 1) & (TS - 1);
+		}
+		s = rg + h;
+	}
+	unsigned m = __match_any_sync(SP_FULL, s >= 0 ? s : SP_HT + lane);
+	int rank = __popc(m & ((1u << lane) - 1)), top = __reduce_max_sync(SP_FULL, s >= 0 ? rank : 0);
+	double pr = __dmul_rn(a, b);
+	for (int r = 0; r <= top; r++) {
+		if (s >= 0 && rank == r) acc[s] = __dadd_rn(acc[s], pr);
+		__syncwarp();
+	}
+}
+
+// sp_part returns the part t (0..R-1) of position y, whose parts start
+// at start[0] = 0 <= start[1] <= ... (the last t with start[t] <= y).
+template <int R>
+__device__ __forceinline__ int sp_part(int y, const int *start) {
+	int t = 0;
+#pragma unroll
+	for (int u = 1; u < R; u++) t += y >= start[u];
+	return t;
+}
+
+// sp_numeric_h<R> sets the values of C = A·B on its pattern for the rows
+// listed in wlist (A without runs), R rows a warp: each row's columns
+// go into a hash table of SP_HT/R slots (n <= SP_HT/2R), each slot with
+// its accumulator. The rows' entries of A, one row after the other, come
+// 32 k's at a time, their products flattened (a scan of the lengths of
+// their rows of B, empty rows left out), and each lane takes one
+// product of a batch of 32 (sp_hash_add), batch after batch. Short rows
+// of B waste no lanes, a slot takes one probe where a search of the
+// sorted pattern takes log2(n), and the R rows share the latency of
+// fetching their rows.
+template <int R>
+__device__ __forceinline__ void sp_numeric_hash(int nw, const int *wlist, const int *aptr, const int *acol, const double *aval, const int *bptr,
+                                                const int *bcol, const double *bval, const int *cptr, const int *ccol, double *cval, double init) {
+	constexpr int TS = SP_HT / R;
+	__shared__ int key[SP_WARPS][SP_HT];
+	__shared__ double acc[SP_WARPS][SP_HT];
+	__shared__ int at[SP_WARPS][SP_HT / 2]; // the slot of the rows' y-th column
+	__shared__ int kb[SP_WARPS][32], ko[SP_WARPS][32], kt[SP_WARPS][32];
+	__shared__ double ka[SP_WARPS][32]; // the chunk's nonempty k's: start of B's row less offset, offset, table, value of A
+	int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+	unsigned upto = SP_FULL >> (31 - lane), below = (1u << lane) - 1;
+	int *tk = key[w];
+	double *tv = acc[w];
+	for (int s = lane; s < SP_HT; s += 32) tk[s] = SP_EMPTY;
+	__syncwarp();
+	for (int l0 = (blockIdx.x * SP_WARPS + w) * R; l0 < nw; l0 += gridDim.x * SP_WARPS * R) {
+		// Lane t < R holds row t's offsets, and the starts of row t's
+		// columns and k's in the rows' (np, ap); every lane has them all.
+		int rcs = 0, rn = 0, ras = 0, ralen = 0;
+		if (lane < R && l0 + lane < nw) {
+			int i = wlist[l0 + lane];
+			rcs = cptr[i], rn = cptr[i + 1] - rcs, ras = aptr[i], ralen = aptr[i + 1] - ras;
+		}
+		int np[R + 1], ap[R + 1];
+		np[0] = 0, ap[0] = 0;
+#pragma unroll
+		for (int t = 0; t < R; t++) np[t + 1] = np[t] + __shfl_sync(SP_FULL, rn, t), ap[t + 1] = ap[t] + __shfl_sync(SP_FULL, ralen, t);
+#pragma unroll
+		for (int t = 0; t < R; t++)
+			if (lane == t) rcs -= np[t], ras -= ap[t]; // so that row t's y-th column is at rcs + y
+		for (int y0 = 0; y0 < np[R]; y0 += 32) {
+			int y = y0 + lane, t = sp_part<R>(y, np), x = __shfl_sync(SP_FULL, rcs, t) + y;
+			if (y < np[R]) {
+				int c = ccol[x], h = sp_hslot<__builtin_ctz(TS)>(c);
+				while (atomicCAS(tk + t * TS + h, SP_EMPTY, c) != SP_EMPTY) h = (h + 1) & (TS - 1);
+				tv[t * TS + h] = init;
+				at[w][y] = t * TS + h;
+			}
+		}
+		__syncwarp();
+		for (int q0 = 0; q0 < ap[R]; q0 += 32) {
+			int y = q0 + lane, t = sp_part<R>(y, ap), q = __shfl_sync(SP_FULL, ras, t) + y, base = 0, len = 0;
+			double a = 0;
+			if (y < ap[R]) {
+				int k = acol[q];
+				a = aval[q];
+				base = bptr[k];
+				len = bptr[k + 1] - base;
+			}
+			int inc = len;
+#pragma unroll
+			for (int d = 1; d < 32; d <<= 1) {
+				int v = __shfl_up_sync(SP_FULL, inc, d);
+				if (lane >= d) inc += v;
+			}
+			int off = inc - len, total = __shfl_sync(SP_FULL, inc, 31);
+			unsigned nonempty = __ballot_sync(SP_FULL, len > 0);
+			if (len > 0) {
+				int r = __popc(nonempty & below);
+				kb[w][r] = base - off, ko[w][r] = off, kt[w][r] = t * TS, ka[w][r] = a;
+			}
+			__syncwarp();
+			// Lane j holds the chunk's j-th nonempty k (offsets ascending).
+			int myo = 0x7fffffff, myb = 0, myt = 0;
+			double mya = 0;
+			if (lane < __popc(nonempty)) myo = ko[w][lane], myb = kb[w][lane], myt = kt[w][lane], mya = ka[w][lane];
+			__syncwarp();
+			for (int b0 = 0; b0 < total; b0 += 32) {
+				// The k of product p = b0 + lane: the last j whose offset is at most p.
+				int p = b0 + lane;
+				unsigned start = __reduce_or_sync(SP_FULL, myo >= b0 && myo < b0 + 32 ? 1u << (myo - b0) : 0u);
+				int j = __popc(__ballot_sync(SP_FULL, myo < b0)) + __popc(start & upto) - 1;
+				int rb = __shfl_sync(SP_FULL, myb, j), rg = __shfl_sync(SP_FULL, myt, j), c = -1;
+				double av = __shfl_sync(SP_FULL, mya, j), bv = 0;
+				if (p < total) c = bcol[rb + p], bv = bval[rb + p];
+				sp_hash_add<TS>(tk, tv, rg, c, av, bv);
+			}
+		}
+		for (int y0 = 0; y0 < np[R]; y0 += 32) {
+			int y = y0 + lane, x = __shfl_sync(SP_FULL, rcs, sp_part<R>(y, np)) + y;
+			if (y < np[R]) {
+				int s = at[w][y];
+				cval[x] = tv[s];
+				tk[s] = SP_EMPTY;
+			}
+		}
+		__syncwarp();
+	}
+}
+
+// sp_numeric_h<R> takes R rows a warp: sp_numeric_h2 for rows of few
+// products (the host's choice), sp_numeric_h1 for the others.
+#define SP_NUMERIC_HASH(R)                                                                                                                   \
+	extern "C" __global__ void __launch_bounds__(SP_THREADS, 6)                                                                      \
+	    sp_numeric_h##R(int nw, const int *wlist, const int *kind, const int *aptr, const int *acol, const double *aval, const int *bptr,    \
+	                    const int *bcol, const double *bval, const int *cptr, const int *ccol, double *cval, double init) {                    \
+		sp_numeric_hash<R>(nw, wlist, aptr, acol, aval, bptr, bcol, bval, cptr, ccol, cval, init);                                          \
+	}
+SP_NUMERIC_HASH(1)
+SP_NUMERIC_HASH(2)

@@ -332,7 +332,23 @@ func Corpus(short bool) []Case {
 	// Long rows whose bitmap over B's 140000 columns is past what a block
 	// holds in shared memory.
 	cs = append(cs, Case{Name: "long rows over many columns", A: Random(rng, 20, 1500, 600, 0), B: Random(rng, 1500, 140000, 3, 0)})
+	// Short rows of B but the first few of up to 70 entries, and rows of A
+	// of up to 45: products of one k over several batches of a warp, and
+	// rows of A over several of its chunks of k's.
+	cs = append(cs, Case{Name: "a few long rows of B", A: Random(rng, 300, 400, 45, 0),
+		B: stack(Random(rng, 5, 3000, 70, 0), Random(rng, 395, 3000, 6, 0.1))})
 	return cs
+}
+
+// stack returns the rows of a then those of b (as many columns).
+func stack(a, b *CSR) *CSR {
+	c := &CSR{Rows: a.Rows + b.Rows, Cols: a.Cols, Ptr: slices.Clone(a.Ptr)}
+	for _, p := range b.Ptr[1:] {
+		c.Ptr = append(c.Ptr, a.NNZ()+p)
+	}
+	c.Col = append(slices.Clone(a.Col[:a.NNZ()]), b.Col[:b.NNZ()]...)
+	c.Val = append(slices.Clone(a.Val[:a.NNZ()]), b.Val[:b.NNZ()]...)
+	return c
 }
 
 // Runs has rows in runs of one pattern (of up to maxRow entries), the
