@@ -307,8 +307,9 @@ func TestTentQRModel(t *testing.T) {
 // modelAT is su_at, both passes, rows in a random order: each row's
 // entries sorted by (aggregate, position), each aggregate's segment
 // summed in row order for its k columns, then smoothed as
-// smoothProlongator does.
-func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rng *rand.Rand) *csr {
+// smoothProlongator does; with shortRows, a row of at most 32 entries
+// where k is 1 goes through su_at_short's codes (modelATShort*).
+func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rng *rand.Rand, shortRows bool) *csr {
 	n := a.rows
 	type key struct{ g, q int32 }
 	row := func(i int) []key {
@@ -330,8 +331,14 @@ func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rn
 		}
 		return u
 	}
+	short := func(i int) bool { return shortRows && k == 1 && a.ptr[i+1]-a.ptr[i] <= 32 }
+	scr := make([]int32, a.nnz())
 	cnt := make([]int64, n+1)
 	for _, i := range rng.Perm(n) {
+		if short(i) {
+			cnt[i+1] = int64(modelATShort0(a, of, bs, i, scr))
+			continue
+		}
 		cnt[i+1] = int64(distinct(row(i)) * k)
 	}
 	modelScan(cnt)
@@ -341,6 +348,10 @@ func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rn
 	}
 	c.col, c.val = make([]int32, c.ptr[n]), make([]float64, c.ptr[n])
 	for _, i := range rng.Perm(n) {
+		if short(i) {
+			modelATShort1(a, t, of, bs, i, scr, dinv[i], omega, c)
+			continue
+		}
 		keys, o := row(i), c.ptr[i]
 		sc := -omega * dinv[i]
 		tk, te := t.ptr[i], t.ptr[i+1]
@@ -366,6 +377,82 @@ func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rn
 		}
 	}
 	return c
+}
+
+// modelATShort0 is su_at_short's pass 0 on row i: each entry's code in
+// s (its position in the row's (aggregate, entry) order, its aggregate's
+// rank << 5 and, at the aggregate's first entry, its entries << 10; −1
+// for an unaggregated node); it returns the row's aggregates.
+func modelATShort0(a *csr, of []int32, bs, i int, s []int32) int {
+	lo, hi := a.ptr[i], a.ptr[i+1]
+	g := make([]int32, hi-lo)
+	for q := range g {
+		g[q] = of[int(a.col[lo+q])/bs]
+	}
+	heads := 0
+	for q, gq := range g {
+		s[lo+q] = -1
+		if gq < 0 {
+			continue
+		}
+		// The entries of q's aggregate, those before q, the aggregated
+		// entries of smaller aggregates and those aggregates.
+		size, before, below, at := 0, 0, 0, 0
+		for r, gr := range g {
+			switch {
+			case gr == gq:
+				size++
+				if r < q {
+					before++
+				}
+			case gr >= 0 && gr < gq:
+				below++
+				if !slices.Contains(g[:r], gr) {
+					at++
+				}
+			}
+		}
+		code := int32(below+before) | int32(at)<<5
+		if before == 0 {
+			code |= int32(size) << 10
+			heads++
+		}
+		s[lo+q] = code
+	}
+	return heads
+}
+
+// modelATShort1 is su_at_short's pass 1 on row i of c from the codes s:
+// each product staged at its position, each aggregate's run summed from
+// its first entry's lane, smoothed into the column its rank gives.
+func modelATShort1(a, t *csr, of []int32, bs, i int, s []int32, dinv, omega float64, c *csr) {
+	var sv [32]float64
+	lo, hi := a.ptr[i], a.ptr[i+1]
+	for q := lo; q < hi; q++ {
+		if e := s[q]; e >= 0 {
+			sv[e&31] = float64(a.val[q] * t.val[t.ptr[a.col[q]]])
+		}
+	}
+	sc := -omega * dinv
+	tk, te := t.ptr[i], t.ptr[i+1]
+	for q := lo; q < hi; q++ {
+		e := s[q]
+		size := int(e >> 10)
+		if size <= 0 {
+			continue
+		}
+		y := 0.0
+		for _, x := range sv[e&31 : int(e&31)+size] {
+			y += x
+		}
+		g := of[int(a.col[q])/bs]
+		v := float64(sc * y)
+		if tk < te && t.col[tk] == g {
+			v += t.val[tk]
+		}
+		at := c.ptr[i] + int(e>>5&31)
+		c.col[at], c.val[at] = g, v
+	}
 }
 
 type modelCase struct {
@@ -480,7 +567,11 @@ func TestSetupModelsMatchHost(t *testing.T) {
 				dinv[i] = 1 / d
 			}
 			lmax := newPool(1).maxEigDinvA(a, dinv, 12)
-			pm := modelAT(a, tm, of, bs, k, dinv, 4.0/3/lmax, rng)
+			pm := modelAT(a, tm, of, bs, k, dinv, 4.0/3/lmax, rng, true)
+			if ps := modelAT(a, tm, of, bs, k, dinv, 4.0/3/lmax, rng, false); !slices.Equal(pm.col, ps.col) ||
+				!slices.EqualFunc(pm.val, ps.val, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }) {
+				t.Fatalf("%s: su_at_short's prolongator differs from the sorted rows'", name)
+			}
 			ph := newPool(1).mulMat(a, th, groupOf(a, bs))
 			smoothProlongator(newPool(1), th, ph, dinv, 4.0/3/lmax, ph)
 			if !slices.Equal(pm.ptr, ph.ptr) || !slices.Equal(pm.col, ph.col) || relDiff(pm.val, ph.val) > 1e-13 {

@@ -393,7 +393,7 @@ func (ds *devSetup) smoothed(a *dcsr, dl *devLevel, p *dcsr, omega float64) (*dc
 			ds.own(scr)
 		}
 		dl.scr = scr
-		ds.launch("su_at", 32*int64(n), int32(0), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.col, t.val,
+		ds.launchAt(n, int32(0), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.col, t.val,
 			scr, cnt, none, none, none, omega, dl.dinv)
 		ds.scan(cnt, int64(n+1))
 		w, err := ds.read(cnt, int64(n))
@@ -413,7 +413,17 @@ func (ds *devSetup) smoothed(a *dcsr, dl *devLevel, p *dcsr, omega float64) (*dc
 		}
 		ds.launch("su_to_i32", int64(n+1), int64(n+1), cnt, p.ptr)
 	}
-	ds.launch("su_at", 32*int64(n), int32(1), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.col, t.val,
+	ds.launchAt(n, int32(1), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.col, t.val,
 		dl.scr, none, p.ptr, p.col, p.val, omega, dl.dinv)
 	return p, ds.err
+}
+
+// launchAt queues su_at over n rows with no more blocks than fit on the
+// device at once: its warps are bound by latency, and blocks past those
+// (launch's cap of 8 a multiprocessor; su_at's shared memory and
+// registers allow fewer) would run as a second, thinner wave.
+func (ds *devSetup) launchAt(n int, args ...any) {
+	if ds.err == nil {
+		ds.err = ds.s.Launch(ds.g.stream, "su_at", ds.s.Grid("su_at", 32*int64(n), gpuThreads), args...)
+	}
 }

@@ -155,6 +155,68 @@ __device__ void su_at_few(int i, int lo, int len, int k, int g, const int *nh, d
 	su_at_put(i, at, g, k, y, omega, dinv, tptr, tcol, tval, cptr, ccol, cval);
 }
 
+// su_at_short is su_at on a row of at most 32 entries where k is 1: one
+// entry a lane. Pass 0 sorts the entries by (aggregate, entry) once and
+// keeps each entry's place in scratch (s, the row's nnz ints): its
+// position in that order (bits 0–4), its aggregate's rank in the row, the
+// column of P it feeds (bits 5–9), and for the first entry of an
+// aggregate the aggregate's entries (bits 10–15); −1 for an entry of an
+// unaggregated node. Pass 1 (also a numeric Update's, on the same
+// pattern) stages each product a_ij·t_j at its position in shared memory
+// (sv), and the lane of an aggregate's first entry sums its run there in
+// row order and writes P's entry. Neither pass sorts, searches or matches
+// again, and pass 1 reads nothing it does not use.
+__device__ void su_at_short(int pass, int i, int lo, int len, int bs, const int *acol, const double *aval, const int *of,
+                            const int *tptr, const int *tcol, const double *tval, int *s, long long *cnt, const int *cptr,
+                            int *ccol, double *cval, double omega, const double *dinv, double *sv) {
+	const int lane = threadIdx.x & 31;
+	if (pass == 0) {
+		int g = -1;
+		if (lane < len) {
+			int c = acol[lo + lane];
+			g = of[bs == 1 ? c : c / bs];
+		}
+		unsigned m = __match_any_sync(SU_FULL, g >= 0 ? (unsigned)g : 0x80000000u + lane);
+		bool head = g >= 0 && __ffs(m) - 1 == lane;
+		unsigned heads = __ballot_sync(SU_FULL, head);
+		int size = __popc(m), at = 0, below = 0;
+		for (unsigned b = heads; b; b &= b - 1) {
+			int h = __ffs(b) - 1, gh = __shfl_sync(SU_FULL, g, h), nh = __shfl_sync(SU_FULL, size, h);
+			if (gh < g) at++, below += nh;
+		}
+		if (lane < len) s[lo + lane] = g < 0 ? -1 : (below + __popc(m & ((1u << lane) - 1))) | at << 5 | (head ? size : 0) << 10;
+		if (lane == 0) cnt[i + 1] = __popc(heads);
+		return;
+	}
+	int e = -1, c = 0;
+	double x = 0;
+	if (lane < len) e = s[lo + lane], c = acol[lo + lane], x = aval[lo + lane];
+	// Row i's own entries, read while the gathers below wait.
+	int o = cptr[i], tk = tptr[i], te = tptr[i + 1];
+	double sc = -omega * dinv[i];
+	int tc = -1;
+	double tv = 0;
+	if (tk < te) tc = tcol[tk], tv = tval[tk];
+	int size = e >> 10, g = -1;
+	if (e >= 0) {
+		// An aggregated node's row of T has its one entry.
+		sv[e & 31] = MUL(x, tval[tptr[c]]);
+		if (size > 0) g = of[bs == 1 ? c : c / bs];
+	}
+	__syncwarp();
+	if (size > 0) {
+		const double *p = sv + (e & 31);
+		double y = 0;
+		for (int t = 0; t < size; t++) y = ADD(y, p[t]);
+		double v = MUL(sc, y);
+		if (tc == g) v = ADD(v, tv);
+		int at = o + (e >> 5 & 31);
+		ccol[at] = g;
+		cval[at] = v;
+	}
+	__syncwarp();
+}
+
 // su_at computes C = A·T for a tentative prolongator T, whose row of an
 // aggregated node v holds the k columns of its aggregate of[v]·k + j.
 // Row i of C has the aggregates of its neighbours' nodes, sorted, k
@@ -182,6 +244,11 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 	int *nh = snh[w];
 	SU_WARP_FOR(ii, n) {
 		int i = (int)ii, lo = aptr[i], len = aptr[i + 1] - lo;
+		if (k == 1 && len <= 32) {
+			su_at_short(pass, i, lo, len, bs, acol, aval, of, tptr, tcol, tval, scratch, cnt, cptr, ccol, cval, omega, dinv,
+			            sbuf[w]);
+			continue;
+		}
 		int runs = su_at_runs(lo, len, bs, acol, nh);
 		int g = lane < runs ? of[acol[lo + nh[lane]] / bs] : -1;
 		if (runs >= 0 && runs <= 32 && len <= SU_AT_RUNS) {
