@@ -225,6 +225,10 @@ __device__ void su_at_short(int pass, int i, int lo, int len, int bs, const int 
 // then smoothed as amg's smoothProlongator does: P = T − ω·D⁻¹·(A·T),
 // on A·T's pattern.
 //
+// For k > 1, su_at takes every row. Where k is 1, su_at_s takes the
+// rows of at most 32 entries and lists the others (list[0] of them at
+// list[1..]) for su_at_l, su_at on the listed rows.
+//
 // One warp per row, launched with 32 threads per row; the row's runs of
 // entries of one node are the items. A row of at most 32 runs gives each
 // a lane (su_at_few). Otherwise the warp sorts the items by (aggregate,
@@ -232,23 +236,19 @@ __device__ void su_at_short(int pass, int i, int lo, int len, int bs, const int 
 // else its entries, on scratch (nnz(A) ints at the row's offset); each
 // aggregate is then a segment in row order, summed by the lane at its
 // head.
-extern "C" __global__ void __launch_bounds__(SU_THREADS)
-    su_at(int pass, int n, int bs, int k, const int *aptr, const int *acol, const double *aval, const int *of,
-          const int *tptr, const int *tcol, const double *tval, int *scratch, long long *cnt, const int *cptr,
-          int *ccol, double *cval, double omega, const double *dinv) {
+template <bool listed>
+__device__ __forceinline__ void su_at_rows(int pass, int n, int bs, int k, const int *aptr, const int *acol,
+                                           const double *aval, const int *of, const int *tptr, const int *tcol,
+                                           const double *tval, int *scratch, const int *list, long long *cnt,
+                                           const int *cptr, int *ccol, double *cval, double omega, const double *dinv) {
 	// Per warp: the runs' starts, and either the runs' keys or (su_at_few)
 	// the entries' staged factors.
 	__shared__ int snh[SU_WARPS][SU_AT_RUNS + 1];
 	__shared__ double sbuf[SU_WARPS][SU_AT_RUNS * 3 / 2];
 	const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
 	int *nh = snh[w];
-	SU_WARP_FOR(ii, n) {
-		int i = (int)ii, lo = aptr[i], len = aptr[i + 1] - lo;
-		if (k == 1 && len <= 32) {
-			su_at_short(pass, i, lo, len, bs, acol, aval, of, tptr, tcol, tval, scratch, cnt, cptr, ccol, cval, omega, dinv,
-			            sbuf[w]);
-			continue;
-		}
+	SU_WARP_FOR(ii, listed ? list[0] : n) {
+		int i = listed ? list[1 + ii] : (int)ii, lo = aptr[i], len = aptr[i + 1] - lo;
 		int runs = su_at_runs(lo, len, bs, acol, nh);
 		int g = lane < runs ? of[acol[lo + nh[lane]] / bs] : -1;
 		if (runs >= 0 && runs <= 32 && len <= SU_AT_RUNS) {
@@ -289,5 +289,44 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 		}
 		if (pass == 0 && lane == 0) cnt[i + 1] = (long long)u * k;
 		__syncwarp();
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_at(int pass, int n, int bs, int k, const int *aptr, const int *acol, const double *aval, const int *of,
+          const int *tptr, const int *tcol, const double *tval, int *scratch, long long *cnt, const int *cptr,
+          int *ccol, double *cval, double omega, const double *dinv) {
+	su_at_rows<false>(pass, n, bs, k, aptr, acol, aval, of, tptr, tcol, tval, scratch, nullptr, cnt, cptr, ccol, cval,
+	                  omega, dinv);
+}
+
+// su_at_l is su_at on the rows su_at_s listed.
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_at_l(int pass, int bs, const int *aptr, const int *acol, const double *aval, const int *of, const int *tptr,
+            const int *tcol, const double *tval, int *scratch, const int *list, long long *cnt, const int *cptr,
+            int *ccol, double *cval, double omega, const double *dinv) {
+	su_at_rows<true>(pass, 0, bs, 1, aptr, acol, aval, of, tptr, tcol, tval, scratch, list, cnt, cptr, ccol, cval, omega,
+	                 dinv);
+}
+
+// su_at_s is su_at's kernel where k is 1: su_at_short on every row of at
+// most 32 entries; pass 0 lists the longer rows for su_at (list[0]
+// counts them, zero before; list[1..] holds them in any order: no row's
+// result depends on it). Its small shared memory and register count
+// (bounded for 2048 threads a multiprocessor) keep twice as many rows in
+// flight as su_at, whose warps wait on memory.
+extern "C" __global__ void __launch_bounds__(SU_THREADS, 2048 / SU_THREADS)
+    su_at_s(int pass, int n, int bs, const int *aptr, const int *acol, const double *aval, const int *of, const int *tptr,
+            const int *tcol, const double *tval, int *scratch, int *list, long long *cnt, const int *cptr, int *ccol,
+            double *cval, double omega, const double *dinv) {
+	__shared__ double sv[SU_WARPS][32];
+	const int w = threadIdx.x >> 5;
+	SU_WARP_FOR(ii, n) {
+		int i = (int)ii, lo = aptr[i], len = aptr[i + 1] - lo;
+		if (len <= 32)
+			su_at_short(pass, i, lo, len, bs, acol, aval, of, tptr, tcol, tval, scratch, cnt, cptr, ccol, cval, omega, dinv,
+			            sv[w]);
+		else if (pass == 0 && (threadIdx.x & 31) == 0)
+			list[1 + atomicAdd(list, 1)] = i;
 	}
 }
