@@ -15,7 +15,7 @@ import (
 
 // deviceCopy puts a into device memory of GPU 0's primary context, with
 // int32 or int64 offsets; free releases it.
-func deviceCopy(t *testing.T, a *mesh.CSR[float64], offsets64 bool) (m DeviceMatrix, free func()) {
+func deviceCopy(t testing.TB, a *mesh.CSR[float64], offsets64 bool) (m DeviceMatrix, free func()) {
 	t.Helper()
 	e, err := engineOn(0)
 	if err != nil {

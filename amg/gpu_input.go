@@ -258,12 +258,53 @@ func (ds *devSetup) check(kernel string, n, nz int, ptr *cuda.Buffer, d *dcsr, d
 // symmetric is checkSymmetric by two SpMVs on the device, with the same
 // test vectors.
 func (ds *devSetup) symmetric(d *dcsr) error {
+	sc, err := ds.queueSymmetric(d)
+	if err != nil {
+		return err
+	}
+	w, err := ds.readRun(sc, 0, 6)
+	if err != nil {
+		return err
+	}
+	return symmetricVerdict(w)
+}
+
+// checkValues is check (in_check32) and symmetric in one wait, for the
+// values of a host Update on the device's own copy of a pattern that
+// passed at setup: the products cannot fault on its indices, whatever
+// its values. (UpdateDevice's pattern is the caller's memory, which
+// may have changed: its indices are checked before any product.)
+func (ds *devSetup) checkValues(d *dcsr, diag *cuda.Buffer) error {
+	for i := range 4 {
+		ds.setWord(i, noWord)
+	}
+	ds.launchIn("in_check32", 32*int64(d.rows), int32(d.rows), int64(d.nnz), d.ptr, d.col, d.val, diag, ds.words)
+	sc, err := ds.queueSymmetric(d)
+	if err != nil {
+		return err
+	}
+	w, err := ds.readRun(sc, 0, 6, ds.words, int64(0), ds.words, int64(1), ds.words, int64(2), ds.words, int64(3))
+	if err != nil {
+		return err
+	}
+	for _, x := range w[6:] {
+		if x != noWord {
+			return errHostInput
+		}
+	}
+	return symmetricVerdict(w[:6])
+}
+
+// queueSymmetric queues symmetric's products and its six dot products,
+// which go into the words of the buffer it returns: xᵀ(Ay), yᵀ(Ax), xᵀx,
+// (Ay)ᵀ(Ay), yᵀy, (Ax)ᵀ(Ax).
+func (ds *devSetup) queueSymmetric(d *dcsr) (*cuda.Buffer, error) {
 	n := d.rows
 	var v [4]*cuda.Buffer
 	for i := range v {
 		var err error
 		if v[i], err = ds.alloc(8 * int64(n)); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	x, y, ax, ay := v[0], v[1], v[2], v[3]
@@ -273,17 +314,21 @@ func (ds *devSetup) symmetric(d *dcsr) error {
 		ds.g.rows(d, rowMV, x, ax, nil, nil, nil, nil, nil, nil, 0, 0)
 		ds.g.rows(d, rowMV, y, ay, nil, nil, nil, nil, nil, nil, 0, 0)
 	}
-	// The six dots go into device words, read at once.
 	sc, err := ds.alloc(8 * 6)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i, p := range [][2]*cuda.Buffer{{x, ay}, {y, ax}, {x, x}, {ay, ay}, {y, y}, {ax, ax}} {
 		ds.dotTo(n, p[0], p[1], wordOf(sc, i))
 	}
+	return sc, ds.err
+}
+
+// symmetricVerdict judges queueSymmetric's six dots, read as words.
+func symmetricVerdict(w []uint64) error {
 	var s [6]float64
-	if err := get(ds, s[:], sc); err != nil {
-		return err
+	for i := range s {
+		s[i] = math.Float64frombits(w[i])
 	}
 	if err := asymmetric(s[0], s[1], math.Sqrt(s[2]*s[3])+math.Sqrt(s[4]*s[5])); err != nil {
 		return inputError{err}
@@ -372,32 +417,35 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 		// Renumbered by the host: the values go through its copy.
 		return nil, nil
 	}
-	t0 := time.Now()
-	m := pc.sameArrays(a)
-	pc.phase("check", t0)
-	if m == nil || g.idle() != nil {
+	n, nz := pc.op.rows, pc.op.nnz()
+	if a == nil || len(a.Val) != nz || nz == 0 || g.idle() != nil {
 		return nil, nil
 	}
-	t0 = time.Now()
+	t0 := time.Now()
 	ds.err = nil
-	n, nz := m.rows, m.nnz()
-	if err := ds.putValues(g.op.val, m.val); err != nil {
+	if err := ds.putValues(g.op.val, a.Val, true); err != nil {
 		return nil, err
 	}
 	pc.phase("upload", t0)
+	// The host compares the pattern while the values go up (a copy from
+	// page-locked values does not wait); another layout gets the old
+	// values back and the host's checks.
+	t0 = time.Now()
+	m := pc.sameArrays(a)
+	pc.phase("pattern", t0)
+	if m == nil {
+		return nil, ds.putValues(g.op.val, pc.op.val[:nz], false)
+	}
 	t0 = time.Now()
 	defer pc.phase("check", t0)
 	diag, err := ds.alloc(8 * int64(n))
 	if err == nil {
-		err = ds.check("in_check32", n, nz, g.op.ptr, g.op, diag)
+		err = ds.checkValues(g.op, diag)
 		if errors.Is(err, errHostInput) {
 			if err = m.checkValues(); err == nil {
 				err = errors.New("amg: Update: the device's checks failed where the host's pass")
 			}
 		}
-	}
-	if err == nil {
-		err = ds.symmetric(g.op)
 	}
 	err = errors.Join(err, ds.freeLevel())
 	if err != nil {
@@ -407,7 +455,7 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 		}
 		_ = g.idle()
 		ds.err = nil
-		return nil, errors.Join(err, ds.putValues(g.op.val, pc.op.val[:pc.op.nnz()]))
+		return nil, errors.Join(err, ds.putValues(g.op.val, pc.op.val[:pc.op.nnz()], false))
 	}
 	ds.staged = true
 	return m, nil
@@ -415,20 +463,50 @@ func (pc *Preconditioner) checkOnDevice(a *mesh.CSR[float64]) (*csr, error) {
 
 // putValues copies the caller's values v into dst, the device's
 // operator: as they are, or through dsrc where the device renumbered
-// the matrix.
-func (ds *devSetup) putValues(dst *cuda.Buffer, v []float64) error {
-	if ds.dsrc == nil {
-		return stage(ds, dst, v)
+// the matrix. pin copies from v page-locked in place where
+// Options.PinValues asks for it.
+func (ds *devSetup) putValues(dst *cuda.Buffer, v []float64, pin bool) error {
+	to := dst
+	if ds.dsrc != nil {
+		var err error
+		if to, err = ds.alloc(8 * int64(len(v))); err != nil {
+			return err
+		}
 	}
-	tmp, err := ds.alloc(8 * int64(len(v)))
-	if err == nil {
-		err = stage(ds, tmp, v)
+	var err error
+	if hb := ds.pinnedValues(v, pin); hb != nil {
+		err = to.CopyFromHostAsync(0, hb, 0, 8*int64(len(v)), ds.g.stream)
+	} else {
+		err = stage(ds, to, v)
 	}
-	if err != nil {
+	if err != nil || ds.dsrc == nil {
 		return err
 	}
-	ds.launchIn("in_gather", int64(len(v)), int64(len(v)), ds.dsrc, tmp, dst)
+	ds.launchIn("in_gather", int64(len(v)), int64(len(v)), ds.dsrc, to, dst)
 	return ds.err
+}
+
+// pinnedValues is v page-locked (Options.PinValues), registered now
+// where the last registration was of another array, or nil: the option
+// off, or a registration that failed, which leaves the copy to staging.
+func (ds *devSetup) pinnedValues(v []float64, pin bool) *cuda.HostBuffer {
+	if !pin || !ds.pc.opts.PinValues || len(v) == 0 {
+		return nil
+	}
+	if hb := ds.pinned; hb != nil {
+		if b := hb.Bytes(); len(b) == 8*len(v) && unsafe.Pointer(&b[0]) == unsafe.Pointer(&v[0]) {
+			return hb
+		}
+		// No copy from it is queued: every Update waits for its work.
+		_ = hb.Free()
+		ds.pinned = nil
+	}
+	hb, err := cuda.RegisterHost(ds.g.e.Ctx, v)
+	if err != nil {
+		return nil
+	}
+	ds.pinned = hb
+	return hb
 }
 
 // stage copies src to the start of dst through the context's Stager, in

@@ -86,6 +86,9 @@ type devSetup struct {
 	// (checkOnDevice).
 	staged bool
 	sms    int
+	// pinned: with Options.PinValues, the values array of the last
+	// Update, page-locked in place (gpu_input.go: pinnedValues)
+	pinned *cuda.HostBuffer
 }
 
 // wantDeviceSetup says whether New builds on the device.
@@ -199,7 +202,7 @@ func openDevSetup(pc *Preconditioner) (ds *devSetup, err error) {
 	if ds.words, err = ds.g.alloc(8); err != nil {
 		return ds, err
 	}
-	if ds.hw, err = ctx.AllocHost(64); err != nil {
+	if ds.hw, err = ctx.AllocHost(8 * hostWords); err != nil {
 		return ds, err
 	}
 	// The solve's scalars.
@@ -229,7 +232,7 @@ func (ds *devSetup) close() error {
 	if ds.hw != nil {
 		err = errors.Join(err, ds.hw.Free())
 	}
-	return err
+	return errors.Join(err, ds.pinned.Free())
 }
 
 // build mirrors Preconditioner.build level by level, from a on the host

@@ -145,12 +145,22 @@ func pinnedRate(b *testing.B) float64 {
 // device, every level's operator read once per pass over it (strength,
 // eigen's steps, the prolongator's product, the Galerkin products' two
 // reads) and what each writes once.
-func phaseFloors(pc *Preconditioner, bus, dev float64) map[string]float64 {
+func phaseFloors(pc *Preconditioner, bus, dev float64, job string) map[string]float64 {
 	n, nz := float64(pc.op.rows), float64(pc.op.nnz())
 	f := map[string]float64{
 		"upload": (8*n + 12*nz) / bus,
 		"check":  (8*n + 3*(12*nz+4*n)) / dev, // in_check, two SpMVs
 		"input":  (2*12*nz + 16*float64(pc.levels[0].a.nnz())) / dev,
+	}
+	// A numeric Update sends the values alone, or nothing where they are
+	// in device memory, and runs no input pass.
+	switch job {
+	case "update/gpu", "update-pinned/gpu":
+		f["upload"] = 8 * nz / bus
+		delete(f, "input")
+	case "update-device/gpu":
+		delete(f, "upload")
+		delete(f, "input")
 	}
 	steps := float64(pc.opts.EigenSteps)
 	for _, l := range pc.levels {
@@ -190,80 +200,130 @@ func setupBytes(pc *Preconditioner) float64 {
 }
 
 // BenchmarkGPUSetup times New on the device (ns/op) beside the CPU's,
-// setup plus PCG to 1e-8, and a numeric Update with Reuse; each reports
+// setup plus PCG to 1e-8, and a numeric Update with Reuse, from host
+// values (update) and from values already in device memory
+// (UpdateDevice of a NewDevice hierarchy: update-device) or from host
+// values page-locked in place (PinValues: update-pinned); each reports
 // its floor (setupBytes at the device copy rate of the same run) and
-// the setup's phases in ms.
+// the setup's phases in ms, each phase with its own device work where
+// MISGRID_SETUP_SYNC=1 (a wait at the end of every phase).
 func BenchmarkGPUSetup(b *testing.B) {
 	if err := cuda.Available(); err != nil {
 		b.Skipf("no usable GPU: %v", err)
 	}
 	rate, bus := deviceCopyRate(b), pinnedRate(b)
 	b.Logf("device copy rate %.0f GB/s, pinned host to device %.1f GB/s", rate/1e9, bus/1e9)
+	if os.Getenv("MISGRID_SETUP_SYNC") == "1" {
+		e, err := engineOn(0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		phaseSync = func() { _ = e.Ctx.Synchronize() }
+		defer func() { phaseSync = nil }()
+	}
 	for _, tp := range setupBenchProblems(b) {
 		a := mustCSR(b, tp.pr.A)
 		rhs := mulDense(a, randVec(a.rows, 3))
-		for _, job := range []string{"setup/cpu", "setup/gpu", "solve/gpu", "update/gpu"} {
+		for _, job := range []string{"setup/cpu", "setup/gpu", "solve/gpu", "update/gpu", "update-pinned/gpu", "update-device/gpu"} {
 			b.Run(tp.name+"/"+job, func(b *testing.B) {
-				o := problemOptions(tp.pr, Options{Device: mis.GPU, Reuse: job == "update/gpu"})
-				if job == "setup/cpu" {
-					o.Device = mis.CPU
-				}
-				var pc *Preconditioner
-				var res *Result
-				var err error
-				x := make([]float64, a.rows)
-				// One setup before the clock: the first in a process also
-				// pins the context's Stager and loads the kernel images,
-				// which later setups (a Newton step's) find ready.
-				t0 := time.Now()
-				if pc, err = New(tp.pr.A, o); err != nil {
-					b.Fatal(err)
-				}
-				first := time.Since(t0)
-				b.ResetTimer()
-				n0, ns0 := devAllocs.n.Load(), devAllocs.ns.Load()
-				for range b.N {
-					if job == "update/gpu" {
-						err = pc.Update(tp.pr.A)
-					} else {
-						if pc != nil {
-							pc.Close()
-						}
-						pc, err = New(tp.pr.A, o)
-					}
-					if err == nil && job == "solve/gpu" {
-						clear(x)
-						res, err = pc.Solve(rhs, x)
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.StopTimer()
-				b.ReportMetric(float64(devAllocs.n.Load()-n0)/float64(b.N), "allocs/op")
-				b.ReportMetric(float64(devAllocs.ns.Load()-ns0)/float64(b.N)/1e6, "alloc_ms")
-				defer pc.Close()
-				if o.Device == mis.GPU && job != "update/gpu" && !pc.setupOnDevice() {
-					b.Fatalf("the setup ran on the host: %v", pc.setupFallback)
-				}
-				st := pc.Stats()
-				b.ReportMetric(setupBytes(pc)/rate*1e3, "floor_ms")
-				b.ReportMetric(st.Setup.Seconds()*1e3, "setup_ms")
-				for k, v := range st.Phases {
-					b.ReportMetric(v.Seconds()*1e3, k+"_ms")
-				}
-				if pc.setupOnDevice() && job != "update/gpu" {
-					for k, v := range phaseFloors(pc, bus, rate) {
-						b.ReportMetric(v*1e3, k+"_floor_ms")
-					}
-				}
-				if res != nil {
-					b.ReportMetric(float64(res.Iterations), "its")
-					b.ReportMetric(res.Elapsed.Seconds()*1e3, "solve_ms")
-				}
-				b.ReportMetric(float64(a.rows), "rows")
-				b.ReportMetric(first.Seconds()*1e3, "first_setup_ms")
+				benchSetupJob(b, tp, job, a, rhs, rate, bus)
 			})
 		}
+	}
+}
+
+// benchSetupJob runs one job of BenchmarkGPUSetup.
+func benchSetupJob(b *testing.B, tp testProblem, job string, a *csr, rhs []float64, rate, bus float64) {
+	update := strings.HasPrefix(job, "update")
+	o := problemOptions(tp.pr, Options{Device: mis.GPU, Reuse: update, PinValues: job == "update-pinned/gpu"})
+	if job == "setup/cpu" {
+		o.Device = mis.CPU
+	}
+	var m DeviceMatrix
+	if job == "update-device/gpu" {
+		var free func()
+		m, free = deviceCopy(b, tp.pr.A, false)
+		defer free()
+	}
+	var pc *Preconditioner
+	var res *Result
+	var err error
+	x := make([]float64, a.rows)
+	// One setup before the clock: the first in a process also pins the
+	// context's Stager and loads the kernel images, which later setups
+	// (a Newton step's) find ready.
+	t0 := time.Now()
+	if m.Val != nil {
+		pc, err = NewDevice(m, o)
+	} else {
+		pc, err = New(tp.pr.A, o)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	first := time.Since(t0)
+	// And one Update, as a Newton step's second one finds it: with
+	// PinValues, it page-locks the values (first_update_ms).
+	var firstUpdate time.Duration
+	if update {
+		t0 = time.Now()
+		if m.Val != nil {
+			err = pc.UpdateDevice(m)
+		} else {
+			err = pc.Update(tp.pr.A)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		firstUpdate = time.Since(t0)
+	}
+	b.ResetTimer()
+	n0, ns0 := devAllocs.n.Load(), devAllocs.ns.Load()
+	for range b.N {
+		switch {
+		case m.Val != nil:
+			err = pc.UpdateDevice(m)
+		case update:
+			err = pc.Update(tp.pr.A)
+		default:
+			if pc != nil {
+				pc.Close()
+			}
+			pc, err = New(tp.pr.A, o)
+		}
+		if err == nil && job == "solve/gpu" {
+			clear(x)
+			res, err = pc.Solve(rhs, x)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(devAllocs.n.Load()-n0)/float64(b.N), "allocs/op")
+	b.ReportMetric(float64(devAllocs.ns.Load()-ns0)/float64(b.N)/1e6, "alloc_ms")
+	defer pc.Close()
+	if o.Device == mis.GPU && !update && !pc.setupOnDevice() {
+		b.Fatalf("the setup ran on the host: %v", pc.setupFallback)
+	}
+	st := pc.Stats()
+	b.ReportMetric(setupBytes(pc)/rate*1e3, "floor_ms")
+	b.ReportMetric(st.Setup.Seconds()*1e3, "setup_ms")
+	for k, v := range st.Phases {
+		b.ReportMetric(v.Seconds()*1e3, k+"_ms")
+	}
+	if pc.setupOnDevice() || update {
+		for k, v := range phaseFloors(pc, bus, rate, job) {
+			b.ReportMetric(v*1e3, k+"_floor_ms")
+		}
+	}
+	if res != nil {
+		b.ReportMetric(float64(res.Iterations), "its")
+		b.ReportMetric(res.Elapsed.Seconds()*1e3, "solve_ms")
+	}
+	b.ReportMetric(float64(a.rows), "rows")
+	b.ReportMetric(first.Seconds()*1e3, "first_setup_ms")
+	if update {
+		b.ReportMetric(firstUpdate.Seconds()*1e3, "first_update_ms")
 	}
 }

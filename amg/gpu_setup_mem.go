@@ -2,6 +2,7 @@ package amg
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -92,20 +93,38 @@ func wordOf(b *cuda.Buffer, i int) *cuda.Buffer {
 // read waits for the queued work and returns the listed 8-byte words of
 // device memory, each given as (buffer, element index).
 func (ds *devSetup) read(at ...any) ([]uint64, error) {
+	return ds.readRun(nil, 0, 0, at...)
+}
+
+// hostWords is the size of ds.hw in words: a Lanczos estimate's scalars
+// (2·steps+2, steps ≤ 100) and a few more.
+const hostWords = 256
+
+// readRun is read with, first, the n words of b from word first: one
+// wait for a run of results and the error words beside them.
+func (ds *devSetup) readRun(b *cuda.Buffer, first, n int64, at ...any) ([]uint64, error) {
 	if ds.err != nil {
 		return nil, ds.err
 	}
+	if total := n + int64(len(at)/2); total > hostWords {
+		return nil, fmt.Errorf("amg: %d words to read at once, more than the %d the setup holds", total, hostWords)
+	}
 	s := ds.g.stream
+	if n > 0 {
+		if err := b.CopyToHostAsync(ds.hw, 0, 8*first, 8*n, s); err != nil {
+			return nil, err
+		}
+	}
 	for i := 0; i < len(at); i += 2 {
 		b, idx := at[i].(*cuda.Buffer), at[i+1].(int64)
-		if err := b.CopyToHostAsync(ds.hw, 8*int64(i/2), 8*idx, 8, s); err != nil {
+		if err := b.CopyToHostAsync(ds.hw, 8*(n+int64(i/2)), 8*idx, 8, s); err != nil {
 			return nil, err
 		}
 	}
 	if err := s.Synchronize(); err != nil {
 		return nil, ds.g.e.Fail(err)
 	}
-	return append([]uint64(nil), cuda.HostSlice[uint64](ds.hw)[:len(at)/2]...), nil
+	return append([]uint64(nil), cuda.HostSlice[uint64](ds.hw)[:n+int64(len(at)/2)]...), nil
 }
 
 // setWord sets word i of ds.words to v.

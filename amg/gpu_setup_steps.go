@@ -298,17 +298,18 @@ func (ds *devSetup) eigen(a *dcsr, steps int, dinv *cuda.Buffer) (*cuda.Buffer, 
 		qPrev, q, w = q, w, qPrev
 		ds.amg("amg_lz_next", gpuParts, int32(n), q, t, sq, slot(2*j+3))
 	}
-	h := make([]float64, 2*steps+2)
-	if err := get(ds, h, sc); err != nil {
-		return nil, 0, err
-	}
-	// A diagonal entry that is not positive voids the steps above.
-	bad, err := ds.read(ds.words, int64(4))
+	// The scalars and su_dinv's error word, in one wait.
+	words, err := ds.readRun(sc, 0, int64(2*steps+2), ds.words, int64(4))
 	if err != nil {
 		return nil, 0, err
 	}
-	if i := bad[0]; i != noWord {
+	// A diagonal entry that is not positive voids the steps above.
+	if i := words[len(words)-1]; i != noWord {
 		return nil, 0, ds.diagError(a, int(i))
+	}
+	h := make([]float64, 2*steps+2)
+	for i := range h {
+		h[i] = math.Float64frombits(words[i])
 	}
 	var alpha, beta []float64
 	for j := range steps {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/misgrid/misgrid/amg/internal/fem"
+	"github.com/misgrid/misgrid/cuda"
 	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
 )
@@ -467,6 +468,52 @@ func TestGPUSetupUpdate(t *testing.T) {
 		if !gpu.setupOnDevice() {
 			t.Errorf("%s: Update after Close ran on the host: %v", tp.name, gpu.setupFallback)
 		}
+	}
+}
+
+// With PinValues, Update copies from the caller's array page-locked in
+// place: values re-assembled in the same array reuse the registration,
+// another array replaces it, and every Update equals the host's.
+func TestGPUSetupUpdatePinned(t *testing.T) {
+	needGPU(t)
+	tp := problems()[0]
+	o := problemOptions(tp.pr, Options{MaxCoarse: 60, Reuse: true, PinValues: true})
+	cpu, gpu := hostAndDevice(t, tp.pr.A, o)
+	defer gpu.Close()
+	a2 := *tp.pr.A
+	a2.Val = slices.Clone(tp.pr.A.Val)
+	var first *cuda.HostBuffer
+	for step, scale := range []float64{1.5, 0.25} {
+		for k := range a2.Val {
+			a2.Val[k] *= scale
+		}
+		for _, pc := range []*Preconditioner{cpu, gpu} {
+			if err := pc.Update(&a2); err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+		}
+		if gpu.reuse == nil || gpu.reuse.pinned == nil {
+			t.Fatalf("step %d: the values were not page-locked", step)
+		}
+		if step == 0 {
+			first = gpu.reuse.pinned
+		} else if gpu.reuse.pinned != first {
+			t.Errorf("step %d: the same array was registered again", step)
+		}
+		compareLevels(t, cpu, gpu)
+	}
+	a3 := a2
+	a3.Val = slices.Clone(a2.Val)
+	if err := errors.Join(cpu.Update(&a3), gpu.Update(&a3)); err != nil {
+		t.Fatal(err)
+	}
+	if gpu.reuse.pinned == first || first.Bytes() != nil {
+		t.Error("another array did not replace the registration")
+	}
+	compareLevels(t, cpu, gpu)
+	last := gpu.reuse.pinned
+	if err := gpu.Close(); err != nil || last.Bytes() != nil {
+		t.Errorf("Close left the values page-locked (err %v)", err)
 	}
 }
 

@@ -124,6 +124,17 @@ type Options struct {
 	// hierarchy afresh (the same result, at the cost of a setup).
 	Reuse bool
 
+	// PinValues, with Reuse and a hierarchy on the device, page-locks the
+	// values array that Update is given (cuMemHostRegister, as AmgX's
+	// AMGX_pin_memory) and copies it from there at the bus's speed,
+	// instead of packing it through pinned staging memory. The first
+	// Update pays the registration, about as long as the packing it
+	// replaces; later ones with the same array (values re-assembled in
+	// place) save it. The array stays page-locked until Close or until
+	// Update gets another; where it cannot be registered, Update stages
+	// as without the option.
+	PinValues bool
+
 	// Kernel is the exact nullspace of a singular A (constants for a
 	// pure-Neumann problem, rigid-body modes for a free-floating body),
 	// one vector per entry, one value per row. Solve projects it out of
@@ -312,6 +323,8 @@ var registry = &option.Registry[Options]{
 			func(o *Options) *int { return &o.MaxIter }),
 		option.Bool("reuse", "keep pattern data for a numeric re-setup (Update) when values will change",
 			func(o *Options) *bool { return &o.Reuse }),
+		option.Bool("pin_values", "with reuse on the device, page-lock Update's values array for copies at the bus's speed",
+			func(o *Options) *bool { return &o.PinValues }),
 		option.Int("threads", "goroutines for setup and solve (0: GOMAXPROCS)", 0, math.MaxInt32,
 			func(o *Options) *int { return &o.Workers }),
 		option.Enum("ordering", "numbering of the hierarchy (auto: rcm when the given one scatters the products)", []string{"auto", "natural", "rcm"},

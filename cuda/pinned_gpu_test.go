@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/misgrid/misgrid/cuda"
 )
@@ -66,5 +67,53 @@ func TestStageToDevice(t *testing.T) {
 		if err := cuda.StageToDevice(st, dev, 32<<20-4, []int32{1, 2}); !errors.Is(err, cuda.ErrorInvalidValue) {
 			t.Fatalf("copy past the end: got %v, want an invalid-value error", err)
 		}
+	}
+}
+
+// Memory registered in place goes up by asynchronous copies from any
+// offset, aliases the caller's slice, and unregisters once; an empty
+// slice is an error, not a registration.
+func TestRegisterHost(t *testing.T) {
+	ctx := gpu(t)
+	s, err := ctx.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	src := make([]float64, 3<<20+7) // not a whole number of pages
+	for i := range src {
+		src[i] = float64(i) + 0.5
+	}
+	hb, err := cuda.RegisterHost(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := hb.Bytes(); len(b) != 8*len(src) || &b[0] != (*byte)(unsafe.Pointer(&src[0])) {
+		t.Fatalf("Bytes is %d bytes at %p, want the caller's %d at %p", len(b), &b[0], 8*len(src), &src[0])
+	}
+	dev, err := ctx.Alloc(int64(8 * len(src)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Free()
+	const off = 8 * 12345
+	if err := errors.Join(dev.CopyFromHostAsync(0, hb, off, int64(8*len(src))-off, s), s.Synchronize()); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float64, len(src)-12345)
+	if err := cuda.CopyToHost(got, dev, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, src[12345:]) {
+		t.Fatal("the copy from registered memory differs from the source")
+	}
+	if err := errors.Join(hb.Free(), hb.Free()); err != nil {
+		t.Fatalf("Free: %v", err)
+	}
+	if err := dev.CopyFromHostAsync(0, hb, 0, 8, s); err == nil {
+		t.Fatal("a copy from an unregistered buffer was queued")
+	}
+	if _, err := cuda.RegisterHost(ctx, []float64{}); err == nil {
+		t.Fatal("an empty slice was registered")
 	}
 }

@@ -1,10 +1,9 @@
 package cuda
 
 import (
-	"runtime"
+	"errors"
 	"testing"
 	"time"
-	"unsafe"
 )
 
 // BenchmarkGPUHostRegister times the other way to the bus's speed than
@@ -30,26 +29,19 @@ func BenchmarkGPUHostRegister(b *testing.B) {
 	defer d.Free()
 	var reg, cp, unreg time.Duration
 	for range b.N {
-		var pin runtime.Pinner
-		p := unsafe.Pointer(&src[0])
 		t0 := time.Now()
-		pin.Pin(p)
-		if r := drvMemHostRegister(ctx.h, p, n); r != Success {
-			b.Fatal(check("cuMemHostRegister", r))
-		}
-		t1 := time.Now()
-		hb := &HostBuffer{ctx: ctx, p: p, size: n}
-		if err := d.CopyFromHostAsync(0, hb, 0, n, s); err != nil {
+		hb, err := RegisterHost(ctx, src)
+		if err != nil {
 			b.Fatal(err)
 		}
-		if err := s.Synchronize(); err != nil {
+		t1 := time.Now()
+		if err := errors.Join(d.CopyFromHostAsync(0, hb, 0, n, s), s.Synchronize()); err != nil {
 			b.Fatal(err)
 		}
 		t2 := time.Now()
-		if r := drvMemHostUnregister(ctx.h, p); r != Success {
-			b.Fatal(check("cuMemHostUnregister", r))
+		if err := hb.Free(); err != nil {
+			b.Fatal(err)
 		}
-		pin.Unpin()
 		t3 := time.Now()
 		reg, cp, unreg = reg+t1.Sub(t0), cp+t2.Sub(t1), unreg+t3.Sub(t2)
 	}

@@ -8,7 +8,7 @@ import collections, re, statistics, sys
 
 # Not phases of setup_ms: the whole, the untimed first setup, the solve,
 # and alloc_ms, the time in device allocations inside the phases.
-NOT_PHASES = {"setup_ms", "first_setup_ms", "solve_ms", "alloc_ms"}
+NOT_PHASES = {"setup_ms", "first_setup_ms", "first_update_ms", "solve_ms", "alloc_ms"}
 runs = collections.defaultdict(lambda: collections.defaultdict(list))
 binary = None
 for line in open(sys.argv[1]):
@@ -16,7 +16,7 @@ for line in open(sys.argv[1]):
     if m:
         binary = m.group(1)
         continue
-    m = re.match(r'Benchmark\S*/(\w+)/(\w+)/gpu\S*\s', line)
+    m = re.match(r'Benchmark\S*/(\w+)/([\w-]+)/gpu\S*\s', line)
     if not m or binary is None:
         continue
     job = f"{m.group(1)} {m.group(2)}"
