@@ -307,8 +307,9 @@ func TestTentQRModel(t *testing.T) {
 // modelAT is su_at, both passes, rows in a random order: each row's
 // entries sorted by (aggregate, position), each aggregate's segment
 // summed in row order for its k columns, then smoothed as
-// smoothProlongator does; with shortRows, a row of at most 32 entries
-// where k is 1 goes through su_at_short's codes (modelATShort*).
+// smoothProlongator does; with shortRows, the rows where k is 1 that
+// su_at sums from codes (up to 32 entries, or SU_AT_RUNS of one dof a
+// node) go through them (modelATShort*).
 func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rng *rand.Rand, shortRows bool) *csr {
 	n := a.rows
 	type key struct{ g, q int32 }
@@ -331,7 +332,10 @@ func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rn
 		}
 		return u
 	}
-	short := func(i int) bool { return shortRows && k == 1 && a.ptr[i+1]-a.ptr[i] <= 32 }
+	short := func(i int) bool {
+		m := a.ptr[i+1] - a.ptr[i]
+		return shortRows && k == 1 && (m <= 32 || bs == 1 && m <= suAtRuns)
+	}
 	scr := make([]int32, a.nnz())
 	cnt := make([]int64, n+1)
 	for _, i := range rng.Perm(n) {
@@ -379,10 +383,14 @@ func modelAT(a, t *csr, of []int32, bs, k int, dinv []float64, omega float64, rn
 	return c
 }
 
-// modelATShort0 is su_at_short's pass 0 on row i: each entry's code in
-// s (its position in the row's (aggregate, entry) order, its aggregate's
-// rank << 5 and, at the aggregate's first entry, its entries << 10; −1
-// for an unaggregated node); it returns the row's aggregates.
+// suAtRuns is SU_AT_RUNS.
+const suAtRuns = 256
+
+// modelATShort0 is su_at's pass 0 on a row it codes (su_at_short, or
+// su_at_l's sorted rows): each entry's code in s (its position in the
+// row's (aggregate, entry) order and, at the aggregate's first entry,
+// the aggregate's rank << 8 and its entries << 16; −1 for an
+// unaggregated node); it returns the row's aggregates.
 func modelATShort0(a *csr, of []int32, bs, i int, s []int32) int {
 	lo, hi := a.ptr[i], a.ptr[i+1]
 	g := make([]int32, hi-lo)
@@ -412,9 +420,9 @@ func modelATShort0(a *csr, of []int32, bs, i int, s []int32) int {
 				}
 			}
 		}
-		code := int32(below+before) | int32(at)<<5
+		code := int32(below + before)
 		if before == 0 {
-			code |= int32(size) << 10
+			code |= int32(at)<<8 | int32(size)<<16
 			heads++
 		}
 		s[lo+q] = code
@@ -422,27 +430,27 @@ func modelATShort0(a *csr, of []int32, bs, i int, s []int32) int {
 	return heads
 }
 
-// modelATShort1 is su_at_short's pass 1 on row i of c from the codes s:
+// modelATShort1 is su_at's pass 1 on row i of c from the codes s:
 // each product staged at its position, each aggregate's run summed from
 // its first entry's lane, smoothed into the column its rank gives.
 func modelATShort1(a, t *csr, of []int32, bs, i int, s []int32, dinv, omega float64, c *csr) {
-	var sv [32]float64
+	var sv [suAtRuns]float64
 	lo, hi := a.ptr[i], a.ptr[i+1]
 	for q := lo; q < hi; q++ {
 		if e := s[q]; e >= 0 {
-			sv[e&31] = float64(a.val[q] * t.val[t.ptr[a.col[q]]])
+			sv[e&0xff] = float64(a.val[q] * t.val[t.ptr[a.col[q]]])
 		}
 	}
 	sc := -omega * dinv
 	tk, te := t.ptr[i], t.ptr[i+1]
 	for q := lo; q < hi; q++ {
 		e := s[q]
-		size := int(e >> 10)
+		size := int(e >> 16)
 		if size <= 0 {
 			continue
 		}
 		y := 0.0
-		for _, x := range sv[e&31 : int(e&31)+size] {
+		for _, x := range sv[e&0xff : int(e&0xff)+size] {
 			y += x
 		}
 		g := of[int(a.col[q])/bs]
@@ -450,7 +458,7 @@ func modelATShort1(a, t *csr, of []int32, bs, i int, s []int32, dinv, omega floa
 		if tk < te && t.col[tk] == g {
 			v += t.val[tk]
 		}
-		at := c.ptr[i] + int(e>>5&31)
+		at := c.ptr[i] + int(e>>8&0xff)
 		c.col[at], c.val[at] = g, v
 	}
 }
