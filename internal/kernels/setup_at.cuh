@@ -135,32 +135,7 @@ __device__ int su_at_runs(int lo, int len, int bs, const int *acol, int *nh) {
 	return runs;
 }
 
-#define SU_AT_WIN 3 // entries whose loads su_at_wsum issues together (a run where bs is 3)
-
-// su_at_wsum is the sum of x_q·t_q (term(q, x, t) gives them) over the
-// entries q of runs [q, end) that run(q, end) gives in turn (leaving
-// them empty after the last), in that order, SU_AT_WIN entries at a
-// time: their loads go out together, their sums stay in order.
-template <class Run, class Term>
-__device__ __forceinline__ double su_at_wsum(Run run, Term term) {
-	double y = 0;
-	for (int q = 0, end = 0;;) {
-		int qs[SU_AT_WIN];
-#pragma unroll
-		for (int u = 0; u < SU_AT_WIN; u++) {
-			if (q == end) run(q, end);
-			qs[u] = q < end ? q++ : -1;
-		}
-		if (qs[0] < 0) return y;
-		double x[SU_AT_WIN], t[SU_AT_WIN];
-#pragma unroll
-		for (int u = 0; u < SU_AT_WIN; u++)
-			if (qs[u] >= 0) term(qs[u], x[u], t[u]);
-#pragma unroll
-		for (int u = 0; u < SU_AT_WIN; u++)
-			if (qs[u] >= 0) y = ADD(y, MUL(x[u], t[u]));
-	}
-}
+#define SU_AT_WIN 3 // entries whose loads su_at_cols issues together (a run where bs is 3)
 
 // su_at_cols is su_at_few's sums where k > 1, one lane a column of an
 // aggregate (su_at_deal): the lane of column j of aggregate g (whose runs
@@ -177,15 +152,29 @@ __device__ void su_at_cols(int i, int k, int g, unsigned m, int at, unsigned hea
 		unsigned mh = __shfl_sync(SU_FULL, m, hs);
 		int gh = __shfl_sync(SU_FULL, g, hs), ah = __shfl_sync(SU_FULL, at, hs);
 		if (h < 0) continue;
-		double y = su_at_wsum(
-		    [&](int &q, int &end) {
-			    if (mh) {
-				    int r = __ffs(mh) - 1;
-				    mh &= mh - 1;
-				    q = nh[r], end = nh[r + 1];
-			    }
-		    },
-		    [&](int q, double &x, double &t) { x = sv[q], t = tval[st[q] + j]; });
+		// The aggregate's entries in row order, SU_AT_WIN at a time: their
+		// loads of T go out together, their sums stay in order.
+		double y = 0;
+		for (int q = 0, end = 0;;) {
+			int qs[SU_AT_WIN];
+#pragma unroll
+			for (int u = 0; u < SU_AT_WIN; u++) {
+				if (q == end && mh) {
+					int r = __ffs(mh) - 1;
+					mh &= mh - 1;
+					q = nh[r], end = nh[r + 1];
+				}
+				qs[u] = q < end ? q++ : -1;
+			}
+			if (qs[0] < 0) break;
+			double x[SU_AT_WIN], t[SU_AT_WIN];
+#pragma unroll
+			for (int u = 0; u < SU_AT_WIN; u++)
+				if (qs[u] >= 0) x[u] = sv[qs[u]], t[u] = tval[st[qs[u]] + j];
+#pragma unroll
+			for (int u = 0; u < SU_AT_WIN; u++)
+				if (qs[u] >= 0) y = ADD(y, MUL(x[u], t[u]));
+		}
 		su_at_put_col(o + ah * k + j, gh * k + j, j, y, sc, tk, te, tcol, tval, ccol, cval);
 	}
 }
@@ -420,11 +409,10 @@ __device__ __forceinline__ void su_at_rows(int pass, int n, int bs, int k, const
 					unsigned gh = __shfl_sync(SU_FULL, gs, max(h, 0));
 					if (h < 0) continue;
 					int j = lane % k, at = (u + __popc(hb & ((1u << h) - 1))) * k;
-					double y = su_at_wsum(
-					    [&, e = c * 32 + h](int &q, int &end) mutable {
-						    if (e < items && r.agg(e) == gh) q = lo + r.from(e), end = lo + r.to(e), e++;
-					    },
-					    [&](int q, double &x, double &t) { x = aval[q], t = tval[tptr[acol[q]] + j]; });
+					double y = 0;
+					for (int e = c * 32 + h; e < items && r.agg(e) == gh; e++)
+						for (int q = lo + r.from(e), end = lo + r.to(e); q < end; q++)
+							y = ADD(y, MUL(aval[q], tval[tptr[acol[q]] + j]));
 					su_at_put_col(cptr[i] + at + j, (int)gh * k + j, j, y, -omega * dinv[i], tptr[i], tptr[i + 1], tcol,
 					              tval, ccol, cval);
 				}
