@@ -430,7 +430,6 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS) su_lz_start(int n, doub
 #undef SU_FULL
 #undef SU_AT_CAP
 #undef SU_AT_RUNS
-#undef SU_AT_WIN
 #undef SU_NB_CAP
 #undef SU_NF_CAP
 #undef SU_FOR

@@ -135,8 +135,6 @@ __device__ int su_at_runs(int lo, int len, int bs, const int *acol, int *nh) {
 	return runs;
 }
 
-#define SU_AT_WIN 3 // entries whose loads su_at_cols issues together (a run where bs is 3)
-
 // su_at_cols is su_at_few's sums where k > 1, one lane a column of an
 // aggregate (su_at_deal): the lane of column j of aggregate g (whose runs
 // are the lanes of m, its rank at) sums a_ij·t_jj' over the aggregate's
@@ -152,29 +150,9 @@ __device__ void su_at_cols(int i, int k, int g, unsigned m, int at, unsigned hea
 		unsigned mh = __shfl_sync(SU_FULL, m, hs);
 		int gh = __shfl_sync(SU_FULL, g, hs), ah = __shfl_sync(SU_FULL, at, hs);
 		if (h < 0) continue;
-		// The aggregate's entries in row order, SU_AT_WIN at a time: their
-		// loads of T go out together, their sums stay in order.
 		double y = 0;
-		for (int q = 0, end = 0;;) {
-			int qs[SU_AT_WIN];
-#pragma unroll
-			for (int u = 0; u < SU_AT_WIN; u++) {
-				if (q == end && mh) {
-					int r = __ffs(mh) - 1;
-					mh &= mh - 1;
-					q = nh[r], end = nh[r + 1];
-				}
-				qs[u] = q < end ? q++ : -1;
-			}
-			if (qs[0] < 0) break;
-			double x[SU_AT_WIN], t[SU_AT_WIN];
-#pragma unroll
-			for (int u = 0; u < SU_AT_WIN; u++)
-				if (qs[u] >= 0) x[u] = sv[qs[u]], t[u] = tval[st[qs[u]] + j];
-#pragma unroll
-			for (int u = 0; u < SU_AT_WIN; u++)
-				if (qs[u] >= 0) y = ADD(y, MUL(x[u], t[u]));
-		}
+		for (; mh; mh &= mh - 1)
+			for (int q = nh[__ffs(mh) - 1]; q < nh[__ffs(mh)]; q++) y = ADD(y, MUL(sv[q], tval[st[q] + j]));
 		su_at_put_col(o + ah * k + j, gh * k + j, j, y, sc, tk, te, tcol, tval, ccol, cval);
 	}
 }
