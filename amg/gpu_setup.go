@@ -49,7 +49,7 @@ import (
 var setupKernels = []string{"su_nb_count", "su_nb_fill", "su_strength", "su_node_diag1", "su_strength1", "su_scan_up", "su_scan_top", "su_scan_down",
 	"su_to_i32", "su_fill64", "su_degrees", "su_classes", "su_fix_sizes", "su_fix_flags", "su_renumber",
 	"su_count", "su_place", "su_sort_members", "su_tent_ptr", "su_tent_qr", "su_dinv", "su_lz_start", "su_modes",
-	"su_at"}
+	"su_at", "su_at_s", "su_at_l"}
 
 const (
 	scanBlocks = 1024 // SU_SCAN_BLOCKS

@@ -380,11 +380,12 @@ func (ds *devSetup) launchStrength(fill int32, nodes int, a *dcsr, st *strengthP
 // smoothed is p = t − ω·D⁻¹·(A·t) (numeric, smoothProlongator), on the
 // pattern of A·T: the aggregates of each row's neighbours. P is kept for
 // the solve; a numeric Update passes it (p) and reruns only the numeric
-// pass, with dl's scratch.
+// pass, with dl's scratch: nnz(A) ints for su_at (the codes of
+// su_at_short's rows), then n+1 for su_at_s's list of longer rows.
 func (ds *devSetup) smoothed(a *dcsr, dl *devLevel, p *dcsr, omega float64) (*dcsr, error) {
-	n, t, bs, k := a.rows, dl.t, dl.bs, dl.k
+	n := a.rows
 	if p == nil {
-		scr, err1 := ds.alloc(4 * int64(a.nnz))
+		scr, err1 := ds.alloc(4 * (int64(a.nnz) + int64(n) + 1))
 		cnt, err2 := ds.alloc(8 * int64(n+1))
 		if err := errors.Join(err1, err2); err != nil {
 			return nil, err
@@ -394,8 +395,7 @@ func (ds *devSetup) smoothed(a *dcsr, dl *devLevel, p *dcsr, omega float64) (*dc
 			ds.own(scr)
 		}
 		dl.scr = scr
-		ds.launch("su_at", 32*int64(n), int32(0), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.col, t.val,
-			scr, cnt, none, none, none, omega, dl.dinv)
+		ds.launchAt(0, a, dl, cnt, &dcsr{}, omega)
 		ds.scan(cnt, int64(n+1))
 		w, err := ds.read(cnt, int64(n))
 		if err != nil {
@@ -414,7 +414,34 @@ func (ds *devSetup) smoothed(a *dcsr, dl *devLevel, p *dcsr, omega float64) (*dc
 		}
 		ds.launch("su_to_i32", int64(n+1), int64(n+1), cnt, p.ptr)
 	}
-	ds.launch("su_at", 32*int64(n), int32(1), int32(n), int32(bs), int32(k), a.ptr, a.col, a.val, dl.of, t.ptr, t.col, t.val,
-		dl.scr, none, p.ptr, p.col, p.val, omega, dl.dinv)
+	ds.launchAt(1, a, dl, none, p, omega)
 	return p, ds.err
+}
+
+// launchAt queues pass of su_at (k > 1) or of su_at_s and su_at_l (k = 1)
+// with no more blocks than fit on the device at once: their warps wait
+// on memory, and blocks past those (launch's cap of 8 a multiprocessor;
+// su_at's shared memory and registers allow fewer) would run as a
+// second, thinner wave.
+func (ds *devSetup) launchAt(pass int32, a *dcsr, dl *devLevel, cnt *cuda.Buffer, p *dcsr, omega float64) {
+	n, t, bs := a.rows, dl.t, int32(dl.bs)
+	launch := func(name string, args ...any) {
+		if ds.err == nil {
+			ds.err = ds.s.Launch(ds.g.stream, name, ds.s.Grid(name, 32*int64(n), gpuThreads), args...)
+		}
+	}
+	if dl.k > 1 {
+		launch("su_at", pass, int32(n), bs, int32(dl.k), a.ptr, a.col, a.val, dl.of, t.ptr, t.col, t.val, dl.scr, cnt,
+			p.ptr, p.col, p.val, omega, dl.dinv)
+		return
+	}
+	list, err := dl.scr.View(4*int64(a.nnz), 4*int64(n+1))
+	if err != nil {
+		ds.err = err
+		return
+	}
+	launch("su_at_s", pass, int32(n), bs, a.ptr, a.col, a.val, dl.of, t.ptr, t.col, t.val, dl.scr, list, cnt,
+		p.ptr, p.col, p.val, omega, dl.dinv)
+	launch("su_at_l", pass, bs, a.ptr, a.col, a.val, dl.of, t.ptr, t.col, t.val, dl.scr, list, cnt,
+		p.ptr, p.col, p.val, omega, dl.dinv)
 }

@@ -29,6 +29,7 @@ func TestKernelConstants(t *testing.T) {
 		{"SU_NB_CAP", suNbCap},
 		{"SU_NF_CAP", suNfCap},
 		{"SU_AT_CAP", suAtCap},
+		{"SU_AT_RUNS", suAtRuns},
 		{"AMG_MV", int64(rowMV)},
 		{"AMG_MVADD", int64(rowMVAdd)},
 		{"AMG_RESID", int64(rowResid)},

@@ -72,10 +72,20 @@ __device__ __forceinline__ void su_at_add(double *y, double x, const double *t, 
 		if (j < k) y[j] = ADD(y[j], MUL(x, t[j]));
 }
 
+// su_at_put_col writes column col of P at o, the j-th of its aggregate
+// in row i: p = sc·y, plus T's entry where T has the column (the order
+// of amg's smoothProlongator: the product, then T's entry); sc is
+// −ω·d_i and T's row i is [tk, te).
+__device__ __forceinline__ void su_at_put_col(int o, int col, int j, double y, double sc, int tk, int te,
+                                              const int *tcol, const double *tval, int *ccol, double *cval) {
+	double v = MUL(sc, y);
+	if (tk + j < te && tcol[tk + j] == col) v = ADD(v, tval[tk + j]);
+	ccol[o] = col;
+	cval[o] = v;
+}
+
 // su_at_put writes row i's columns of aggregate g, the at-th of the row,
-// from their sums y of A·T, smoothed: p = t − ω·d_i·y (the order of
-// amg's smoothProlongator: the product, then T's entry where T has the
-// column).
+// from their sums y of A·T, smoothed: p = t − ω·d_i·y.
 __device__ __forceinline__ void su_at_put(int i, int at, int g, int k, const double *y, double omega, const double *dinv,
                                           const int *tptr, const int *tcol, const double *tval, const int *cptr,
                                           int *ccol, double *cval) {
@@ -84,12 +94,21 @@ __device__ __forceinline__ void su_at_put(int i, int at, int g, int k, const dou
 #pragma unroll
 	for (int j = 0; j < SU_MAX_K; j++) {
 		if (j >= k) break;
-		int col = g * k + j;
-		double v = MUL(sc, y[j]);
-		if (tk + j < te && tcol[tk + j] == col) v = ADD(v, tval[tk + j]);
-		ccol[o + j] = col;
-		cval[o + j] = v;
+		su_at_put_col(o + j, g * k + j, j, y[j], sc, tk, te, tcol, tval, ccol, cval);
 	}
+}
+
+// su_at_deal deals the lanes the next round of the aggregates whose
+// first lanes (or items) are the set bits of heads, where k > 1: lane l
+// gets column l % k of the (l / k)-th, 32 / k aggregates a round, and
+// the round's aggregates leave heads. It returns the aggregate's bit, or
+// −1 for a lane with none.
+__device__ __forceinline__ int su_at_deal(unsigned &heads, int k) {
+	const int lane = threadIdx.x & 31, per = 32 / k;
+	unsigned b = heads;
+	for (int t = lane / k; t > 0 && b; t--) b &= b - 1;
+	for (int t = 0; t < per && heads; t++) heads &= heads - 1;
+	return lane < per * k && b ? __ffs(b) - 1 : -1;
 }
 
 // su_at_runs finds the runs of row entries [lo, lo+len) that share a
@@ -116,12 +135,35 @@ __device__ int su_at_runs(int lo, int len, int bs, const int *acol, int *nh) {
 	return runs;
 }
 
+// su_at_cols is su_at_few's sums where k > 1, one lane a column of an
+// aggregate (su_at_deal): the lane of column j of aggregate g (whose runs
+// are the lanes of m, its rank at) sums a_ij·t_jj' over the aggregate's
+// entries in row order, as su_at_add does for all k columns at once.
+__device__ void su_at_cols(int i, int k, int g, unsigned m, int at, unsigned heads, const int *nh, const double *sv,
+                           const int *st, const int *tptr, const int *tcol, const double *tval, const int *cptr,
+                           int *ccol, double *cval, double omega, const double *dinv) {
+	const int j = (threadIdx.x & 31) % k;
+	int o = cptr[i], tk = tptr[i], te = tptr[i + 1];
+	double sc = -omega * dinv[i];
+	while (heads) {
+		int h = su_at_deal(heads, k), hs = max(h, 0);
+		unsigned mh = __shfl_sync(SU_FULL, m, hs);
+		int gh = __shfl_sync(SU_FULL, g, hs), ah = __shfl_sync(SU_FULL, at, hs);
+		if (h < 0) continue;
+		double y = 0;
+		for (; mh; mh &= mh - 1)
+			for (int q = nh[__ffs(mh) - 1]; q < nh[__ffs(mh)]; q++) y = ADD(y, MUL(sv[q], tval[st[q] + j]));
+		su_at_put_col(o + ah * k + j, gh * k + j, j, y, sc, tk, te, tcol, tval, ccol, cval);
+	}
+}
+
 // su_at_few is su_at's pass 1 on a row of at most 32 runs (lane r has
 // run r's aggregate g) and SU_AT_RUNS entries: the lanes of one aggregate
 // find each other (match), and the first of them sums the aggregate's
-// runs in row order and places it by the aggregates below it. The
-// entries' factors are staged first, by all lanes: the product itself
-// where k is 1, else a_ij (sv) and the start of T's row j (st).
+// runs in row order and places it by the aggregates below it (where
+// k > 1, su_at_cols spreads its columns over lanes). The entries'
+// factors are staged first, by all lanes: the product itself where k is
+// 1, else a_ij (sv) and the start of T's row j (st).
 __device__ void su_at_few(int i, int lo, int len, int k, int g, const int *nh, double *sv, int *st, const int *acol,
                           const double *aval, const int *tptr, const int *tcol, const double *tval, const int *cptr,
                           int *ccol, double *cval, double omega, const double *dinv) {
@@ -144,6 +186,10 @@ __device__ void su_at_few(int i, int lo, int len, int k, int g, const int *nh, d
 		}
 	}
 	__syncwarp();
+	if (k > 1) {
+		su_at_cols(i, k, g, m, at, heads, nh, sv, st, tptr, tcol, tval, cptr, ccol, cval, omega, dinv);
+		return;
+	}
 	if (!lead) return;
 	double y[SU_MAX_K] = {};
 	for (unsigned b = m; b; b &= b - 1)
@@ -155,6 +201,111 @@ __device__ void su_at_few(int i, int lo, int len, int k, int g, const int *nh, d
 	su_at_put(i, at, g, k, y, omega, dinv, tptr, tcol, tval, cptr, ccol, cval);
 }
 
+// The code of an entry of a row that su_at sums from codes (k = 1):
+// its position in the row's order by (aggregate, entry), and at the
+// first entry of an aggregate that aggregate's rank in the row (the
+// column of P it feeds) and its entries; −1 for an unaggregated node.
+__device__ __forceinline__ int su_at_code(int pos, int rank, int size) { return pos | rank << 8 | size << 16; }
+__device__ __forceinline__ int su_at_pos(int e) { return e & 0xff; }
+__device__ __forceinline__ int su_at_rank(int e) { return e >> 8 & 0xff; }
+__device__ __forceinline__ int su_at_size(int e) { return e >> 16; }
+
+// su_at_sum writes P's entry of an aggregate g whose products lie in
+// sv[0, size): their sum in order, smoothed (su_at_put where k is 1;
+// tc and tv are T's entry in row i, tc −1 where it has none).
+__device__ __forceinline__ void su_at_sum(const double *sv, int size, int g, int at, double sc, int tc, double tv,
+                                          int *ccol, double *cval) {
+	double y = 0;
+	for (int t = 0; t < size; t++) y = ADD(y, sv[t]);
+	double v = MUL(sc, y);
+	if (tc == g) v = ADD(v, tv);
+	ccol[at] = g;
+	cval[at] = v;
+}
+
+// su_at_row1 is what su_at_sum needs of row i: its offset in P, the
+// smoothing factor −ω·d_i and T's entry (column tc, value tv).
+struct su_at_row1 {
+	int o, tc;
+	double sc, tv;
+	__device__ su_at_row1(int i, const int *cptr, const int *tptr, const int *tcol, const double *tval, double omega,
+	                      const double *dinv) {
+		int tk = tptr[i], te = tptr[i + 1];
+		o = cptr[i];
+		sc = -omega * dinv[i];
+		tc = -1, tv = 0;
+		if (tk < te) tc = tcol[tk], tv = tval[tk];
+	}
+};
+
+// su_at_short is su_at on a row of at most 32 entries where k is 1: one
+// entry a lane. Pass 0 sorts the entries by (aggregate, entry) once and
+// keeps their codes in scratch (s, the row's nnz ints). Pass 1 (also a
+// numeric Update's, on the same pattern) stages each product a_ij·t_j
+// at its position in shared memory (sv), and the lane of an aggregate's
+// first entry sums its products there, in row order, into P's entry.
+// Neither pass sorts, searches or matches again, and pass 1 reads
+// nothing it does not use.
+__device__ void su_at_short(int pass, int i, int lo, int len, int bs, const int *acol, const double *aval, const int *of,
+                            const int *tptr, const int *tcol, const double *tval, int *s, long long *cnt, const int *cptr,
+                            int *ccol, double *cval, double omega, const double *dinv, double *sv) {
+	const int lane = threadIdx.x & 31;
+	if (pass == 0) {
+		int g = -1;
+		if (lane < len) {
+			int c = acol[lo + lane];
+			g = of[bs == 1 ? c : c / bs];
+		}
+		unsigned m = __match_any_sync(SU_FULL, g >= 0 ? (unsigned)g : 0x80000000u + lane);
+		bool head = g >= 0 && __ffs(m) - 1 == lane;
+		unsigned heads = __ballot_sync(SU_FULL, head);
+		int size = __popc(m), at = 0, below = 0;
+		for (unsigned b = heads; b; b &= b - 1) {
+			int h = __ffs(b) - 1, gh = __shfl_sync(SU_FULL, g, h), nh = __shfl_sync(SU_FULL, size, h);
+			if (gh < g) at++, below += nh;
+		}
+		if (lane < len)
+			s[lo + lane] = g < 0 ? -1 : su_at_code(below + __popc(m & ((1u << lane) - 1)), at, head ? size : 0);
+		if (lane == 0) cnt[i + 1] = __popc(heads);
+		return;
+	}
+	int e = -1, c = 0;
+	double x = 0;
+	if (lane < len) e = s[lo + lane], c = acol[lo + lane], x = aval[lo + lane];
+	// Row i's own entries, read while the gathers below wait.
+	su_at_row1 r(i, cptr, tptr, tcol, tval, omega, dinv);
+	int g = -1;
+	if (e >= 0) {
+		// An aggregated node's row of T has its one entry.
+		sv[su_at_pos(e)] = MUL(x, tval[tptr[c]]);
+		if (su_at_size(e) > 0) g = of[bs == 1 ? c : c / bs];
+	}
+	__syncwarp();
+	if (su_at_size(e) > 0) su_at_sum(sv + su_at_pos(e), su_at_size(e), g, r.o + su_at_rank(e), r.sc, r.tc, r.tv, ccol, cval);
+	__syncwarp();
+}
+
+// su_at_coded is su_at_short's pass 1 on a longer row (of one dof a
+// node, up to SU_AT_RUNS entries, whose codes su_at's pass 0 kept),
+// 32 entries at a time.
+__device__ void su_at_coded(int i, int lo, int len, const int *acol, const double *aval, const int *of, const int *tptr,
+                            const int *tcol, const double *tval, const int *s, const int *cptr, int *ccol, double *cval,
+                            double omega, const double *dinv, double *sv) {
+	const int lane = threadIdx.x & 31;
+	for (int q = lo + lane; q < lo + len; q += 32) {
+		int e = s[q];
+		if (e >= 0) sv[su_at_pos(e)] = MUL(aval[q], tval[tptr[acol[q]]]);
+	}
+	su_at_row1 r(i, cptr, tptr, tcol, tval, omega, dinv);
+	__syncwarp();
+	for (int q = lo + lane; q < lo + len; q += 32) {
+		int e = s[q];
+		if (su_at_size(e) > 0)
+			su_at_sum(sv + su_at_pos(e), su_at_size(e), of[acol[q]], r.o + su_at_rank(e), r.sc, r.tc, r.tv, ccol, cval);
+	}
+	__syncwarp();
+}
+
 // su_at computes C = A·T for a tentative prolongator T, whose row of an
 // aggregated node v holds the k columns of its aggregate of[v]·k + j.
 // Row i of C has the aggregates of its neighbours' nodes, sorted, k
@@ -163,6 +314,10 @@ __device__ void su_at_few(int i, int lo, int len, int k, int g, const int *nh, d
 // then smoothed as amg's smoothProlongator does: P = T − ω·D⁻¹·(A·T),
 // on A·T's pattern.
 //
+// For k > 1, su_at takes every row. Where k is 1, su_at_s takes the
+// rows of at most 32 entries and lists the others (list[0] of them at
+// list[1..]) for su_at_l, su_at on the listed rows.
+//
 // One warp per row, launched with 32 threads per row; the row's runs of
 // entries of one node are the items. A row of at most 32 runs gives each
 // a lane (su_at_few). Otherwise the warp sorts the items by (aggregate,
@@ -170,18 +325,26 @@ __device__ void su_at_few(int i, int lo, int len, int k, int g, const int *nh, d
 // else its entries, on scratch (nnz(A) ints at the row's offset); each
 // aggregate is then a segment in row order, summed by the lane at its
 // head.
-extern "C" __global__ void __launch_bounds__(SU_THREADS)
-    su_at(int pass, int n, int bs, int k, const int *aptr, const int *acol, const double *aval, const int *of,
-          const int *tptr, const int *tcol, const double *tval, int *scratch, long long *cnt, const int *cptr,
-          int *ccol, double *cval, double omega, const double *dinv) {
+template <bool listed>
+__device__ __forceinline__ void su_at_rows(int pass, int n, int bs, int k, const int *aptr, const int *acol,
+                                           const double *aval, const int *of, const int *tptr, const int *tcol,
+                                           const double *tval, int *scratch, const int *list, long long *cnt,
+                                           const int *cptr, int *ccol, double *cval, double omega, const double *dinv) {
 	// Per warp: the runs' starts, and either the runs' keys or (su_at_few)
 	// the entries' staged factors.
 	__shared__ int snh[SU_WARPS][SU_AT_RUNS + 1];
 	__shared__ double sbuf[SU_WARPS][SU_AT_RUNS * 3 / 2];
 	const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
 	int *nh = snh[w];
-	SU_WARP_FOR(ii, n) {
-		int i = (int)ii, lo = aptr[i], len = aptr[i + 1] - lo;
+	SU_WARP_FOR(ii, listed ? list[0] : n) {
+		int i = listed ? list[1 + ii] : (int)ii, lo = aptr[i], len = aptr[i + 1] - lo;
+		// A listed row of one dof a node goes by codes (k is 1; its runs
+		// are its entries, more than 32: sorted in shared memory).
+		bool coded = listed && bs == 1 && len <= SU_AT_RUNS;
+		if (coded && pass == 1) {
+			su_at_coded(i, lo, len, acol, aval, of, tptr, tcol, tval, scratch, cptr, ccol, cval, omega, dinv, sbuf[w]);
+			continue;
+		}
 		int runs = su_at_runs(lo, len, bs, acol, nh);
 		int g = lane < runs ? of[acol[lo + nh[lane]] / bs] : -1;
 		if (runs >= 0 && runs <= 32 && len <= SU_AT_RUNS) {
@@ -210,7 +373,28 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 			unsigned gs = s < items ? r.agg(s) : SU_NONE;
 			bool head = gs != SU_NONE && (s == 0 || r.agg(s - 1) != gs);
 			unsigned hb = __ballot_sync(SU_FULL, head);
-			if (head && pass == 1) {
+			if (coded && s < items) {
+				int size = 0;
+				if (head)
+					while (s + size < items && r.agg(s + size) == gs) size++;
+				int rank = u + __popc(hb & ((1u << lane) - 1));
+				scratch[lo + r.from(s)] = gs == SU_NONE ? -1 : su_at_code(s, rank, size);
+			}
+			if (pass == 1 && k > 1) {
+				// The heads' columns over the lanes (su_at_deal).
+				for (unsigned left = hb; left;) {
+					int h = su_at_deal(left, k);
+					unsigned gh = __shfl_sync(SU_FULL, gs, max(h, 0));
+					if (h < 0) continue;
+					int j = lane % k, at = (u + __popc(hb & ((1u << h) - 1))) * k;
+					double y = 0;
+					for (int e = c * 32 + h; e < items && r.agg(e) == gh; e++)
+						for (int q = lo + r.from(e), end = lo + r.to(e); q < end; q++)
+							y = ADD(y, MUL(aval[q], tval[tptr[acol[q]] + j]));
+					su_at_put_col(cptr[i] + at + j, (int)gh * k + j, j, y, -omega * dinv[i], tptr[i], tptr[i + 1], tcol,
+					              tval, ccol, cval);
+				}
+			} else if (head && pass == 1) {
 				double y[SU_MAX_K] = {};
 				for (int e = s; e < items && r.agg(e) == gs; e++)
 					for (int q = lo + r.from(e), end = lo + r.to(e); q < end; q++)
@@ -222,5 +406,46 @@ extern "C" __global__ void __launch_bounds__(SU_THREADS)
 		}
 		if (pass == 0 && lane == 0) cnt[i + 1] = (long long)u * k;
 		__syncwarp();
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_at(int pass, int n, int bs, int k, const int *aptr, const int *acol, const double *aval, const int *of,
+          const int *tptr, const int *tcol, const double *tval, int *scratch, long long *cnt, const int *cptr,
+          int *ccol, double *cval, double omega, const double *dinv) {
+	su_at_rows<false>(pass, n, bs, k, aptr, acol, aval, of, tptr, tcol, tval, scratch, nullptr, cnt, cptr, ccol, cval,
+	                  omega, dinv);
+}
+
+// su_at_l is su_at on the rows su_at_s listed; those of one dof a node
+// and at most SU_AT_RUNS entries keep their codes in pass 0, which pass
+// 1 sums from (su_at_coded).
+extern "C" __global__ void __launch_bounds__(SU_THREADS)
+    su_at_l(int pass, int bs, const int *aptr, const int *acol, const double *aval, const int *of, const int *tptr,
+            const int *tcol, const double *tval, int *scratch, const int *list, long long *cnt, const int *cptr,
+            int *ccol, double *cval, double omega, const double *dinv) {
+	su_at_rows<true>(pass, 0, bs, 1, aptr, acol, aval, of, tptr, tcol, tval, scratch, list, cnt, cptr, ccol, cval, omega,
+	                 dinv);
+}
+
+// su_at_s is su_at's kernel where k is 1: su_at_short on every row of at
+// most 32 entries; pass 0 lists the longer rows for su_at_l (list[0]
+// counts them, zero before; list[1..] holds them in any order: no row's
+// result depends on it). Its small shared memory and register count
+// (bounded for 2048 threads a multiprocessor) keep twice as many rows in
+// flight as su_at, whose warps wait on memory.
+extern "C" __global__ void __launch_bounds__(SU_THREADS, 2048 / SU_THREADS)
+    su_at_s(int pass, int n, int bs, const int *aptr, const int *acol, const double *aval, const int *of, const int *tptr,
+            const int *tcol, const double *tval, int *scratch, int *list, long long *cnt, const int *cptr, int *ccol,
+            double *cval, double omega, const double *dinv) {
+	__shared__ double sv[SU_WARPS][32];
+	const int w = threadIdx.x >> 5;
+	SU_WARP_FOR(ii, n) {
+		int i = (int)ii, lo = aptr[i], len = aptr[i + 1] - lo;
+		if (len <= 32)
+			su_at_short(pass, i, lo, len, bs, acol, aval, of, tptr, tcol, tval, scratch, cnt, cptr, ccol, cval, omega, dinv,
+			            sv[w]);
+		else if (pass == 0 && (threadIdx.x & 31) == 0)
+			list[1 + atomicAdd(list, 1)] = i;
 	}
 }
