@@ -81,16 +81,9 @@ func TestKernelConstants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name string
-		host int
-	}{{"SP_HCAP", hashCap}, {"SP_LIMIT", RowLimit}, {"SP_MID", midLimit}, {"SP_BW", windowWords}, {"SP_THREADS", scanTile / 4},
-		{"SP_GMAX", chunkRows}, {"SP_WACC", warpAcc}, {"SP_BT", blockTile}, {"SP_BTAB", blockTab}, {"SP_BK", blockK}, {"SP_HT", hashSlots}} {
-		if got, ok := def[c.name]; !ok {
-			t.Errorf("no #define %s in the kernel sources", c.name)
-		} else if got != int64(c.host) {
-			t.Errorf("%s is %d in the kernels, %d on the host", c.name, got, c.host)
-		}
+	for _, m := range kernelsrc.Mismatches(def, map[string]int64{"SP_HCAP": int64(hashCap), "SP_LIMIT": int64(RowLimit), "SP_MID": int64(midLimit), "SP_BW": int64(windowWords), "SP_THREADS": int64(scanTile / 4),
+		"SP_GMAX": int64(chunkRows), "SP_WACC": int64(warpAcc), "SP_BT": int64(blockTile), "SP_BTAB": int64(blockTab), "SP_BK": int64(blockK), "SP_HT": int64(hashSlots)}) {
+		t.Error(m)
 	}
 }
 

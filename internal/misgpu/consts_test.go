@@ -29,27 +29,19 @@ func TestKernelConstants(t *testing.T) {
 			def["PART_MAILBOX"] = 63
 		}
 	}
-	for _, c := range []struct {
-		name string
-		host int64
-	}{
-		{"TILE", misgpu.Tile},
-		{"FLUSHB", misgpu.FlushMax},
-		{"KF_ALWAYS", misgpu.KFAlways},
-		{"KF_WORDS", misgpu.KFWords},
-		{"KF_JOIN2", misgpu.KFJoin2},
-		{"KF_SCAN", misgpu.KFScanLarger},
-		{"WARPS", misgpu.BlockSize / 32},
-		{"PART_SLOT_BITS", misgpu.SlotBits},
-		{"PART_WINDOWS", misgpu.MaxWindows},
-		{"PART_MAILBOX", bitIndex(misgpu.MailboxBit)},
-	} {
-		got, ok := def[c.name]
-		if !ok {
-			t.Errorf("no #define %s in the kernel sources", c.name)
-		} else if got != c.host {
-			t.Errorf("%s is %d in the kernels, %d on the host", c.name, got, c.host)
-		}
+	for _, m := range kernelsrc.Mismatches(def, map[string]int64{
+		"TILE":           int64(misgpu.Tile),
+		"FLUSHB":         int64(misgpu.FlushMax),
+		"KF_ALWAYS":      int64(misgpu.KFAlways),
+		"KF_WORDS":       int64(misgpu.KFWords),
+		"KF_JOIN2":       int64(misgpu.KFJoin2),
+		"KF_SCAN":        int64(misgpu.KFScanLarger),
+		"WARPS":          int64(misgpu.BlockSize / 32),
+		"PART_SLOT_BITS": int64(misgpu.SlotBits),
+		"PART_WINDOWS":   int64(misgpu.MaxWindows),
+		"PART_MAILBOX":   int64(bitIndex(misgpu.MailboxBit)),
+	}) {
+		t.Error(m)
 	}
 }
 

@@ -6,9 +6,11 @@ package kernelsrc
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 )
 
@@ -44,4 +46,21 @@ func Defines(dir string) (map[string]int64, error) {
 		}
 	}
 	return def, nil
+}
+
+// Mismatches lists, one message each in the order of the names, the
+// constants of host (the name of each #define and the host's value)
+// whose #define is missing from def or holds another value.
+func Mismatches(def, host map[string]int64) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(host)) {
+		got, ok := def[name]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("no #define %s in the kernel sources", name))
+		case got != host[name]:
+			out = append(out, fmt.Sprintf("%s is %d in the kernels, %d on the host", name, got, host[name]))
+		}
+	}
+	return out
 }
