@@ -396,11 +396,9 @@ func (ds *devSetup) drop(d *dcsr, diag *cuda.Buffer) (*csr, *dcsr, error) {
 
 // launchIn queues an input kernel over items threads.
 func (ds *devSetup) launchIn(name string, items int64, args ...any) {
-	if ds.err != nil {
-		return
+	if ds.err == nil {
+		ds.err = ds.in.Launch(ds.g.stream, name, ds.in.Grid(name, items, gpuThreads), args...)
 	}
-	grid := min((items+gpuThreads-1)/gpuThreads, int64(ds.sms)*8)
-	ds.err = ds.in.Launch(ds.g.stream, name, uint32(max(grid, 1)), args...)
 }
 
 // checkOnDevice is Update's check of a for a hierarchy the device set up

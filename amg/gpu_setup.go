@@ -85,7 +85,6 @@ type devSetup struct {
 	// staged: a numeric Update's values are on the device already
 	// (checkOnDevice).
 	staged bool
-	sms    int
 	// pinned: with Options.PinValues, the values array of the last
 	// Update, page-locked in place (gpu_input.go: pinnedValues)
 	pinned *cuda.HostBuffer
@@ -193,9 +192,6 @@ func openDevSetup(pc *Preconditioner) (ds *devSetup, err error) {
 		return ds, err
 	}
 	ds.co = ds.agg.NewCoarsener()
-	if ds.sms, err = ctx.Device().Attribute(cuda.AttrMultiprocessorCount); err != nil {
-		return ds, err
-	}
 	if ds.part, err = ds.g.alloc(scanBlocks); err != nil {
 		return ds, err
 	}
@@ -381,14 +377,15 @@ func (ds *devSetup) numeric(l *level, da *dcsr, dl *devLevel, gl *gpuLevel) erro
 	return nil
 }
 
-// launch queues a setup kernel over items threads (a grid-stride loop
-// takes the rest).
+// launch queues a setup kernel over items threads, with no more blocks
+// than fit on the device at once (a grid-stride loop takes the rest): a
+// kernel whose registers or shared memory leave room for fewer blocks
+// than a multiprocessor's eight would otherwise run its last blocks as
+// a second, thinner wave.
 func (ds *devSetup) launch(name string, items int64, args ...any) {
-	if ds.err != nil {
-		return
+	if ds.err == nil {
+		ds.err = ds.s.Launch(ds.g.stream, name, ds.s.Grid(name, items, gpuThreads), args...)
 	}
-	grid := min((items+gpuThreads-1)/gpuThreads, int64(ds.sms)*8)
-	ds.err = ds.s.Launch(ds.g.stream, name, uint32(max(grid, 1)), args...)
 }
 
 // scan turns x[0..n) (int64) into its inclusive prefix sums.

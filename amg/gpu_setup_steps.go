@@ -418,18 +418,11 @@ func (ds *devSetup) smoothed(a *dcsr, dl *devLevel, p *dcsr, omega float64) (*dc
 	return p, ds.err
 }
 
-// launchAt queues pass of su_at (k > 1) or of su_at_s and su_at_l (k = 1)
-// with no more blocks than fit on the device at once: their warps wait
-// on memory, and blocks past those (launch's cap of 8 a multiprocessor;
-// su_at's shared memory and registers allow fewer) would run as a
-// second, thinner wave.
+// launchAt queues pass of su_at (k > 1) or of su_at_s and su_at_l (k = 1),
+// a warp per row.
 func (ds *devSetup) launchAt(pass int32, a *dcsr, dl *devLevel, cnt *cuda.Buffer, p *dcsr, omega float64) {
 	n, t, bs := a.rows, dl.t, int32(dl.bs)
-	launch := func(name string, args ...any) {
-		if ds.err == nil {
-			ds.err = ds.s.Launch(ds.g.stream, name, ds.s.Grid(name, 32*int64(n), gpuThreads), args...)
-		}
-	}
+	launch := func(name string, args ...any) { ds.launch(name, 32*int64(n), args...) }
 	if dl.k > 1 {
 		launch("su_at", pass, int32(n), bs, int32(dl.k), a.ptr, a.col, a.val, dl.of, t.ptr, t.col, t.val, dl.scr, cnt,
 			p.ptr, p.col, p.val, omega, dl.dinv)
