@@ -7,9 +7,13 @@ package main
 import "C"
 
 import (
+	"errors"
 	"math"
 	"runtime"
+	"runtime/debug"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -98,10 +102,17 @@ func withWriteFaults(name string, p unsafe.Pointer, n, size int64, f func()) err
 // faults where a write would and never loses a concurrent write (a plain
 // *q = *q is removed by the compiler).
 func probeWritable(p unsafe.Pointer, n int64) {
+	eachPage(p, n, func(w *uint32) { atomic.OrUint32(w, 0) })
+}
+
+// eachPage calls f with the aligned word of each page of the n bytes at
+// p that holds the page's first byte of the range, and with that of
+// its last byte.
+func eachPage(p unsafe.Pointer, n int64, f func(*uint32)) {
 	const page = 4096
 	for off := int64(0); off < n; {
 		q := unsafe.Add(p, off)
-		atomic.OrUint32((*uint32)(unsafe.Add(q, -int(uintptr(q)&3))), 0)
+		f((*uint32)(unsafe.Add(q, -int(uintptr(q)&3))))
 		if off == n-1 {
 			break
 		}
@@ -175,15 +186,23 @@ func readArray[T, U any](name string, p unsafe.Pointer, n int64, conv func(i int
 	return out, cerr
 }
 
-// copyArray copies the n entries of type T at p, chunk by chunk, and
-// returns the index of the first entry bad rejects (-1 when none), where
-// the copy stops.
+// copyArray copies the n entries of type T at p and returns the index of
+// the first entry bad rejects (-1 when none). Below parallelCopy bytes
+// it reads chunk by chunk, the copy growing with what was read, and
+// stops at the first bad entry. A longer array (a matrix's values at
+// every update) is probed first, a byte a page, so that a count larger
+// than the array faults before any allocation of its size; then it is
+// copied and checked in pieces side by side, as one core's memory copy
+// carries a fraction of what the host's memory does.
 func copyArray[T any](name string, p unsafe.Pointer, n int64, bad func(T) bool) ([]T, int64, error) {
 	if err := needPtr(name, p, n); err != nil {
 		return nil, -1, err
 	}
-	out := make([]T, 0, min(n, readChunk))
 	size := int64(unsafe.Sizeof(*new(T)))
+	if n*size >= parallelCopy && runtime.GOMAXPROCS(0) > 1 {
+		return copyParallel(name, p, n, bad)
+	}
+	out := make([]T, 0, min(n, readChunk))
 	for i0 := int64(0); i0 < n; i0 += readChunk {
 		src := unsafe.Slice((*T)(unsafe.Add(p, i0*size)), min(readChunk, n-i0))
 		if err := withFaults(name, p, n, func() { out = append(out, src...) }); err != nil {
@@ -198,6 +217,58 @@ func copyArray[T any](name string, p unsafe.Pointer, n int64, bad func(T) bool) 
 		}
 	}
 	return out, -1, nil
+}
+
+// parallelCopy is the size in bytes from which copyArray copies in
+// pieces side by side.
+const parallelCopy = 16 << 20
+
+// copyParallel is copyArray's copy in pieces, each read by a goroutine
+// that turns its faults into errors as guard does for the caller's.
+func copyParallel[T any](name string, p unsafe.Pointer, n int64, bad func(T) bool) ([]T, int64, error) {
+	size := int64(unsafe.Sizeof(*new(T)))
+	if err := withFaults(name, p, n, func() { probeReadable(p, n*size) }); err != nil {
+		return nil, -1, err
+	}
+	out := make([]T, n)
+	const piece = 1 << 20
+	badAt := make([]int64, (n+piece-1)/piece) // each piece's first bad entry, or -1
+	var next atomic.Int64
+	errs := make([]error, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for w := range errs {
+		wg.Go(func() {
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			for k := next.Add(1) - 1; k < int64(len(badAt)) && errs[w] == nil; k = next.Add(1) - 1 {
+				lo, hi := k*piece, min(n, (k+1)*piece)
+				src := unsafe.Slice((*T)(unsafe.Add(p, lo*size)), hi-lo)
+				errs[w] = withFaults(name, p, n, func() { copy(out[lo:hi], src) })
+				badAt[k] = -1
+				if bad != nil {
+					if j := slices.IndexFunc(out[lo:hi], bad); j >= 0 {
+						badAt[k] = lo + int64(j)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, -1, err
+	}
+	for _, b := range badAt {
+		if b >= 0 {
+			return out, b, nil
+		}
+	}
+	return out, -1, nil
+}
+
+// probeReadable reads a word of each page of the n bytes at p, and the
+// one of its last byte, so that a range that does not exist faults
+// before anything of its size is allocated.
+func probeReadable(p unsafe.Pointer, n int64) {
+	eachPage(p, n, func(w *uint32) { atomic.LoadUint32(w) })
 }
 
 // readIndex converts the n index values at p, of the caller's type,
