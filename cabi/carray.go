@@ -7,7 +7,7 @@ package main
 import "C"
 
 import (
-	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"runtime/debug"
@@ -160,13 +160,29 @@ func needPtr(name string, p unsafe.Pointer, n int64) error {
 const readChunk = 1 << 16
 
 // readArray converts the n entries of type T at p with conv, in order,
-// chunk by chunk.
-func readArray[T, U any](name string, p unsafe.Pointer, n int64, conv func(i int64, v T) (U, error)) ([]U, error) {
+// chunk by chunk; or, where conv depends on its entry alone (pure) and
+// the array is long, in pieces side by side (inPieces), the error the
+// one of the first bad entry as in order.
+func readArray[T, U any](name string, p unsafe.Pointer, n int64, pure bool, conv func(i int64, v T) (U, error)) ([]U, error) {
 	if err := needPtr(name, p, n); err != nil {
 		return nil, err
 	}
-	out := make([]U, 0, min(n, readChunk))
 	size := int64(unsafe.Sizeof(*new(T)))
+	if pure && parallelRead(n, size) {
+		out := make([]U, n)
+		err := inPieces(name, p, n, size, func(lo, hi int64) error {
+			for j, v := range unsafe.Slice((*T)(unsafe.Add(p, lo*size)), hi-lo) {
+				u, err := conv(lo+int64(j), v)
+				if err != nil {
+					return err
+				}
+				out[lo+int64(j)] = u
+			}
+			return nil
+		})
+		return out, err
+	}
+	out := make([]U, 0, min(n, readChunk))
 	var cerr error
 	for i0 := int64(0); i0 < n && cerr == nil; i0 += readChunk {
 		src := unsafe.Slice((*T)(unsafe.Add(p, i0*size)), min(readChunk, n-i0))
@@ -187,20 +203,33 @@ func readArray[T, U any](name string, p unsafe.Pointer, n int64, conv func(i int
 }
 
 // copyArray copies the n entries of type T at p and returns the index of
-// the first entry bad rejects (-1 when none). Below parallelCopy bytes
-// it reads chunk by chunk, the copy growing with what was read, and
-// stops at the first bad entry. A longer array (a matrix's values at
-// every update) is probed first, a byte a page, so that a count larger
-// than the array faults before any allocation of its size; then it is
-// copied and checked in pieces side by side, as one core's memory copy
-// carries a fraction of what the host's memory does.
+// the first entry bad rejects (-1 when none). It reads chunk by chunk,
+// the copy growing with what was read, and stops at the first bad entry;
+// a long array (a matrix's values at every update) goes in pieces side
+// by side (inPieces).
 func copyArray[T any](name string, p unsafe.Pointer, n int64, bad func(T) bool) ([]T, int64, error) {
 	if err := needPtr(name, p, n); err != nil {
 		return nil, -1, err
 	}
 	size := int64(unsafe.Sizeof(*new(T)))
-	if n*size >= parallelCopy && runtime.GOMAXPROCS(0) > 1 {
-		return copyParallel(name, p, n, bad)
+	if parallelRead(n, size) {
+		out := make([]T, n)
+		err := inPieces(name, p, n, size, func(lo, hi int64) error {
+			copy(out[lo:hi], unsafe.Slice((*T)(unsafe.Add(p, lo*size)), hi-lo))
+			if bad != nil {
+				if j := slices.IndexFunc(out[lo:hi], bad); j >= 0 {
+					return badEntry(lo + int64(j))
+				}
+			}
+			return nil
+		})
+		if b, ok := err.(badEntry); ok {
+			return out, int64(b), nil
+		}
+		if err != nil {
+			return nil, -1, err
+		}
+		return out, -1, nil
 	}
 	out := make([]T, 0, min(n, readChunk))
 	for i0 := int64(0); i0 < n; i0 += readChunk {
@@ -219,49 +248,51 @@ func copyArray[T any](name string, p unsafe.Pointer, n int64, bad func(T) bool) 
 	return out, -1, nil
 }
 
-// parallelCopy is the size in bytes from which copyArray copies in
-// pieces side by side.
-const parallelCopy = 16 << 20
+// badEntry is the index of copyArray's first bad entry, as inPieces'
+// error.
+type badEntry int64
 
-// copyParallel is copyArray's copy in pieces, each read by a goroutine
-// that turns its faults into errors as guard does for the caller's.
-func copyParallel[T any](name string, p unsafe.Pointer, n int64, bad func(T) bool) ([]T, int64, error) {
-	size := int64(unsafe.Sizeof(*new(T)))
+func (b badEntry) Error() string { return fmt.Sprintf("entry %d", int64(b)) }
+
+// parallelRead says whether n entries of size bytes are read in pieces:
+// from 16 MB, on more than one core.
+func parallelRead(n, size int64) bool {
+	return n >= (16<<20)/size && runtime.GOMAXPROCS(0) > 1
+}
+
+// inPieces runs f on the pieces [lo, hi) of the n entries of size bytes
+// at p, 1M entries each, side by side: a core's memory copy carries a
+// fraction of what the host's memory does. The array is first read a
+// word a page, so that a count larger than the array faults before
+// anything of its size is allocated; every goroutine turns its faults
+// into errors as guard does the caller's. The error is f's of the first
+// piece that returned one, as a reading in order would have met it.
+func inPieces(name string, p unsafe.Pointer, n, size int64, f func(lo, hi int64) error) error {
 	if err := withFaults(name, p, n, func() { probeReadable(p, n*size) }); err != nil {
-		return nil, -1, err
+		return err
 	}
-	out := make([]T, n)
 	const piece = 1 << 20
-	badAt := make([]int64, (n+piece-1)/piece) // each piece's first bad entry, or -1
+	errs := make([]error, (n+piece-1)/piece)
 	var next atomic.Int64
-	errs := make([]error, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
-	for w := range errs {
+	for range min(runtime.GOMAXPROCS(0), len(errs)) {
 		wg.Go(func() {
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			for k := next.Add(1) - 1; k < int64(len(badAt)) && errs[w] == nil; k = next.Add(1) - 1 {
+			for k := next.Add(1) - 1; k < int64(len(errs)); k = next.Add(1) - 1 {
 				lo, hi := k*piece, min(n, (k+1)*piece)
-				src := unsafe.Slice((*T)(unsafe.Add(p, lo*size)), hi-lo)
-				errs[w] = withFaults(name, p, n, func() { copy(out[lo:hi], src) })
-				badAt[k] = -1
-				if bad != nil {
-					if j := slices.IndexFunc(out[lo:hi], bad); j >= 0 {
-						badAt[k] = lo + int64(j)
-					}
+				if err := withFaults(name, p, n, func() { errs[k] = f(lo, hi) }); err != nil {
+					errs[k] = err
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, -1, err
-	}
-	for _, b := range badAt {
-		if b >= 0 {
-			return out, b, nil
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	return out, -1, nil
+	return nil
 }
 
 // probeReadable reads a word of each page of the n bytes at p, and the
@@ -271,20 +302,24 @@ func probeReadable(p unsafe.Pointer, n int64) {
 	eachPage(p, n, func(w *uint32) { atomic.LoadUint32(w) })
 }
 
+// indexInt32 is MISGRID_INT32 for the package's tests, which cannot use
+// cgo.
+const indexInt32 C.int32_t = C.MISGRID_INT32
+
 // readIndex converts the n index values at p, of the caller's type,
-// with conv (base not yet removed).
-func readIndex[U any](name string, p unsafe.Pointer, itype C.int32_t, n int64, conv func(i int64, v int64) (U, error)) ([]U, error) {
+// with conv (base not yet removed), pure as readArray's.
+func readIndex[U any](name string, p unsafe.Pointer, itype C.int32_t, n int64, pure bool, conv func(i int64, v int64) (U, error)) ([]U, error) {
 	if itype == C.MISGRID_INT64 {
-		return readArray(name, p, n, conv)
+		return readArray(name, p, n, pure, conv)
 	}
-	return readArray(name, p, n, func(i int64, v int32) (U, error) { return conv(i, int64(v)) })
+	return readArray(name, p, n, pure, func(i int64, v int32) (U, error) { return conv(i, int64(v)) })
 }
 
 // readIDs copies n ids in [base, base+limit) into 0-based int32, naming
 // the first one out of range in the caller's terms.
 func readIDs(name string, p unsafe.Pointer, itype, base C.int32_t, n, limit int64) ([]int32, error) {
 	b := int64(base)
-	return readIndex(name, p, itype, n, func(i, v int64) (int32, error) {
+	return readIndex(name, p, itype, n, true, func(i, v int64) (int32, error) {
 		x := v - b
 		if x < 0 || x >= limit {
 			hint := ""
@@ -304,7 +339,7 @@ func readIDs(name string, p unsafe.Pointer, itype, base C.int32_t, n, limit int6
 func readOffsets(name string, p unsafe.Pointer, itype, base C.int32_t, n, nnz int64) ([]int64, error) {
 	b := int64(base)
 	prev := int64(0)
-	return readIndex(name, p, itype, n+1, func(i, v int64) (int64, error) {
+	return readIndex(name, p, itype, n+1, false, func(i, v int64) (int64, error) {
 		x := v - b
 		switch {
 		case i == 0 && x != 0:

@@ -51,6 +51,27 @@ func TestCopyArrayParallel(t *testing.T) {
 	}
 }
 
+// Long id arrays are converted in pieces side by side, with the error of
+// the first id out of range in order, as one reading in order reports.
+func TestReadIDsParallel(t *testing.T) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	const n, limit = 5<<20 + 77, 1000 // 20 MB of int32: past 16 MB
+	ids := make([]int32, n)
+	for i := range ids {
+		ids[i] = int32(i%limit) + 1 // base 1
+	}
+	p := unsafe.Pointer(&ids[0])
+	got, err := readIDs("colind", p, indexInt32, 1, n, limit)
+	if err != nil || len(got) != n || got[n-1] != int32((n-1)%limit) {
+		t.Fatalf("readIDs: %v (%d ids)", err, len(got))
+	}
+	ids[4<<20+5], ids[1<<20+9] = limit+1, 0
+	_, err = readIDs("colind", p, indexInt32, 1, n, limit)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("colind[%d] = 0 is out of range [1, %d]", 1<<20+9, limit)) {
+		t.Fatalf("first id out of range: %v", err)
+	}
+}
+
 // BenchmarkCopyArray reads a matrix's values of 27M doubles (Q1
 // Poisson 101³, 216 MB), checked for finiteness, as every update does:
 // in pieces side by side, and one chunk after another (GOMAXPROCS 1).
