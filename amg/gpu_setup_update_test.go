@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/misgrid/misgrid/amg/internal/fem"
@@ -152,4 +153,49 @@ func TestGPUSetupUpdateBadValues(t *testing.T) {
 			t.Error("a refused Update changed the hierarchy")
 		}
 	}
+}
+
+// An Update whose matrix has as many entries on another pattern is the
+// host's error, and the device, which took the values before the host
+// compared the patterns, has its old ones back: solves match the host's
+// untouched hierarchy, and a later Update on the right pattern works.
+func TestGPUSetupUpdateOtherPattern(t *testing.T) {
+	needGPU(t)
+	tp := problems()[1]
+	o := problemOptions(tp.pr, Options{MaxCoarse: 60, Reuse: true})
+	cpu, gpu := hostAndDevice(t, tp.pr.A, o)
+	defer gpu.Close()
+	a3 := *tp.pr.A
+	a3.Col, a3.Val = slices.Clone(a3.Col), slices.Clone(a3.Val)
+	for k := range a3.Val {
+		a3.Val[k] *= 7 // values the device must not keep
+	}
+	// Row 0's last column moves one further: the same count, sorted.
+	last := a3.RowPtr[1] - 1
+	if a3.Col[last]+1 >= int32(a3.Rows) {
+		t.Fatalf("%s: row 0 ends in the last column", tp.name)
+	}
+	a3.Col[last]++
+	if err := gpu.Update(&a3); err == nil || !strings.Contains(err.Error(), "pattern differs") {
+		t.Fatalf("%s: Update on another pattern: %v", tp.name, err)
+	}
+	b := mulDense(mustCSR(t, tp.pr.A), randVec(tp.pr.A.Rows, 5))
+	xc, xg := make([]float64, len(b)), make([]float64, len(b))
+	rc, err1 := cpu.Solve(b, xc)
+	rg, err2 := gpu.Solve(b, xg)
+	if err := errors.Join(err1, err2); err != nil {
+		t.Fatal(err)
+	}
+	if d := relDiff(xg, xc); d > 1e-8 || rg.Iterations > rc.Iterations+1 || rg.Iterations < rc.Iterations-1 {
+		t.Errorf("%s: after the refused Update, solutions differ by %.3g (%d its, host %d)", tp.name, d, rg.Iterations, rc.Iterations)
+	}
+	a2 := *tp.pr.A
+	a2.Val = slices.Clone(a2.Val)
+	for k := range a2.Val {
+		a2.Val[k] *= 2
+	}
+	if err := errors.Join(cpu.Update(&a2), gpu.Update(&a2)); err != nil {
+		t.Fatal(err)
+	}
+	compareLevels(t, cpu, gpu)
 }
