@@ -14,8 +14,9 @@
 #   tests     GPU tests of cuda, the MIS engine, mis, amg, gpuagg and
 #             gpusparse, verbose
 #   sanitize  compute-sanitizer memcheck and racecheck on the engine's
-#             TestGPUMidSize, and memcheck, racecheck and initcheck on the
-#             AMG setup's tests
+#             TestGPUMidSize, memcheck, racecheck (a process per test) and
+#             initcheck on the AMG setup's tests, memcheck and racecheck
+#             on gpusparse's short corpus
 #   bench     misgrid bench -device gpu on the reference graphs (table + JSON)
 #   orders    the hex27 160³ mesh in natural, rcm, locality, random order
 #   ab        bin/misgrid-old against bin/misgrid, alternating graph by
@@ -116,9 +117,21 @@ for stage in "${stages[@]}"; do
 		done
 		# The AMG setup's kernels (input, setup, gpuagg, gpusparse, the
 		# engine), initcheck included: freed device memory is reused.
-		for tool in memcheck racecheck initcheck; do
-			run sanitize 300 bash -c "cd amg && compute-sanitizer --tool $tool --error-exitcode 7 --print-limit 20 \
-				../bin/amg.test -test.short -test.run 'TestGPUSetup(MatchesHost|Update|LongRows|Renumber)\$' -test.count=1"
+		# racecheck is slow enough to take one process per test.
+		amgsan() {
+			run sanitize "$2" bash -c "cd amg && compute-sanitizer --tool $1 --error-exitcode 7 --print-limit 20 \
+				../bin/amg.test -test.short -test.run '$3' -test.count=1"
+		}
+		amgsan memcheck 300 'TestGPUSetup(MatchesHost|Update|UpdatePinned|UpdateOtherPattern|UpdateBadValues|LongRows|Renumber|BadInput)$'
+		amgsan initcheck 200 'TestGPUSetup(LongRows|Renumber|BadInput)$'
+		for t in LongRows Renumber Update MatchesHost; do
+			amgsan racecheck 150 "TestGPUSetup$t\$"
+		done
+		# gpusparse's products on its corpus (the short one: racecheck
+		# does not finish the whole in 200 s).
+		for tool in memcheck racecheck; do
+			run sanitize 400 bash -c "cd internal/gpusparse && compute-sanitizer --tool $tool --error-exitcode 7 --print-limit 20 \
+				../../bin/gpusparse.test -test.short -test.run 'TestGPUCorpus' -test.count=1"
 		done
 		;;
 	bench)
