@@ -239,14 +239,31 @@ func (ds *devSetup) checkInput(d *dcsr, ptr *cuda.Buffer, kernel string, reorder
 // check runs in_check64 or in_check32 on d with offsets ptr; any flag
 // is errHostInput.
 func (ds *devSetup) check(kernel string, n, nz int, ptr *cuda.Buffer, d *dcsr, diag *cuda.Buffer) error {
+	ds.queueCheck(kernel, n, nz, ptr, d, diag)
+	w, err := ds.read(ds.checkWords()...)
+	if err != nil {
+		return err
+	}
+	return flagged(w)
+}
+
+// queueCheck queues in_check64 or in_check32 on d with offsets ptr,
+// its flags in the words checkWords names.
+func (ds *devSetup) queueCheck(kernel string, n, nz int, ptr *cuda.Buffer, d *dcsr, diag *cuda.Buffer) {
 	for i := range 4 {
 		ds.setWord(i, noWord)
 	}
 	ds.launchIn(kernel, 32*int64(n), int32(n), int64(nz), ptr, d.col, d.val, diag, ds.words)
-	w, err := ds.read(ds.words, int64(0), ds.words, int64(1), ds.words, int64(2), ds.words, int64(3))
-	if err != nil {
-		return err
-	}
+}
+
+// checkWords are in_check's four flag words, as read's (buffer, index)
+// pairs.
+func (ds *devSetup) checkWords() []any {
+	return []any{ds.words, int64(0), ds.words, int64(1), ds.words, int64(2), ds.words, int64(3)}
+}
+
+// flagged is errHostInput where any of in_check's flag words w is set.
+func flagged(w []uint64) error {
 	for _, x := range w {
 		if x != noWord {
 			return errHostInput
@@ -275,22 +292,17 @@ func (ds *devSetup) symmetric(d *dcsr) error {
 // its values. (UpdateDevice's pattern is the caller's memory, which
 // may have changed: its indices are checked before any product.)
 func (ds *devSetup) checkValues(d *dcsr, diag *cuda.Buffer) error {
-	for i := range 4 {
-		ds.setWord(i, noWord)
-	}
-	ds.launchIn("in_check32", 32*int64(d.rows), int32(d.rows), int64(d.nnz), d.ptr, d.col, d.val, diag, ds.words)
+	ds.queueCheck("in_check32", d.rows, d.nnz, d.ptr, d, diag)
 	sc, err := ds.queueSymmetric(d)
 	if err != nil {
 		return err
 	}
-	w, err := ds.readRun(sc, 0, 6, ds.words, int64(0), ds.words, int64(1), ds.words, int64(2), ds.words, int64(3))
+	w, err := ds.readRun(sc, 0, 6, ds.checkWords()...)
 	if err != nil {
 		return err
 	}
-	for _, x := range w[6:] {
-		if x != noWord {
-			return errHostInput
-		}
+	if err := flagged(w[6:]); err != nil {
+		return err
 	}
 	return symmetricVerdict(w[:6])
 }

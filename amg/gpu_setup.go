@@ -34,9 +34,8 @@ import (
 // values there (checkOnDevice). NewDevice (gpu_device.go) takes a matrix
 // that is already in device memory.
 //
-// Figures (BenchmarkGPUSetup, phase by phase beside its floor) are in
-// docs/amg.md: on one H200, Q1 Poisson 101³ (1M rows) sets up in about
-// 36 ms against 1.2 s on 32 cores, Q1 elasticity 69³ in 126–146 ms.
+// Its figures (BenchmarkGPUSetup, phase by phase beside its floor) are
+// in docs/amg.md.
 //
 // Where the device path cannot follow the host (a pattern that is not
 // structurally symmetric, more than 8 dofs per node or near-nullspace

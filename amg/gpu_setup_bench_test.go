@@ -262,17 +262,18 @@ func benchSetupJob(b *testing.B, tp testProblem, job string, a *csr, rhs []float
 		b.Fatal(err)
 	}
 	first := time.Since(t0)
+	updateOnce := func() error {
+		if m.Val != nil {
+			return pc.UpdateDevice(m)
+		}
+		return pc.Update(tp.pr.A)
+	}
 	// And one Update, as a Newton step's second one finds it: with
 	// PinValues, it page-locks the values (first_update_ms).
 	var firstUpdate time.Duration
 	if update {
 		t0 = time.Now()
-		if m.Val != nil {
-			err = pc.UpdateDevice(m)
-		} else {
-			err = pc.Update(tp.pr.A)
-		}
-		if err != nil {
+		if err = updateOnce(); err != nil {
 			b.Fatal(err)
 		}
 		firstUpdate = time.Since(t0)
@@ -281,10 +282,8 @@ func benchSetupJob(b *testing.B, tp testProblem, job string, a *csr, rhs []float
 	n0, ns0 := devAllocs.n.Load(), devAllocs.ns.Load()
 	for range b.N {
 		switch {
-		case m.Val != nil:
-			err = pc.UpdateDevice(m)
 		case update:
-			err = pc.Update(tp.pr.A)
+			err = updateOnce()
 		default:
 			if pc != nil {
 				pc.Close()

@@ -156,9 +156,10 @@ func centroid(coords []float64, dim int) ([3]float64, error) {
 // deviceModes gives the number of near-nullspace vectors that a device
 // setup forms itself (devSetup.nearNullspace), with no array on the
 // host: the constant vectors, and the rigid-body modes where the
-// coordinates have the right shape (rigidShape) (whether they are finite the device setup learns as it
-// forms them, the host's error then coming from its own setup). ok is
-// false for vectors the host forms.
+// coordinates have the right shape (rigidShape; whether they are finite
+// the device setup learns from centroid, and the error is then the host
+// setup's, from the same centroid). ok is false for vectors the host
+// forms.
 func deviceModes(o *Options, n, bs int) (k int, ok bool) {
 	switch o.Nullspace {
 	case Constant:

@@ -276,12 +276,7 @@ type HostBuffer struct {
 	freed bool
 	// reg: the caller's memory, page-locked in place (RegisterHost); it
 	// keeps the memory reachable and pinned for the runtime until Free.
-	reg *registration
-}
-
-type registration struct {
-	src any
-	pin runtime.Pinner
+	reg *runtime.Pinner
 }
 
 // AllocHost allocates bytes of page-locked host memory.
@@ -310,12 +305,13 @@ func (c *Context) AllocHost(bytes int64) (*HostBuffer, error) {
 // (cuMemHostRegister), so that asynchronous copies read it at the bus's
 // speed with nothing staged; the HostBuffer it returns views src (Bytes
 // aliases it) and keeps it reachable and pinned for the runtime until
-// Free, which unregisters it. Registering costs about what staging the
-// same bytes does (on an H200 host, 453 MB took 15.7 ms to register and
-// 6.6 ms to unregister: BenchmarkGPUHostRegister), so it pays where the
-// same memory goes up again and again: a matrix's values re-assembled in
-// place for every Newton step, as AmgX's AMGX_pin_memory does. src must
-// not be changed while a copy from it is queued.
+// Free, which unregisters it. Registering costs more than staging the
+// same bytes once (on an H200 host, 453 MB took 15.7 ms to register and
+// 6.6 ms to unregister against 11 ms to stage: BenchmarkGPUHostRegister,
+// BenchmarkGPUStage), so it pays where the same memory goes up again and
+// again: a matrix's values re-assembled in place for every Newton step,
+// as AmgX's AMGX_pin_memory does. src must not be changed while a copy
+// from it is queued.
 func RegisterHost[T Word](c *Context, src []T) (*HostBuffer, error) {
 	h, err := c.handle("cuMemHostRegister")
 	if err != nil {
@@ -325,21 +321,21 @@ func RegisterHost[T Word](c *Context, src []T) (*HostBuffer, error) {
 	if n == 0 {
 		return nil, &Error{Op: "cuMemHostRegister", Code: ErrorInvalidValue, Detail: "an empty slice"}
 	}
-	r := &registration{src: src}
+	pin := new(runtime.Pinner)
 	p := unsafe.Pointer(unsafe.SliceData(src))
-	r.pin.Pin(p)
+	pin.Pin(p)
 	if res := drvMemHostRegister(h, p, n); res != Success {
-		r.pin.Unpin()
+		pin.Unpin()
 		return nil, checkf("cuMemHostRegister", res, "page-locking %s of the caller's memory", FormatBytes(n))
 	}
-	hb := &HostBuffer{ctx: c, p: p, size: n, reg: r}
-	hb.cleanup = runtime.AddCleanup(hb, func(a regRef) { _ = a.r.release(a.ctx, a.p) }, regRef{c, p, r})
+	hb := &HostBuffer{ctx: c, p: p, size: n, reg: pin}
+	hb.cleanup = runtime.AddCleanup(hb, func(a regRef) { _ = unregister(a.ctx, a.p, a.pin) }, regRef{c, p, pin})
 	return hb, nil
 }
 
-// release unregisters memory that RegisterHost page-locked and unpins it.
-func (r *registration) release(c *Context, p unsafe.Pointer) error {
-	defer r.pin.Unpin()
+// unregister undoes RegisterHost's page-locking of p and unpins it.
+func unregister(c *Context, p unsafe.Pointer, pin *runtime.Pinner) error {
+	defer pin.Unpin()
 	h, err := c.handle("cuMemHostUnregister")
 	if err != nil {
 		return nil // a closed context took its registrations with it
@@ -350,7 +346,7 @@ func (r *registration) release(c *Context, p unsafe.Pointer) error {
 type regRef struct {
 	ctx *Context
 	p   unsafe.Pointer
-	r   *registration
+	pin *runtime.Pinner
 }
 
 type hostRef struct {
@@ -396,9 +392,9 @@ func (h *HostBuffer) Free() error {
 	}
 	h.freed = true
 	h.cleanup.Stop()
-	if r := h.reg; r != nil {
+	if pin := h.reg; pin != nil {
 		h.reg = nil
-		return r.release(h.ctx, h.p)
+		return unregister(h.ctx, h.p, pin)
 	}
 	if h.ctx.isClosed() || h.ctx.keepHost(h.ctx.h, h.p, h.alloc) {
 		return nil
