@@ -313,7 +313,7 @@ func warpRows(a, b, c *Matrix, resident int) int {
 // every chunk of rows over blockFrom columns: a warp per chunk would
 // leave most of the GPU idle, each warp walking a long row of A alone.
 // (bench/gpu, one H200: Pᵀ·(AP) of 27 to 512 runs takes 1.4× to 2.9×
-// less time so than with a warp a chunk, of 1728 runs about as much;
+// less time than with a warp a chunk, of 1728 runs about as much;
 // products of 13824 runs and more take 1.6× to 2.5× less with a warp a
 // chunk.)
 const (
