@@ -117,3 +117,80 @@ func TestRegisterHost(t *testing.T) {
 		t.Fatal("an empty slice was registered")
 	}
 }
+
+// StageToHost brings back every size around the chunk boundaries from
+// any offset intact, through rings of one and of several chunks, between
+// uploads that reuse the same ring; a copy past the buffer's end is an
+// error that leaves dst alone.
+func TestStageToHost(t *testing.T) {
+	ctx := gpu(t)
+	s, err := ctx.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const words = 4 << 20
+	dev, err := ctx.Alloc(4 * words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Free()
+	rng := rand.New(rand.NewPCG(8, 8))
+	all := make([]uint32, words)
+	for i := range all {
+		all[i] = rng.Uint32()
+	}
+	if err := cuda.CopyToDevice(dev, 0, all); err != nil {
+		t.Fatal(err)
+	}
+	const chunk = 4096
+	for _, o := range []cuda.StagerOptions{
+		{ChunkBytes: chunk, Chunks: 1, Workers: 1},
+		{ChunkBytes: chunk, Chunks: 3, Workers: 4},
+		{ChunkBytes: 2 << 20, Chunks: 4, Workers: 8},
+	} {
+		st, err := ctx.NewStager(s, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		for _, n := range []int{0, 1, chunk/4 - 1, chunk / 4, chunk/4 + 1, 7*chunk + 3, 1<<20 + 5, words - 1001} {
+			for _, at := range []int{0, 1, 1000} {
+				n := min(n, words-at)
+				// An upload into the ring first, so that the copy back
+				// lands where a transfer may just have read.
+				if err := cuda.StageToDevice(st, dev, 4*int64(at), all[at:at+min(n, 3000)]); err != nil {
+					t.Fatal(err)
+				}
+				got := make([]uint32, n)
+				if err := cuda.StageToHost(st, got, dev, 4*int64(at)); err != nil {
+					t.Fatal(err)
+				}
+				if i := firstDiff(got, all[at:at+n]); i >= 0 {
+					t.Fatalf("%+v: %d words from word %d: word %d is %#x, want %#x", o, n, at, i, got[i], all[at+i])
+				}
+			}
+		}
+	}
+	st, err := ctx.NewStager(s, cuda.StagerOptions{ChunkBytes: chunk, Chunks: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []uint32{7, 7}
+	if err := cuda.StageToHost(st, got, dev, 4*words-4); err == nil || got[0] != 7 || got[1] != 7 {
+		t.Errorf("copy past the end: error %v, dst %v; want an error and dst untouched", err, got)
+	}
+	st.Close()
+	if err := cuda.StageToHost(st, got, dev, 0); err == nil {
+		t.Error("StageToHost on a closed stager: no error")
+	}
+}
+
+func firstDiff[T comparable](a, b []T) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
+}

@@ -238,3 +238,28 @@ func (r *stageRing) pump(cs []*ringChunk, dstOff int64, src []byte, s sink, work
 	}
 	return nil
 }
+
+// unpack copies the start of ring memory src into dst, a piece per
+// worker at a time.
+func (r *stageRing) unpack(dst, src []byte) {
+	n := int64(len(dst))
+	pieces := (n + r.piece - 1) / r.piece
+	if pieces <= 1 || r.workers == 1 {
+		copy(dst, src)
+		return
+	}
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range min(int64(r.workers), pieces) {
+		wg.Go(func() {
+			for p := next.Add(1) - 1; p < pieces; p = next.Add(1) - 1 {
+				o := p * r.piece
+				e := min(o+r.piece, n)
+				copy(dst[o:e], src[o:e])
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -174,3 +174,23 @@ func TestStageRingAfterError(t *testing.T) {
 		}
 	}
 }
+
+// unpack copies exactly, alone or with workers, around piece sizes.
+func TestStageRingUnpack(t *testing.T) {
+	const piece = 1 << 10
+	rng := rand.New(rand.NewPCG(3, 3))
+	src := make([]byte, 20*piece)
+	for i := range src {
+		src[i] = byte(rng.Uint32())
+	}
+	for _, workers := range []int{1, 3, 8} {
+		r := newStageRing(nil, 16*piece, piece, 4, workers)
+		for _, n := range []int{0, 1, piece - 1, piece, piece + 1, 7*piece + 5, 16 * piece} {
+			dst := bytes.Repeat([]byte{0xee}, n+1)
+			r.unpack(dst[:n], src)
+			if !bytes.Equal(dst[:n], src[:n]) || dst[n] != 0xee {
+				t.Errorf("%d workers, %d bytes: copy differs or runs past the end", workers, n)
+			}
+		}
+	}
+}

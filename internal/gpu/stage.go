@@ -9,29 +9,27 @@ import (
 	"github.com/misgrid/misgrid/cuda"
 )
 
-// StagerOptions are those of the contexts' Stagers: a ring of six 16 MiB
-// chunks packed by up to 16 goroutines. On a 32-core H200 host, where the
-// bus carries 55 GB/s from pinned memory, mis.Compute's upload of hex27
-// 160³'s 453 MB CSR with the device check took 11.5-12.5 ms (37-39
-// GB/s) against 14.3-16.8 ms for the former Stager, chunk by chunk with
-// three 64 MiB chunks and 32 goroutines (BenchmarkGPUComputeFromHost in
-// package mis, same runs); 453 MiB from a Go slice staged in 11.0 ms
-// (43 GB/s, floor 8.6 ms; BenchmarkGPUStage in package cuda). The
-// transfers' reads share the host's memory with the packing, which alone
-// reaches 72 GB/s into this ring: 4×8 MiB with 8 goroutines does as
-// well (10.6 ms, 11.0-12.7 ms with the check), rings of 128 MiB and more
-// pack slower (12×16 MiB: 12.1 ms; 3×64 MiB with 32 goroutines: 13.6
-// ms), and rings less than about four times what the goroutines pack at
-// once (a megabyte each) stall them (4×8 MiB with 16 goroutines: 14.0
-// ms; 2×8 MiB: 20.8 ms). Page-locking the caller's memory in place
-// instead (cuMemHostRegister) copies at the bus's speed but costs more
-// than it saves: 15.7 ms to register those bytes and 6.6 ms to
-// unregister them (BenchmarkGPUHostRegister in package cuda).
-var StagerOptions = cuda.StagerOptions{ChunkBytes: 16 << 20, Chunks: 6, Workers: 16}
+// StagerOptions are those of the contexts' Stagers: a ring of six 8 MiB
+// chunks packed by up to 10 goroutines. The transfers' reads share the
+// host's memory with the packing, so goroutines beyond those that keep
+// ahead of the bus slow the transfers down. On a 16-core H200 host,
+// where the bus carries 55 GB/s from pinned memory, mis.Compute's upload
+// of hex27 160³'s 453 MB CSR with the device check took, as the median of
+// nine rounds in which the shapes took turns (BenchmarkGPUComputeFromHost
+// /phases in package mis, two runs): 11.2 and 12.4 ms with this ring;
+// 12.9 and 14.3 ms with six 16 MiB chunks and 16 goroutines; 12.2 and
+// 12.9 ms with 4×8 MiB and 8; 13.1 and 15.7 ms with 6×8 MiB and 6.
+// Rings of 128 MiB and more pack slower, and rings less than about four
+// times what the goroutines pack at once (a megabyte each) stall them.
+// Page-locking the caller's memory in place instead (cuMemHostRegister)
+// copies at the bus's speed but costs more than it saves: 15.7 ms to
+// register those bytes and 6.6 ms to unregister them
+// (BenchmarkGPUHostRegister in package cuda).
+var StagerOptions = cuda.StagerOptions{ChunkBytes: 8 << 20, Chunks: 6, Workers: 10}
 
 // stagers holds one Stager per context, made on first use and shared by
 // every loader of the context (the MIS engine, the AMG setup, the
-// hierarchy): its 96 MiB of pinned ring cost tens of milliseconds to
+// hierarchy): its 48 MiB of pinned ring cost tens of milliseconds to
 // allocate, more than most of a setup, and copies from the host share one
 // bus anyway, so users take turns with one Stager rather than each
 // pinning its own. The pinned memory stays until Release.
