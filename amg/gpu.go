@@ -347,6 +347,12 @@ func stageTo[T cuda.Word](g *gpuSolver, dst *cuda.Buffer, src []T) error {
 	return g.e.Stage(g.stream, func(st *cuda.Stager) error { return cuda.StageToDevice(st, dst, 0, src) })
 }
 
+// stageFrom copies the start of src into dst through the context's
+// Stager once the work queued on g.stream is done, at the bus's speed.
+func stageFrom[T cuda.Word](g *gpuSolver, dst []T, src *cuda.Buffer) error {
+	return g.e.Stage(g.stream, func(st *cuda.Stager) error { return cuda.StageToHost(st, dst, src, 0) })
+}
+
 func (g *gpuSolver) vector(v []float64) (*cuda.Buffer, error) {
 	b, err := g.keep(8 * int64(len(v)))
 	if err == nil {

@@ -149,7 +149,7 @@ func (pc *Preconditioner) deviceResidual(b, x []float64, bn float64) (float64, b
 	if g == nil || pc.fine.val != nil {
 		return 0, false
 	}
-	if err := errors.Join(g.idle(), cuda.CopyToDevice(g.vb, 0, b), cuda.CopyToDevice(g.vx, 0, x)); err != nil {
+	if err := errors.Join(g.idle(), stageTo(g, g.vb, b), stageTo(g, g.vx, x)); err != nil {
 		return math.NaN(), true
 	}
 	g.rows(g.op, rowResid, g.vx, nil, g.vb, g.vr, nil, nil, nil, nil, 0, 0)

@@ -163,17 +163,14 @@ func (g *gpuSolver) apply(r, z []float64) error {
 	if err := g.idle(); err != nil {
 		return err
 	}
-	if err := cuda.CopyToDevice(g.vr, 0, r); err != nil {
+	if err := stageTo(g, g.vr, r); err != nil {
 		return err
 	}
 	g.cycleOn(0, g.vz, g.vr, true)
 	if g.err != nil {
 		return g.err
 	}
-	if err := g.stream.Synchronize(); err != nil {
-		return err
-	}
-	return cuda.CopyToHost(z, g.vz, 0)
+	return stageFrom(g, z, g.vz)
 }
 
 // solve is Solve's PCG on the device; b is checked and nonzero.
@@ -187,10 +184,10 @@ func (g *gpuSolver) solve(pc *Preconditioner, b, x []float64, bn float64, start 
 		res.Elapsed = time.Since(start)
 		return res, err
 	}
-	if err := cuda.CopyToDevice(g.vb, 0, b); err != nil {
+	if err := stageTo(g, g.vb, b); err != nil {
 		return nil, err
 	}
-	if err := cuda.CopyToDevice(g.vx, 0, x); err != nil {
+	if err := stageTo(g, g.vx, x); err != nil {
 		return nil, err
 	}
 	g.rows(g.op, rowResid, g.vx, nil, g.vb, g.vr, nil, nil, nil, nil, 0, 0)
@@ -254,10 +251,7 @@ func (g *gpuSolver) fetch(x []float64, err error) error {
 	if g.err != nil {
 		return g.err
 	}
-	if e := g.stream.Synchronize(); e != nil {
-		return e
-	}
-	if e := cuda.CopyToHost(x, g.vx, 0); e != nil {
+	if e := stageFrom(g, x, g.vx); e != nil {
 		return e
 	}
 	return err

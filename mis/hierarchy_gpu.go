@@ -238,7 +238,8 @@ func (h *gpuHierarchy) download(d *gpuagg.Device, g *mesh.Graph, dl []gpuagg.Lev
 		in := make([]bool, l.Graph.N)
 		if len(in) > 0 {
 			// bool is one byte holding 0 or 1, which RunTo writes.
-			if err := cuda.CopyToHost(unsafe.Slice((*uint8)(unsafe.Pointer(&in[0])), len(in)), l.In, 0); err != nil {
+			flags := unsafe.Slice((*uint8)(unsafe.Pointer(&in[0])), len(in))
+			if err := h.l.Stage(h.l.Stream, func(st *cuda.Stager) error { return cuda.StageToHost(st, flags, l.In, 0) }); err != nil {
 				return nil, err
 			}
 		}

@@ -44,12 +44,10 @@ func (a *Aggregates) Free() error {
 // DownloadAggregates copies the aggregates to the host, after the work queued on
 // the Device's stream.
 func (d *Device) DownloadAggregates(a *Aggregates) (of, roots []int32, err error) {
-	if err := d.stream.Synchronize(); err != nil {
-		return nil, nil, err
-	}
 	n := a.Of.Size() / 4
 	of, roots = make([]int32, n), make([]int32, a.N)
-	if err := errors.Join(get(of, a.Of), get(roots, a.Roots)); err != nil {
+	err = d.l.Stage(d.stream, func(st *cuda.Stager) error { return errors.Join(get(st, of, a.Of), get(st, roots, a.Roots)) })
+	if err != nil {
 		return nil, nil, err
 	}
 	return of, roots, nil
