@@ -216,6 +216,12 @@ func (c *Context) handle(op string) (ctxHandle, error) {
 	return c.h, nil
 }
 
+// Closed reports whether Close was called: a cache keyed by the raw
+// handle must not hand out what it made in this context, whose memory a
+// released primary context may have taken with it, to a later Context
+// of the same handle.
+func (c *Context) Closed() bool { return c.isClosed() }
+
 func (c *Context) isClosed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

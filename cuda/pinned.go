@@ -195,6 +195,9 @@ func (d toDevice) send(slot int, ringOff, dstOff, n int64) error {
 func (d toDevice) done(slot int) (bool, error) { return d.st.evs[slot].Done() }
 func (d toDevice) wait(slot int) error         { return d.st.evs[slot].Synchronize() }
 
+// Context returns the context the stager's memory belongs to.
+func (st *Stager) Context() *Context { return st.ctx }
+
 // Stream returns the stream the stager's transfers run on.
 func (st *Stager) Stream() *Stream { return st.stream }
 

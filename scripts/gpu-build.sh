@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 export PATH="/usr/local/go/bin:$PATH"
 mkdir -p bin
 ld=(-ldflags='-s -w')
-for p in cuda internal/misgpu internal/gpuagg internal/gpusparse mis amg; do
+for p in cuda internal/gpu internal/misgpu internal/gpuagg internal/gpusparse mis amg; do
 	go test -c "${ld[@]}" -o "bin/$(basename "$p").test" "./$p"
 done
 go build "${ld[@]}" -o bin/misgrid ./cmd/misgrid

@@ -11,7 +11,7 @@
 #   nvcc      compile internal/kernels with the local nvcc (ALLOW_NEW_PTX=1:
 #             only a check that the sources build there; the embedded
 #             images stay the committed ones)
-#   tests     GPU tests of cuda, the MIS engine, mis, amg, gpuagg and
+#   tests     GPU tests of cuda, internal/gpu, the MIS engine, mis, amg, gpuagg and
 #             gpusparse, verbose
 #   sanitize  compute-sanitizer memcheck and racecheck on the engine's
 #             TestGPUMidSize, memcheck, racecheck (a process per test) and
@@ -101,6 +101,7 @@ for stage in "${stages[@]}"; do
 	tests)
 		# Test binaries run in their package directory, as go test does.
 		run tests 120 bash -c 'cd cuda && ../bin/cuda.test -test.v -test.count=1'
+		run tests 60 bash -c 'cd internal/gpu && ../../bin/gpu.test -test.v -test.count=1'
 		run tests 300 bash -c 'cd internal/misgpu && ../../bin/misgpu.test -test.v -test.count=1'
 		run tests 200 bash -c 'cd mis && ../bin/mis.test -test.v -test.count=1 -test.run "GPU|Device|MultiGPU"'
 		run tests 300 bash -c 'cd amg && ../bin/amg.test -test.v -test.count=1 -test.run "GPU|Device"'

@@ -64,3 +64,53 @@ func TestOpen(t *testing.T) {
 		t.Error("loaded a kernel that does not exist")
 	}
 }
+
+// A Context closed after staging leaves no ring behind for a later
+// Context of the same handle (a primary context released by its last
+// user goes with the ring's pinned memory): Stage hands f a Stager of
+// the loader's own Context, and the copies both ways land intact.
+func TestStageAfterClose(t *testing.T) {
+	if err := cuda.Available(); err != nil {
+		t.Skip(err)
+	}
+	dev, err := cuda.GetDevice(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := make([]uint32, 3<<20+5)
+	for i := range src {
+		src[i] = uint32(i)*2654435761 + 1
+	}
+	for round := range 3 {
+		ctx, err := dev.PrimaryContext()
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := gpu.For(ctx, kernels.MIS, []string{"mis_init"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf, err := ctx.Alloc(4 * int64(len(src)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]uint32, len(src))
+		err = l.Stage(nil, func(st *cuda.Stager) error {
+			if st.Context() != ctx {
+				t.Errorf("round %d: the Stager belongs to another Context", round)
+			}
+			return errors.Join(cuda.StageToDevice(st, buf, 0, src), cuda.StageToHost(st, got, buf, 0))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range src {
+			if got[i] != src[i] {
+				t.Fatalf("round %d: word %d came back as %d, want %d", round, i, got[i], src[i])
+			}
+		}
+		if err := errors.Join(buf.Free(), l.Close(), ctx.Close()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

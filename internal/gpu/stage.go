@@ -62,6 +62,14 @@ func (l *Loader) Stage(s *cuda.Stream, f func(*cuda.Stager) error) error {
 	stagers.Unlock()
 	slot.mu.Lock()
 	defer slot.mu.Unlock()
+	if slot.st != nil && slot.st.Context().Closed() {
+		// Made in a Context of this handle that was closed since: a
+		// primary context released by its last user took the ring's
+		// memory with it. Close makes no driver call for a closed
+		// Context.
+		_ = slot.st.Close()
+		slot.st = nil
+	}
 	if slot.st == nil {
 		st, err := l.Ctx.NewStager(s, StagerOptions)
 		if err != nil {
