@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/misgrid/misgrid/cuda"
 	"github.com/misgrid/misgrid/internal/misgpu"
@@ -160,5 +161,104 @@ func BenchmarkOnePartVsEngine(b *testing.B) {
 			}
 			b.Logf("plan %s rounds %d; sweeps one by one (µs): %v", t.Plan.Stages[0].Kernel, t.Rounds, us)
 		})
+	}
+}
+
+// BenchmarkMultiGPUIdle splits the gap between the driver on one part
+// and the engine: the engine timed back to back (as misgrid bench does),
+// the engine after the device idled as long as the driver leaves it
+// between runs (its set copied back, the next run prepared), the
+// driver's wall time and its stream's event time, and the driver right
+// after the engine kept the device busy.
+func BenchmarkMultiGPUIdle(b *testing.B) {
+	if err := cuda.Available(); err != nil {
+		b.Skip(err)
+	}
+	g := mesh.Hex27Graph(256, 256, 256)
+	keys, err := Keys(g, Priority{Kind: Hash})
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, err := misgpu.Open(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dg, err := misgpu.Upload(l, g.Offsets, g.Adj, int64(g.MaxDegree()), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dg.Close()
+	med := func(ds []time.Duration) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2].Microseconds()) / 1000
+	}
+	const reps = 10
+	for _, dist := range []int{1, 2} {
+		for _, k := range []int{1, 3} {
+			parts, err := layoutParts(g, k, nil, keys, dist, nil, misgpu.MaxWindows)
+			if err != nil {
+				b.Fatal(err)
+			}
+			specs := make([]*misgpu.PartSpec, k)
+			for q := range specs {
+				specs[q] = &parts[q].spec
+			}
+			pp, err := misgpu.NewParts(specs, misgpu.PartsOptions{Dist: dist, Trace: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var wall, warm, span []time.Duration
+			var last *misgpu.PartsResult
+			for i := range reps + 2 {
+				r, err := pp.Run(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if i < 2 {
+					continue
+				}
+				wall = append(wall, r.Time)
+				var s time.Duration
+				for _, t := range r.Trace {
+					var x time.Duration
+					for j := range t.Launch {
+						x += t.Launch[j] + t.Exchange[j]
+					}
+					s = max(s, x)
+				}
+				span = append(span, s)
+				last = r
+			}
+			for range reps {
+				if _, err := dg.Time(dist, misgpu.Priority{}, nil, 1, 0, false); err != nil {
+					b.Fatal(err)
+				}
+				r, err := pp.Run(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				warm = append(warm, r.Time)
+			}
+			pp.Close()
+			b.Logf("d%d %d parts: driver wall %.3f ms, stream events %.3f ms, wall after a busy device %.3f ms; rounds %v",
+				dist, k, med(wall), med(span), med(warm), last.PartRounds)
+			for q, t := range last.Trace {
+				b.Logf("  part %d: %v", q, t)
+			}
+		}
+		t, err := dg.Time(dist, misgpu.Priority{}, nil, reps, 2, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var idle []time.Duration
+		for range reps {
+			time.Sleep(30 * time.Millisecond)
+			ti, err := dg.Time(dist, misgpu.Priority{}, nil, 1, 0, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			idle = append(idle, ti.MIS[0])
+		}
+		b.Logf("d%d engine back to back %.3f ms, after 30 ms idle %.3f ms", dist, med(t.MIS), med(idle))
 	}
 }

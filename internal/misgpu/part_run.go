@@ -198,9 +198,18 @@ func (pr *partRun) exchange(pass int) error {
 
 // extra is what a part adds to every launch of the engine: how its
 // kernels find the global ids of its local ids (PART_PARAMS of mis.cu).
+// A part whose local ids are its global ids (one part, ids in id order)
+// passes no id table: vhash then hashes the local id, as the engine's
+// image does, without the comparisons that find a part's global id on
+// every neighbour a sweep keys (a quarter of MIS-1's sweep time on
+// hex27 256³).
 func (p *part) extra() []any {
 	gw := p.spec.gidWindows()
-	return []any{p.gid, p.spec.Base, int32(p.spec.GIDFrom), gw[0], gw[1], gw[2]}
+	gid := p.gid
+	if p.spec.IdentityIDs() {
+		gid = nil
+	}
+	return []any{gid, p.spec.Base, int32(p.spec.GIDFrom), gw[0], gw[1], gw[2]}
 }
 
 // Run computes the MIS on every part at once. Each part runs the plan

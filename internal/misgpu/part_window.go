@@ -61,6 +61,12 @@ func (s *PartSpec) checkWindows(slots int) error {
 	return nil
 }
 
+// IdentityIDs says whether every local id of the part is its global id
+// (GlobalID(v) == v): base 0, no windows, no table.
+func (s *PartSpec) IdentityIDs() bool {
+	return s.Base == 0 && len(s.Windows) == 0 && s.GIDFrom >= len(s.Offsets)-1
+}
+
 // gidWindows returns the kernels' ghost windows (Params.gw of mis.cu):
 // From<<32 | (First-From) mod 2^32 each, noWindow<<32 for none.
 func (s *PartSpec) gidWindows() [MaxWindows]uint64 {
