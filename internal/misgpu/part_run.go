@@ -353,9 +353,10 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 		return nil, err
 	}
 	if st := &r.plan.Stages[0]; pp.tailSends && st.Tail != "" && o.Dist == 1 {
-		// Its own grid: what fits of it on the device at once.
+		// Its own grid: its share of what fits of it on the device at
+		// once, so that the tails of the parts there run together.
 		st.Tail = partTailName(r.plan.Key)
-		r.tailGrid = l.Grid(st.Tail, int64(p.dg.n), blockSize)
+		r.tailGrid = tailShare(l.Grid(st.Tail, int64(p.dg.n), blockSize), l.Grid(st.Tail, 1<<40, blockSize), p.sharers)
 	}
 	if o.Dist == 2 && ghosts && !r.plan.Buckets {
 		if r.plan.Key != KeyPrim {
@@ -397,6 +398,13 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 		clear(p.pubHost.Bytes())
 	}
 	return r, nil
+}
+
+// tailShare is the grid of a part's persistent tail: the grid its
+// vertices ask for, at most its share of fits, the most blocks resident
+// on its device at once, which sharers parts' tails split.
+func tailShare(want, fits uint32, sharers int) uint32 {
+	return max(min(want, fits/uint32(max(sharers, 1))), 1)
 }
 
 // primBuckets is the plan of MIS-2 with rank keys in a part: buckets by
