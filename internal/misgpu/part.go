@@ -161,7 +161,7 @@ var liveParts atomic.Int64
 func LiveAllocations() int64 { return liveParts.Load() }
 
 func partKernels() []string {
-	return append(Kernels(), "mis2b_p2", "part_send", "part_recv_at", "part_recv", "part_ghosts", "part_return",
+	return append(Kernels(), "mis2b_p2", "part_send", "part_recv_at", "part_recv", "part_ghosts", "part_return", "part_exchange",
 		partTailName(0), partTailName(1), partTailName(2))
 }
 

@@ -100,8 +100,9 @@ func (pr *partRun) args(a []any) []any {
 }
 
 // after queues, after launch pass: the pairs the mailboxes of this part
-// hold, the send of what the launch decided on the boundary, the
-// publication of the mailboxes' fill counts, and the ghosts given back.
+// hold, the send of what the launch decided on the boundary and the
+// ghosts given back (one launch where the part does both), and the
+// publication of the mailboxes' fill counts.
 func (pr *partRun) after(pass int) error {
 	if pr == nil {
 		return nil
@@ -115,36 +116,29 @@ func (pr *partRun) after(pass int) error {
 	if err := pr.trace.mark(pr.p.l.Stream); err != nil {
 		return err
 	}
-	if err := pr.exchange(pass); err != nil {
+	if err := pr.receive(); err != nil {
 		return err
 	}
-	if err := pr.giveBack(); err != nil {
+	if err := pr.exchange(pass); err != nil {
 		return err
 	}
 	return pr.trace.mark(pr.p.l.Stream)
 }
 
-// giveBack queues part_return over the part's ghosts.
-func (pr *partRun) giveBack() error {
-	p, l := pr.p, pr.p.l
-	if !p.returns {
-		return nil
-	}
+// returnArgs are part_return's arguments: the part's ghosts.
+func (pr *partRun) returnArgs() ([]any, error) {
+	p := pr.p
 	s := p.spec
 	gf := GhostFrom(s.Own)
 	ng := int64(len(s.Offsets) - 1 - gf)
 	// Sixteen ghosts a thread, from the first ghost's tile on.
 	gst, err := p.dg.ws.st.View(int64(gf), (ng+15)/16*16)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	from, home := s.returnWindows()
-	if err := l.Launch(nil, "part_return", p.backGrid, gst, int32(ng), p.back, p.home, p.rbase, p.bytes,
-		int32(s.WindowsEnd()-gf), from[0], home[0], from[1], home[1], from[2], home[2], p.backPend, p.backCnt, pr.backs); err != nil {
-		return err
-	}
-	pr.backs++
-	return nil
+	return []any{gst, int32(ng), p.back, p.home, p.rbase, p.bytes, int32(s.WindowsEnd() - gf),
+		from[0], home[0], from[1], home[1], from[2], home[2], p.backPend, p.backCnt, pr.backs}, nil
 }
 
 // tailArgs appends the part's arguments to the launch of MIS-1's tail:
@@ -158,8 +152,8 @@ func (pr *partRun) tailArgs(a []any) []any {
 	return append(a, p.at, p.xcls, p.ofs, p.slot, p.bases, p.sent, p.bytes)
 }
 
-// exchange queues the mailboxes' pairs, the sends and the publication.
-func (pr *partRun) exchange(pass int) error {
+// receive queues the application of the pairs in the part's mailboxes.
+func (pr *partRun) receive() error {
 	p, l := pr.p, pr.p.l
 	for _, in := range p.inbox {
 		if err := l.Launch(nil, "part_recv_at", 1, in.filled, in.at, uint32(in.cap)); err != nil {
@@ -170,17 +164,48 @@ func (pr *partRun) exchange(pass int) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// exchange queues part_send (the boundary's decisions), part_return
+// (the ghosts given back), or both as one part_exchange, then the
+// publication of the mailboxes' fill counts.
+func (pr *partRun) exchange(pass int) error {
+	p, l := pr.p, pr.p.l
 	n := int64(len(p.spec.Send))
-	if n == 0 {
-		return nil
-	}
-	if pr.inject != nil && pr.inject(pr.q, pass) {
+	if n > 0 && pr.inject != nil && pr.inject(pr.q, pass) {
 		// Refused by the driver: an injected device error.
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
-	if err := l.Launch(nil, "part_send", p.sendGrid, p.dg.ws.st, p.xcls, p.list, int32(n), p.sent, p.ofs,
-		p.slot, p.bases, p.fill, p.bytes, pr.epoch, p.sendPend, p.sendCnt, pr.sends); err != nil {
+	var args []any
+	name, grid := "", uint32(0)
+	if n > 0 {
+		args = append(args, p.dg.ws.st, p.xcls, p.list, int32(n), p.sent, p.ofs, p.slot, p.bases, p.fill, p.bytes,
+			pr.epoch, p.sendPend, p.sendCnt, pr.sends)
+		name, grid = "part_send", p.sendGrid
+	}
+	if p.returns {
+		ra, err := pr.returnArgs()
+		if err != nil {
+			return err
+		}
+		args = append(args, ra...)
+		name, grid = "part_return", grid+p.backGrid
+	}
+	if n > 0 && p.returns {
+		name, args = "part_exchange", append(args, p.sendGrid)
+	}
+	if name == "" {
+		return nil
+	}
+	if err := l.Launch(nil, name, grid, args...); err != nil {
 		return err
+	}
+	if p.returns {
+		pr.backs++
+	}
+	if n == 0 {
+		return nil
 	}
 	pr.sends++
 	// Published once the sends are done, so that a receiver that sees a
