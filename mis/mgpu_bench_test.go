@@ -3,6 +3,7 @@ package mis
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -164,13 +165,16 @@ func BenchmarkOnePartVsEngine(b *testing.B) {
 	}
 }
 
-// BenchmarkMultiGPUIdle splits the gap between the driver on one part
-// and the engine: the engine timed back to back (as misgrid bench does),
-// the engine after the device idled as long as the driver leaves it
-// between runs (its set copied back, the next run prepared), the
-// driver's wall time and its stream's event time, and the driver right
-// after the engine kept the device busy.
-func BenchmarkMultiGPUIdle(b *testing.B) {
+// BenchmarkMultiGPUOverhead splits the gap between the driver and the
+// engine on one GPU, hex27 256³: the engine timed back to back (as
+// misgrid bench does) and after the device idled 30 ms (the driver's
+// runs follow the copy of the last set back and the next run's
+// preparation); the driver's wall time (MultiGPUResult.Time) and its
+// streams' event time on 1, 2, 3 and 5 parts, with what this driver
+// does and without it: the id table on one part (keep-ids), MIS-1's
+// tail on parts that share the device (no-tail), the sends and returns
+// in one launch (split).
+func BenchmarkMultiGPUOverhead(b *testing.B) {
 	if err := cuda.Available(); err != nil {
 		b.Skip(err)
 	}
@@ -188,64 +192,8 @@ func BenchmarkMultiGPUIdle(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer dg.Close()
-	med := func(ds []time.Duration) float64 {
-		slices.Sort(ds)
-		return float64(ds[len(ds)/2].Microseconds()) / 1000
-	}
 	const reps = 10
 	for _, dist := range []int{1, 2} {
-		for _, k := range []int{1, 3} {
-			parts, err := layoutParts(g, k, nil, keys, dist, nil, misgpu.MaxWindows)
-			if err != nil {
-				b.Fatal(err)
-			}
-			specs := make([]*misgpu.PartSpec, k)
-			for q := range specs {
-				specs[q] = &parts[q].spec
-			}
-			pp, err := misgpu.NewParts(specs, misgpu.PartsOptions{Dist: dist, Trace: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			var wall, warm, span []time.Duration
-			var last *misgpu.PartsResult
-			for i := range reps + 2 {
-				r, err := pp.Run(context.Background())
-				if err != nil {
-					b.Fatal(err)
-				}
-				if i < 2 {
-					continue
-				}
-				wall = append(wall, r.Time)
-				var s time.Duration
-				for _, t := range r.Trace {
-					var x time.Duration
-					for j := range t.Launch {
-						x += t.Launch[j] + t.Exchange[j]
-					}
-					s = max(s, x)
-				}
-				span = append(span, s)
-				last = r
-			}
-			for range reps {
-				if _, err := dg.Time(dist, misgpu.Priority{}, nil, 1, 0, false); err != nil {
-					b.Fatal(err)
-				}
-				r, err := pp.Run(context.Background())
-				if err != nil {
-					b.Fatal(err)
-				}
-				warm = append(warm, r.Time)
-			}
-			pp.Close()
-			b.Logf("d%d %d parts: driver wall %.3f ms, stream events %.3f ms, wall after a busy device %.3f ms; rounds %v",
-				dist, k, med(wall), med(span), med(warm), last.PartRounds)
-			for q, t := range last.Trace {
-				b.Logf("  part %d: %v", q, t)
-			}
-		}
 		t, err := dg.Time(dist, misgpu.Priority{}, nil, reps, 2, false)
 		if err != nil {
 			b.Fatal(err)
@@ -259,6 +207,86 @@ func BenchmarkMultiGPUIdle(b *testing.B) {
 			}
 			idle = append(idle, ti.MIS[0])
 		}
-		b.Logf("d%d engine back to back %.3f ms, after 30 ms idle %.3f ms", dist, med(t.MIS), med(idle))
+		b.Logf("d%d engine back to back %.3f ms, after 30 ms idle %.3f ms", dist, medianMS(t.MIS), medianMS(idle))
+		var want [][]bool
+		for _, k := range []int{1, 2, 3, 5} {
+			parts, err := layoutParts(g, k, nil, keys, dist, nil, misgpu.MaxWindows)
+			if err != nil {
+				b.Fatal(err)
+			}
+			specs := make([]*misgpu.PartSpec, k)
+			for q := range specs {
+				specs[q] = &parts[q].spec
+			}
+			variants := map[string]misgpu.PartsOptions{"default": {}}
+			switch {
+			case k == 1:
+				variants["keep-ids"] = misgpu.PartsOptions{KeepIDs: true}
+			case k < 5:
+				variants["split"] = misgpu.PartsOptions{SplitExchange: true}
+				if dist == 1 {
+					variants["no-tail"] = misgpu.PartsOptions{NoTailSends: true}
+				}
+			}
+			for _, name := range slices.Sorted(maps.Keys(variants)) {
+				o := variants[name]
+				o.Dist, o.Trace = dist, true
+				in := overheadRuns(b, fmt.Sprintf("d%d %d parts %s", dist, k, name), specs, o, reps, name == "default")
+				if want == nil {
+					want = [][]bool{slices.Concat(in...)}
+				} else if !slices.Equal(want[0], slices.Concat(in...)) {
+					b.Fatalf("d%d %d parts %s: the set differs from one part's", dist, k, name)
+				}
+			}
+		}
 	}
+}
+
+// overheadRuns times reps runs of the parts of specs under o after two
+// warm-ups and logs the medians of the wall time and of the longest
+// stream's event time (and with trace, the median run's launches); it
+// returns the last run's flags.
+func overheadRuns(b *testing.B, name string, specs []*misgpu.PartSpec, o misgpu.PartsOptions, reps int, trace bool) [][]bool {
+	pp, err := misgpu.NewParts(specs, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pp.Close()
+	var wall, span []time.Duration
+	var runs []*misgpu.PartsResult
+	for i := range reps + 2 {
+		r, err := pp.Run(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i < 2 {
+			continue
+		}
+		wall = append(wall, r.Time)
+		var s time.Duration
+		for _, t := range r.Trace {
+			var x time.Duration
+			for j := range t.Launch {
+				x += t.Launch[j] + t.Exchange[j]
+			}
+			s = max(s, x)
+		}
+		span = append(span, s)
+		runs = append(runs, r)
+	}
+	slices.SortFunc(runs, func(x, y *misgpu.PartsResult) int { return int(x.Time - y.Time) })
+	r := runs[len(runs)/2]
+	b.Logf("%s: wall %.3f ms, streams %.3f ms; rounds %v, bytes %d, plans %v", name, medianMS(wall), medianMS(span), r.PartRounds, r.Bytes, r.Plans)
+	if trace {
+		for q, t := range r.Trace {
+			b.Logf("  part %d: %v", q, t)
+		}
+	}
+	return r.In
+}
+
+func medianMS(ds []time.Duration) float64 {
+	ds = slices.Clone(ds)
+	slices.Sort(ds)
+	return float64(ds[len(ds)/2].Microseconds()) / 1000
 }

@@ -92,6 +92,10 @@ type PartsOptions struct {
 	// Trace times every launch and send of each part with events
 	// (PartsResult.Trace).
 	Trace bool
+	// SplitExchange launches part_send and part_return apart instead of
+	// as one part_exchange, and KeepIDs passes the id table even where
+	// a part's local ids are its global ids (benchmarks of both).
+	SplitExchange, KeepIDs bool
 	// Inject, when it returns true for (part, launch), makes that part's
 	// boundary launch fail (tests).
 	Inject func(part, launch int) bool

@@ -57,8 +57,9 @@ type partRun struct {
 	ctx    context.Context
 	watch  *partsWatch
 	epoch  uint32 // the tag of this run's mailbox pairs (part.cu)
-	// tailSends: the run's MIS-1 tail is part1_tail.
-	tailSends bool
+	// tailSends: the run's MIS-1 tail is part1_tail. split: part_send
+	// and part_return go apart (PartsOptions.SplitExchange).
+	tailSends, split bool
 	trace     *partTrace
 	last      uint32 // the live count at the last check (at first the part's vertices)
 	checks    int
@@ -184,6 +185,7 @@ func (pr *partRun) exchange(pass int) error {
 			pr.epoch, p.sendPend, p.sendCnt, pr.sends)
 		name, grid = "part_send", p.sendGrid
 	}
+	ns := len(args)
 	if p.returns {
 		ra, err := pr.returnArgs()
 		if err != nil {
@@ -192,10 +194,15 @@ func (pr *partRun) exchange(pass int) error {
 		args = append(args, ra...)
 		name, grid = "part_return", grid+p.backGrid
 	}
-	if n > 0 && p.returns {
+	switch {
+	case n > 0 && p.returns && pr.split:
+		if err := l.Launch(nil, "part_send", p.sendGrid, args[:ns]...); err != nil {
+			return err
+		}
+		name, grid, args = "part_return", p.backGrid, args[ns:]
+	case n > 0 && p.returns:
 		name, args = "part_exchange", append(args, p.sendGrid)
-	}
-	if name == "" {
+	case name == "":
 		return nil
 	}
 	if err := l.Launch(nil, name, grid, args...); err != nil {
@@ -228,10 +235,10 @@ func (pr *partRun) exchange(pass int) error {
 // image does, without the comparisons that find a part's global id on
 // every neighbour a sweep keys (a quarter of MIS-1's sweep time on
 // hex27 256³).
-func (p *part) extra() []any {
+func (p *part) extra(keepIDs bool) []any {
 	gw := p.spec.gidWindows()
 	gid := p.gid
-	if p.spec.IdentityIDs() {
+	if p.spec.IdentityIDs() && !keepIDs {
 		gid = nil
 	}
 	return []any{gid, p.spec.Base, int32(p.spec.GIDFrom), gw[0], gw[1], gw[2]}
@@ -260,7 +267,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 			return nil, pp.fail(q, err)
 		}
 		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx, watch: watch, epoch: epoch,
-			last: uint32(min(p.dg.n, 1<<32-1)), extra: p.extra(),
+			last: uint32(min(p.dg.n, 1<<32-1)), extra: p.extra(o.KeepIDs), split: o.SplitExchange,
 			tailSends: p.dg.n > 0 && r.plan.Stages[0].Tail == partTailName(r.plan.Key)}
 		if o.Trace {
 			if r.part.trace, err = newPartTrace(p.ctx); err != nil {
