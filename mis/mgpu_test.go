@@ -196,8 +196,12 @@ func TestMultiGPUChainPriorities(t *testing.T) {
 				if i := testgraphs.FirstDiff(got.In, want.In); i >= 0 || got.Size != want.Size {
 					t.Errorf("%s: differs from the greedy set at vertex %d (%d members, want %d)", name, i, got.Size, want.Size)
 				}
-				// Without the stall: one round per link, 10,000 on the path.
-				if !got.Stalled || got.Rounds > 2000 {
+				// Without the stall: one round per link, 10,000 on the
+				// path. A persistent tail's passes count as rounds, and
+				// a tail takes a link per pass up to its bound
+				// (TAIL_PASSES, 4,096): with it, 2,814 on five parts of
+				// one GPU.
+				if !got.Stalled || got.Rounds > 5000 {
 					t.Errorf("%s: stalled=%v after %d rounds: the stall did not stop the rounds", name, got.Stalled, got.Rounds)
 				}
 			}
