@@ -119,11 +119,9 @@ func benchParts(b *testing.B, specs []*misgpu.PartSpec, o misgpu.PartsOptions) [
 	return r.In
 }
 
-// BenchmarkOnePartVsEngine runs the driver with one part on GPU 0 beside
-// the engine on the same graph, both with their launches timed (the
-// part's trace, the engine's profile of each sweep), so that what the
-// driver adds to the engine shows launch by launch.
-func BenchmarkOnePartVsEngine(b *testing.B) {
+// hex256OnGPU is hex27 256³, its hash keys, and the graph on GPU 0 for
+// the engine; it skips without a GPU.
+func hex256OnGPU(b *testing.B) (*mesh.Graph, []uint64, *misgpu.Graph) {
 	if err := cuda.Available(); err != nil {
 		b.Skip(err)
 	}
@@ -140,6 +138,15 @@ func BenchmarkOnePartVsEngine(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return g, keys, dg
+}
+
+// BenchmarkOnePartVsEngine runs the driver with one part on GPU 0 beside
+// the engine on the same graph, both with their launches timed (the
+// part's trace, the engine's profile of each sweep), so that what the
+// driver adds to the engine shows launch by launch.
+func BenchmarkOnePartVsEngine(b *testing.B) {
+	g, keys, dg := hex256OnGPU(b)
 	defer dg.Close()
 	for _, dist := range []int{1, 2} {
 		parts, err := layoutParts(g, 1, nil, keys, dist, nil, misgpu.MaxWindows)
@@ -175,22 +182,7 @@ func BenchmarkOnePartVsEngine(b *testing.B) {
 // tail on parts that share the device (no-tail), the sends and returns
 // in one launch (split).
 func BenchmarkMultiGPUOverhead(b *testing.B) {
-	if err := cuda.Available(); err != nil {
-		b.Skip(err)
-	}
-	g := mesh.Hex27Graph(256, 256, 256)
-	keys, err := Keys(g, Priority{Kind: Hash})
-	if err != nil {
-		b.Fatal(err)
-	}
-	l, err := misgpu.Open(0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dg, err := misgpu.Upload(l, g.Offsets, g.Adj, int64(g.MaxDegree()), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	g, keys, dg := hex256OnGPU(b)
 	defer dg.Close()
 	const reps = 10
 	for _, dist := range []int{1, 2} {
