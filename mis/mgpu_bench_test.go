@@ -3,8 +3,10 @@ package mis
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/misgrid/misgrid/cuda"
 	"github.com/misgrid/misgrid/internal/misgpu"
@@ -117,11 +119,9 @@ func benchParts(b *testing.B, specs []*misgpu.PartSpec, o misgpu.PartsOptions) [
 	return r.In
 }
 
-// BenchmarkOnePartVsEngine runs the driver with one part on GPU 0 beside
-// the engine on the same graph, both with their launches timed (the
-// part's trace, the engine's profile of each sweep), so that what the
-// driver adds to the engine shows launch by launch.
-func BenchmarkOnePartVsEngine(b *testing.B) {
+// hex256OnGPU is hex27 256³, its hash keys, and the graph on GPU 0 for
+// the engine; it skips without a GPU.
+func hex256OnGPU(b *testing.B) (*mesh.Graph, []uint64, *misgpu.Graph) {
 	if err := cuda.Available(); err != nil {
 		b.Skip(err)
 	}
@@ -138,6 +138,15 @@ func BenchmarkOnePartVsEngine(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return g, keys, dg
+}
+
+// BenchmarkOnePartVsEngine runs the driver with one part on GPU 0 beside
+// the engine on the same graph, both with their launches timed (the
+// part's trace, the engine's profile of each sweep), so that what the
+// driver adds to the engine shows launch by launch.
+func BenchmarkOnePartVsEngine(b *testing.B) {
+	g, keys, dg := hex256OnGPU(b)
 	defer dg.Close()
 	for _, dist := range []int{1, 2} {
 		parts, err := layoutParts(g, 1, nil, keys, dist, nil, misgpu.MaxWindows)
@@ -161,4 +170,115 @@ func BenchmarkOnePartVsEngine(b *testing.B) {
 			b.Logf("plan %s rounds %d; sweeps one by one (µs): %v", t.Plan.Stages[0].Kernel, t.Rounds, us)
 		})
 	}
+}
+
+// BenchmarkMultiGPUOverhead splits the gap between the driver and the
+// engine on one GPU, hex27 256³: the engine timed back to back (as
+// misgrid bench does) and after the device idled 30 ms (the driver's
+// runs follow the copy of the last set back and the next run's
+// preparation); the driver's wall time (MultiGPUResult.Time) and its
+// streams' event time on 1, 2, 3 and 5 parts, with what this driver
+// does and without it: the id table on one part (keep-ids), MIS-1's
+// tail on parts that share the device (no-tail), the sends and returns
+// in one launch (split).
+func BenchmarkMultiGPUOverhead(b *testing.B) {
+	g, keys, dg := hex256OnGPU(b)
+	defer dg.Close()
+	const reps = 10
+	for _, dist := range []int{1, 2} {
+		t, err := dg.Time(dist, misgpu.Priority{}, nil, reps, 2, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var idle []time.Duration
+		for range reps {
+			time.Sleep(30 * time.Millisecond)
+			ti, err := dg.Time(dist, misgpu.Priority{}, nil, 1, 0, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			idle = append(idle, ti.MIS[0])
+		}
+		b.Logf("d%d engine back to back %.3f ms, after 30 ms idle %.3f ms", dist, medianMS(t.MIS), medianMS(idle))
+		var want [][]bool
+		for _, k := range []int{1, 2, 3, 5} {
+			parts, err := layoutParts(g, k, nil, keys, dist, nil, misgpu.MaxWindows)
+			if err != nil {
+				b.Fatal(err)
+			}
+			specs := make([]*misgpu.PartSpec, k)
+			for q := range specs {
+				specs[q] = &parts[q].spec
+			}
+			variants := map[string]misgpu.PartsOptions{"default": {}}
+			switch {
+			case k == 1:
+				variants["keep-ids"] = misgpu.PartsOptions{KeepIDs: true}
+			case k < 5:
+				variants["split"] = misgpu.PartsOptions{SplitExchange: true}
+				if dist == 1 {
+					variants["no-tail"] = misgpu.PartsOptions{NoTailSends: true}
+				}
+			}
+			for _, name := range slices.Sorted(maps.Keys(variants)) {
+				o := variants[name]
+				o.Dist, o.Trace = dist, true
+				in := overheadRuns(b, fmt.Sprintf("d%d %d parts %s", dist, k, name), specs, o, reps, name == "default")
+				if want == nil {
+					want = [][]bool{slices.Concat(in...)}
+				} else if !slices.Equal(want[0], slices.Concat(in...)) {
+					b.Fatalf("d%d %d parts %s: the set differs from one part's", dist, k, name)
+				}
+			}
+		}
+	}
+}
+
+// overheadRuns times reps runs of the parts of specs under o after two
+// warm-ups and logs the medians of the wall time and of the longest
+// stream's event time (and with trace, the median run's launches); it
+// returns the last run's flags.
+func overheadRuns(b *testing.B, name string, specs []*misgpu.PartSpec, o misgpu.PartsOptions, reps int, trace bool) [][]bool {
+	pp, err := misgpu.NewParts(specs, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pp.Close()
+	var wall, span []time.Duration
+	var runs []*misgpu.PartsResult
+	for i := range reps + 2 {
+		r, err := pp.Run(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i < 2 {
+			continue
+		}
+		wall = append(wall, r.Time)
+		var s time.Duration
+		for _, t := range r.Trace {
+			var x time.Duration
+			for j := range t.Launch {
+				x += t.Launch[j] + t.Exchange[j]
+			}
+			s = max(s, x)
+		}
+		span = append(span, s)
+		runs = append(runs, r)
+	}
+	slices.SortFunc(runs, func(x, y *misgpu.PartsResult) int { return int(x.Time - y.Time) })
+	r := runs[len(runs)/2]
+	b.Logf("%s: wall %.3f ms, streams %.3f ms; rounds %v, bytes %d, plans %v", name, medianMS(wall), medianMS(span), r.PartRounds, r.Bytes, r.Plans)
+	if trace {
+		for q, t := range r.Trace {
+			b.Logf("  part %d: %v", q, t)
+		}
+	}
+	return r.In
+}
+
+func medianMS(ds []time.Duration) float64 {
+	ds = slices.Clone(ds)
+	slices.Sort(ds)
+	return float64(ds[len(ds)/2].Microseconds()) / 1000
 }

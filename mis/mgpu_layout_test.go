@@ -163,6 +163,9 @@ func checkLayout(t *testing.T, name string, g *mesh.Graph, ps []*gpuPart, dist i
 			if s.Prim != nil {
 				pr = s.Prim[i]
 			}
+			if s.IdentityIDs() && u != int32(i) {
+				t.Fatalf("%s part %d: local %d is global %d, yet the part claims identical ids", name, q, i, u)
+			}
 			if Key(pr, int32(s.GlobalID(i)), 1<<40|9) != keys[u] {
 				t.Fatalf("%s part %d: local %d does not rebuild the key of %d", name, q, i, u)
 			}
@@ -390,6 +393,27 @@ func TestPartModelIsGreedy(t *testing.T) {
 	}
 	if returned == 0 {
 		t.Error("no ghost went back to its owner")
+	}
+}
+
+// TestIdentityIDs: one part in id order passes no id table to the
+// kernels (checkLayout checks that every such part's ids are the global
+// ones); one with an order, and every part of several, does.
+func TestIdentityIDs(t *testing.T) {
+	g := mesh.Hex27Graph(6, 5, 4)
+	keys, _ := Keys(g, Priority{Kind: Hash})
+	for _, dist := range []int{1, 2} {
+		for _, k := range []int{1, 2, 3} {
+			ls := layouts(t, g, k, dist, keys)
+			for name, ps := range ls {
+				for q, p := range ps {
+					want := k == 1 && name != "locality" // one part of a partition in id order too
+					if got := p.spec.IdentityIDs(); got != want {
+						t.Errorf("d%d %d parts %s: part %d IdentityIDs() = %v, want %v", dist, k, name, q, got, want)
+					}
+				}
+			}
+		}
 	}
 }
 

@@ -129,7 +129,7 @@ struct Params {
 	u32 lohi;  // mis2b: the upper word of the bucket's key threshold (band the lower)
 	// A part of the multi-GPU driver (part.cu) hashes global ids: local
 	// id v from gfrom on is gid[v-gfrom], any other computed (gbase and
-	// the ghost windows gw: part_window). Null in this image, where
+	// the ghost windows gw: vhash). Null in this image, where
 	// every Params leaves it so and the compiler drops the lookups.
 	const u32 *gid;
 	u32 gbase;
@@ -172,30 +172,30 @@ struct List<2, C> {
 
 #include "shared.cuh"
 
-// part_window is the global id of owned or windowed local id v below
-// gfrom in a part: v+delta in the last ghost window k whose first local
-// id gw[k]>>32 v reaches (delta the lower word), else gbase+v. The
-// windows follow each other from the first ghost on, so a local id
-// below the first window's (every owned vertex, every id of a part
-// without windows) takes one comparison.
-__device__ __forceinline__ u32 part_window(const Params &P, u32 v) {
-#ifdef PART_ENGINE
-	if (v >= (u32)(P.gw[0] >> 32)) {
-		u32 g = v + (u32)P.gw[0];
-#pragma unroll
-		for (int k = 1; k < PART_WINDOWS; k++)
-			if (v >= (u32)(P.gw[k] >> 32)) g = v + (u32)P.gw[k];
-		return g;
-	}
-#endif
-	return P.gbase + v;
-}
-
 // vhash is the hash of v's id: its own, or in a part its global id
-// (misgpu.PartSpec.GlobalID models it).
+// (misgpu.PartSpec.GlobalID models it): gbase+v below the first ghost
+// window, v plus the offset (the lower word of gw[k]) in the last window
+// k whose first local id (the upper word) v reaches, and from gfrom on
+// the table gid. A part's sweeps take it for every neighbour they key,
+// so it has no branch but the table's load: selects let the compiler
+// interleave the hashes of a row's entries, where nested branches (and
+// their convergence barriers) made them one after the other and a part's
+// MIS-1 sweeps a quarter slower than the engine's. A null gid (a part
+// whose local ids are its global ids) hashes v.
 __device__ __forceinline__ u32 vhash(const Params &P, u32 v) {
 	u32 g = v;
-	if (P.gid) g = (int)v < P.gfrom ? part_window(P, v) : __ldg(P.gid + (v - (u32)P.gfrom));
+#ifdef PART_ENGINE
+	if (P.gid) {
+		u32 d = P.gbase;
+#pragma unroll
+		for (int k = 0; k < PART_WINDOWS; k++) d = v >= (u32)(P.gw[k] >> 32) ? (u32)P.gw[k] : d;
+		g = v + d;
+		if ((int)v >= P.gfrom) g = __ldg(P.gid + (v - (u32)P.gfrom));
+	}
+#else
+	// Null here: the compiler drops it.
+	if (P.gid) g = (int)v < P.gfrom ? P.gbase + v : __ldg(P.gid + (v - (u32)P.gfrom));
+#endif
 	return hash32(g, P.seedlo, P.seedhi);
 }
 

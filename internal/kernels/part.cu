@@ -60,11 +60,18 @@ struct Pending {
 	int n, first;
 };
 
-__device__ __forceinline__ Pending pending(int *pend, const u32 *pcnt, int m, int call) {
-	const int chunk = (int)((m + gridDim.x - 1) / gridDim.x), first = (int)blockIdx.x * chunk;
+// A boundary kernel's blocks: block blk of grid (part_exchange runs
+// part_send's and part_return's in one launch, each over its own range
+// of the launch's blocks).
+struct Blocks {
+	u32 blk, grid;
+};
+
+__device__ __forceinline__ Pending pending(int *pend, const u32 *pcnt, int m, int call, Blocks B) {
+	const int chunk = (int)((m + B.grid - 1) / B.grid), first = (int)B.blk * chunk;
 	const int size = max(0, min(chunk, m - first));
 	int *in = pend + (size_t)(call & 1) * m + first, *out = pend + (size_t)((call + 1) & 1) * m + first;
-	return Pending{call ? in : nullptr, out, call ? (int)pcnt[(call & 1) * gridDim.x + blockIdx.x] : size, first};
+	return Pending{call ? in : nullptr, out, call ? (int)pcnt[(call & 1) * B.grid + B.blk] : size, first};
 }
 
 // pend_entry is the block's entry t < P.n.
@@ -84,9 +91,9 @@ __device__ __forceinline__ void pend_keep(const Pending &P, bool keep, int i, u3
 
 // pend_done stores the block's count of kept entries for the next call.
 // Every thread of the block must call it.
-__device__ __forceinline__ void pend_done(u32 *pcnt, int call, const u32 *kept) {
+__device__ __forceinline__ void pend_done(u32 *pcnt, int call, const u32 *kept, Blocks B) {
 	__syncthreads();
-	if (threadIdx.x == 0) pcnt[((call + 1) & 1) * gridDim.x + blockIdx.x] = *kept;
+	if (threadIdx.x == 0) pcnt[((call + 1) & 1) * B.grid + B.blk] = *kept;
 }
 
 // part_send: for each boundary vertex v = list[i] decided and not sent
@@ -104,12 +111,15 @@ __device__ __forceinline__ void pend_done(u32 *pcnt, int call, const u32 *kept) 
 // still undecided at its last call (pend, pcnt, call: Pending), and
 // leaves pending those still undecided; an entry the tail sent
 // (part1_tail marks sent) leaves the list unsent.
-extern "C" __global__ void part_send(const u8 *st, const u8 *xcls, const int *list, int nlist, u8 *sent,
-                                     const int *ofs, const u64 *slot, const u64 *base, u32 *fill, u64 *bytes,
-                                     u32 epoch, int *pend, u32 *pcnt, int call) {
+#define PART_SEND_PARAMS                                                                                     \
+	const u8 *st, const u8 *xcls, const int *list, int nlist, u8 *sent, const int *ofs, const u64 *slot,     \
+	    const u64 *base, u32 *fill, u64 *bytes, u32 epoch, int *pend, u32 *pcnt, int call
+#define PART_SEND_ARGS st, xcls, list, nlist, sent, ofs, slot, base, fill, bytes, epoch, pend, pcnt, call
+
+__device__ __forceinline__ void part_send_blocks(PART_SEND_PARAMS, Blocks B) {
 	__shared__ u32 kept;
 	const u32 lane = threadIdx.x & 31;
-	const Pending P = pending(pend, pcnt, nlist, call);
+	const Pending P = pending(pend, pcnt, nlist, call, B);
 	if (threadIdx.x == 0) kept = 0;
 	__syncthreads();
 	u32 b = 0;
@@ -152,10 +162,12 @@ extern "C" __global__ void part_send(const u8 *st, const u8 *xcls, const int *li
 			}
 		}
 	}
-	pend_done(pcnt, call, &kept);
+	pend_done(pcnt, call, &kept, B);
 	b = warp_sum(b);
 	if (lane == 0 && b) atomicAdd(bytes, (u64)b);
 }
+
+extern "C" __global__ void part_send(PART_SEND_PARAMS) { part_send_blocks(PART_SEND_ARGS, Blocks{blockIdx.x, gridDim.x}); }
 
 // part_recv_at takes a snapshot of what a sender has published in a
 // mailbox of cap pairs (*filled, written after its sends completed):
@@ -210,14 +222,22 @@ __device__ __forceinline__ u32 part_or(const u64 *rbase, u64 word, u32 bits) {
 // home[g-wend] says where. It scans the groups of 16 that held an
 // undecided ghost at its last call (pend, pcnt, call: Pending) and
 // leaves pending those that still do.
-extern "C" __global__ void part_return(const u8 *st, int nghost, u8 *back, const u64 *home, const u64 *rbase,
-                                       u64 *bytes, int wend, u32 wf0, u64 wh0, u32 wf1, u64 wh1, u32 wf2, u64 wh2,
-                                       int *pend, u32 *pcnt, int call) {
+#define PART_RETURN_PARAMS                                                                                   \
+	const u8 *gst, int nghost, u8 *back, const u64 *home, const u64 *rbase, u64 *rbytes, int wend, u32 wf0,   \
+	    u64 wh0, u32 wf1, u64 wh1, u32 wf2, u64 wh2, int *rpend, u32 *rpcnt, int rcall
+#define PART_RETURN_ARGS gst, nghost, back, home, rbase, rbytes, wend, wf0, wh0, wf1, wh1, wf2, wh2, rpend, rpcnt, rcall
+
+__device__ __forceinline__ void part_return_blocks(PART_RETURN_PARAMS, Blocks B) {
+	const u8 *st = gst;
+	u64 *bytes = rbytes;
+	int *pend = rpend;
+	u32 *pcnt = rpcnt;
+	const int call = rcall;
 	__shared__ u32 kept;
 	const u32 wf[PART_WINDOWS] = {wf0, wf1, wf2};
 	const u64 wh[PART_WINDOWS] = {wh0, wh1, wh2};
 	u32 b = 0;
-	const Pending P = pending(pend, pcnt, (nghost + 15) / 16, call);
+	const Pending P = pending(pend, pcnt, (nghost + 15) / 16, call, B);
 	if (threadIdx.x == 0) kept = 0;
 	__syncthreads();
 	for (int i0 = 0; i0 < P.n; i0 += blockDim.x) {
@@ -256,9 +276,25 @@ extern "C" __global__ void part_return(const u8 *st, int nghost, u8 *back, const
 		}
 		pend_keep(P, keep, i, &kept);
 	}
-	pend_done(pcnt, call, &kept);
+	pend_done(pcnt, call, &kept, B);
 	b = warp_sum(b);
 	if ((threadIdx.x & 31) == 0 && b) atomicAdd(bytes, (u64)b);
+}
+
+extern "C" __global__ void part_return(PART_RETURN_PARAMS) {
+	part_return_blocks(PART_RETURN_ARGS, Blocks{blockIdx.x, gridDim.x});
+}
+
+// part_exchange is part_send over its first sgrid blocks and part_return
+// over the rest, with their arguments: one launch after each of the
+// engine's instead of two, where a part both sends and gives ghosts
+// back. Each keeps its pending lists as its own launches would, with
+// its own grid (sgrid, and the launch's grid less sgrid).
+extern "C" __global__ void part_exchange(PART_SEND_PARAMS, PART_RETURN_PARAMS, u32 sgrid) {
+	if (blockIdx.x < sgrid)
+		part_send_blocks(PART_SEND_ARGS, Blocks{blockIdx.x, sgrid});
+	else
+		part_return_blocks(PART_RETURN_ARGS, Blocks{blockIdx.x - sgrid, gridDim.x - sgrid});
 }
 
 // PartSend is what a persistent tail needs to send its boundary

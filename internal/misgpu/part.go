@@ -83,7 +83,8 @@ type PartsOptions struct {
 	Tail bool
 	// NoTailSends keeps MIS-1's persistent tail off on several parts
 	// even where it could send its boundary decisions itself (every part
-	// on a device of its own, reached over peer access).
+	// reached over peer access or on one device, whose tails then split
+	// the device).
 	NoTailSends bool
 	// NoReturns keeps the OUT a part pushes into its ghosts from going
 	// back to their owners (part_return).
@@ -91,6 +92,10 @@ type PartsOptions struct {
 	// Trace times every launch and send of each part with events
 	// (PartsResult.Trace).
 	Trace bool
+	// SplitExchange launches part_send and part_return apart instead of
+	// as one part_exchange, and KeepIDs passes the id table even where
+	// a part's local ids are its global ids (benchmarks of both).
+	SplitExchange, KeepIDs bool
 	// Inject, when it returns true for (part, launch), makes that part's
 	// boundary launch fail (tests).
 	Inject func(part, launch int) bool
@@ -133,6 +138,8 @@ type part struct {
 	// and backGrid.
 	sendPend, sendCnt, backPend, backCnt *cuda.Buffer
 	sendGrid, backGrid                   uint32
+	// sharers: the parts on this part's device (its own included).
+	sharers int
 	// fill, published for the receivers once the sends are done: in
 	// pinned host memory for mailboxes there, in device memory for
 	// mailboxes in a peer's.
@@ -158,7 +165,7 @@ var liveParts atomic.Int64
 func LiveAllocations() int64 { return liveParts.Load() }
 
 func partKernels() []string {
-	return append(Kernels(), "mis2b_p2", "part_send", "part_recv_at", "part_recv", "part_ghosts", "part_return",
+	return append(Kernels(), "mis2b_p2", "part_send", "part_recv_at", "part_recv", "part_ghosts", "part_return", "part_exchange",
 		partTailName(0), partTailName(1), partTailName(2))
 }
 
@@ -369,14 +376,18 @@ func (pp *Parts) connect() error {
 	// reach[from][to]: the part from stores into to's state array
 	// (not through a mailbox in host memory).
 	reach := make([][]bool, k)
-	// The tail sends over peer access only, each part on a device of
-	// its own: two tails on one device need not run at once, and one
-	// that waits (through other parts) on the other spins to its bound.
+	// The tail sends where every part stores into its neighbours'
+	// states (peer access or one device). A tail waits, through other
+	// parts, on the others' tails, so the tails of one device must run
+	// at once: each takes its share of what fits there (sharers), else
+	// one that waits on another not yet resident spins to its bound.
 	pp.tailSends = k > 1 && !pp.opts.Mailboxes && !pp.opts.Pairs && !pp.opts.NoTailSends
-	devices := map[int]bool{}
+	devices := map[int]int{}
 	for _, p := range pp.ps {
-		pp.tailSends = pp.tailSends && !devices[p.spec.Device]
-		devices[p.spec.Device] = true
+		devices[p.spec.Device]++
+	}
+	for _, p := range pp.ps {
+		p.sharers = devices[p.spec.Device]
 	}
 	for from, p := range pp.ps {
 		reach[from] = make([]bool, k)
@@ -395,7 +406,7 @@ func (pp *Parts) connect() error {
 				return fmt.Errorf("link %d→%d: %w", from, to, err)
 			}
 			reach[from][to] = kind != "mailbox"
-			pp.tailSends = pp.tailSends && kind == "peer"
+			pp.tailSends = pp.tailSends && kind != "mailbox"
 			bases[to] = uint64(t.dg.ws.st.Ptr())
 			if kind == "mailbox" || pp.opts.Pairs {
 				if bases[to], err = pp.mailbox(p, t, kind, count[to]); err != nil {

@@ -57,8 +57,9 @@ type partRun struct {
 	ctx    context.Context
 	watch  *partsWatch
 	epoch  uint32 // the tag of this run's mailbox pairs (part.cu)
-	// tailSends: the run's MIS-1 tail is part1_tail.
-	tailSends bool
+	// tailSends: the run's MIS-1 tail is part1_tail. split: part_send
+	// and part_return go apart (PartsOptions.SplitExchange).
+	tailSends, split bool
 	trace     *partTrace
 	last      uint32 // the live count at the last check (at first the part's vertices)
 	checks    int
@@ -100,8 +101,9 @@ func (pr *partRun) args(a []any) []any {
 }
 
 // after queues, after launch pass: the pairs the mailboxes of this part
-// hold, the send of what the launch decided on the boundary, the
-// publication of the mailboxes' fill counts, and the ghosts given back.
+// hold, the send of what the launch decided on the boundary and the
+// ghosts given back (one launch where the part does both), and the
+// publication of the mailboxes' fill counts.
 func (pr *partRun) after(pass int) error {
 	if pr == nil {
 		return nil
@@ -115,36 +117,29 @@ func (pr *partRun) after(pass int) error {
 	if err := pr.trace.mark(pr.p.l.Stream); err != nil {
 		return err
 	}
-	if err := pr.exchange(pass); err != nil {
+	if err := pr.receive(); err != nil {
 		return err
 	}
-	if err := pr.giveBack(); err != nil {
+	if err := pr.exchange(pass); err != nil {
 		return err
 	}
 	return pr.trace.mark(pr.p.l.Stream)
 }
 
-// giveBack queues part_return over the part's ghosts.
-func (pr *partRun) giveBack() error {
-	p, l := pr.p, pr.p.l
-	if !p.returns {
-		return nil
-	}
+// returnArgs are part_return's arguments: the part's ghosts.
+func (pr *partRun) returnArgs() ([]any, error) {
+	p := pr.p
 	s := p.spec
 	gf := GhostFrom(s.Own)
 	ng := int64(len(s.Offsets) - 1 - gf)
 	// Sixteen ghosts a thread, from the first ghost's tile on.
 	gst, err := p.dg.ws.st.View(int64(gf), (ng+15)/16*16)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	from, home := s.returnWindows()
-	if err := l.Launch(nil, "part_return", p.backGrid, gst, int32(ng), p.back, p.home, p.rbase, p.bytes,
-		int32(s.WindowsEnd()-gf), from[0], home[0], from[1], home[1], from[2], home[2], p.backPend, p.backCnt, pr.backs); err != nil {
-		return err
-	}
-	pr.backs++
-	return nil
+	return []any{gst, int32(ng), p.back, p.home, p.rbase, p.bytes, int32(s.WindowsEnd() - gf),
+		from[0], home[0], from[1], home[1], from[2], home[2], p.backPend, p.backCnt, pr.backs}, nil
 }
 
 // tailArgs appends the part's arguments to the launch of MIS-1's tail:
@@ -158,8 +153,8 @@ func (pr *partRun) tailArgs(a []any) []any {
 	return append(a, p.at, p.xcls, p.ofs, p.slot, p.bases, p.sent, p.bytes)
 }
 
-// exchange queues the mailboxes' pairs, the sends and the publication.
-func (pr *partRun) exchange(pass int) error {
+// receive queues the application of the pairs in the part's mailboxes.
+func (pr *partRun) receive() error {
 	p, l := pr.p, pr.p.l
 	for _, in := range p.inbox {
 		if err := l.Launch(nil, "part_recv_at", 1, in.filled, in.at, uint32(in.cap)); err != nil {
@@ -170,17 +165,54 @@ func (pr *partRun) exchange(pass int) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// exchange queues part_send (the boundary's decisions), part_return
+// (the ghosts given back), or both as one part_exchange, then the
+// publication of the mailboxes' fill counts.
+func (pr *partRun) exchange(pass int) error {
+	p, l := pr.p, pr.p.l
 	n := int64(len(p.spec.Send))
-	if n == 0 {
-		return nil
-	}
-	if pr.inject != nil && pr.inject(pr.q, pass) {
+	if n > 0 && pr.inject != nil && pr.inject(pr.q, pass) {
 		// Refused by the driver: an injected device error.
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
-	if err := l.Launch(nil, "part_send", p.sendGrid, p.dg.ws.st, p.xcls, p.list, int32(n), p.sent, p.ofs,
-		p.slot, p.bases, p.fill, p.bytes, pr.epoch, p.sendPend, p.sendCnt, pr.sends); err != nil {
+	var args []any
+	name, grid := "", uint32(0)
+	if n > 0 {
+		args = append(args, p.dg.ws.st, p.xcls, p.list, int32(n), p.sent, p.ofs, p.slot, p.bases, p.fill, p.bytes,
+			pr.epoch, p.sendPend, p.sendCnt, pr.sends)
+		name, grid = "part_send", p.sendGrid
+	}
+	ns := len(args)
+	if p.returns {
+		ra, err := pr.returnArgs()
+		if err != nil {
+			return err
+		}
+		args = append(args, ra...)
+		name, grid = "part_return", grid+p.backGrid
+	}
+	switch {
+	case n > 0 && p.returns && pr.split:
+		if err := l.Launch(nil, "part_send", p.sendGrid, args[:ns]...); err != nil {
+			return err
+		}
+		name, grid, args = "part_return", p.backGrid, args[ns:]
+	case n > 0 && p.returns:
+		name, args = "part_exchange", append(args, p.sendGrid)
+	case name == "":
+		return nil
+	}
+	if err := l.Launch(nil, name, grid, args...); err != nil {
 		return err
+	}
+	if p.returns {
+		pr.backs++
+	}
+	if n == 0 {
+		return nil
 	}
 	pr.sends++
 	// Published once the sends are done, so that a receiver that sees a
@@ -198,9 +230,18 @@ func (pr *partRun) exchange(pass int) error {
 
 // extra is what a part adds to every launch of the engine: how its
 // kernels find the global ids of its local ids (PART_PARAMS of mis.cu).
-func (p *part) extra() []any {
+// A part whose local ids are its global ids (one part, ids in id order)
+// passes no id table: vhash then hashes the local id, as the engine's
+// image does, without the comparisons that find a part's global id on
+// every neighbour a sweep keys (a quarter of MIS-1's sweep time on
+// hex27 256³).
+func (p *part) extra(keepIDs bool) []any {
 	gw := p.spec.gidWindows()
-	return []any{p.gid, p.spec.Base, int32(p.spec.GIDFrom), gw[0], gw[1], gw[2]}
+	gid := p.gid
+	if p.spec.IdentityIDs() && !keepIDs {
+		gid = nil
+	}
+	return []any{gid, p.spec.Base, int32(p.spec.GIDFrom), gw[0], gw[1], gw[2]}
 }
 
 // Run computes the MIS on every part at once. Each part runs the plan
@@ -226,7 +267,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 			return nil, pp.fail(q, err)
 		}
 		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx, watch: watch, epoch: epoch,
-			last: uint32(min(p.dg.n, 1<<32-1)), extra: p.extra(),
+			last: uint32(min(p.dg.n, 1<<32-1)), extra: p.extra(o.KeepIDs), split: o.SplitExchange,
 			tailSends: p.dg.n > 0 && r.plan.Stages[0].Tail == partTailName(r.plan.Key)}
 		if o.Trace {
 			if r.part.trace, err = newPartTrace(p.ctx); err != nil {
@@ -344,9 +385,10 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 		return nil, err
 	}
 	if st := &r.plan.Stages[0]; pp.tailSends && st.Tail != "" && o.Dist == 1 {
-		// Its own grid: what fits of it on the device at once.
+		// Its own grid: its share of what fits of it on the device at
+		// once, so that the tails of the parts there run together.
 		st.Tail = partTailName(r.plan.Key)
-		r.tailGrid = l.Grid(st.Tail, int64(p.dg.n), blockSize)
+		r.tailGrid = tailShare(l.Grid(st.Tail, int64(p.dg.n), blockSize), l.Grid(st.Tail, 1<<40, blockSize), p.sharers)
 	}
 	if o.Dist == 2 && ghosts && !r.plan.Buckets {
 		if r.plan.Key != KeyPrim {
@@ -388,6 +430,13 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 		clear(p.pubHost.Bytes())
 	}
 	return r, nil
+}
+
+// tailShare is the grid of a part's persistent tail: the grid its
+// vertices ask for, at most its share of fits, the most blocks resident
+// on its device at once, which sharers parts' tails split.
+func tailShare(want, fits uint32, sharers int) uint32 {
+	return max(min(want, fits/uint32(max(sharers, 1))), 1)
 }
 
 // primBuckets is the plan of MIS-2 with rank keys in a part: buckets by

@@ -61,6 +61,12 @@ func (s *PartSpec) checkWindows(slots int) error {
 	return nil
 }
 
+// IdentityIDs says whether every local id of the part is its global id
+// (GlobalID(v) == v): base 0, no windows, no table.
+func (s *PartSpec) IdentityIDs() bool {
+	return s.Base == 0 && len(s.Windows) == 0 && s.GIDFrom >= len(s.Offsets)-1
+}
+
 // gidWindows returns the kernels' ghost windows (Params.gw of mis.cu):
 // From<<32 | (First-From) mod 2^32 each, noWindow<<32 for none.
 func (s *PartSpec) gidWindows() [MaxWindows]uint64 {
@@ -76,24 +82,20 @@ func (s *PartSpec) gidWindows() [MaxWindows]uint64 {
 }
 
 // GlobalID is the global id whose hash the kernels take for local id v
-// (vhash of mis.cu in part.cu's image, step for step): below GIDFrom
-// Base+v, or in a window First plus the offset; from GIDFrom on the
+// (vhash of mis.cu in part.cu's image, step for step): Base+v, or in the
+// last window that v reaches First plus the offset; from GIDFrom on the
 // table GID.
 func (s *PartSpec) GlobalID(v int) uint32 {
+	d := s.Base
+	for _, w := range s.gidWindows() {
+		if uint32(v) >= uint32(w>>32) {
+			d = uint32(w)
+		}
+	}
 	if v >= s.GIDFrom {
 		return s.GID[v-s.GIDFrom]
 	}
-	gw := s.gidWindows()
-	if uint32(v) < uint32(gw[0]>>32) {
-		return s.Base + uint32(v)
-	}
-	g := uint32(v) + uint32(gw[0])
-	for _, w := range gw[1:] {
-		if uint32(v) >= uint32(w>>32) {
-			g = uint32(v) + uint32(w)
-		}
-	}
-	return g
+	return uint32(v) + d
 }
 
 // returnWindows returns part_return's windows: each one's first ghost
