@@ -103,6 +103,10 @@ type run struct {
 // not nil, adjusts the default tuning.
 func (dg *Graph) prepare(dist int, pri Priority, tune func(*Tuning)) (*run, error) {
 	s := Shape{N: dg.n, M: dg.m, MaxDeg: dg.maxDeg, Vec: dg.vec}
+	var err error
+	if s.Scattered, s.Runs, err = dg.rowLocality(); err != nil {
+		return nil, err
+	}
 	t := Defaults(s, dist)
 	if tune != nil {
 		tune(&t)
@@ -113,9 +117,6 @@ func (dg *Graph) prepare(dist int, pri Priority, tune func(*Tuning)) (*run, erro
 	r := &run{dg: dg, seed: pri.Seed}
 	key, err := r.priority(pri)
 	if err != nil {
-		return nil, err
-	}
-	if s.Scattered, err = dg.scattered(); err != nil {
 		return nil, err
 	}
 	if NeedClasses(s, dist, key, t) {
