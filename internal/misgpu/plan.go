@@ -92,6 +92,9 @@ type Tuning struct {
 	// offsets of their next pair before they work on the current one
 	// (KF_PIPE in mis2b.cuh).
 	Pipe bool
+	// Gate: a split run queues its second stage's first batch right
+	// behind the first stage's, gated on the device (Plan.Gate).
+	Gate bool
 }
 
 // The default choices. Every figure behind them is in docs/gpu.md; the
@@ -140,6 +143,7 @@ func Defaults(s Shape, dist int) Tuning {
 		t.BalancedHash = avg < 10 // below degree 10 they pay for hash keys only
 		t.Pipe = avg < 20         // short rows: their offsets are much of a pair's chain of loads
 		t.Split = 2               // class keys: the boundary from a list, then the interior by the hash kernels
+		t.Gate = true             // ... queued behind the boundary before the host has seen it drained
 		if d := float64(s.MaxDeg); d*d > denseRowSq*float64(s.M) {
 			t.Buckets, t.FarBuckets, t.MixedBuckets = 0, 0, 0
 		}
@@ -167,6 +171,7 @@ const (
 	kfJoin2     = 16      // KF_JOIN2
 	kfWords     = 32      // KF_WORDS
 	kfPipe      = 1 << 16 // KF_PIPE (mis2b.cuh)
+	kfGate      = 20      // KF_GATE (mis2b.cuh): the bit from which a gate's count slot lies
 	scatteredKF = 3       // KF_SCAN | KF_RED: filter scans by key, push OUT into smaller neighbours
 	localKF     = 6       // KF_RED | KF_ALL: plain scans, push OUT into every neighbour
 )
@@ -183,6 +188,10 @@ type Plan struct {
 	// Buckets: the stages are bucket stages, else Stages holds one sweep
 	// stage.
 	Buckets bool
+	// Gate: a bucket stage's successor is queued behind its first
+	// batches before the host has seen it drained, its launches gated
+	// on the device (KF_GATE in mis2b.cuh; run.stages).
+	Gate bool
 }
 
 // Stage is a run of launches of one kernel. A sweep stage (Keys nil)
@@ -248,7 +257,7 @@ func NewPlan(s Shape, dist int, key Key, t Tuning) (*Plan, error) {
 	if dist != 1 && dist != 2 {
 		return nil, fmt.Errorf("distance %d (want 1 or 2)", dist)
 	}
-	p := &Plan{Dist: dist, Key: key, First: max(t.First, 1), Batch: max(t.Batch, 1), Ball: dist == 2}
+	p := &Plan{Dist: dist, Key: key, First: max(t.First, 1), Batch: max(t.Batch, 1), Ball: dist == 2, Gate: t.Gate}
 	kf := t.KF
 	if !s.Vec {
 		kf &^= kfJoin2 // it reads rows with 16-byte loads
