@@ -70,8 +70,10 @@ struct Bucket2 {
 // loads the neighbour of its pair after next and the offsets of its next
 // pair before it works on the current one, so that only the row and the
 // states are left in the chain of every pair but a lane's first: 2-6 %
-// on tet meshes, whose short rows make the offsets a large part of the
-// chain; 1-4 % slower on 27-point rows (docs/gpu.md).
+// faster for hash keys and split runs on tet meshes, whose short local
+// rows make the offsets a large part of the chain; 1-7 % slower on
+// 27-point rows, grid7, random graphs and class keys mixed over all
+// keys (docs/gpu.md), where the plan leaves it off.
 #define KF_PIPE 65536u  // 1 << 16
 template <typename Idx, typename F>
 __device__ __forceinline__ void each_pair(const Params &P, const ListB &L, const int *pre, int nc, Idx idx, F f) {

@@ -90,10 +90,14 @@ type Tuning struct {
 	MixedBuckets int
 	// Pipe: the bucket kernels' lanes load the neighbour and the row
 	// offsets of their next pair before they work on the current one
-	// (KF_PIPE in mis2b.cuh).
+	// (KF_PIPE in mis2b.cuh), but for class keys mixed over all keys
+	// (MixedBuckets).
 	Pipe bool
 	// Gate: a split run queues its second stage's first batch right
-	// behind the first stage's, gated on the device (Plan.Gate).
+	// behind the first stage's, gated on the device (Plan.Gate). Off
+	// by default: 2 % faster for Boundary on the refined Gmsh part,
+	// 4 % slower on a 27-point mesh, where the first stage is often not
+	// drained at the gate and the gated launches are paid for nothing.
 	Gate bool
 }
 
@@ -141,9 +145,8 @@ func Defaults(s Shape, dist int) Tuning {
 			t.FarBuckets, t.Balanced = farBuckets, true // balanced kernels: 8-23 % on 27-point rows
 		}
 		t.BalancedHash = avg < 10 // below degree 10 they pay for hash keys only
-		t.Pipe = avg < 20         // short rows: their offsets are much of a pair's chain of loads
+		t.Pipe = midRows(s)       // short local rows: their offsets are much of a pair's chain of loads
 		t.Split = 2               // class keys: the boundary from a list, then the interior by the hash kernels
-		t.Gate = true             // ... queued behind the boundary before the host has seen it drained
 		if d := float64(s.MaxDeg); d*d > denseRowSq*float64(s.M) {
 			t.Buckets, t.FarBuckets, t.MixedBuckets = 0, 0, 0
 		}
@@ -383,11 +386,13 @@ func bucketPlan(p *Plan, s Shape, t Tuning, kf0 uint32) (*Plan, error) {
 		s2.Kernel += "_p0"
 		stages = []Stage{s1, s2}
 	default:
-		b := t.Buckets
+		b, mkf := t.Buckets, kf
 		if t.MixedBuckets > 0 && !dominant(counts) {
-			b, shape = t.MixedBuckets, mixedShape(t)
+			// Without KF_PIPE, which measured 7 % slower there on the
+			// refined Gmsh part (docs/gpu.md).
+			b, shape, mkf = t.MixedBuckets, mixedShape(t), kf&^kfPipe
 		}
-		stages = []Stage{{Kernel: "mis2b", KF: kf, Keys: bucketThresholds(b, shape, counts, t.ClassBuckets)}}
+		stages = []Stage{{Kernel: "mis2b", KF: mkf, Keys: bucketThresholds(b, shape, counts, t.ClassBuckets)}}
 	}
 	for i := range stages {
 		st := &stages[i]

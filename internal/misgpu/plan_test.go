@@ -78,11 +78,11 @@ func TestDefaultBuckets(t *testing.T) {
 		pipe      bool // the bucket kernels load their next pair's row ahead
 	}{
 		{"hex27", 4_096_000, 105_119_352, 26, 12, 1, true, 8, true, false, false, 0, false},
-		{"grid7", 8_000_000, 47_760_000, 6, 8, 8, false, 0, false, true, false, 0, true},
-		{"random", 4_000_000, 64_000_000, 41, 12, 8, true, 0, false, false, true, 0, true},
+		{"grid7", 8_000_000, 47_760_000, 6, 8, 8, false, 0, false, true, false, 0, false},
+		{"random", 4_000_000, 64_000_000, 41, 12, 8, true, 0, false, false, true, 0, false},
 		{"tet", 3_117_454, 42_395_968, 24, 8, 8, true, 0, false, false, false, 12, true},
-		{"tet relabelled", 3_117_454, 42_395_968, 24, 12, 8, true, 0, false, false, true, 0, true},
-		{"star", 20_000, 80_000, 19_999, 0, 8, false, 0, false, true, false, 0, true},
+		{"tet relabelled", 3_117_454, 42_395_968, 24, 12, 8, true, 0, false, false, true, 0, false},
+		{"star", 20_000, 80_000, 19_999, 0, 8, false, 0, false, true, false, 0, false},
 		{"dense row", 4_000_000, 40_000_000, 3_999_999, 0, 8, true, 0, false, false, false, 0, true},
 	} {
 		s := misgpu.Shape{N: c.n, M: c.m, MaxDeg: c.maxDeg, Vec: true, Scattered: c.scattered}
@@ -223,8 +223,9 @@ func checkPlan(t *testing.T, name string, s misgpu.Shape, p *misgpu.Plan) {
 }
 
 // On a tet mesh (local rows of average degree 10 to 20) hash keys and
-// the stages of a split run take 8 buckets of γ 2; class keys that mix
-// over all keys (Degree: no class holds half the vertices) take 12, γ 2.
+// the stages of a split run take 8 buckets of γ 2 and load a pair ahead
+// (KF_PIPE); class keys that mix over all keys (Degree: no class holds
+// half the vertices) take 12, γ 2, without KF_PIPE.
 func TestMidRowBuckets(t *testing.T) {
 	s := planShapes["tet"]
 	tu := misgpu.Defaults(s, 2)
@@ -250,8 +251,8 @@ func TestMidRowBuckets(t *testing.T) {
 			if c.keys[i] >= 0 && len(st.Keys) != c.keys[i] {
 				t.Errorf("%s stage %d: %d thresholds, want %d", c.name, i, len(st.Keys), c.keys[i])
 			}
-			if st.KF&misgpu.KFPipe == 0 {
-				t.Errorf("%s stage %d: read mode %#x without KF_PIPE", c.name, i, st.KF)
+			if pipe := c.key == misgpu.KeyHash || len(c.keys) > 1; (st.KF&misgpu.KFPipe != 0) != pipe {
+				t.Errorf("%s stage %d: read mode %#x, want KF_PIPE %v", c.name, i, st.KF, pipe)
 			}
 		}
 		// γ 2: the first of b buckets takes 1/b² of the keys, the
