@@ -77,28 +77,31 @@ extern "C" __global__ void csr_check(const i64 *off, const int *adj, int n, i64 
 }
 
 // near_sample counts, over every step-th row (at most 64 entries of each),
-// the adjacency entries and those within 1024 ids of their row: about the
+// the adjacency entries, those within 1024 ids of their row (about the
 // share of neighbours whose state a sweep finds in the L1 of the SM that
-// visits the row, which decides how the MIS-1 scan should read (kf).
+// visits the row, which decides how the MIS-1 scan should read: kf), and
+// those in the same 4-byte state word as the entry before them (the runs
+// that MIS-2's word-wise pushes, KF_WORDS, OR into at once).
 extern "C" __global__ void near_sample(const i64 *off, const int *adj, int n, int step, u32 *cnt) {
-	u32 tot = 0, near = 0;
+	u32 tot = 0, near = 0, same = 0;
 	for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i * step < n; i += (i64)gridDim.x * blockDim.x) {
 		const int v = (int)(i * step);
 		const i64 b = off[v], e = min(off[v + 1], b + 64);
+		int prev = -4;  // no word
 		for (i64 k = b; k < e; k++) {
-			const int d = adj[k] - v;
+			const int u = adj[k];
+			const int d = u - v;
 			tot++;
 			near += d > -1024 && d < 1024;
+			same += u >> 2 == prev >> 2;
+			prev = u;
 		}
 	}
-#pragma unroll
-	for (int d = 16; d > 0; d >>= 1) {
-		tot += __shfl_xor_sync(0xffffffffu, tot, d);
-		near += __shfl_xor_sync(0xffffffffu, near, d);
-	}
+	tot = warp_sum(tot), near = warp_sum(near), same = warp_sum(same);
 	if ((threadIdx.x & 31) == 0 && tot) {
 		atomicAdd(cnt, tot);
 		atomicAdd(cnt + 1, near);
+		atomicAdd(cnt + 2, same);
 	}
 }
 

@@ -60,20 +60,56 @@ struct Bucket2 {
 	u32 nj;
 };
 
-// each_pair calls f(i, u) for every u in N[v_i] (the row of v_i, then
-// v_i itself) of the nc vertices v_i = L.v[idx(i)], the pairs spread
-// over the warp's lanes in order, after pre holds the prefix sums of
-// deg+1.
+// each_pair calls f(i, u, bu, du) for every u in N[v_i] (the row of v_i,
+// then v_i itself) of the nc vertices v_i = L.v[idx(i)], with u's row
+// (its offset bu and degree du), the pairs spread over the warp's lanes
+// in order, after pre holds the prefix sums of deg+1.
+//
+// A pair's work waits on a chain of loads: the neighbour u, its row
+// offsets, its row, the states the row names. With KF_PIPE each lane
+// loads the neighbour of its pair after next and the offsets of its next
+// pair before it works on the current one, so that only the row and the
+// states are left in the chain of every pair but a lane's first: 2-6 %
+// faster for hash keys and split runs on tet meshes, whose short local
+// rows make the offsets a large part of the chain; 1-7 % slower on
+// 27-point rows, grid7, random graphs and class keys mixed over all
+// keys (docs/gpu.md), where the plan leaves it off.
+#define KF_PIPE 65536u  // 1 << 16
 template <typename Idx, typename F>
 __device__ __forceinline__ void each_pair(const Params &P, const ListB &L, const int *pre, int nc, Idx idx, F f) {
 	const u32 lane = threadIdx.x & 31;
 	const int total = pre[nc];
 	int i = 0;
-	for (int p = (int)lane; p < total; p += 32) {
+	// nbr returns the neighbour of pair p and its vertex's index ip; p
+	// only grows.
+	auto nbr = [&](int p, int &ip) -> u32 {
 		while (pre[i + 1] <= p) i++;
+		ip = i;
 		const int c = idx(i), j = p - pre[i];
-		const u32 u = j < L.deg[c] ? (u32)__ldg(P.adj + L.beg[c] + j) : (u32)L.v[c];
-		f(i, u);
+		return j < L.deg[c] ? (u32)__ldg(P.adj + L.beg[c] + j) : (u32)L.v[c];
+	};
+	if (!(P.kf & KF_PIPE)) {
+		for (int p = (int)lane; p < total; p += 32) {
+			int ip;
+			const u32 u = nbr(p, ip);
+			const i64 bu = __ldg(P.off + u);
+			f(ip, u, bu, (int)(__ldg(P.off + u + 1) - bu));
+		}
+		return;
+	}
+	int p = (int)lane;
+	if (p >= total) return;
+	int i0, i1 = 0;
+	u32 u0 = nbr(p, i0), u1 = p + 32 < total ? nbr(p + 32, i1) : 0u;
+	i64 b0 = __ldg(P.off + u0), e0 = __ldg(P.off + u0 + 1);
+	for (; p < total; p += 32) {
+		i64 b1 = 0, e1 = 0;
+		if (p + 32 < total) b1 = __ldg(P.off + u1), e1 = __ldg(P.off + u1 + 1);
+		int i2 = 0;
+		const u32 u2 = p + 64 < total ? nbr(p + 64, i2) : 0u;
+		f(i0, u0, b0, (int)(e0 - b0));
+		i0 = i1, u0 = u1, b0 = b1, e0 = e1;
+		i1 = i2, u1 = u2;
 	}
 }
 
@@ -104,11 +140,9 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 	if (lane == 0) S.hit = 0, S.larger = 0, S.nj = 0;
 	prefix_deg(L, S.pre, nc, [&](int i) { return b0 + i; });
 	// Scan: the row of every u in N[v] holds all of N²[v].
-	each_pair(P, L, S.pre, nc, [&](int i) { return b0 + i; }, [&](int i, u32 u) {
+	each_pair(P, L, S.pre, nc, [&](int i) { return b0 + i; }, [&](int i, u32 u, i64 bu, int du) {
 		const u32 v = (u32)L.v[b0 + i];
 		const u64 kv = S.kv[i];
-		const i64 bu = __ldg(P.off + u);
-		const int du = (int)(__ldg(P.off + u + 1) - bu);
 		bool hit = false;
 		// The largest undecided key seen, kept as a select per entry: a
 		// bool ORed with && measured 5-12 % slower for class keys
@@ -160,10 +194,8 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 	// Push: OUT into N(u) for every u in N[m], m a new member (m itself
 	// excepted; its neighbours come with the row of m).
 	prefix_deg(L, S.pre, nj, [&](int i) { return (int)S.at[i]; });
-	each_pair(P, L, S.pre, nj, [&](int i) { return (int)S.at[i]; }, [&](int i, u32 u) {
+	each_pair(P, L, S.pre, nj, [&](int i) { return (int)S.at[i]; }, [&](int i, u32 u, i64 bu, int du) {
 		const u32 m = (u32)L.v[S.at[i]];
-		const i64 bu = __ldg(P.off + u);
-		const int du = (int)(__ldg(P.off + u + 1) - bu);
 		// SCAN: only smaller keys; the larger ones within distance 2
 		// of a member are OUT already.
 		const u32 hm = SCAN ? vhash(P, m) : 0;
@@ -198,6 +230,13 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 // range (threshold 0) after the first return at once when the one
 // before left nothing undecided; KF_ALWAYS runs regardless.
 #define KF_ALWAYS 64u
+// The gate of a launch of a split run's second stage that the host
+// queued before it saw the first stage drained (misgpu's exec.go): kf
+// bits from KF_GATE on hold a count slot plus one, and the launch returns
+// at once unless that count (the first stage's last queued launch) is
+// zero. The host reads the same count and queues the launches again when
+// it was not.
+#define KF_GATE 20
 // SCAN (hash keys only) reads and pushes by key (see mis2b_batch).
 // SRC_LIST: the candidates come from the nlist vertex ids at P.ball (the
 // classes above 0 of a split run, mis/gpu_bucket.go) instead of the
@@ -215,6 +254,7 @@ template <int PK, bool SCAN, int SRC, bool DYN, bool DEDUP>
 __device__ void mis2b_sweep(const Params &P, int nlist) {
 	__shared__ ListB lists[WARPS];
 	__shared__ Bucket2 scans[WARPS];
+	if ((P.kf >> KF_GATE) && *(volatile const u32 *)(P.count + (P.kf >> KF_GATE) - 1) != 0) return;
 	if (!(P.kf & KF_ALWAYS) && !sweep_needed(P)) return;
 	const u32 lane = threadIdx.x & 31;
 	ListB &L = lists[threadIdx.x >> 5];

@@ -6,6 +6,7 @@ import (
 
 	"github.com/misgrid/misgrid/mesh"
 
+	"github.com/misgrid/misgrid/internal/genspec"
 	"github.com/misgrid/misgrid/internal/misgpu"
 	"github.com/misgrid/misgrid/mis"
 	"github.com/misgrid/misgrid/mis/mistest"
@@ -123,11 +124,69 @@ func TestBucketReplayWork(t *testing.T) {
 // pass over the adjacency.
 func TestBucketReplayPerClass(t *testing.T) {
 	g := mesh.Hex27Graph(40, 40, 40)
-	keys, err := mis.Keys(g, mis.Priority{Kind: mis.Degree})
+	ranked, counts := rankedKeys(t, g, mis.Degree)
+	all := replayBuckets(g, ranked, misgpu.BucketThresholds(12, 3, counts, false))
+	per := replayBuckets(g, ranked, misgpu.BucketThresholds(12, 3, counts, true))
+	nnz := float64(len(g.Adj))
+	t.Logf("over all keys: %d candidates, scans %.2f; per class: %d candidates, scans %.2f (%d members)",
+		all.candidates, float64(all.scanned)/nnz, per.candidates, float64(per.scanned)/nnz, per.members)
+	if per.members != all.members {
+		t.Fatalf("%d members per class, %d over all keys", per.members, all.members)
+	}
+	if 4*per.candidates > 3*all.candidates || float64(per.scanned) > nnz {
+		t.Errorf("per class: %d candidates (over all keys %d), scans %.2f of the adjacency",
+			per.candidates, all.candidates, float64(per.scanned)/nnz)
+	}
+}
+
+// On a tet mesh refined by splitting edges, Degree ranks twenty degrees
+// that lie unevenly (low ones on and near the boundary): over all keys,
+// its buckets hold candidates that wait on each other far more than
+// hash keys' buckets do. The defaults give such class keys more buckets
+// (MixedBuckets) than hash keys on the same rows, and the replay must
+// show why: with the hash keys' count Degree scans more than the
+// adjacency, with its own about a fifth less (at least 15 %).
+func TestBucketReplayMixed(t *testing.T) {
+	g, _, err := genspec.Generate("tet:8:refine=2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Dense ranks of the primaries, as the device's class bytes hold.
+	tu := misgpu.Defaults(misgpu.Shape{N: g.N(), M: g.NumEdges(), MaxDeg: int64(g.MaxDegree()), Vec: true}, 2)
+	if tu.MixedBuckets <= tu.Buckets {
+		t.Fatalf("defaults: %d buckets for mixed class keys, %d for hash keys", tu.MixedBuckets, tu.Buckets)
+	}
+	nnz := float64(len(g.Adj))
+	hkeys, err := mis.Keys(g, mis.Priority{Kind: mis.Hash})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := replayBuckets(g, hkeys, misgpu.BucketThresholds(tu.Buckets, 2, nil, false))
+	keys, counts := rankedKeys(t, g, mis.Degree)
+	few := replayBuckets(g, keys, misgpu.BucketThresholds(tu.Buckets, 2, counts, true))
+	own := replayBuckets(g, keys, misgpu.BucketThresholds(tu.MixedBuckets, 2, counts, true))
+	t.Logf("hash, %d buckets: %d candidates for %d members, scans %.2f; Degree, %d: %d for %d, scans %.2f; %d: %d, scans %.2f",
+		tu.Buckets, hash.candidates, hash.members, float64(hash.scanned)/nnz, tu.Buckets, few.candidates, few.members,
+		float64(few.scanned)/nnz, tu.MixedBuckets, own.candidates, float64(own.scanned)/nnz)
+	if float64(hash.candidates) > 1.8*float64(hash.members) || float64(hash.scanned) > nnz {
+		t.Errorf("hash keys: %d candidates for %d members, scans %.2f of the adjacency", hash.candidates, hash.members, float64(hash.scanned)/nnz)
+	}
+	if float64(few.candidates) < 2*float64(few.members) || float64(few.scanned) < nnz {
+		t.Errorf("Degree with %d buckets: only %d candidates for %d members, scans %.2f", tu.Buckets, few.candidates, few.members, float64(few.scanned)/nnz)
+	}
+	if 20*own.scanned > 17*few.scanned {
+		t.Errorf("Degree with %d buckets scans %.2f, with %d %.2f", tu.MixedBuckets, float64(own.scanned)/nnz, tu.Buckets, float64(few.scanned)/nnz)
+	}
+}
+
+// rankedKeys returns the keys of kind on g with the primaries replaced
+// by their dense ranks, as the device's class bytes hold them, and the
+// vertices of each rank.
+func rankedKeys(t *testing.T, g *mesh.Graph, kind mis.PriorityKind) ([]uint64, []int64) {
+	t.Helper()
+	keys, err := mis.Keys(g, mis.Priority{Kind: kind})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var prims []uint64
 	for _, k := range keys {
 		prims = append(prims, k>>32)
@@ -141,16 +200,5 @@ func TestBucketReplayPerClass(t *testing.T) {
 		counts[r]++
 		ranked[v] = uint64(r)<<32 | k&0xffffffff
 	}
-	all := replayBuckets(g, ranked, misgpu.BucketThresholds(12, 3, counts, false))
-	per := replayBuckets(g, ranked, misgpu.BucketThresholds(12, 3, counts, true))
-	nnz := float64(len(g.Adj))
-	t.Logf("over all keys: %d candidates, scans %.2f; per class: %d candidates, scans %.2f (%d members)",
-		all.candidates, float64(all.scanned)/nnz, per.candidates, float64(per.scanned)/nnz, per.members)
-	if per.members != all.members {
-		t.Fatalf("%d members per class, %d over all keys", per.members, all.members)
-	}
-	if 4*per.candidates > 3*all.candidates || float64(per.scanned) > nnz {
-		t.Errorf("per class: %d candidates (over all keys %d), scans %.2f of the adjacency",
-			per.candidates, all.candidates, float64(per.scanned)/nnz)
-	}
+	return ranked, counts
 }

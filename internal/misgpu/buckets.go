@@ -42,6 +42,17 @@ func aboveClass0(keys []uint64) []uint64 {
 	return out
 }
 
+// dominant says whether one class holds at least half the vertices of
+// counts (a mesh's interior under Boundary).
+func dominant(counts []int64) bool {
+	var n, big int64
+	for _, c := range counts {
+		n += c
+		big = max(big, c)
+	}
+	return n > 0 && 2*big >= n
+}
+
 // hashAt is the hash above which a fraction g of uniform hashes lies.
 func hashAt(g float64) uint64 { return uint64(min((1-g)*(1<<32), 1<<32-1)) }
 
@@ -70,7 +81,7 @@ func bucketThresholds(b int, shape float64, counts []int64, perClass bool) []uin
 		big = max(big, c)
 	}
 	var out []uint64
-	if counts == nil || 2*big < n || !perClass {
+	if counts == nil || !dominant(counts) || !perClass {
 		if counts == nil {
 			for i := 1; i < b; i++ {
 				out = append(out, hashAt(math.Pow(float64(i)/float64(b), shape)))

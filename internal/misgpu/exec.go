@@ -92,9 +92,11 @@ type run struct {
 	list                *cuda.Buffer // the tail's vertex list, or a list stage's
 	nlist               int          // a list stage's vertices
 	seed                uint64
-	stageAt             []int // the pass at which each stage started in the current run
-	pass                int   // the next sweep to queue
-	mayStall            bool  // stop when sweeps stop paying (RunOrStall)
+	stageAt             []int  // the pass at which each stage started in the current run
+	pass                int    // the next sweep to queue
+	gate                uint32 // KF_GATE's count slot plus one for the launches being queued, or 0
+	last                [3]int // the last pass of the batch each check slot follows
+	mayStall            bool   // stop when sweeps stop paying (RunOrStall)
 	stall               stallWatch
 	part                *partRun // a part of a multi-GPU run (part.go), or nil
 }
@@ -104,6 +106,10 @@ type run struct {
 // not nil, adjusts the default tuning.
 func (dg *Graph) prepare(dist int, pri Priority, tune func(*Tuning)) (*run, error) {
 	s := Shape{N: dg.n, M: dg.m, MaxDeg: dg.maxDeg, Vec: dg.vec}
+	var err error
+	if s.Scattered, s.Runs, err = dg.rowLocality(); err != nil {
+		return nil, err
+	}
 	t := Defaults(s, dist)
 	if tune != nil {
 		tune(&t)
@@ -114,9 +120,6 @@ func (dg *Graph) prepare(dist int, pri Priority, tune func(*Tuning)) (*run, erro
 	r := &run{dg: dg, seed: pri.Seed}
 	key, err := r.priority(pri)
 	if err != nil {
-		return nil, err
-	}
-	if s.Scattered, err = dg.scattered(); err != nil {
 		return nil, err
 	}
 	if NeedClasses(s, dist, key, t) {

@@ -7,7 +7,12 @@ var (
 	AboveClass0      = aboveClass0
 	BucketKernels    = bucketKernels
 	SmallRanks       = smallRanks
+	SampleStep       = sampleStep
+	RowRuns          = rowRuns
 )
+
+// SampleRows is what near_sample counts on dg (see sampleRows).
+func SampleRows(dg *Graph) ([3]uint32, error) { return dg.sampleRows() }
 
 const (
 	MaxSmallRanks = maxSmallRanks
@@ -17,6 +22,8 @@ const (
 	KFWords       = kfWords
 	KFJoin2       = kfJoin2
 	KFScanLarger  = kfScanLarger
+	KFPipe        = kfPipe
+	KFGate        = kfGate
 	BlockSize     = blockSize
 	SlotBits      = slotBits
 	MailboxBit    = mailboxBit

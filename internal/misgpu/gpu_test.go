@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/genspec"
 	"github.com/misgrid/misgrid/internal/gpu"
 	"github.com/misgrid/misgrid/internal/misgpu"
 	"github.com/misgrid/misgrid/internal/testgraphs"
@@ -44,10 +45,18 @@ func TestGPUGroupSizes(t *testing.T) {
 func TestGPUMidSize(t *testing.T) {
 	needGPU(t)
 	rel, _ := mesh.Relabel(mesh.Hex27Graph(32, 32, 32), 2)
+	// A tet mesh refined twice: local rows of average degree 13 without
+	// runs (no KF_WORDS), 8 buckets, KF_PIPE; Degree mixes its classes
+	// over all keys.
+	tet, _, err := genspec.Generate("tet:8:refine=2")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, g := range map[string]*mesh.Graph{
 		"hex27-40":            mesh.Hex27Graph(40, 40, 40),
 		"hex27-40-relabelled": rel,
 		"random-200k":         mesh.RandomGraph(200_000, 16, 5),
+		"tet-8-refined-2":     tet,
 	} {
 		dg := upload(t, g)
 		keys, _ := mis.Keys(g, mis.Priority{Kind: mis.Hash})
@@ -116,6 +125,17 @@ func TestGPUTuningVariants(t *testing.T) {
 		{Buckets: 12, Flush: 1, ClassBuckets: true, Split: 2, Balanced: true},
 		{Buckets: 4, Flush: 8, KF: 1, ClassBuckets: true, Split: 1, Balanced: true},
 		{Buckets: 8, Flush: 32, KF: 32, Balanced: true},
+		// Loads a pair ahead (KF_PIPE), class keys mixed over all keys,
+		// and split runs whose second stage is queued gated behind the
+		// first (one bucket: the gate mostly finds the first stage not
+		// drained yet, and the stage goes on).
+		{Buckets: 8, Flush: 8, Pipe: true},
+		{Buckets: 8, MixedBuckets: 12, Flush: 8, ClassBuckets: true, Pipe: true},
+		{Buckets: 12, Flush: 1, Pipe: true, Balanced: true, KF: 32},
+		{Buckets: 1, Flush: 32, KF: 48, ClassBuckets: true, Split: 2, Gate: true},
+		{Buckets: 3, Flush: 2, ClassBuckets: true, Split: 1, Gate: true, Pipe: true},
+		{Buckets: 12, Flush: 1, ClassBuckets: true, Split: 2, Balanced: true, Gate: true, Pipe: true},
+		{Buckets: 8, Flush: 8, KF: 1, ClassBuckets: true, Split: 2, Gate: true},
 	}
 	for name, g := range testgraphs.GPU() {
 		dg := upload(t, g)

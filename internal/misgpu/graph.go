@@ -21,7 +21,8 @@ type Graph struct {
 	off, adj *cuda.Buffer
 	owned    bool         // off and adj were allocated here
 	vec      bool         // adj is 16-byte aligned and readable to a 16-byte boundary past its end
-	locality int8         // 0 not measured yet, 1 local rows, 2 scattered rows (see scattered)
+	locality int8         // 0 not measured yet, 1 local rows, 2 scattered rows (see rowLocality)
+	runs     bool         // rows hold runs in one state word (rowLocality)
 	class    *cuda.Buffer // boundary classes, one byte per vertex, or nil
 	ownClass bool         // class was allocated here (not a caller's, UseClasses)
 	maxDeg   int64        // the largest degree (from the host graph or csr_check)
@@ -43,7 +44,7 @@ type workspace struct {
 	count *cuda.Buffer // live count per sweep, a ring of nCount slots
 	small *cuda.Buffer // scratch words for helper kernels
 	host  *cuda.HostBuffer
-	evs   [2]*cuda.Event // sweep-count checks
+	evs   [3]*cuda.Event // sweep-count checks (the third: a gated stage's first batch)
 	floor *cuda.Buffer   // output of the floor kernel (TimeDevice)
 	lg    *cuda.Buffer   // the log table of ClassifyByDegree
 }
@@ -226,28 +227,50 @@ func (dg *Graph) badRow(v int32) string {
 	return msg
 }
 
-// scattered says whether the graph's rows name vertices far from
-// themselves: fewer than a tenth of the entries of a sample of rows lie
-// within 1024 ids. Measured once, on the device; the caller holds the
-// engine's lock.
-func (dg *Graph) scattered() (bool, error) {
+// rowLocality measures how the graph's rows name their neighbours, once,
+// on the device, from a sample of rows (near_sample); the caller holds
+// the engine's lock. scattered: fewer than a tenth of the entries lie
+// within 1024 ids of their row. runs: at least a third share the state
+// word of the entry before them in the row (rowRuns).
+func (dg *Graph) rowLocality() (scattered, runs bool, err error) {
 	if dg.locality == 0 && dg.n > 0 {
-		small, err := dg.scratch()
+		c, err := dg.sampleRows()
 		if err != nil {
-			return false, err
-		}
-		step := int32(max(1, dg.n/(1<<16)))
-		var c [2]uint32
-		if err := countWords(dg.l, small, c[:], "near_sample", int64(dg.n)/int64(step)+1, dg.off, dg.adj, int32(dg.n), step); err != nil {
-			return false, err
+			return false, false, err
 		}
 		dg.locality = 1
 		if c[1] < c[0]/10 {
 			dg.locality = 2
 		}
+		dg.runs = rowRuns(c[0], c[2])
 	}
-	return dg.locality == 2, nil
+	return dg.locality == 2, dg.runs, nil
 }
+
+// sampleRows runs near_sample over every sampleStep(n)-th row: the
+// entries it read, those within 1024 ids of their row, and those in the
+// state word of the entry before them.
+func (dg *Graph) sampleRows() ([3]uint32, error) {
+	var c [3]uint32
+	small, err := dg.scratch()
+	if err != nil {
+		return c, err
+	}
+	step := int32(sampleStep(dg.n))
+	err = countWords(dg.l, small, c[:], "near_sample", int64(dg.n)/int64(step)+1, dg.off, dg.adj, int32(dg.n), step)
+	return c, err
+}
+
+// sampleStep is the step between the rows near_sample reads: about 64Ki
+// rows of any graph.
+func sampleStep(n int) int { return max(1, n/(1<<16)) }
+
+// rowRuns says whether rows hold runs of neighbours in one state word:
+// at least a third of the sampled entries share the word of the entry
+// before them. Meshes numbered along a structured grid have about half
+// (27-point rows: consecutive triples); a Gmsh tet mesh refined twice
+// has a quarter, where the word-wise pushes cost more than they save.
+func rowRuns(entries, same uint32) bool { return entries > 0 && 3*uint64(same) >= uint64(entries) }
 
 // N returns the number of vertices.
 func (dg *Graph) N() int { return dg.n }
@@ -291,7 +314,7 @@ func (dg *Graph) Close() error {
 	if dg.ownClass {
 		errs = append(errs, dg.class.Free())
 	}
-	errs = append(errs, dg.ws.host.Free(), dg.ws.evs[0].Close(), dg.ws.evs[1].Close())
+	errs = append(errs, dg.ws.host.Free(), dg.ws.evs[0].Close(), dg.ws.evs[1].Close(), dg.ws.evs[2].Close())
 	if dg.owned {
 		errs = append(errs, dg.off.Free(), dg.adj.Free())
 	}

@@ -22,9 +22,16 @@ type Shape struct {
 	M         int64 // directed edges
 	MaxDeg    int64
 	Vec       bool    // rows can be read with 16-byte loads
-	Scattered bool    // rows name vertices far from themselves (Graph.scattered)
+	Scattered bool    // rows name vertices far from themselves (Graph.rowLocality)
+	Runs      bool    // rows hold runs of neighbours in one state word (rowRuns)
 	Classes   []int64 // vertices per class byte (class keys with buckets; see NeedClasses)
 }
+
+// midRows says whether s has local rows of average degree 10 to 20 (a
+// tet mesh), read with 16-byte loads as bucket runs read them: their
+// two-hop neighbourhoods hold about half the vertices of a 27-point
+// mesh's, and fewer buckets pay there (Defaults, bucketPlan).
+func midRows(s Shape) bool { return s.Vec && !s.Scattered && s.avg() >= 10 && s.avg() < 20 }
 
 func (s Shape) avg() float64 {
 	if s.N == 0 {
@@ -76,6 +83,22 @@ type Tuning struct {
 	// tiles go to its warps as they ask, pushes along scattered rows
 	// skip repeated targets); BalancedHash picks them for hash keys only.
 	Balanced, BalancedHash bool
+	// MixedBuckets, when not 0, replaces Buckets for class keys whose
+	// buckets run over all keys (no class holds most vertices: Degree
+	// on a tet mesh). Their buckets mix classes that lie unevenly, so a
+	// bucket is denser where its classes lie than hash keys would be.
+	MixedBuckets int
+	// Pipe: the bucket kernels' lanes load the neighbour and the row
+	// offsets of their next pair before they work on the current one
+	// (KF_PIPE in mis2b.cuh), but for class keys mixed over all keys
+	// (MixedBuckets).
+	Pipe bool
+	// Gate: a split run queues its second stage's first batch right
+	// behind the first stage's, gated on the device (Plan.Gate). Off
+	// by default: 2 % faster for Boundary on the refined Gmsh part,
+	// 4 % slower on a 27-point mesh, where the first stage is often not
+	// drained at the gate and the gated launches are paid for nothing.
+	Gate bool
 }
 
 // The default choices. Every figure behind them is in docs/gpu.md; the
@@ -91,7 +114,8 @@ const (
 	bandsDense  = 4    // MIS-1 bands pay with the number of larger neighbours a vertex waits on ...
 	bandsSparse = 3    // ... while below average degree 10 a band sweep costs nearly a full pass
 	buckets2    = 12   // MIS-2 by key buckets: 1.3-2.8 times the ball sweeps on every benchmark graph
-	buckets2Low = 8    // below average degree 10 a launch costs more than the waits more buckets spare
+	buckets2Low = 8    // below average degree 10 a launch costs more than the waits more buckets spare ...
+	buckets2Mid = 8    // ... and up to 20 on local rows (a tet mesh), with γ 2; 12 for class keys mixed over all keys
 	farBuckets  = 8    // hash keys on scattered 27-point rows, where scans read larger keys only
 	flushDense  = 1    // 27-point rows: a warp decides each candidate as soon as it lists it
 	flushSparse = 8    // sparser rows: a batch of 8 keeps the warp's lanes busy
@@ -114,14 +138,17 @@ func Defaults(s Shape, dist int) Tuning {
 		}
 		if avg < 10 {
 			t.Buckets, t.ClassBuckets = buckets2Low, false // per-class buckets cost a little on sparse meshes
+		} else if midRows(s) {
+			t.Buckets, t.MixedBuckets = buckets2Mid, buckets2
 		}
 		if avg >= 20 {
 			t.FarBuckets, t.Balanced = farBuckets, true // balanced kernels: 8-23 % on 27-point rows
 		}
 		t.BalancedHash = avg < 10 // below degree 10 they pay for hash keys only
+		t.Pipe = midRows(s)       // short local rows: their offsets are much of a pair's chain of loads
 		t.Split = 2               // class keys: the boundary from a list, then the interior by the hash kernels
 		if d := float64(s.MaxDeg); d*d > denseRowSq*float64(s.M) {
-			t.Buckets, t.FarBuckets = 0, 0
+			t.Buckets, t.FarBuckets, t.MixedBuckets = 0, 0, 0
 		}
 	}
 	lim := [3]float64{laneAvg1, 48, 160}
@@ -144,10 +171,12 @@ func Defaults(s Shape, dist int) Tuning {
 
 // Read modes (KF_* in mis.cu).
 const (
-	kfJoin2     = 16 // KF_JOIN2
-	kfWords     = 32 // KF_WORDS
-	scatteredKF = 3  // KF_SCAN | KF_RED: filter scans by key, push OUT into smaller neighbours
-	localKF     = 6  // KF_RED | KF_ALL: plain scans, push OUT into every neighbour
+	kfJoin2     = 16      // KF_JOIN2
+	kfWords     = 32      // KF_WORDS
+	kfPipe      = 1 << 16 // KF_PIPE (mis2b.cuh)
+	kfGate      = 20      // KF_GATE (mis2b.cuh): the bit from which a gate's count slot lies
+	scatteredKF = 3       // KF_SCAN | KF_RED: filter scans by key, push OUT into smaller neighbours
+	localKF     = 6       // KF_RED | KF_ALL: plain scans, push OUT into every neighbour
 )
 
 // Plan is a run: its stages, one after the other, and how often the host
@@ -162,6 +191,10 @@ type Plan struct {
 	// Buckets: the stages are bucket stages, else Stages holds one sweep
 	// stage.
 	Buckets bool
+	// Gate: a bucket stage's successor is queued behind its first
+	// batches before the host has seen it drained, its launches gated
+	// on the device (KF_GATE in mis2b.cuh; run.stages).
+	Gate bool
 }
 
 // Stage is a run of launches of one kernel. A sweep stage (Keys nil)
@@ -227,7 +260,7 @@ func NewPlan(s Shape, dist int, key Key, t Tuning) (*Plan, error) {
 	if dist != 1 && dist != 2 {
 		return nil, fmt.Errorf("distance %d (want 1 or 2)", dist)
 	}
-	p := &Plan{Dist: dist, Key: key, First: max(t.First, 1), Batch: max(t.Batch, 1), Ball: dist == 2}
+	p := &Plan{Dist: dist, Key: key, First: max(t.First, 1), Batch: max(t.Batch, 1), Ball: dist == 2, Gate: t.Gate}
 	kf := t.KF
 	if !s.Vec {
 		kf &^= kfJoin2 // it reads rows with 16-byte loads
@@ -252,9 +285,9 @@ func NewPlan(s Shape, dist int, key Key, t Tuning) (*Plan, error) {
 			// Local rows: fewer registers and more blocks pay (mis.cu).
 			st.Kernel = localRunnerUpName(key)
 		}
-		if !s.Scattered && t.KFAuto && kf&kfJoin2 != 0 && s.M >= 10*int64(s.N) {
-			// Long local rows hold runs of consecutive ids: one OR per
-			// state word of a run (KF_WORDS) pays there.
+		if s.Runs && t.KFAuto && kf&kfJoin2 != 0 && s.M >= 10*int64(s.N) {
+			// Long rows with runs of consecutive ids: one OR per state
+			// word of a run (KF_WORDS) pays there.
 			kf |= kfWords
 		}
 		if s.Vec {
@@ -308,14 +341,16 @@ func containsInt(s []int, v int) bool {
 // class lies within distance 2 of one (its push made that vertex OUT),
 // so the scans and pushes of hash keys give the same set.
 func bucketPlan(p *Plan, s Shape, t Tuning, kf0 uint32) (*Plan, error) {
-	// γ 3, or 1.5 below average degree 10; class keys with buckets over
-	// all keys γ 2, as a steeper shape leaves the first buckets of a
-	// large class that follows small ones too full. Per-class buckets
-	// shape each class on its own and take γ 3 again, as does class 0
-	// alone in a split run.
+	// γ 3, or 1.5 below average degree 10 and 2 on local rows up to 20
+	// (midRows); class keys with buckets over all keys γ 2, as a steeper
+	// shape leaves the first buckets of a large class that follows small
+	// ones too full. Per-class buckets shape each class on its own and
+	// take the hash keys' γ again, as does class 0 alone in a split run.
 	hashShape := 3.0
 	if s.M < 10*int64(s.N) {
 		hashShape = 1.5
+	} else if midRows(s) {
+		hashShape = 2
 	}
 	shape := t.BucketShape
 	if shape <= 0 {
@@ -335,6 +370,9 @@ func bucketPlan(p *Plan, s Shape, t Tuning, kf0 uint32) (*Plan, error) {
 	split := p.Key == KeyClass && t.Split > 0 && t.ClassBuckets && 2*c0 >= int64(s.N) && c0 < int64(s.N)
 	// The kernel reads KF_WORDS and the flush threshold.
 	kf := kf0&kfWords | uint32(min(max(t.Flush, 0), flushMax))<<8
+	if t.Pipe {
+		kf |= kfPipe
+	}
 	var stages []Stage
 	switch {
 	case p.Key == KeyHash:
@@ -348,7 +386,13 @@ func bucketPlan(p *Plan, s Shape, t Tuning, kf0 uint32) (*Plan, error) {
 		s2.Kernel += "_p0"
 		stages = []Stage{s1, s2}
 	default:
-		stages = []Stage{{Kernel: "mis2b", KF: kf, Keys: bucketThresholds(t.Buckets, shape, counts, t.ClassBuckets)}}
+		b, mkf := t.Buckets, kf
+		if t.MixedBuckets > 0 && !dominant(counts) {
+			// Without KF_PIPE, which measured 7 % slower there on the
+			// refined Gmsh part (docs/gpu.md).
+			b, shape, mkf = t.MixedBuckets, mixedShape(t), kf&^kfPipe
+		}
+		stages = []Stage{{Kernel: "mis2b", KF: mkf, Keys: bucketThresholds(b, shape, counts, t.ClassBuckets)}}
 	}
 	for i := range stages {
 		st := &stages[i]
@@ -369,6 +413,15 @@ func bucketPlan(p *Plan, s Shape, t Tuning, kf0 uint32) (*Plan, error) {
 	}
 	p.Stages, p.Ball, p.Batch, p.Buckets = stages, false, 2, true
 	return p, nil
+}
+
+// mixedShape is the bucket shape of class keys whose buckets run over
+// all keys: γ 2 unless the tuning says otherwise.
+func mixedShape(t Tuning) float64 {
+	if t.BucketShape > 0 {
+		return t.BucketShape
+	}
+	return 2
 }
 
 // hashStage is the bucket stage of hash keys (all of a hash-key run, or

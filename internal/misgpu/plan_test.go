@@ -73,14 +73,19 @@ func TestDefaultBuckets(t *testing.T) {
 		far       int  // buckets for hash keys on scattered rows
 		balanced  bool // the balanced kernels: all keys, hash keys
 		balHash   bool
+		scattered bool
+		mixed     int  // buckets of class keys mixed over all keys (0: buckets)
+		pipe      bool // the bucket kernels load their next pair's row ahead
 	}{
-		{"hex27", 4_096_000, 105_119_352, 26, 12, 1, true, 8, true, false},
-		{"grid7", 8_000_000, 47_760_000, 6, 8, 8, false, 0, false, true},
-		{"random", 4_000_000, 64_000_000, 41, 12, 8, true, 0, false, false},
-		{"star", 20_000, 80_000, 19_999, 0, 8, false, 0, false, true},
-		{"dense row", 4_000_000, 40_000_000, 3_999_999, 0, 8, true, 0, false, false},
+		{"hex27", 4_096_000, 105_119_352, 26, 12, 1, true, 8, true, false, false, 0, false},
+		{"grid7", 8_000_000, 47_760_000, 6, 8, 8, false, 0, false, true, false, 0, false},
+		{"random", 4_000_000, 64_000_000, 41, 12, 8, true, 0, false, false, true, 0, false},
+		{"tet", 3_117_454, 42_395_968, 24, 8, 8, true, 0, false, false, false, 12, true},
+		{"tet relabelled", 3_117_454, 42_395_968, 24, 12, 8, true, 0, false, false, true, 0, false},
+		{"star", 20_000, 80_000, 19_999, 0, 8, false, 0, false, true, false, 0, false},
+		{"dense row", 4_000_000, 40_000_000, 3_999_999, 0, 8, true, 0, false, false, false, 0, true},
 	} {
-		s := misgpu.Shape{N: c.n, M: c.m, MaxDeg: c.maxDeg, Vec: true}
+		s := misgpu.Shape{N: c.n, M: c.m, MaxDeg: c.maxDeg, Vec: true, Scattered: c.scattered}
 		tu := misgpu.Defaults(s, 2)
 		if tu.Buckets != c.buckets {
 			t.Errorf("%s: %d buckets, want %d", c.name, tu.Buckets, c.buckets)
@@ -97,6 +102,9 @@ func TestDefaultBuckets(t *testing.T) {
 		if tu.Balanced != c.balanced || tu.BalancedHash != c.balHash {
 			t.Errorf("%s: balanced kernels %v (hash keys %v), want %v (%v)", c.name, tu.Balanced, tu.BalancedHash, c.balanced, c.balHash)
 		}
+		if tu.MixedBuckets != c.mixed || tu.Pipe != c.pipe {
+			t.Errorf("%s: %d buckets for mixed class keys, pipe %v; want %d, %v", c.name, tu.MixedBuckets, tu.Pipe, c.mixed, c.pipe)
+		}
 		if tu.Flush < 1 || tu.Flush > misgpu.FlushMax {
 			t.Errorf("%s: flush %d outside 1..%d (FLUSHB)", c.name, tu.Flush, misgpu.FlushMax)
 		}
@@ -110,7 +118,8 @@ func TestDefaultBuckets(t *testing.T) {
 // degree 16, the relabelled mesh scattered) and the plan of their
 // default runs: kernels, read modes, stages.
 var planShapes = map[string]misgpu.Shape{
-	"hex27":     {N: 4_096_000, M: 105_119_352, MaxDeg: 26, Vec: true},
+	"hex27":     {N: 4_096_000, M: 105_119_352, MaxDeg: 26, Vec: true, Runs: true},
+	"tet":       {N: 3_117_454, M: 42_395_968, MaxDeg: 24, Vec: true},
 	"hex27-rel": {N: 4_096_000, M: 105_119_352, MaxDeg: 26, Vec: true, Scattered: true},
 	"grid7":     {N: 8_000_000, M: 47_760_000, MaxDeg: 6, Vec: true},
 	"random":    {N: 4_000_000, M: 64_000_000, MaxDeg: 41, Vec: true, Scattered: true},
@@ -119,6 +128,11 @@ var planShapes = map[string]misgpu.Shape{
 // meshClasses are the class counts of a 160³ hex27 mesh under Degree:
 // the interior (class 0) holds most vertices.
 var meshClasses = []int64{3944312, 0, 0, 0, 0, 0, 0, 0, 0, 149784, 0, 0, 0, 0, 0, 1896, 0, 0, 0, 8}
+
+// tetClasses are the class counts of the Gmsh part refined twice
+// (bench/meshes, 3.1M vertices) under Degree: twenty degrees, none
+// holding half the vertices.
+var tetClasses = []int64{5, 8, 133, 142, 2217, 2411, 20398, 31812, 166814, 555426, 1367552, 400584, 191058, 73401, 207030, 86096, 6972, 4490, 903, 2}
 
 func TestPlanDefaults(t *testing.T) {
 	for _, c := range []struct {
@@ -140,10 +154,16 @@ func TestPlanDefaults(t *testing.T) {
 		{"grid7", 2, misgpu.KeyClass, []string{"mis2b_p1"}, []uint32{0}, ""},
 		{"random", 2, misgpu.KeyHash, []string{"mis2bs_p0"}, []uint32{1}, ""},
 		{"random", 2, misgpu.KeyPrim, []string{"mis2_g1r_p2"}, []uint32{16}, "mis2_tailr_p2"},
+		// A tet mesh's rows hold few runs in one state word: no KF_WORDS.
+		{"tet", 2, misgpu.KeyHash, []string{"mis2b_p0"}, []uint32{0}, ""},
+		{"tet", 2, misgpu.KeyClass, []string{"mis2b_p1"}, []uint32{0}, ""},
 	} {
 		s := planShapes[c.shape]
 		if c.key == misgpu.KeyClass {
 			s.Classes = meshClasses
+			if c.shape == "tet" {
+				s.Classes = tetClasses
+			}
 		}
 		p, err := misgpu.NewPlan(s, c.dist, c.key, misgpu.Defaults(s, c.dist))
 		if err != nil {
@@ -199,6 +219,50 @@ func checkPlan(t *testing.T, name string, s misgpu.Shape, p *misgpu.Plan) {
 	}
 	if p.First < 1 || p.Batch < 1 {
 		t.Errorf("%s: checks after %d then every %d launches", name, p.First, p.Batch)
+	}
+}
+
+// On a tet mesh (local rows of average degree 10 to 20) hash keys and
+// the stages of a split run take 8 buckets of γ 2 and load a pair ahead
+// (KF_PIPE); class keys that mix over all keys (Degree: no class holds
+// half the vertices) take 12, γ 2, without KF_PIPE.
+func TestMidRowBuckets(t *testing.T) {
+	s := planShapes["tet"]
+	tu := misgpu.Defaults(s, 2)
+	for _, c := range []struct {
+		name    string
+		key     misgpu.Key
+		classes []int64
+		keys    []int // thresholds per stage
+	}{
+		{"hash", misgpu.KeyHash, nil, []int{7}},
+		{"degree", misgpu.KeyClass, tetClasses, []int{11}},
+		{"boundary", misgpu.KeyClass, []int64{2_467_000, 600_000, 50_000, 454}, []int{-1, 7}},
+	} {
+		s.Classes = c.classes
+		p, err := misgpu.NewPlan(s, 2, c.key, tu)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(p.Stages) != len(c.keys) {
+			t.Fatalf("%s: %d stages, want %d", c.name, len(p.Stages), len(c.keys))
+		}
+		for i, st := range p.Stages {
+			if c.keys[i] >= 0 && len(st.Keys) != c.keys[i] {
+				t.Errorf("%s stage %d: %d thresholds, want %d", c.name, i, len(st.Keys), c.keys[i])
+			}
+			if pipe := c.key == misgpu.KeyHash || len(c.keys) > 1; (st.KF&misgpu.KFPipe != 0) != pipe {
+				t.Errorf("%s stage %d: read mode %#x, want KF_PIPE %v", c.name, i, st.KF, pipe)
+			}
+		}
+		// γ 2: the first of b buckets takes 1/b² of the keys, the
+		// hash of its threshold (1-1/b²) of the range.
+		st := p.Stages[len(p.Stages)-1]
+		b := float64(len(st.Keys) + 1)
+		want := uint64((1 - 1/(b*b)) * (1 << 32))
+		if c.key == misgpu.KeyHash && (st.Keys[0] < want-1 || st.Keys[0] > want+1) {
+			t.Errorf("%s: first threshold %#x, want %#x (γ 2)", c.name, st.Keys[0], want)
+		}
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 // that found work. start and end, when not nil, are recorded around all
 // device work.
 func (r *run) sweeps(start, end *cuda.Event) (int, error) {
-	dg, e, ws := r.dg, r.dg.l, &r.dg.ws
+	e, ws := r.dg.l, &r.dg.ws
 	if start != nil {
 		if err := start.Record(e.Stream); err != nil {
 			return 0, err
@@ -26,14 +26,8 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 	if err := r.reset(); err != nil {
 		return 0, err
 	}
-	host := cuda.HostSlice[uint32](ws.host)
-	evs := ws.evs
-	p := r.plan
 	tail := r.tailAt()
 	r.pass = 0
-	// Every sweep settles at least the undecided vertex of largest key
-	// (MIS-2: within two sweeps), so more sweeps than this mean a bug.
-	limit := 2*dg.n + 8
 	done := false
 	if tail > 0 {
 		// The full sweeps and the tail in one go; it settles every
@@ -41,60 +35,14 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 		if err := r.batch(0, tail+1, tail); err != nil {
 			return 0, err
 		}
-		if err := evs[0].Synchronize(); err != nil {
+		if err := ws.evs[0].Synchronize(); err != nil {
 			return 0, err
 		}
-		done = host[0] == 0
+		done = cuda.HostSlice[uint32](ws.host)[0] == 0
 	}
-	// Bucket stages run one after the other: a stage starts once the
-	// one before left nothing waiting (the launches queued past that
-	// return at once).
-	r.stageAt = r.stageAt[:0]
-	r.stall = stallWatch{}
-	for si := 0; !done && !r.stall.stopped && si < len(p.Stages); si++ {
-		first := p.First
-		if p.Buckets {
-			// A stage's first check follows its buckets, the first
-			// launch of its last range, and one more that finds
-			// nothing left most of the time.
-			r.stageAt = append(r.stageAt, r.pass)
-			first = p.Stages[si].Launches() + 1
-		}
-		if err := r.batch(0, first, tail); err != nil {
+	if !done {
+		if err := r.stages(tail); err != nil {
 			return 0, err
-		}
-		if err := r.batch(1, p.Batch, tail); err != nil {
-			return 0, err
-		}
-		for cur := 0; ; cur ^= 1 {
-			if err := evs[cur].Synchronize(); err != nil {
-				return 0, err
-			}
-			if host[cur] == 0 {
-				break
-			}
-			// A part of a multi-GPU run may wait on its neighbours for
-			// any number of sweeps: the parts' watch bounds it.
-			if r.part != nil {
-				stop, err := r.part.check(r.pass, host[cur])
-				if err != nil {
-					return 0, err
-				}
-				if stop {
-					r.stall.stopped = true
-					break
-				}
-			} else if r.pass > limit {
-				return 0, fmt.Errorf("GPU sweeps did not converge after %d sweeps on %d vertices (a bug)", r.pass, dg.n)
-			}
-			if r.mayStall && r.stall.stalled(r.pass, host[cur]) {
-				// The batches still queued only settle more vertices,
-				// which keeps the state a valid prefix of the greedy.
-				break
-			}
-			if err := r.batch(cur, p.Batch, tail); err != nil {
-				return 0, err
-			}
 		}
 	}
 	if end != nil {
@@ -109,6 +57,105 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 		r.part.end = time.Now()
 	}
 	return r.rounds(tail)
+}
+
+// stages queues the launches of the plan's stages and checks the live
+// count between batches of them until the last stage leaves nothing in
+// play (or the sweeps stall, or a part's watch stops them).
+//
+// Bucket stages run one after the other: a stage starts once the one
+// before left nothing waiting (the launches queued past that return at
+// once). With Plan.Gate the next stage's first batch is queued right
+// behind the first batches of a stage, gated on the count of the
+// stage's last queued launch (KF_GATE), so that the device need not
+// idle while the host sees the stage drained; when it was not, the gated
+// launches returned at once, and the stage goes on from there.
+func (r *run) stages(tail int) error {
+	dg, ws, p := r.dg, &r.dg.ws, r.plan
+	host := cuda.HostSlice[uint32](ws.host)
+	// Every sweep settles at least the undecided vertex of largest key
+	// (MIS-2: within two sweeps), so more sweeps than this mean a bug.
+	limit := 2*dg.n + 8
+	r.stageAt = r.stageAt[:0]
+	r.stall = stallWatch{}
+	gated := false // the stage's first batch is queued, in slot 2
+	for si := 0; !r.stall.stopped && si < len(p.Stages); si++ {
+		slots := [2]int{0, 1}
+		if gated {
+			slots = [2]int{2, 0}
+			if err := r.batch(0, p.Batch, tail); err != nil {
+				return err
+			}
+		} else {
+			first := p.First
+			if p.Buckets {
+				// A stage's first check follows its buckets, the first
+				// launch of its last range, and one more that finds
+				// nothing left most of the time.
+				r.stageAt = append(r.stageAt, r.pass)
+				first = p.Stages[si].Launches() + 1
+			}
+			if err := r.batch(0, first, tail); err != nil {
+				return err
+			}
+			if err := r.batch(1, p.Batch, tail); err != nil {
+				return err
+			}
+		}
+		gated = p.Gate && p.Buckets && si+1 < len(p.Stages) && r.part == nil
+		gateAt := r.pass - 1
+		if gated {
+			r.stageAt = append(r.stageAt, r.pass)
+			r.gate = uint32(gateAt%nCount + 1)
+			err := r.batch(2, p.Stages[si+1].Launches()+1, 0)
+			r.gate = 0
+			if err != nil {
+				return err
+			}
+		}
+		for i := 0; ; i ^= 1 {
+			cur := slots[i]
+			if err := ws.evs[cur].Synchronize(); err != nil {
+				return err
+			}
+			if host[cur] == 0 {
+				break
+			}
+			if gated {
+				if r.last[cur] < gateAt {
+					continue // the other slot holds the gate's count
+				}
+				// The stage was not drained at the gate, and the gated
+				// launches returned at once: the stage goes on at their
+				// passes, which wrote nothing.
+				gated = false
+				r.pass, r.stageAt = gateAt+1, r.stageAt[:len(r.stageAt)-1]
+			}
+			// A part of a multi-GPU run may wait on its neighbours for
+			// any number of sweeps: the parts' watch bounds it.
+			if r.part != nil {
+				stop, err := r.part.check(r.pass, host[cur])
+				if err != nil {
+					return err
+				}
+				if stop {
+					r.stall.stopped = true
+					break
+				}
+			} else if r.pass > limit {
+				return fmt.Errorf("GPU sweeps did not converge after %d sweeps on %d vertices (a bug)", r.pass, dg.n)
+			}
+			if r.mayStall && r.stall.stalled(r.pass, host[cur]) {
+				// The batches still queued only settle more vertices,
+				// which keeps the state a valid prefix of the greedy.
+				break
+			}
+			if err := r.batch(cur, p.Batch, tail); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // stallWatch decides when sweeps stop paying: after stallFrom sweeps, two
@@ -170,6 +217,7 @@ func (r *run) batch(slot, count, tail int) error {
 	if err := ws.count.CopyToHostAsync(ws.host, int64(4*slot), 4*int64((r.pass-1)%nCount), 4, e.Stream); err != nil {
 		return err
 	}
+	r.last[slot] = r.pass - 1
 	return ws.evs[slot].Record(e.Stream)
 }
 
@@ -237,7 +285,7 @@ func (r *run) launchSweep(pass int) error {
 		if i < len(s.Keys) {
 			k = s.Keys[i]
 		}
-		kf := s.KF
+		kf := s.KF | r.gate<<kfGate
 		if i < s.Launches() {
 			kf |= kfAlways
 		}
