@@ -16,9 +16,9 @@ import (
 // where the bus carries 55 GB/s from pinned memory, mis.Compute's upload
 // of hex27 160³'s 453 MB CSR with the device check took, as the median of
 // nine rounds in which the shapes took turns (BenchmarkGPUComputeFromHost
-// /phases in package mis, two runs): 11.2 and 12.4 ms with this ring;
-// 12.9 and 14.3 ms with six 16 MiB chunks and 16 goroutines; 12.2 and
-// 12.9 ms with 4×8 MiB and 8; 13.1 and 15.7 ms with 6×8 MiB and 6.
+// /phases in package mis, four series): 10.6-12.4 ms with this ring;
+// 12.0-14.3 ms with six 16 MiB chunks and 16 goroutines; 12.1-12.9 ms
+// with 4×8 MiB and 8; 12.8-15.7 ms with 6×8 MiB and 6.
 // Rings of 128 MiB and more pack slower, and rings less than about four
 // times what the goroutines pack at once (a megabyte each) stall them.
 // Page-locking the caller's memory in place instead (cuMemHostRegister)
