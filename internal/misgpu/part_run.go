@@ -60,9 +60,9 @@ type partRun struct {
 	// tailSends: the run's MIS-1 tail is part1_tail. split: part_send
 	// and part_return go apart (PartsOptions.SplitExchange).
 	tailSends, split bool
-	trace     *partTrace
-	last      uint32 // the live count at the last check (at first the part's vertices)
-	checks    int
+	trace            *partTrace
+	last             uint32 // the live count at the last check (at first the part's vertices)
+	checks           int
 	// sends and backs count this run's part_send and part_return calls
 	// (their pending lists: Pending in part.cu).
 	sends, backs int32
