@@ -144,9 +144,10 @@ func combinations() ([]gpubench.Variant, error) {
 
 func load(name string) (*mesh.Graph, error) {
 	name = strings.TrimSpace(name)
+	file, _, _ := genspec.CutRefine(name) // a mesh file may end in :refine=L
 	for _, ext := range []string{".mtx", ".msh", ".egr", ".gz"} {
-		if strings.HasSuffix(name, ext) {
-			g, _, err := mesh.ReadFile(name)
+		if strings.HasSuffix(file, ext) {
+			g, _, err := genspec.ReadFile(name)
 			return g, err
 		}
 	}
