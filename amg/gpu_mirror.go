@@ -56,31 +56,31 @@ func (g *gpuSolver) fill(h *csr) error {
 		if m.h != h {
 			continue
 		}
-		if err := g.stream.Synchronize(); err != nil {
-			return err
-		}
 		nz := h.nnz()
+		var p32, col []int32
 		if h.ptr == nil {
-			p32 := make([]int32, h.rows+1)
-			if err := cuda.CopyToHost(p32, m.d.ptr, 0); err != nil {
-				return err
-			}
-			ptr := make([]int, h.rows+1)
-			for i, p := range p32 {
-				ptr[i] = int(p)
-			}
-			h.ptr = ptr
+			p32 = make([]int32, h.rows+1)
 		}
 		if h.col == nil {
-			col := make([]int32, nz)
-			if err := cuda.CopyToHost(col, m.d.col, 0); err != nil {
-				return err
-			}
-			h.col = col
+			col = make([]int32, nz)
 		}
 		val := make([]float64, nz)
-		if err := cuda.CopyToHost(val, m.d.val, 0); err != nil {
+		// Through the Stager: the level above the coarsest can hold tens
+		// of megabytes, which a pageable copy takes milliseconds over.
+		err := g.e.Stage(g.stream, func(st *cuda.Stager) error {
+			return errors.Join(cuda.StageToHost(st, p32, m.d.ptr, 0), cuda.StageToHost(st, col, m.d.col, 0), cuda.StageToHost(st, val, m.d.val, 0))
+		})
+		if err != nil {
 			return err
+		}
+		if p32 != nil {
+			h.ptr = make([]int, h.rows+1)
+			for i, p := range p32 {
+				h.ptr[i] = int(p)
+			}
+		}
+		if col != nil {
+			h.col = col
 		}
 		h.val = val
 		return nil

@@ -134,16 +134,18 @@ func (ds *devSetup) setWord(i int, v uint64) {
 	}
 }
 
-// get copies a device array into dst once the queued work is done.
+// get copies a device array into dst once the queued work is done,
+// through the Stager (the aggregates of a level are megabytes); with dst
+// empty it only waits.
 func get[T cuda.Word](ds *devSetup, dst []T, src *cuda.Buffer) error {
 	if ds.err != nil {
 		return ds.err
 	}
-	if err := ds.g.stream.Synchronize(); err != nil {
-		return ds.g.e.Fail(err)
-	}
 	if len(dst) == 0 {
+		if err := ds.g.stream.Synchronize(); err != nil {
+			return ds.g.e.Fail(err)
+		}
 		return nil
 	}
-	return cuda.CopyToHost(dst, src, 0)
+	return stageFrom(ds.g, dst, src)
 }
