@@ -17,7 +17,7 @@ import (
 // short at both ends of a copy, so that the first transfer starts early
 // and the last one, which nothing overlaps, ends soon after the packing.
 // Ring memory is packed again only after the transfer that read it has
-// completed.
+// completed. StageToHost runs the ring the other way, for copies back.
 //
 // A Stager is safe for use by one goroutine at a time.
 type Stager struct {
@@ -150,7 +150,7 @@ func (st *Stager) land(dst []byte, src *Buffer, off int64) error {
 	r := st.ring
 	slots := max(int64(len(r.buf))/r.chunk, 1)
 	chunks := (n + r.chunk - 1) / r.chunk
-	land := func(k int64) error {
+	issue := func(k int64) error {
 		o := k * r.chunk
 		if err := src.CopyToHostAsync(st.buf, k%slots*r.chunk, off+o, min(r.chunk, n-o), st.stream); err != nil {
 			return err
@@ -159,7 +159,7 @@ func (st *Stager) land(dst []byte, src *Buffer, off int64) error {
 	}
 	ahead := min(slots, chunks, int64(len(st.evs)))
 	for k := range ahead {
-		if err := land(k); err != nil {
+		if err := issue(k); err != nil {
 			return err
 		}
 	}
@@ -170,7 +170,7 @@ func (st *Stager) land(dst []byte, src *Buffer, off int64) error {
 		o, at := k*r.chunk, k%slots*r.chunk
 		r.unpack(dst[o:o+min(r.chunk, n-o)], r.buf[at:])
 		if k+ahead < chunks {
-			if err := land(k + ahead); err != nil {
+			if err := issue(k + ahead); err != nil {
 				return err
 			}
 		}
