@@ -220,9 +220,7 @@ func (c *Context) handle(op string) (ctxHandle, error) {
 // handle must not hand out what it made in this context, whose memory a
 // released primary context may have taken with it, to a later Context
 // of the same handle.
-func (c *Context) Closed() bool { return c.isClosed() }
-
-func (c *Context) isClosed() bool {
+func (c *Context) Closed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.closed

@@ -145,7 +145,7 @@ func (b *Buffer) Free() error {
 		return nil
 	}
 	b.cleanup.Stop()
-	if b.ctx.isClosed() || b.ctx.keep(b.ctx.h, b.ptr, b.alloc) {
+	if b.ctx.Closed() || b.ctx.keep(b.ctx.h, b.ptr, b.alloc) {
 		return nil
 	}
 	return checkf("cuMemFree", drvMemFree(b.ctx.h, b.ptr), "%s at %#x", FormatBytes(b.size), b.ptr)
@@ -396,7 +396,7 @@ func (h *HostBuffer) Free() error {
 		h.reg = nil
 		return unregister(h.ctx, h.p, pin)
 	}
-	if h.ctx.isClosed() || h.ctx.keepHost(h.ctx.h, h.p, h.alloc) {
+	if h.ctx.Closed() || h.ctx.keepHost(h.ctx.h, h.p, h.alloc) {
 		return nil
 	}
 	return check("cuMemFreeHost", drvMemFreeHost(h.ctx.h, h.p))

@@ -87,7 +87,7 @@ func (m *Module) Close() error {
 	}
 	m.closed = true
 	m.cleanup.Stop()
-	if m.ctx.isClosed() {
+	if m.ctx.Closed() {
 		return nil
 	}
 	return check("cuModuleUnload", drvModuleUnload(m.ctx.h, m.h))

@@ -75,7 +75,7 @@ func (s *Stream) Close() error {
 	}
 	s.closed = true
 	s.cleanup.Stop()
-	if s.ctx.isClosed() {
+	if s.ctx.Closed() {
 		return nil
 	}
 	return check("cuStreamDestroy", drvStreamDestroy(s.ctx.h, s.h))
@@ -175,7 +175,7 @@ func (e *Event) Close() error {
 	}
 	e.closed = true
 	e.cleanup.Stop()
-	if e.ctx.isClosed() {
+	if e.ctx.Closed() {
 		return nil
 	}
 	return check("cuEventDestroy", drvEventDestroy(e.ctx.h, e.h))
