@@ -344,13 +344,13 @@ func (g *gpuSolver) keep(bytes int64) (*cuda.Buffer, error) {
 // bus's speed rather than the several times slower pageable copy's;
 // src may change once stageTo returns.
 func stageTo[T cuda.Word](g *gpuSolver, dst *cuda.Buffer, src []T) error {
-	return g.e.Stage(g.stream, func(st *cuda.Stager) error { return cuda.StageToDevice(st, dst, 0, src) })
+	return gpu.StageTo(g.e, g.stream, dst, 0, src)
 }
 
 // stageFrom copies the start of src into dst through the context's
 // Stager once the work queued on g.stream is done, at the bus's speed.
 func stageFrom[T cuda.Word](g *gpuSolver, dst []T, src *cuda.Buffer) error {
-	return g.e.Stage(g.stream, func(st *cuda.Stager) error { return cuda.StageToHost(st, dst, src, 0) })
+	return gpu.StageFrom(g.e, g.stream, dst, src, 0)
 }
 
 func (g *gpuSolver) vector(v []float64) (*cuda.Buffer, error) {

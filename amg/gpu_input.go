@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/gpu"
 	"github.com/misgrid/misgrid/mesh"
 )
 
@@ -524,7 +525,7 @@ func (ds *devSetup) pinnedValues(v []float64, pin bool) *cuda.HostBuffer {
 // write dst, or zero it) and before the kernels queued next, which read
 // it. src may change once stage returns.
 func stage[T cuda.Word](ds *devSetup, dst *cuda.Buffer, src []T) error {
-	return ds.s.Stage(ds.g.stream, func(st *cuda.Stager) error { return cuda.StageToDevice(st, dst, 0, src) })
+	return gpu.StageTo(ds.s, ds.g.stream, dst, 0, src)
 }
 
 // b2i32 is 1 for true.

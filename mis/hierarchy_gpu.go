@@ -239,7 +239,7 @@ func (h *gpuHierarchy) download(d *gpuagg.Device, g *mesh.Graph, dl []gpuagg.Lev
 		if len(in) > 0 {
 			// bool is one byte holding 0 or 1, which RunTo writes.
 			flags := unsafe.Slice((*uint8)(unsafe.Pointer(&in[0])), len(in))
-			if err := h.l.Stage(h.l.Stream, func(st *cuda.Stager) error { return cuda.StageToHost(st, flags, l.In, 0) }); err != nil {
+			if err := gpu.StageFrom(h.l, h.l.Stream, flags, l.In, 0); err != nil {
 				return nil, err
 			}
 		}

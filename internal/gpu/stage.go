@@ -88,6 +88,19 @@ func (l *Loader) Stage(s *cuda.Stream, f func(*cuda.Stager) error) error {
 	return err
 }
 
+// StageTo copies src into dst from byte offset off through l's
+// context's Stager (Stage), in the order of stream s (nil: l's stream).
+func StageTo[T cuda.Word](l *Loader, s *cuda.Stream, dst *cuda.Buffer, off int64, src []T) error {
+	return l.Stage(s, func(st *cuda.Stager) error { return cuda.StageToDevice(st, dst, off, src) })
+}
+
+// StageFrom copies len(dst) elements of src from byte offset off back
+// through l's context's Stager once the work queued on s (nil: l's
+// stream) is done.
+func StageFrom[T cuda.Word](l *Loader, s *cuda.Stream, dst []T, src *cuda.Buffer, off int64) error {
+	return l.Stage(s, func(st *cuda.Stager) error { return cuda.StageToHost(st, dst, src, off) })
+}
+
 // Release gives back what the package keeps between calls: the device
 // memory that the shared primary contexts hold for reuse and the pinned
 // chunks of every context's Stager. Later calls allocate them again.

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/gpu"
 )
 
 // Result is the set a run found: one flag per vertex, their number, and
@@ -390,16 +391,28 @@ func (dg *Graph) members() (*Result, error) {
 	in := make([]bool, dg.n)
 	// bool is one byte holding 0 or 1, which is what mis_members writes.
 	flags := unsafe.Slice((*uint8)(unsafe.Pointer(&in[0])), dg.n)
-	err := errors.Join(
-		ws.small.MemsetAsync32(0, e.Stream),
-		e.Launch(nil, "mis_members", e.Grid("mis_members", int64(dg.n), blockSize), ws.st, ws.st, int32(dg.n), ws.small),
-		ws.small.CopyToHostAsync(ws.host, 0, 0, 4, e.Stream),
-	)
+	err := dg.queueMembers(ws.st)
 	if err == nil {
-		err = e.Stage(e.Stream, func(st *cuda.Stager) error { return cuda.StageToHost(st, flags, ws.st, 0) })
+		err = gpu.StageFrom(e, e.Stream, flags, ws.st, 0)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &Result{In: in, Size: int(cuda.HostSlice[uint32](ws.host)[0])}, nil
+	return &Result{In: in, Size: dg.memberCount()}, nil
 }
+
+// queueMembers queues mis_members, which turns the state bytes into the
+// set's flags in flags (one byte a vertex, 1 for members; ws.st itself
+// will do) and counts them, and the copy of the count to the host; the
+// caller waits, then reads it with memberCount.
+func (dg *Graph) queueMembers(flags *cuda.Buffer) error {
+	e, ws := dg.l, &dg.ws
+	return errors.Join(
+		ws.small.MemsetAsync32(0, e.Stream),
+		e.Launch(nil, "mis_members", e.Grid("mis_members", int64(dg.n), blockSize), ws.st, flags, int32(dg.n), ws.small),
+		ws.small.CopyToHostAsync(ws.host, 0, 0, 4, e.Stream),
+	)
+}
+
+// memberCount is the count queueMembers copied to the host.
+func (dg *Graph) memberCount() int { return int(cuda.HostSlice[uint32](dg.ws.host)[0]) }

@@ -158,7 +158,7 @@ func (dg *Graph) classifyInto(cls *cuda.Buffer) error {
 	}
 	grid := e.Grid("degree_class", int64(dg.n), blockSize)
 	return e.Fail(errors.Join(
-		e.Stage(e.Stream, func(st *cuda.Stager) error { return cuda.StageToDevice(st, table, 0, lg) }),
+		gpu.StageTo(e, e.Stream, table, 0, lg),
 		lmax.MemsetAsync32(0, e.Stream),
 		e.Launch(nil, "degree_lmax", grid, dg.off, int32(dg.n), table, int32(dg.maxDeg), lmax),
 		e.Launch(nil, "degree_class", grid, dg.off, int32(dg.n), table, int32(dg.maxDeg), lmax, cls),
@@ -242,17 +242,10 @@ func (dg *Graph) RunTo(dist int, pri Priority, flags *cuda.Buffer) (size, rounds
 	if rounds, err = r.sweeps(nil, nil); err != nil {
 		return 0, 0, e.Fail(err)
 	}
-	ws := &dg.ws
-	err = errors.Join(
-		ws.small.MemsetAsync32(0, e.Stream),
-		e.Launch(nil, "mis_members", e.Grid("mis_members", int64(dg.n), blockSize), ws.st, flags, int32(dg.n), ws.small),
-		ws.small.CopyToHostAsync(ws.host, 0, 0, 4, e.Stream),
-		e.Stream.Synchronize(),
-	)
-	if err != nil {
+	if err = errors.Join(dg.queueMembers(flags), e.Stream.Synchronize()); err != nil {
 		return 0, 0, e.Fail(err)
 	}
-	return int(cuda.HostSlice[uint32](ws.host)[0]), rounds, nil
+	return dg.memberCount(), rounds, nil
 }
 
 // Loader returns the loader the graph runs on.
