@@ -40,9 +40,10 @@ type MultiGPUOptions struct {
 	// launch), makes that part's launch fail in the driver; tables
 	// keeps every ghost's global id and home in the tables, with no
 	// ghost windows (misgpu.Window); split launches the sends and the
-	// returns apart (misgpu.PartsOptions.SplitExchange).
-	mailboxes, pairs, tail, noTailSends, noReturns, tables, split bool
-	inject                                                        func(part, launch int) bool
+	// returns apart (misgpu.PartsOptions.SplitExchange); push sends
+	// where the parts could pull (misgpu.PartsOptions.Push).
+	mailboxes, pairs, tail, noTailSends, noReturns, tables, split, push bool
+	inject                                                              func(part, launch int) bool
 }
 
 // MultiGPUResult is the set found and the cost of the exchanges.
@@ -146,7 +147,7 @@ func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 		specs[q] = &p.spec
 	}
 	po := misgpu.PartsOptions{Dist: dist, Seed: opts.Priority.Seed, Mailboxes: opts.mailboxes, Pairs: opts.pairs, Tail: opts.tail,
-		NoTailSends: opts.noTailSends, NoReturns: opts.noReturns, Inject: opts.inject, SplitExchange: opts.split}
+		NoTailSends: opts.noTailSends, NoReturns: opts.noReturns, Inject: opts.inject, SplitExchange: opts.split, Push: opts.push}
 	pp, err := misgpu.NewParts(specs, po)
 	if err != nil {
 		return nil, fmt.Errorf("mis: multi-GPU %w", err)

@@ -212,7 +212,10 @@ func checkHole(t *testing.T, name string, ps []*gpuPart, q, i int, owner []int, 
 // order each part made them). With returns, each ghost a part finds OUT
 // after its launch goes back to its owner once (part_return); with
 // immediate, a boundary vertex is sent as soon as it is decided, within
-// the launch (part1_tail). It returns the set and the bytes sent.
+// the launch (part1_tail). With pull, a part reads after each launch
+// its segments (misgpu.PullSegments) instead, each byte of them or not
+// at random (a read made before the byte changed), and nothing is sent.
+// It returns the set and the bytes sent.
 type partModel struct {
 	ps                 []*gpuPart
 	dist               int
@@ -223,6 +226,8 @@ type partModel struct {
 	bytes, returned    int64
 	rng                *rand.Rand
 	returns, immediate bool
+	pull               [][]misgpu.PullSegment // by part, when the parts pull
+	pulled             int64
 	t                  *testing.T
 }
 
@@ -270,11 +275,44 @@ func (m *partModel) launch(q int) int {
 			m.send(q)
 		}
 	}
+	if m.pull != nil {
+		m.pullSegments(q)
+		return left
+	}
 	m.send(q)
 	if m.returns {
 		m.giveBack(q)
 	}
 	return left
+}
+
+// pullSegments reads part q's segments as part_pull does, each byte or
+// not at random; an OUT read back onto a member of q fails the test.
+func (m *partModel) pullSegments(q int) {
+	st := m.st[q]
+	for _, g := range m.pull[q] {
+		src := m.st[g.From]
+		for j := range g.Len {
+			s, d := src[g.Src+int64(j)], g.Dst+int64(j)
+			if m.rng.IntN(2) == 0 {
+				continue
+			}
+			switch {
+			case !g.Back:
+				if st[d] != 0 && s != 0 && st[d] != s && s != pIn {
+					m.t.Fatalf("part %d reads state %d onto ghost %d in state %d", q, s, d, st[d])
+				}
+				if st[d] == 0 {
+					st[d] = s
+				}
+			case s == pOut && st[d] == pIn:
+				m.t.Fatalf("part %d reads OUT back onto its member %d", q, d)
+			case s == pOut && st[d] == 0:
+				st[d] = pOut
+				m.pulled++
+			}
+		}
+	}
 }
 
 // send queues the boundary vertices of part q decided and not sent.
@@ -356,10 +394,10 @@ func (m *partModel) run(t *testing.T) map[int32]bool {
 // ghosts' OUT given back, none reaches a member, and with sends made as
 // soon as a vertex is decided, the set is the same.
 func TestPartModelIsGreedy(t *testing.T) {
-	returned := int64(0)
+	returned, pulled := int64(0), int64(0)
 	for _, c := range mgpuGraphs() {
 		for _, dist := range []int{1, 2} {
-			for _, pr := range []Priority{{Seed: 11}, {Kind: Degree}} {
+			for _, pr := range []Priority{{Seed: 11}, {Kind: Degree}, {Kind: Hash, Seed: 11}} {
 				keys, err := Keys(c.g, pr)
 				if err != nil {
 					t.Fatal(err)
@@ -367,12 +405,18 @@ func TestPartModelIsGreedy(t *testing.T) {
 				want := greedy(c.g, keys, dist)
 				for _, k := range []int{1, 2, 3, 5} {
 					for lname, ps := range layouts(t, c.g, k, dist, keys) {
-						for mode := range 3 {
+						for mode := range 4 {
 							name := fmt.Sprintf("%s/d%d/%v/k%d/%s/mode%d", c.name, dist, pr.Kind, k, lname, mode)
 							m := &partModel{ps: ps, dist: dist, keys: keys, rng: rand.New(rand.NewPCG(uint64(k), uint64(dist))),
-								returns: mode > 0, immediate: mode == 2}
+								returns: mode == 1 || mode == 2, immediate: mode == 2}
+							if mode == 3 {
+								if m.pull = pullSegments(ps); m.pull == nil {
+									continue
+								}
+							}
 							in := m.run(t)
 							returned += m.returned
+							pulled += m.pulled
 							for v, w := range want.In {
 								if in[int32(v)] != w {
 									t.Fatalf("%s: vertex %d in=%v, greedy says %v", name, v, in[int32(v)], w)
@@ -382,7 +426,7 @@ func TestPartModelIsGreedy(t *testing.T) {
 							for _, p := range ps {
 								slots += int64(len(p.spec.To))
 							}
-							if m.bytes != slots {
+							if m.pull == nil && m.bytes != slots {
 								t.Fatalf("%s: %d bytes sent for %d ghost slots", name, m.bytes, slots)
 							}
 						}
@@ -394,6 +438,27 @@ func TestPartModelIsGreedy(t *testing.T) {
 	if returned == 0 {
 		t.Error("no ghost went back to its owner")
 	}
+	if pulled == 0 {
+		t.Error("no part pulled an OUT back")
+	}
+}
+
+// pullSegments returns each part's misgpu.PullSegments, or nil where
+// the parts do not pull.
+func pullSegments(ps []*gpuPart) [][]misgpu.PullSegment {
+	specs := make([]*misgpu.PartSpec, len(ps))
+	for q, p := range ps {
+		specs[q] = &p.spec
+	}
+	var out [][]misgpu.PullSegment
+	for q := range ps {
+		g := misgpu.PullSegments(specs, q)
+		if g == nil {
+			return nil
+		}
+		out = append(out, g)
+	}
+	return out
 }
 
 // TestIdentityIDs: one part in id order passes no id table to the

@@ -44,6 +44,12 @@ func TestMultiGPUIsGreedy(t *testing.T) {
 // pairs and mailboxes, contiguous, hashed and locality partitions, and
 // ranges with every ghost in the tables (no windows).
 func multiGPUIsGreedy(t *testing.T, devs []int) {
+	pulls := 0
+	defer func() {
+		if len(devs) > 1 && pulls == 0 && !t.Failed() {
+			t.Errorf("no run on %v pulled", devs)
+		}
+	}()
 	for _, c := range mgpuGraphs() {
 		lp, order, err := LocalityPartition(c.g, len(devs))
 		if err != nil {
@@ -56,13 +62,16 @@ func multiGPUIsGreedy(t *testing.T, devs []int) {
 				keys, _ := Keys(c.g, pr)
 				want := greedy(c.g, keys, dist)
 				opts := []MultiGPUOptions{{}, {pairs: true}, {Partition: mgpuPartition(c.g.N(), len(devs), true), mailboxes: true}}
+				if pr.Kind == Hash {
+					opts = append(opts, MultiGPUOptions{push: true}, MultiGPUOptions{push: true, split: true})
+				}
 				if pr.Kind == Degree {
 					opts = append(opts, MultiGPUOptions{mailboxes: true}, MultiGPUOptions{Partition: lp, Order: order},
 						MultiGPUOptions{tables: true}, MultiGPUOptions{split: true, noTailSends: true})
 				}
 				for _, o := range opts {
-					name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v/tables=%v/split=%v", devs, c.name, dist, pr.Kind,
-						o.mailboxes, o.Partition != nil, o.Order != nil, o.tables, o.split)
+					name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v/tables=%v/split=%v/push=%v", devs, c.name, dist, pr.Kind,
+						o.mailboxes, o.Partition != nil, o.Order != nil, o.tables, o.split, o.push)
 					o.Distance, o.Priority, o.Devices = dist, pr, devs
 					res, err := ComputeMultiGPU(context.Background(), c.g, o)
 					if err != nil {
@@ -75,6 +84,13 @@ func multiGPUIsGreedy(t *testing.T, devs []int) {
 					// peer access, or on one device, whose tails split
 					// it) run MIS-1's tail that sends by itself.
 					stores := len(devs) > 1 && !slices.ContainsFunc(res.Links, func(l string) bool { return strings.HasSuffix(l, "mailbox") })
+					pull := slices.ContainsFunc(res.Links, func(l string) bool { return strings.HasSuffix(l, " pull") })
+					if pull && (pr.Kind != Hash || o.push || o.pairs || o.mailboxes || !stores) {
+						t.Fatalf("%s: parts pull over %v", name, res.Links)
+					}
+					if pull {
+						pulls++
+					}
 					if tail := slices.ContainsFunc(res.Plans, func(p string) bool { return strings.Contains(p, "part1_tail") }); stores &&
 						dist == 1 && !o.mailboxes && !o.pairs && !o.noTailSends && !tail {
 						t.Fatalf("%s: plans %v over %v without the sending tail", name, res.Plans, res.Links)

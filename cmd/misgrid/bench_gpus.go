@@ -44,7 +44,10 @@ runs that many parts on GPU 0 (the driver's logic on one device).
 distance and configuration it prints the median time of -reps runs
 (every part's launches and checks, every device synchronised), the
 single-GPU memory-streaming floor and the tuned single-GPU engine's time
-on the whole graph, the speedup over that engine and over the same
+on the whole graph, with ranges the engine's time on the largest range's
+own rows alone (its edges to other parts dropped: the split with no
+boundary, whose ratio to the whole is the most the parts can give), the
+speedup over that engine and over the same
 driver on one GPU, the bytes sent per round, and whether the set equals
 the CPU greedy set. -weak N adds the weak scaling: for each GPU count k,
 the 27-point graph of N×N×kN vertices on k GPUs (contiguous ranges: a
@@ -53,25 +56,30 @@ of hex27:N with ranges stand for one GPU when -graphs has them).
 `
 
 type gpusBenchResult struct {
-	Graph         string   `json:"graph"`
-	Vertices      int      `json:"vertices"`
-	Edges         int64    `json:"edges"`
-	Distance      int      `json:"distance"`
-	GPUs          int      `json:"gpus"`
-	Config        string   `json:"config"`
-	Partition     string   `json:"partition"`
-	VsEngine      float64  `json:"speedup_vs_engine"`
-	Plans         []string `json:"plans"`
-	Links         []string `json:"links"`
-	MS            float64  `json:"ms"`
-	FloorMS       float64  `json:"floor_ms"`
-	SingleMISMS   float64  `json:"single_gpu_mis_ms"`
-	Speedup       float64  `json:"speedup"`
-	Rounds        int      `json:"rounds"`
-	BytesPerRound int64    `json:"bytes_per_round"`
-	BytesPerRun   int64    `json:"bytes_per_run"`
-	SetSize       int      `json:"set_size"`
-	Identical     bool     `json:"identical_to_greedy"`
+	Graph       string   `json:"graph"`
+	Vertices    int      `json:"vertices"`
+	Edges       int64    `json:"edges"`
+	Distance    int      `json:"distance"`
+	GPUs        int      `json:"gpus"`
+	Config      string   `json:"config"`
+	Partition   string   `json:"partition"`
+	VsEngine    float64  `json:"speedup_vs_engine"`
+	Plans       []string `json:"plans"`
+	Links       []string `json:"links"`
+	MS          float64  `json:"ms"`
+	FloorMS     float64  `json:"floor_ms"`
+	SingleMISMS float64  `json:"single_gpu_mis_ms"`
+	// AloneMS is the engine on the largest range's own rows alone, its
+	// edges to other parts dropped (ranges with several parts): the time
+	// a part would take with no boundary, so SingleMISMS / AloneMS is
+	// the most the split can give.
+	AloneMS       float64 `json:"part_alone_ms,omitempty"`
+	Speedup       float64 `json:"speedup"`
+	Rounds        int     `json:"rounds"`
+	BytesPerRound int64   `json:"bytes_per_round"`
+	BytesPerRun   int64   `json:"bytes_per_run"`
+	SetSize       int     `json:"set_size"`
+	Identical     bool    `json:"identical_to_greedy"`
 	// Weak scaling rows: the time over that of one GPU on a k-th of
 	// the graph (0 elsewhere).
 	WeakVsOne float64 `json:"weak_vs_one_gpu,omitempty"`
@@ -250,7 +258,8 @@ func (b *gpusBench) measure(spec string, g *mesh.Graph, cfgs []gpuConfig, prog *
 		if err != nil {
 			return nil, fmt.Errorf("%s floor: %w", spec, err)
 		}
-		var one float64 // the driver's time on one GPU, first partition
+		var one float64            // the driver's time on one GPU, first partition
+		alone := map[int]float64{} // by part count, ranges
 		for _, cfg := range cfgs {
 			prog.Show("%s distance %d: %s", spec, d, cfg.name)
 			o := mis.MultiGPUOptions{Distance: d, Priority: pri, Devices: cfg.devices}
@@ -272,6 +281,15 @@ func (b *gpusBench) measure(spec string, g *mesh.Graph, cfgs []gpuConfig, prog *
 			r.Graph, r.Edges, r.Distance, r.Config, r.Partition = spec, g.NumEdges(), d, cfg.name, cfg.partition
 			r.FloorMS, r.SingleMISMS = durMS(gpubench.Median(ft.Floor)), durMS(gpubench.Median(ft.MIS))
 			r.VsEngine = r.SingleMISMS / r.MS
+			if k := len(cfg.devices); k > 1 && cfg.partition == "ranges" {
+				if _, ok := alone[k]; !ok {
+					prog.Show("%s distance %d: the engine on a %d-th alone", spec, d, k)
+					if alone[k], err = b.alone(g, k, d); err != nil {
+						return nil, fmt.Errorf("%s: %w", spec, err)
+					}
+				}
+				r.AloneMS = alone[k]
+			}
 			if cfg.name == "1 GPU" && cfg.partition == cfgs[0].partition {
 				one = r.MS
 			}
@@ -284,15 +302,62 @@ func (b *gpusBench) measure(spec string, g *mesh.Graph, cfgs []gpuConfig, prog *
 	return out, nil
 }
 
+// alone times the engine on the largest of the k contiguous ranges of g,
+// with only the edges inside it.
+func (b *gpusBench) alone(g *mesh.Graph, k, dist int) (float64, error) {
+	r := mis.ContiguousRanges(g.N(), k)
+	lo, hi := r[0], r[1]
+	for q := 1; q < k; q++ {
+		if r[q+1]-r[q] > hi-lo {
+			lo, hi = r[q], r[q+1]
+		}
+	}
+	sub := rangeGraph(g, lo, hi)
+	dg, err := gpubench.Upload(sub, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer dg.Close()
+	t, err := dg.Time(dist, misgpu.Priority{Seed: b.seed}, nil, b.reps, 2, false)
+	if err != nil {
+		return 0, err
+	}
+	return durMS(gpubench.Median(t.MIS)), nil
+}
+
+// rangeGraph is the graph that vertices [lo, hi) of g induce, renumbered
+// from 0.
+func rangeGraph(g *mesh.Graph, lo, hi int32) *mesh.Graph {
+	n := int(hi - lo)
+	sub := &mesh.Graph{Offsets: make([]int64, n+1)}
+	for v := lo; v < hi; v++ {
+		for _, u := range g.Adj[g.Offsets[v]:g.Offsets[v+1]] {
+			if u >= lo && u < hi {
+				sub.Adj = append(sub.Adj, u-lo)
+			}
+		}
+		sub.Offsets[v-lo+1] = int64(len(sub.Adj))
+	}
+	return sub
+}
+
 func printGPUsBench(w io.Writer, out []gpusBenchResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "graph\tdist\tparts\tpartition\tms\tfloor ms (1 GPU)\tengine ms (1 GPU)\t× engine\t× driver on 1 GPU\tweak: ms / 1 GPU's\trounds\tbytes/round\tset size\tidentical\tlinks\t")
+	fmt.Fprintln(tw, "graph\tdist\tparts\tpartition\tms\tfloor ms (1 GPU)\tengine ms (1 GPU)\ta part alone ms\t× engine\t× driver on 1 GPU\tweak: ms / 1 GPU's\trounds\tbytes/round\tset size\tidentical\tlinks\t")
 	for _, r := range out {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.2f\t%s\t%s\t%d\t%d\t%d\t%v\t%s\t\n", r.Graph, r.Distance, r.Config, r.Partition,
-			r.MS, r.FloorMS, r.SingleMISMS, r.VsEngine, ratio(r.Speedup), ratio(r.WeakVsOne), r.Rounds, r.BytesPerRound, r.SetSize, r.Identical,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%.3f\t%.3f\t%s\t%.2f\t%s\t%s\t%d\t%d\t%d\t%v\t%s\t\n", r.Graph, r.Distance, r.Config, r.Partition,
+			r.MS, r.FloorMS, r.SingleMISMS, msOrDash(r.AloneMS), r.VsEngine, ratio(r.Speedup), ratio(r.WeakVsOne), r.Rounds, r.BytesPerRound, r.SetSize, r.Identical,
 			strings.Join(r.Links, "; "))
 	}
 	tw.Flush()
+}
+
+// msOrDash prints a time in ms, or "-" where the row has none.
+func msOrDash(x float64) string {
+	if x <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", x)
 }
 
 // ratio prints x, or "-" where the row has none.

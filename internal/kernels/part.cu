@@ -297,6 +297,56 @@ extern "C" __global__ void part_exchange(PART_SEND_PARAMS, PART_RETURN_PARAMS, u
 		part_return_blocks(PART_RETURN_ARGS, Blocks{blockIdx.x - sgrid, gridDim.x - sgrid});
 }
 
+// part_pull: where every ghost of every part lies in a window and each
+// part reaches its neighbours' memory, a part reads after each of its
+// launches what its neighbours decided, instead of being sent it (no
+// part_send, no part_return). Segment k is seg[2k], the address of a
+// neighbour's state bytes, and seg[2k+1] = back<<63 | len<<32 | dst:
+// those len bytes meet this part's states from byte dst on. Forward (a
+// window of the neighbour's vertices): a decided state there decides
+// the ghost here. Back (this part's vertices in the neighbour's window
+// of them): an OUT there, which the neighbour's members pushed or this
+// part had decided, makes the vertex OUT here, as part_return's OR
+// would. Every fact read is true wherever it was read, so a byte read
+// before it changed only delays a decision; a word here changes only by
+// an atomic OR of the bits it lacks, since the neighbour's tail
+// (part1_tail) may store into the same ghost words meanwhile. Class bits
+// are not read: pulls serve hash keys, whose states hold none. Block b
+// takes segment b % nseg (the grid a multiple of nseg), each thread a
+// word of 4 destination bytes at a time; a lane reads the neighbour's
+// aligned word and takes the bytes past it from the next lane's, so a
+// warp's reads are whole lines over the link whatever the alignment.
+extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg) {
+	const u32 k = blockIdx.x % (u32)nseg, per = gridDim.x / (u32)nseg;
+	const u64 s0 = seg[2 * k], d = seg[2 * k + 1];
+	const u32 dst = (u32)d, len = (u32)(d >> 32) & 0x7fffffffu;
+	const bool back = d >> 63;
+	const u32 w1 = (u32)(((u64)dst + len + 3) >> 2);
+	const u32 lane = threadIdx.x & 31;
+	for (u32 w0 = (dst >> 2) + (blockIdx.x / (u32)nseg) * blockDim.x; w0 < w1; w0 += per * blockDim.x) {
+		const u32 w = w0 + threadIdx.x;
+		// The neighbour's byte for this part's byte i is s0 + i - dst.
+		const u64 a = s0 + 4 * (u64)w - dst, al = a & ~3ull;
+		const u32 sh = (u32)(a & 3) * 8;
+		// Only words that hold a byte of the segment are read: they lie
+		// within the neighbour's (word-aligned) allocation.
+		const u32 lo = al + 4 > s0 && al < s0 + len ? __ldcg((const u32 *)al) : 0u;
+		u32 hi = __shfl_down_sync(0xffffffffu, lo, 1);
+		if (lane == 31 && sh && al + 8 > s0 && al + 4 < s0 + len) hi = __ldcg((const u32 *)(al + 4));
+		if (w >= w1) continue;
+		u32 v = sh ? __funnelshift_r(lo, hi, sh) : lo, m = 0;
+#pragma unroll
+		for (u32 j = 0; j < 4; j++) {
+			const u32 i = 4 * w + j;
+			if (i >= dst && i - dst < len) m |= 0xffu << (8 * j);
+		}
+		v &= m;
+		const u32 add = back ? v & 0x02020202u & ~((v & 0x01010101u) << 1) : v & 0x03030303u;
+		u32 *p = (u32 *)st + w;
+		if (add & ~__ldcg(p)) atomicOr(p, add);
+	}
+}
+
 // PartSend is what a persistent tail needs to send its boundary
 // decisions itself (part1_tail): at[v] is owned vertex v's index in the
 // boundary list (-1: none), and the rest part_send's arrays, with base

@@ -73,6 +73,10 @@ type PartsOptions struct {
 	// Mailboxes sends through pinned host memory even where the parts
 	// reach each other's memory (tests of that path).
 	Mailboxes bool
+	// Push sends the boundary's decisions with part_send and
+	// part_return even where the parts could pull them (part_pull.go;
+	// benchmarks and tests of that path).
+	Push bool
 	// Pairs sends (slot, state) pairs into a mailbox in the receiver's
 	// memory where the parts reach each other's, written a warp's run at
 	// a time, instead of storing each state byte in its ghost slot.
@@ -109,6 +113,9 @@ type Parts struct {
 	// tailSends: MIS-1's tail runs on several parts and sends its
 	// boundary decisions itself (part1_tail).
 	tailSends bool
+	// pulls: each part reads its neighbours' decisions (part_pull)
+	// instead of being sent them.
+	pulls bool
 }
 
 // part is one part on its device.
@@ -138,6 +145,12 @@ type part struct {
 	// and backGrid.
 	sendPend, sendCnt, backPend, backCnt *cuda.Buffer
 	sendGrid, backGrid                   uint32
+	// pull: the segments part_pull reads (part_pull.go), pullSegs of
+	// them over pullGrid blocks, pullBytes in all.
+	pull      *cuda.Buffer
+	pullSegs  int32
+	pullGrid  uint32
+	pullBytes int64
 	// sharers: the parts on this part's device (its own included).
 	sharers int
 	// fill, published for the receivers once the sends are done: in
@@ -165,7 +178,7 @@ var liveParts atomic.Int64
 func LiveAllocations() int64 { return liveParts.Load() }
 
 func partKernels() []string {
-	return append(Kernels(), "mis2b_p2", "part_send", "part_recv_at", "part_recv", "part_ghosts", "part_return", "part_exchange",
+	return append(Kernels(), "mis2b_p2", "part_send", "part_recv_at", "part_recv", "part_ghosts", "part_return", "part_exchange", "part_pull",
 		partTailName(0), partTailName(1), partTailName(2))
 }
 
@@ -437,6 +450,15 @@ func (pp *Parts) connect() error {
 			return err
 		}
 	}
+	var err error
+	if pp.pulls, err = pp.preparePulls(reach); err != nil {
+		return err
+	}
+	if pp.pulls {
+		for i := range pp.links {
+			pp.links[i] += " pull"
+		}
+	}
 	for to, t := range pp.ps {
 		if err := pp.homes(t, to, reach); err != nil {
 			return err
@@ -453,7 +475,7 @@ func (pp *Parts) homes(t *part, to int, reach [][]bool) error {
 	home := s.homeWords()
 	rbase := make([]uint64, len(pp.ps))
 	for q, o := range pp.ps {
-		if reach[q][to] && !pp.opts.NoReturns {
+		if reach[q][to] && !pp.opts.NoReturns && !pp.pulls {
 			rbase[q] = uint64(o.dg.ws.st.Ptr())
 			t.returns = len(s.Offsets)-1 > GhostFrom(s.Own)
 		}

@@ -66,6 +66,10 @@ type partRun struct {
 	// sends and backs count this run's part_send and part_return calls
 	// (their pending lists: Pending in part.cu).
 	sends, backs int32
+	// pulls: the parts read each other's decisions (part_pull), pulled
+	// bytes so far.
+	pulls  bool
+	pulled int64
 	// end is when the part's stream was done with the sweeps: the
 	// sweep counters are read back after it (run.rounds), which the
 	// engine's event time does not count either.
@@ -168,15 +172,23 @@ func (pr *partRun) receive() error {
 	return nil
 }
 
-// exchange queues part_send (the boundary's decisions), part_return
-// (the ghosts given back), or both as one part_exchange, then the
-// publication of the mailboxes' fill counts.
+// exchange queues part_pull where the parts pull, else part_send (the
+// boundary's decisions), part_return (the ghosts given back), or both
+// as one part_exchange, then the publication of the mailboxes' fill
+// counts.
 func (pr *partRun) exchange(pass int) error {
 	p, l := pr.p, pr.p.l
 	n := int64(len(p.spec.Send))
-	if n > 0 && pr.inject != nil && pr.inject(pr.q, pass) {
+	if (n > 0 || p.pull != nil) && pr.inject != nil && pr.inject(pr.q, pass) {
 		// Refused by the driver: an injected device error.
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
+	}
+	if pr.pulls {
+		if p.pull == nil {
+			return nil
+		}
+		pr.pulled += p.pullBytes
+		return l.Launch(nil, "part_pull", p.pullGrid, p.dg.ws.st, p.pull, p.pullSegs)
 	}
 	var args []any
 	name, grid := "", uint32(0)
@@ -267,7 +279,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 			return nil, pp.fail(q, err)
 		}
 		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx, watch: watch, epoch: epoch,
-			last: uint32(min(p.dg.n, 1<<32-1)), extra: p.extra(o.KeepIDs), split: o.SplitExchange,
+			last: uint32(min(p.dg.n, 1<<32-1)), extra: p.extra(o.KeepIDs), split: o.SplitExchange, pulls: pp.pulls,
 			tailSends: p.dg.n > 0 && r.plan.Stages[0].Tail == partTailName(r.plan.Key)}
 		if o.Trace {
 			if r.part.trace, err = newPartTrace(p.ctx); err != nil {
@@ -333,7 +345,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		if err := cuda.CopyToHost(b[:], pp.ps[q].bytes, 0); err != nil {
 			return nil, pp.fail(q, err)
 		}
-		res.Bytes += int64(b[0])
+		res.Bytes += int64(b[0]) + r.part.pulled
 	}
 	return res, nil
 }

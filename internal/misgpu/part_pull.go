@@ -1,0 +1,128 @@
+package misgpu
+
+import "fmt"
+
+// Pulls. Where every ghost of every part lies in a window (ranges in id
+// order, with ghosts of at most MaxWindows neighbours), the keys are
+// hashes (the states hold no class bits, so a state byte means the same
+// on every part) and each part reaches its neighbours' memory, a part
+// reads after each of its launches what its neighbours decided
+// (part_pull) instead of being sent it: a window is a contiguous run of
+// the owner's state bytes, read over the link a line at a time, where
+// part_send and part_return store and OR a byte or a word at a time.
+// On a random graph, whose boundary is nearly every vertex, those were
+// millions of single stores and atomics over NVLink a run. A pull reads
+// the whole window each time, so its bytes per launch are the cut's,
+// decided or not; part_send's are what changed.
+
+// PullSegment is a run of another part's state bytes that a part reads
+// after each launch: Len bytes from local id Src of part From meet the
+// reader's states from local id Dst on. Forward: Src..Src+Len are From's
+// owned vertices that the reader keeps in a window at Dst. Back: they are
+// From's window of the reader's owned vertices, Dst their first.
+type PullSegment struct {
+	From     int
+	Src, Dst int64
+	Len      int
+	Back     bool
+}
+
+// PullSegments returns what part q of specs reads in each pull: a
+// forward segment for each of its windows and a back segment for each
+// window of another part that holds q's vertices. It returns nil when
+// some part cannot pull: a ghost in the tables, or keys with classes or
+// ranks (the states' class bits may differ between parts).
+func PullSegments(specs []*PartSpec, q int) []PullSegment {
+	if !pullable(specs) {
+		return nil
+	}
+	var out []PullSegment
+	for _, w := range specs[q].Windows {
+		out = append(out, PullSegment{From: w.Owner, Src: w.OwnerLocal, Dst: int64(w.From), Len: w.Len})
+	}
+	for r, s := range specs {
+		for _, w := range s.Windows {
+			if r != q && w.Owner == q {
+				out = append(out, PullSegment{From: r, Src: int64(w.From), Dst: w.OwnerLocal, Len: w.Len, Back: true})
+			}
+		}
+	}
+	return out
+}
+
+// pullable says whether the parts of specs can all pull.
+func pullable(specs []*PartSpec) bool {
+	if len(specs) < 2 {
+		return false
+	}
+	for _, s := range specs {
+		if s.Class != nil || s.Prim != nil || s.WindowsEnd() != len(s.Offsets)-1 {
+			return false
+		}
+	}
+	return true
+}
+
+// pullWords packs segments as part_pull reads them: the address of the
+// first byte read, then back<<63 | len<<32 | dst.
+func pullWords(segs []PullSegment, base func(part int) uint64) ([]uint64, error) {
+	out := make([]uint64, 0, 2*len(segs))
+	for _, g := range segs {
+		if g.Len <= 0 || g.Len >= 1<<31 || g.Dst < 0 || g.Dst+int64(g.Len) > 1<<32-4 {
+			return nil, fmt.Errorf("pull segment of %d bytes at local id %d", g.Len, g.Dst)
+		}
+		w := uint64(g.Len)<<32 | uint64(g.Dst)
+		if g.Back {
+			w |= 1 << 63
+		}
+		out = append(out, base(g.From)+uint64(g.Src), w)
+	}
+	return out, nil
+}
+
+// preparePulls sets up part_pull on every part, where reach says each
+// part reaches each neighbour's memory (and is reached by it), and
+// reports whether the parts pull.
+func (pp *Parts) preparePulls(reach [][]bool) (bool, error) {
+	o := pp.opts
+	if o.Push || o.Mailboxes || o.Pairs {
+		return false, nil
+	}
+	specs := make([]*PartSpec, len(pp.ps))
+	for q, p := range pp.ps {
+		specs[q] = p.spec
+	}
+	if !pullable(specs) {
+		return false, nil
+	}
+	segs := make([][]PullSegment, len(pp.ps))
+	for q := range pp.ps {
+		segs[q] = PullSegments(specs, q)
+		for _, g := range segs[q] {
+			if !reach[g.From][q] || !reach[q][g.From] {
+				return false, nil
+			}
+		}
+	}
+	for q, p := range pp.ps {
+		if len(segs[q]) == 0 {
+			continue
+		}
+		words, err := pullWords(segs[q], func(r int) uint64 { return uint64(pp.ps[r].dg.ws.st.Ptr()) })
+		if err != nil {
+			return false, fmt.Errorf("part %d: %w", q, err)
+		}
+		if p.pull, err = upload(p, words); err != nil {
+			return false, err
+		}
+		most := 0
+		for _, g := range segs[q] {
+			most = max(most, g.Len)
+			p.pullBytes += int64(g.Len)
+		}
+		n := uint32(len(segs[q]))
+		per := max(min(p.l.Grid("part_pull", int64(most+7)/4, blockSize), p.l.Grid("part_pull", 1<<40, blockSize)/n), 1)
+		p.pullSegs, p.pullGrid = int32(n), per*n
+	}
+	return true, nil
+}
