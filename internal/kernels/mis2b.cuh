@@ -230,13 +230,6 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 // range (threshold 0) after the first return at once when the one
 // before left nothing undecided; KF_ALWAYS runs regardless.
 #define KF_ALWAYS 64u
-// The gate of a launch of a split run's second stage that the host
-// queued before it saw the first stage drained (misgpu's exec.go): kf
-// bits from KF_GATE on hold a count slot plus one, and the launch returns
-// at once unless that count (the first stage's last queued launch) is
-// zero. The host reads the same count and queues the launches again when
-// it was not.
-#define KF_GATE 20
 // SCAN (hash keys only) reads and pushes by key (see mis2b_batch).
 // SRC_LIST: the candidates come from the nlist vertex ids at P.ball (the
 // classes above 0 of a split run, mis/gpu_bucket.go) instead of the
@@ -254,7 +247,6 @@ template <int PK, bool SCAN, int SRC, bool DYN, bool DEDUP>
 __device__ void mis2b_sweep(const Params &P, int nlist) {
 	__shared__ ListB lists[WARPS];
 	__shared__ Bucket2 scans[WARPS];
-	if ((P.kf >> KF_GATE) && *(volatile const u32 *)(P.count + (P.kf >> KF_GATE) - 1) != 0) return;
 	if (!(P.kf & KF_ALWAYS) && !sweep_needed(P)) return;
 	const u32 lane = threadIdx.x & 31;
 	ListB &L = lists[threadIdx.x >> 5];

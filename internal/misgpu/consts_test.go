@@ -37,7 +37,6 @@ func TestKernelConstants(t *testing.T) {
 		"KF_JOIN2":       int64(misgpu.KFJoin2),
 		"KF_SCAN":        int64(misgpu.KFScanLarger),
 		"KF_PIPE":        int64(misgpu.KFPipe),
-		"KF_GATE":        int64(misgpu.KFGate),
 		"WARPS":          int64(misgpu.BlockSize / 32),
 		"PART_SLOT_BITS": int64(misgpu.SlotBits),
 		"PART_WINDOWS":   int64(misgpu.MaxWindows),

@@ -93,11 +93,9 @@ type run struct {
 	list                *cuda.Buffer // the tail's vertex list, or a list stage's
 	nlist               int          // a list stage's vertices
 	seed                uint64
-	stageAt             []int  // the pass at which each stage started in the current run
-	pass                int    // the next sweep to queue
-	gate                uint32 // KF_GATE's count slot plus one for the launches being queued, or 0
-	last                [3]int // the last pass of the batch each check slot follows
-	mayStall            bool   // stop when sweeps stop paying (RunOrStall)
+	stageAt             []int // the pass at which each stage started in the current run
+	pass                int   // the next sweep to queue
+	mayStall            bool  // stop when sweeps stop paying (RunOrStall)
 	stall               stallWatch
 	part                *partRun // a part of a multi-GPU run (part.go), or nil
 }

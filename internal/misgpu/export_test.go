@@ -23,7 +23,6 @@ const (
 	KFJoin2       = kfJoin2
 	KFScanLarger  = kfScanLarger
 	KFPipe        = kfPipe
-	KFGate        = kfGate
 	BlockSize     = blockSize
 	SlotBits      = slotBits
 	MailboxBit    = mailboxBit

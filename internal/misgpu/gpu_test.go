@@ -118,6 +118,7 @@ func TestGPUTuningVariants(t *testing.T) {
 		{Buckets: 1, Flush: 32, KF: 48, ClassBuckets: true, Split: 2},
 		{Buckets: 8, Flush: 1, KF: 32, ClassBuckets: true, Split: 2, FarBuckets: 6},
 		{Buckets: 12, Flush: 32, ClassBuckets: true, Split: 2},
+		{Buckets: 8, Flush: 8, KF: 1, ClassBuckets: true, Split: 2},
 		// The balanced kernels.
 		{Buckets: 12, Flush: 1, Balanced: true},
 		{Buckets: 6, KF: 1, Flush: 8, Balanced: true},
@@ -125,17 +126,13 @@ func TestGPUTuningVariants(t *testing.T) {
 		{Buckets: 12, Flush: 1, ClassBuckets: true, Split: 2, Balanced: true},
 		{Buckets: 4, Flush: 8, KF: 1, ClassBuckets: true, Split: 1, Balanced: true},
 		{Buckets: 8, Flush: 32, KF: 32, Balanced: true},
-		// Loads a pair ahead (KF_PIPE), class keys mixed over all keys,
-		// and split runs whose second stage is queued gated behind the
-		// first (one bucket: the gate mostly finds the first stage not
-		// drained yet, and the stage goes on).
+		// Loads a pair ahead (KF_PIPE): alone, with class keys mixed over
+		// all keys, balanced, and in split runs.
 		{Buckets: 8, Flush: 8, Pipe: true},
 		{Buckets: 8, MixedBuckets: 12, Flush: 8, ClassBuckets: true, Pipe: true},
 		{Buckets: 12, Flush: 1, Pipe: true, Balanced: true, KF: 32},
-		{Buckets: 1, Flush: 32, KF: 48, ClassBuckets: true, Split: 2, Gate: true},
-		{Buckets: 3, Flush: 2, ClassBuckets: true, Split: 1, Gate: true, Pipe: true},
-		{Buckets: 12, Flush: 1, ClassBuckets: true, Split: 2, Balanced: true, Gate: true, Pipe: true},
-		{Buckets: 8, Flush: 8, KF: 1, ClassBuckets: true, Split: 2, Gate: true},
+		{Buckets: 3, Flush: 2, ClassBuckets: true, Split: 1, Pipe: true},
+		{Buckets: 12, Flush: 1, ClassBuckets: true, Split: 2, Balanced: true, Pipe: true},
 	}
 	for name, g := range testgraphs.GPU() {
 		dg := upload(t, g)

@@ -44,7 +44,7 @@ type workspace struct {
 	count *cuda.Buffer // live count per sweep, a ring of nCount slots
 	small *cuda.Buffer // scratch words for helper kernels
 	host  *cuda.HostBuffer
-	evs   [3]*cuda.Event // sweep-count checks (the third: a gated stage's first batch)
+	evs   [2]*cuda.Event // sweep-count checks
 	floor *cuda.Buffer   // output of the floor kernel (TimeDevice)
 	lg    *cuda.Buffer   // the log table of ClassifyByDegree
 }
@@ -314,7 +314,7 @@ func (dg *Graph) Close() error {
 	if dg.ownClass {
 		errs = append(errs, dg.class.Free())
 	}
-	errs = append(errs, dg.ws.host.Free(), dg.ws.evs[0].Close(), dg.ws.evs[1].Close(), dg.ws.evs[2].Close())
+	errs = append(errs, dg.ws.host.Free(), dg.ws.evs[0].Close(), dg.ws.evs[1].Close())
 	if dg.owned {
 		errs = append(errs, dg.off.Free(), dg.adj.Free())
 	}

@@ -93,12 +93,6 @@ type Tuning struct {
 	// (KF_PIPE in mis2b.cuh), but for class keys mixed over all keys
 	// (MixedBuckets).
 	Pipe bool
-	// Gate: a split run queues its second stage's first batch right
-	// behind the first stage's, gated on the device (Plan.Gate). Off
-	// by default: 2 % faster for Boundary on the refined Gmsh part,
-	// 4 % slower on a 27-point mesh, where the first stage is often not
-	// drained at the gate and the gated launches are paid for nothing.
-	Gate bool
 }
 
 // The default choices. Every figure behind them is in docs/gpu.md; the
@@ -174,7 +168,6 @@ const (
 	kfJoin2     = 16      // KF_JOIN2
 	kfWords     = 32      // KF_WORDS
 	kfPipe      = 1 << 16 // KF_PIPE (mis2b.cuh)
-	kfGate      = 20      // KF_GATE (mis2b.cuh): the bit from which a gate's count slot lies
 	scatteredKF = 3       // KF_SCAN | KF_RED: filter scans by key, push OUT into smaller neighbours
 	localKF     = 6       // KF_RED | KF_ALL: plain scans, push OUT into every neighbour
 )
@@ -191,10 +184,6 @@ type Plan struct {
 	// Buckets: the stages are bucket stages, else Stages holds one sweep
 	// stage.
 	Buckets bool
-	// Gate: a bucket stage's successor is queued behind its first
-	// batches before the host has seen it drained, its launches gated
-	// on the device (KF_GATE in mis2b.cuh; run.stages).
-	Gate bool
 }
 
 // Stage is a run of launches of one kernel. A sweep stage (Keys nil)
@@ -260,7 +249,7 @@ func NewPlan(s Shape, dist int, key Key, t Tuning) (*Plan, error) {
 	if dist != 1 && dist != 2 {
 		return nil, fmt.Errorf("distance %d (want 1 or 2)", dist)
 	}
-	p := &Plan{Dist: dist, Key: key, First: max(t.First, 1), Batch: max(t.Batch, 1), Ball: dist == 2, Gate: t.Gate}
+	p := &Plan{Dist: dist, Key: key, First: max(t.First, 1), Batch: max(t.Batch, 1), Ball: dist == 2}
 	kf := t.KF
 	if !s.Vec {
 		kf &^= kfJoin2 // it reads rows with 16-byte loads

@@ -65,11 +65,7 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 //
 // Bucket stages run one after the other: a stage starts once the one
 // before left nothing waiting (the launches queued past that return at
-// once). With Plan.Gate the next stage's first batch is queued right
-// behind the first batches of a stage, gated on the count of the
-// stage's last queued launch (KF_GATE), so that the device need not
-// idle while the host sees the stage drained; when it was not, the gated
-// launches returned at once, and the stage goes on from there.
+// once).
 func (r *run) stages(tail int) error {
 	dg, ws, p := r.dg, &r.dg.ws, r.plan
 	host := cuda.HostSlice[uint32](ws.host)
@@ -78,58 +74,27 @@ func (r *run) stages(tail int) error {
 	limit := 2*dg.n + 8
 	r.stageAt = r.stageAt[:0]
 	r.stall = stallWatch{}
-	gated := false // the stage's first batch is queued, in slot 2
 	for si := 0; !r.stall.stopped && si < len(p.Stages); si++ {
-		slots := [2]int{0, 1}
-		if gated {
-			slots = [2]int{2, 0}
-			if err := r.batch(0, p.Batch, tail); err != nil {
-				return err
-			}
-		} else {
-			first := p.First
-			if p.Buckets {
-				// A stage's first check follows its buckets, the first
-				// launch of its last range, and one more that finds
-				// nothing left most of the time.
-				r.stageAt = append(r.stageAt, r.pass)
-				first = p.Stages[si].Launches() + 1
-			}
-			if err := r.batch(0, first, tail); err != nil {
-				return err
-			}
-			if err := r.batch(1, p.Batch, tail); err != nil {
-				return err
-			}
-		}
-		gated = p.Gate && p.Buckets && si+1 < len(p.Stages) && r.part == nil
-		gateAt := r.pass - 1
-		if gated {
+		first := p.First
+		if p.Buckets {
+			// A stage's first check follows its buckets, the first
+			// launch of its last range, and one more that finds
+			// nothing left most of the time.
 			r.stageAt = append(r.stageAt, r.pass)
-			r.gate = uint32(gateAt%nCount + 1)
-			err := r.batch(2, p.Stages[si+1].Launches()+1, 0)
-			r.gate = 0
-			if err != nil {
-				return err
-			}
+			first = p.Stages[si].Launches() + 1
 		}
-		for i := 0; ; i ^= 1 {
-			cur := slots[i]
+		if err := r.batch(0, first, tail); err != nil {
+			return err
+		}
+		if err := r.batch(1, p.Batch, tail); err != nil {
+			return err
+		}
+		for cur := 0; ; cur ^= 1 {
 			if err := ws.evs[cur].Synchronize(); err != nil {
 				return err
 			}
 			if host[cur] == 0 {
 				break
-			}
-			if gated {
-				if r.last[cur] < gateAt {
-					continue // the other slot holds the gate's count
-				}
-				// The stage was not drained at the gate, and the gated
-				// launches returned at once: the stage goes on at their
-				// passes, which wrote nothing.
-				gated = false
-				r.pass, r.stageAt = gateAt+1, r.stageAt[:len(r.stageAt)-1]
 			}
 			// A part of a multi-GPU run may wait on its neighbours for
 			// any number of sweeps: the parts' watch bounds it.
@@ -217,7 +182,6 @@ func (r *run) batch(slot, count, tail int) error {
 	if err := ws.count.CopyToHostAsync(ws.host, int64(4*slot), 4*int64((r.pass-1)%nCount), 4, e.Stream); err != nil {
 		return err
 	}
-	r.last[slot] = r.pass - 1
 	return ws.evs[slot].Record(e.Stream)
 }
 
@@ -285,7 +249,7 @@ func (r *run) launchSweep(pass int) error {
 		if i < len(s.Keys) {
 			k = s.Keys[i]
 		}
-		kf := s.KF | r.gate<<kfGate
+		kf := s.KF
 		if i < s.Launches() {
 			kf |= kfAlways
 		}

@@ -45,7 +45,6 @@ var knobs = []knob{
 	{name: "balanced", usage: "1 the balanced bucket kernels, -1 the others", set: func(t *misgpu.Tuning, v float64) { t.Balanced, t.BalancedHash = v > 0, false }},
 	{name: "mixedbuckets", usage: "MIS-2 buckets of class keys mixed over all keys, -1 as -buckets", set: func(t *misgpu.Tuning, v float64) { t.MixedBuckets = max(int(v), 0) }},
 	{name: "pipe", usage: "1 bucket kernels load a pair ahead (KF_PIPE), -1 not", set: func(t *misgpu.Tuning, v float64) { t.Pipe = v > 0 }},
-	{name: "gate", usage: "1 a split run's second stage queued gated behind the first, -1 not", set: func(t *misgpu.Tuning, v float64) { t.Gate = v > 0 }},
 }
 
 func main() {
