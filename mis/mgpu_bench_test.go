@@ -14,10 +14,12 @@ import (
 )
 
 // BenchmarkMultiGPUSends times the ways the multi-GPU driver can run on
-// two GPUs, over one layout per graph and distance: byte stores or
-// pairs into the peers' mailboxes, MIS-1's tail that sends by itself or
-// none, the ghosts' OUT given back to their owners or not; tables runs
-// the default on the layout without ghost windows. It reports
+// two GPUs, over one layout per graph and distance: the parts pulling
+// their neighbours' decisions (part_pull, the default there), with
+// MIS-1's tail that sends by itself or none; or sending them, as byte
+// stores or pairs into the peers' mailboxes, with the tail or none, the
+// ghosts' OUT given back to their owners or not; tables runs the
+// default on the layout without ghost windows (which sends). It reports
 // each part's launches and exchanges timed on its stream (the median
 // run's), and fails when a variant's set differs from the first's.
 func BenchmarkMultiGPUSends(b *testing.B) {
@@ -36,10 +38,12 @@ func BenchmarkMultiGPUSends(b *testing.B) {
 		o      misgpu.PartsOptions
 		tables bool // the layout with no ghost windows
 	}{
-		{"plain", misgpu.PartsOptions{NoTailSends: true, NoReturns: true}, false},
-		{"returns", misgpu.PartsOptions{NoTailSends: true}, false},
-		{"tail", misgpu.PartsOptions{NoReturns: true}, false},
-		{"default", misgpu.PartsOptions{}, false},
+		{"pull", misgpu.PartsOptions{}, false},
+		{"pull-notail", misgpu.PartsOptions{NoTailSends: true}, false},
+		{"plain", misgpu.PartsOptions{Push: true, NoTailSends: true, NoReturns: true}, false},
+		{"returns", misgpu.PartsOptions{Push: true, NoTailSends: true}, false},
+		{"tail", misgpu.PartsOptions{Push: true, NoReturns: true}, false},
+		{"push", misgpu.PartsOptions{Push: true}, false},
 		{"pairs", misgpu.PartsOptions{Pairs: true}, false},
 		{"tables", misgpu.PartsOptions{}, true},
 	}
@@ -61,8 +65,8 @@ func BenchmarkMultiGPUSends(b *testing.B) {
 			}
 			var want [][]bool
 			for _, v := range variants {
-				if dist == 2 && !v.o.NoTailSends && !v.o.Pairs && !v.tables {
-					continue // no tail at distance 2: as plain or returns
+				if dist == 2 && (v.name == "pull-notail" || v.name == "tail" || v.name == "push") {
+					continue // no tail at distance 2: as pull, plain or returns
 				}
 				ps := parts
 				if v.tables {
