@@ -214,7 +214,9 @@ func checkHole(t *testing.T, name string, ps []*gpuPart, q, i int, owner []int, 
 // immediate, a boundary vertex is sent as soon as it is decided, within
 // the launch (part1_tail). With pull, a part reads after each launch
 // its segments (misgpu.PullSegments) instead, each byte of them or not
-// at random (a read made before the byte changed), and nothing is sent.
+// at random (a read made before the byte changed), and nothing is sent;
+// with sendsToo too (MIS-1's sending tails), the forward segments are
+// not read but sent, at once with immediate.
 // It returns the set and the bytes sent.
 type partModel struct {
 	ps                 []*gpuPart
@@ -227,6 +229,7 @@ type partModel struct {
 	rng                *rand.Rand
 	returns, immediate bool
 	pull               [][]misgpu.PullSegment // by part, when the parts pull
+	sendsToo           bool                   // with pull: the forward segments go by sends
 	pulled             int64
 	t                  *testing.T
 }
@@ -276,6 +279,9 @@ func (m *partModel) launch(q int) int {
 		}
 	}
 	if m.pull != nil {
+		if m.sendsToo {
+			m.send(q)
+		}
 		m.pullSegments(q)
 		return left
 	}
@@ -405,12 +411,12 @@ func TestPartModelIsGreedy(t *testing.T) {
 				want := greedy(c.g, keys, dist)
 				for _, k := range []int{1, 2, 3, 5} {
 					for lname, ps := range layouts(t, c.g, k, dist, keys) {
-						for mode := range 4 {
+						for mode := range 5 {
 							name := fmt.Sprintf("%s/d%d/%v/k%d/%s/mode%d", c.name, dist, pr.Kind, k, lname, mode)
 							m := &partModel{ps: ps, dist: dist, keys: keys, rng: rand.New(rand.NewPCG(uint64(k), uint64(dist))),
-								returns: mode == 1 || mode == 2, immediate: mode == 2}
-							if mode == 3 {
-								if m.pull = pullSegments(ps); m.pull == nil {
+								returns: mode == 1 || mode == 2, immediate: mode == 2 || mode == 4, sendsToo: mode == 4}
+							if mode >= 3 {
+								if m.pull = pullSegments(ps, m.sendsToo); m.pull == nil {
 									continue
 								}
 							}
@@ -426,7 +432,7 @@ func TestPartModelIsGreedy(t *testing.T) {
 							for _, p := range ps {
 								slots += int64(len(p.spec.To))
 							}
-							if m.pull == nil && m.bytes != slots {
+							if (m.pull == nil || m.sendsToo) && m.bytes != slots {
 								t.Fatalf("%s: %d bytes sent for %d ghost slots", name, m.bytes, slots)
 							}
 						}
@@ -443,9 +449,9 @@ func TestPartModelIsGreedy(t *testing.T) {
 	}
 }
 
-// pullSegments returns each part's misgpu.PullSegments, or nil where
-// the parts do not pull.
-func pullSegments(ps []*gpuPart) [][]misgpu.PullSegment {
+// pullSegments returns each part's misgpu.PullSegments (only the back
+// ones with backOnly), or nil where the parts do not pull.
+func pullSegments(ps []*gpuPart, backOnly bool) [][]misgpu.PullSegment {
 	specs := make([]*misgpu.PartSpec, len(ps))
 	for q, p := range ps {
 		specs[q] = &p.spec
@@ -455,6 +461,9 @@ func pullSegments(ps []*gpuPart) [][]misgpu.PullSegment {
 		g := misgpu.PullSegments(specs, q)
 		if g == nil {
 			return nil
+		}
+		if backOnly {
+			g = slices.DeleteFunc(g, func(s misgpu.PullSegment) bool { return !s.Back })
 		}
 		out = append(out, g)
 	}

@@ -146,8 +146,10 @@ type part struct {
 	sendPend, sendCnt, backPend, backCnt *cuda.Buffer
 	sendGrid, backGrid                   uint32
 	// pull: the segments part_pull reads (part_pull.go), pullSegs of
-	// them over pullGrid blocks, pullBytes in all.
+	// them over pullGrid blocks, pullBytes in all; sendsToo: the part
+	// pulls only what goes back, and part_send sends the rest.
 	pull      *cuda.Buffer
+	sendsToo  bool
 	pullSegs  int32
 	pullGrid  uint32
 	pullBytes int64

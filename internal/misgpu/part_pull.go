@@ -95,16 +95,24 @@ func (pp *Parts) preparePulls(reach [][]bool) (bool, error) {
 	if !pullable(specs) {
 		return false, nil
 	}
+	// MIS-1's persistent tails wait, spinning on their ghosts, for the
+	// decisions of their neighbours' launches before and during their
+	// own, which they cannot pull: where they run, part_send stores the
+	// decisions as before, and the parts pull only what goes back.
+	sendsToo := pp.tailSends && o.Dist == 1
 	segs := make([][]PullSegment, len(pp.ps))
 	for q := range pp.ps {
-		segs[q] = PullSegments(specs, q)
-		for _, g := range segs[q] {
+		for _, g := range PullSegments(specs, q) {
 			if !reach[g.From][q] || !reach[q][g.From] {
 				return false, nil
+			}
+			if g.Back || !sendsToo {
+				segs[q] = append(segs[q], g)
 			}
 		}
 	}
 	for q, p := range pp.ps {
+		p.sendsToo = sendsToo
 		if len(segs[q]) == 0 {
 			continue
 		}

@@ -172,7 +172,8 @@ func (pr *partRun) receive() error {
 	return nil
 }
 
-// exchange queues part_pull where the parts pull, else part_send (the
+// exchange queues part_pull where the parts pull (and part_send too
+// where MIS-1's tails send: part.sendsToo), else part_send (the
 // boundary's decisions), part_return (the ghosts given back), or both
 // as one part_exchange, then the publication of the mailboxes' fill
 // counts.
@@ -183,12 +184,14 @@ func (pr *partRun) exchange(pass int) error {
 		// Refused by the driver: an injected device error.
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
-	if pr.pulls {
-		if p.pull == nil {
-			return nil
-		}
+	if p.pull != nil {
 		pr.pulled += p.pullBytes
-		return l.Launch(nil, "part_pull", p.pullGrid, p.dg.ws.st, p.pull, p.pullSegs)
+		if err := l.Launch(nil, "part_pull", p.pullGrid, p.dg.ws.st, p.pull, p.pullSegs); err != nil {
+			return err
+		}
+	}
+	if pr.pulls && !p.sendsToo {
+		return nil
 	}
 	var args []any
 	name, grid := "", uint32(0)
@@ -412,6 +415,14 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 			return nil, err
 		}
 	}
+	// The owned states now, not at the start of the part's sweeps: a
+	// neighbour that pulls (part_pull) reads them from its first launch
+	// on, which may come before this part's first, and would read what
+	// the last run (or whatever used the memory before) left there.
+	if err := r.initStates(); err != nil {
+		return nil, err
+	}
+	r.reset = true
 	gf, slots := int64(GhostFrom(s.Own)), int64(len(s.Offsets)-1)
 	if slots > gf {
 		st, err := ws.st.View(gf, slots-gf)

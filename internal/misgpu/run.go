@@ -23,9 +23,12 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 			return 0, err
 		}
 	}
-	if err := r.reset(); err != nil {
-		return 0, err
+	if !r.reset {
+		if err := r.initStates(); err != nil {
+			return 0, err
+		}
 	}
+	r.reset = false
 	tail := r.tailAt()
 	r.pass = 0
 	done := false
@@ -228,9 +231,9 @@ func (r *run) stage(pass int) (int, int) {
 	return 0, pass
 }
 
-// reset queues what every run starts with: the states (and balls), and
-// zero live counts.
-func (r *run) reset() error {
+// initStates queues what every run starts with: the states (and balls),
+// and zero live counts.
+func (r *run) initStates() error {
 	dg, e, ws := r.dg, r.dg.l, &r.dg.ws
 	n, np := int32(dg.n), int32(padded(dg.n))
 	if err := e.Launch(nil, "mis_init", e.Grid("mis_init", int64(np), blockSize), ws.st, r.ball, r.cls, n, np); err != nil {

@@ -106,7 +106,7 @@ func (r *run) profile(out *Times) error {
 		return err
 	}
 	defer start.Close()
-	if err := r.reset(); err != nil {
+	if err := r.initStates(); err != nil {
 		return err
 	}
 	if err := start.Record(e.Stream); err != nil {
