@@ -316,35 +316,49 @@ extern "C" __global__ void part_exchange(PART_SEND_PARAMS, PART_RETURN_PARAMS, u
 // word of 4 destination bytes at a time; a lane reads the neighbour's
 // aligned word and takes the bytes past it from the next lane's, so a
 // warp's reads are whole lines over the link whatever the alignment.
-extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg) {
+// The bytes read (added to bytes) fall as the segment's bytes here get
+// decided.
+extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg, u64 *bytes) {
 	const u32 k = blockIdx.x % (u32)nseg, per = gridDim.x / (u32)nseg;
 	const u64 s0 = seg[2 * k], d = seg[2 * k + 1];
 	const u32 dst = (u32)d, len = (u32)(d >> 32) & 0x7fffffffu;
 	const bool back = d >> 63;
 	const u32 w1 = (u32)(((u64)dst + len + 3) >> 2);
 	const u32 lane = threadIdx.x & 31;
+	u32 b = 0;
 	for (u32 w0 = (dst >> 2) + (blockIdx.x / (u32)nseg) * blockDim.x; w0 < w1; w0 += per * blockDim.x) {
 		const u32 w = w0 + threadIdx.x;
+		u32 m = 0;
+#pragma unroll
+		for (u32 j = 0; j < 4; j++) {
+			const u32 i = 4 * w + j;
+			if (w < w1 && i >= dst && i - dst < len) m |= 0xffu << (8 * j);
+		}
+		// A word whose bytes of the segment are all decided here has
+		// nothing to learn: its neighbour's word is not read, so that
+		// the bytes a pull reads fall with what is left undecided.
+		u32 *p = (u32 *)st + w;
+		const u32 cur = m ? __ldcg(p) : 0u;
+		const bool need = ~(cur | cur >> 1) & m & 0x01010101u;
+		const bool prev = __shfl_up_sync(0xffffffffu, need, 1) && lane > 0;
 		// The neighbour's byte for this part's byte i is s0 + i - dst.
 		const u64 a = s0 + 4 * (u64)w - dst, al = a & ~3ull;
 		const u32 sh = (u32)(a & 3) * 8;
 		// Only words that hold a byte of the segment are read: they lie
 		// within the neighbour's (word-aligned) allocation.
-		const u32 lo = al + 4 > s0 && al < s0 + len ? __ldcg((const u32 *)al) : 0u;
+		const bool rlo = (need || prev) && al + 4 > s0 && al < s0 + len;
+		const u32 lo = rlo ? __ldcg((const u32 *)al) : 0u;
 		u32 hi = __shfl_down_sync(0xffffffffu, lo, 1);
-		if (lane == 31 && sh && al + 8 > s0 && al + 4 < s0 + len) hi = __ldcg((const u32 *)(al + 4));
-		if (w >= w1) continue;
-		u32 v = sh ? __funnelshift_r(lo, hi, sh) : lo, m = 0;
-#pragma unroll
-		for (u32 j = 0; j < 4; j++) {
-			const u32 i = 4 * w + j;
-			if (i >= dst && i - dst < len) m |= 0xffu << (8 * j);
-		}
-		v &= m;
+		const bool rhi = lane == 31 && need && sh && al + 8 > s0 && al + 4 < s0 + len;
+		if (rhi) hi = __ldcg((const u32 *)(al + 4));
+		b += 4 * (rlo + rhi);
+		if (!need) continue;
+		const u32 v = (sh ? __funnelshift_r(lo, hi, sh) : lo) & m;
 		const u32 add = back ? v & 0x02020202u & ~((v & 0x01010101u) << 1) : v & 0x03030303u;
-		u32 *p = (u32 *)st + w;
-		if (add & ~__ldcg(p)) atomicOr(p, add);
+		if (add & ~cur) atomicOr(p, add);
 	}
+	b = warp_sum(b);
+	if (lane == 0 && b) atomicAdd(bytes, (u64)b);
 }
 
 // PartSend is what a persistent tail needs to send its boundary

@@ -146,13 +146,12 @@ type part struct {
 	sendPend, sendCnt, backPend, backCnt *cuda.Buffer
 	sendGrid, backGrid                   uint32
 	// pull: the segments part_pull reads (part_pull.go), pullSegs of
-	// them over pullGrid blocks, pullBytes in all; sendsToo: the part
-	// pulls only what goes back, and part_send sends the rest.
-	pull      *cuda.Buffer
-	sendsToo  bool
-	pullSegs  int32
-	pullGrid  uint32
-	pullBytes int64
+	// them over pullGrid blocks; sendsToo: the part pulls only what goes
+	// back, and part_send sends the rest.
+	pull     *cuda.Buffer
+	sendsToo bool
+	pullSegs int32
+	pullGrid uint32
 	// sharers: the parts on this part's device (its own included).
 	sharers int
 	// fill, published for the receivers once the sends are done: in

@@ -13,7 +13,8 @@ import "fmt"
 // On a random graph, whose boundary is nearly every vertex, those were
 // millions of single stores and atomics over NVLink a run. A pull reads
 // the whole window each time, so its bytes per launch are the cut's,
-// decided or not; part_send's are what changed.
+// less the words whose bytes the reader has all decided, where
+// part_send's are the decisions since its last call.
 
 // PullSegment is a run of another part's state bytes that a part reads
 // after each launch: Len bytes from local id Src of part From meet the
@@ -126,7 +127,6 @@ func (pp *Parts) preparePulls(reach [][]bool) (bool, error) {
 		most := 0
 		for _, g := range segs[q] {
 			most = max(most, g.Len)
-			p.pullBytes += int64(g.Len)
 		}
 		n := uint32(len(segs[q]))
 		per := max(min(p.l.Grid("part_pull", int64(most+7)/4, blockSize), p.l.Grid("part_pull", 1<<40, blockSize)/n), 1)

@@ -11,23 +11,38 @@ import (
 // both ends, as the device's is), s0 the offset of the segment's first
 // byte in it, and st this part's states. The blocks of the segment take
 // per*block words at a time in any order; a read of src outside the
-// allocation fails the test.
-func pullModel(t *testing.T, st, src []byte, s0, dst, n int, back bool, per, block int, rng *rand.Rand) {
+// allocation fails the test. It returns the bytes of src read.
+func pullModel(t *testing.T, st, src []byte, s0, dst, n int, back bool, per, block int, rng *rand.Rand) int {
 	word := func(b []byte, at int) uint32 {
 		if at < 0 || at+4 > len(b) || at%4 != 0 {
 			t.Fatalf("part_pull reads word %d of a %d-byte allocation", at, len(b))
 		}
 		return uint32(b[at]) | uint32(b[at+1])<<8 | uint32(b[at+2])<<16 | uint32(b[at+3])<<24
 	}
+	read := 0
 	w1 := (dst + n + 3) >> 2
 	for _, blk := range rng.Perm(per) {
 		for w0 := dst>>2 + blk*block; w0 < w1; w0 += per * block {
+			m, cur, need := make([]uint32, block), make([]uint32, block), make([]bool, block)
+			for x := range block {
+				w := w0 + x
+				for j := range 4 {
+					if i := 4*w + j; w < w1 && i >= dst && i-dst < n {
+						m[x] |= 0xff << (8 * j)
+					}
+				}
+				if m[x] != 0 {
+					cur[x] = word(st, 4*w)
+				}
+				need[x] = ^(cur[x]|cur[x]>>1)&m[x]&0x01010101 != 0
+			}
 			lo := make([]uint32, block)
 			for x := range block {
+				prev := x%32 > 0 && need[x-1] // __shfl_up_sync
 				a := s0 + 4*(w0+x) - dst
-				al := a &^ 3
-				if al+4 > s0 && al < s0+n {
+				if al := a &^ 3; (need[x] || prev) && al+4 > s0 && al < s0+n {
 					lo[x] = word(src, al)
+					read += 4
 				}
 			}
 			for x := range block {
@@ -37,23 +52,18 @@ func pullModel(t *testing.T, st, src []byte, s0, dst, n int, back bool, per, blo
 				var hi uint32
 				if x%32 != 31 {
 					hi = lo[x+1] // __shfl_down_sync
-				} else if sh != 0 && al+8 > s0 && al+4 < s0+n {
+				} else if need[x] && sh != 0 && al+8 > s0 && al+4 < s0+n {
 					hi = word(src, al+4)
+					read += 4
 				}
-				if w >= w1 {
+				if !need[x] {
 					continue
 				}
 				v := lo[x]
 				if sh != 0 {
 					v = uint32((uint64(hi)<<32 | uint64(lo[x])) >> sh)
 				}
-				m := uint32(0)
-				for j := range 4 {
-					if i := 4*w + j; i >= dst && i-dst < n {
-						m |= 0xff << (8 * j)
-					}
-				}
-				v &= m
+				v &= m[x]
 				add := v & 0x03030303
 				if back {
 					add = v & 0x02020202 &^ ((v & 0x01010101) << 1)
@@ -64,50 +74,73 @@ func pullModel(t *testing.T, st, src []byte, s0, dst, n int, back bool, per, blo
 			}
 		}
 	}
+	return read
+}
+
+// state is STATE of mis.cu: IN wins over OUT.
+func state(b byte) byte {
+	if b&1 != 0 {
+		return 1
+	}
+	return b & 2
 }
 
 // TestPartPullModel: whatever the alignment of the two sides, the
-// segment's length and the grid, part_pull gives each byte of the
-// segment its neighbour's state (forward) or its OUT (back, never onto
-// a byte the neighbour holds as IN, IN|OUT or undecided), touches no
-// byte outside it, and reads only words that hold a byte of it.
+// segment's length and the grid, part_pull gives each undecided byte of
+// the segment its neighbour's state (forward) or its OUT (back), leaves
+// every decided one in its state and every byte outside the segment as
+// it was, reads only words that hold a byte of the segment, and reads
+// none for words whose bytes are all decided. The bytes of both sides
+// are facts of one greedy set: each vertex is IN or OUT, and a side
+// knows it (IN may carry OUT too) or not yet.
 func TestPartPullModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for c := range 400 {
+	for c := range 600 {
 		n := 1 + rng.IntN(300)
 		if c%50 == 0 {
 			n = 32*4*3 + rng.IntN(9) // several warps' words
 		}
-		s0 := rng.IntN(9)
+		s0, dst := rng.IntN(9), rng.IntN(13)
 		src := make([]byte, (s0+n+rng.IntN(2)*4+3)&^3)
-		for i := range src {
-			src[i] = byte(rng.IntN(4)) // UND, IN, OUT, IN|OUT
-		}
-		dst := rng.IntN(13)
 		st := make([]byte, (dst+n+8+3)&^3)
 		for i := range st {
-			if rng.IntN(3) == 0 {
-				st[i] = byte(rng.IntN(3))
-			}
+			st[i] = byte(rng.IntN(4))
 		}
-		back := c%2 == 1
+		back, known := c%2 == 1, c%3 == 0 // known: every byte here decided
 		want := append([]byte(nil), st...)
 		for i := range n {
-			s := src[s0+i]
-			switch {
-			case !back:
-				want[dst+i] |= s & 3
-			case s == 2:
-				want[dst+i] |= 2
+			truth := byte(1 + rng.IntN(2))
+			fact := func() byte {
+				if truth == 1 {
+					return 1 | byte(rng.IntN(2))<<1 // IN may carry OUT
+				}
+				return 2
+			}
+			st[dst+i], src[s0+i] = 0, 0
+			if known || rng.IntN(2) == 0 {
+				st[dst+i] = fact()
+			}
+			if rng.IntN(2) == 0 {
+				src[s0+i] = fact()
+			}
+			want[dst+i] = state(st[dst+i])
+			if want[dst+i] == 0 && (!back || src[s0+i] == 2) {
+				want[dst+i] = state(src[s0+i])
 			}
 		}
-		block := 32 * (1 + rng.IntN(3))
-		per := 1 + rng.IntN(3)
-		pullModel(t, st, src, s0, dst, n, back, per, block, rng)
+		before := append([]byte(nil), st...)
+		read := pullModel(t, st, src, s0, dst, n, back, 1+rng.IntN(3), 32*(1+rng.IntN(3)), rng)
 		for i := range st {
-			if st[i] != want[i] {
-				t.Fatalf("case %d (s0 %d dst %d len %d back %v): byte %d is %d, want %d", c, s0, dst, n, back, i, st[i], want[i])
+			got, w := st[i], before[i]
+			if i >= dst && i < dst+n {
+				got, w = state(st[i]), want[i]
 			}
+			if got != w {
+				t.Fatalf("case %d (s0 %d dst %d len %d back %v): byte %d is %d, want %d", c, s0, dst, n, back, i, got, w)
+			}
+		}
+		if known && read != 0 {
+			t.Fatalf("case %d: %d bytes read where every byte was decided", c, read)
 		}
 	}
 }

@@ -66,10 +66,8 @@ type partRun struct {
 	// sends and backs count this run's part_send and part_return calls
 	// (their pending lists: Pending in part.cu).
 	sends, backs int32
-	// pulls: the parts read each other's decisions (part_pull), pulled
-	// bytes so far.
-	pulls  bool
-	pulled int64
+	// pulls: the parts read each other's decisions (part_pull).
+	pulls bool
 	// end is when the part's stream was done with the sweeps: the
 	// sweep counters are read back after it (run.rounds), which the
 	// engine's event time does not count either.
@@ -185,8 +183,7 @@ func (pr *partRun) exchange(pass int) error {
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
 	if p.pull != nil {
-		pr.pulled += p.pullBytes
-		if err := l.Launch(nil, "part_pull", p.pullGrid, p.dg.ws.st, p.pull, p.pullSegs); err != nil {
+		if err := l.Launch(nil, "part_pull", p.pullGrid, p.dg.ws.st, p.pull, p.pullSegs, p.bytes); err != nil {
 			return err
 		}
 	}
@@ -348,7 +345,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		if err := cuda.CopyToHost(b[:], pp.ps[q].bytes, 0); err != nil {
 			return nil, pp.fail(q, err)
 		}
-		res.Bytes += int64(b[0]) + r.part.pulled
+		res.Bytes += int64(b[0])
 	}
 	return res, nil
 }
