@@ -41,10 +41,9 @@ type MultiGPUOptions struct {
 	// keeps every ghost's global id and home in the tables, with no
 	// ghost windows (misgpu.Window); split launches the sends and the
 	// returns apart (misgpu.PartsOptions.SplitExchange); push sends
-	// where the parts could pull (misgpu.PartsOptions.Push), overlap
-	// pulls beside the next launch (misgpu.PartsOptions.Overlap).
-	mailboxes, pairs, tail, noTailSends, noReturns, tables, split, push, overlap bool
-	inject                                                                       func(part, launch int) bool
+	// where the parts could pull (misgpu.PartsOptions.Push).
+	mailboxes, pairs, tail, noTailSends, noReturns, tables, split, push bool
+	inject                                                              func(part, launch int) bool
 }
 
 // MultiGPUResult is the set found and the cost of the exchanges.
@@ -148,7 +147,7 @@ func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 		specs[q] = &p.spec
 	}
 	po := misgpu.PartsOptions{Dist: dist, Seed: opts.Priority.Seed, Mailboxes: opts.mailboxes, Pairs: opts.pairs, Tail: opts.tail,
-		NoTailSends: opts.noTailSends, NoReturns: opts.noReturns, Inject: opts.inject, SplitExchange: opts.split, Push: opts.push, Overlap: opts.overlap}
+		NoTailSends: opts.noTailSends, NoReturns: opts.noReturns, Inject: opts.inject, SplitExchange: opts.split, Push: opts.push}
 	pp, err := misgpu.NewParts(specs, po)
 	if err != nil {
 		return nil, fmt.Errorf("mis: multi-GPU %w", err)

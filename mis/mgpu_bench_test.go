@@ -40,7 +40,6 @@ func BenchmarkMultiGPUSends(b *testing.B) {
 	}{
 		{"pull", misgpu.PartsOptions{}, false},
 		{"pull-notail", misgpu.PartsOptions{NoTailSends: true}, false},
-		{"pull-overlap", misgpu.PartsOptions{Overlap: true}, false},
 		{"plain", misgpu.PartsOptions{Push: true, NoTailSends: true, NoReturns: true}, false},
 		{"returns", misgpu.PartsOptions{Push: true, NoTailSends: true}, false},
 		{"tail", misgpu.PartsOptions{Push: true, NoReturns: true}, false},

@@ -63,15 +63,15 @@ func multiGPUIsGreedy(t *testing.T, devs []int) {
 				want := greedy(c.g, keys, dist)
 				opts := []MultiGPUOptions{{}, {pairs: true}, {Partition: mgpuPartition(c.g.N(), len(devs), true), mailboxes: true}}
 				if pr.Kind == Hash {
-					opts = append(opts, MultiGPUOptions{push: true}, MultiGPUOptions{push: true, split: true}, MultiGPUOptions{overlap: true})
+					opts = append(opts, MultiGPUOptions{push: true}, MultiGPUOptions{push: true, split: true})
 				}
 				if pr.Kind == Degree {
 					opts = append(opts, MultiGPUOptions{mailboxes: true}, MultiGPUOptions{Partition: lp, Order: order},
 						MultiGPUOptions{tables: true}, MultiGPUOptions{split: true, noTailSends: true})
 				}
 				for _, o := range opts {
-					name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v/tables=%v/split=%v/push=%v/overlap=%v", devs, c.name, dist, pr.Kind,
-						o.mailboxes, o.Partition != nil, o.Order != nil, o.tables, o.split, o.push, o.overlap)
+					name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v/tables=%v/split=%v/push=%v", devs, c.name, dist, pr.Kind,
+						o.mailboxes, o.Partition != nil, o.Order != nil, o.tables, o.split, o.push)
 					o.Distance, o.Priority, o.Devices = dist, pr, devs
 					res, err := ComputeMultiGPU(context.Background(), c.g, o)
 					if err != nil {

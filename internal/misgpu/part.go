@@ -73,10 +73,6 @@ type PartsOptions struct {
 	// Mailboxes sends through pinned host memory even where the parts
 	// reach each other's memory (tests of that path).
 	Mailboxes bool
-	// Overlap runs each pull on a stream of its own beside the part's
-	// next launch, instead of between two launches on the part's
-	// stream.
-	Overlap bool
 	// Push sends the boundary's decisions with part_send and
 	// part_return even where the parts could pull them (part_pull.go;
 	// benchmarks and tests of that path).
@@ -156,10 +152,6 @@ type part struct {
 	sendsToo bool
 	pullSegs int32
 	pullGrid uint32
-	// side and launched: with PartsOptions.Overlap, the stream of the
-	// pulls and the event of the launch each one follows.
-	side     *cuda.Stream
-	launched *cuda.Event
 	// sharers: the parts on this part's device (its own included).
 	sharers int
 	// fill, published for the receivers once the sends are done: in
@@ -586,7 +578,6 @@ func (pp *Parts) Close() error {
 	for _, p := range pp.ps {
 		if p.ctx != nil && p.l != nil {
 			p.l.Stream.Synchronize()
-			p.syncSide()
 		}
 	}
 	for _, p := range pp.ps {
@@ -605,13 +596,6 @@ func (pp *Parts) Close() error {
 			errs = append(errs, h.Free())
 			liveParts.Add(-1)
 		}
-		if p.launched != nil {
-			errs = append(errs, p.launched.Close())
-		}
-		if p.side != nil {
-			errs = append(errs, p.side.Close())
-		}
-		p.side, p.launched = nil, nil
 		p.bufs, p.hosts = nil, nil
 		// The context is the device layer's, kept for the next runs.
 		errs = append(errs, putLoader(p.l))

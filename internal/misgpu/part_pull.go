@@ -131,43 +131,6 @@ func (pp *Parts) preparePulls(reach [][]bool) (bool, error) {
 		n := uint32(len(segs[q]))
 		per := max(min(p.l.Grid("part_pull", int64(most+7)/4, blockSize), p.l.Grid("part_pull", 1<<40, blockSize)/n), 1)
 		p.pullSegs, p.pullGrid = int32(n), per*n
-		if o.Overlap {
-			if p.side, err = p.ctx.NewStream(); err != nil {
-				return false, err
-			}
-			if p.launched, err = p.ctx.NewEvent(); err != nil {
-				return false, err
-			}
-		}
 	}
 	return true, nil
-}
-
-// queuePull queues part_pull after the launch just queued: on the
-// part's stream, or with Overlap on its side stream, where it runs
-// beside the part's next launch (the next launches see what it learns
-// once it lands). A pull ORs only facts of the greedy set into the
-// states, as a neighbour's part_return may at any time, so it needs no
-// order with the part's own kernels.
-func (p *part) queuePull() error {
-	s := p.l.Stream
-	if p.side != nil {
-		if err := p.launched.Record(s); err != nil {
-			return err
-		}
-		if err := p.side.WaitEvent(p.launched); err != nil {
-			return err
-		}
-		s = p.side
-	}
-	return p.l.Launch(s, "part_pull", p.pullGrid, p.dg.ws.st, p.pull, p.pullSegs, p.bytes)
-}
-
-// syncSide waits for the part's pulls on its side stream: before its
-// states are read, and before the next run initialises them.
-func (p *part) syncSide() error {
-	if p.side == nil {
-		return nil
-	}
-	return p.side.Synchronize()
 }

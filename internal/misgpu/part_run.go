@@ -183,7 +183,7 @@ func (pr *partRun) exchange(pass int) error {
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
 	if p.pull != nil {
-		if err := p.queuePull(); err != nil {
+		if err := l.Launch(nil, "part_pull", p.pullGrid, p.dg.ws.st, p.pull, p.pullSegs, p.bytes); err != nil {
 			return err
 		}
 	}
@@ -486,9 +486,6 @@ func (p *part) run(r *run, done func(error)) (int, error) {
 	if err == nil {
 		rounds, err = r.sweeps(nil, nil)
 	}
-	if err == nil {
-		err = p.syncSide()
-	}
 	done(err)
 	if err != nil {
 		return 0, p.l.Fail(err)
@@ -521,7 +518,6 @@ func (p *part) flags() ([]bool, error) {
 func (pp *Parts) fail(q int, err error) error {
 	for _, p := range pp.ps {
 		p.l.Stream.Synchronize()
-		p.syncSide()
 	}
 	return &PartError{Part: q, Device: pp.ps[q].spec.Device, Err: err}
 }
