@@ -12,9 +12,10 @@ import "fmt"
 // part_send and part_return store and OR a byte or a word at a time.
 // On a random graph, whose boundary is nearly every vertex, those were
 // millions of single stores and atomics over NVLink a run. A pull reads
-// the whole window each time, so its bytes per launch are the cut's,
-// less the words whose bytes the reader has all decided, where
-// part_send's are the decisions since its last call.
+// the words of a window that still hold a byte the reader has not
+// decided, so its bytes fall as the run goes on. Where MIS-1's tails
+// send, the forward direction stays with part_send (a tail spins on its
+// ghosts and cannot pull), and the parts pull only what goes back.
 
 // PullSegment is a run of another part's state bytes that a part reads
 // after each launch: Len bytes from local id Src of part From meet the
