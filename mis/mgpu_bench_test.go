@@ -286,3 +286,53 @@ func medianMS(ds []time.Duration) float64 {
 	slices.Sort(ds)
 	return float64(ds[len(ds)/2].Microseconds()) / 1000
 }
+
+// BenchmarkPartsVsAlone sets the launches of each of two parts of hex27
+// 256³ on two GPUs (their traces) beside the engine's sweeps, one by
+// one, on a half alone (hex27 256×256×128, the first part's rows with
+// the cut edges dropped) on GPU 0: where a part's time goes beyond
+// what its vertices cost without a boundary.
+func BenchmarkPartsVsAlone(b *testing.B) {
+	if n, err := cuda.DeviceCount(); err != nil || n < 2 {
+		b.Skip("needs two GPUs")
+	}
+	g := mesh.Hex27Graph(256, 256, 256)
+	keys, err := Keys(g, Priority{Kind: Hash})
+	if err != nil {
+		b.Fatal(err)
+	}
+	half := mesh.Hex27Graph(256, 256, 128)
+	l, err := misgpu.Open(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dg, err := misgpu.Upload(l, half.Offsets, half.Adj, int64(half.MaxDegree()), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dg.Close()
+	for _, dist := range []int{1, 2} {
+		parts, err := layoutParts(g, 2, nil, keys, dist, nil, misgpu.MaxWindows)
+		if err != nil {
+			b.Fatal(err)
+		}
+		specs := []*misgpu.PartSpec{&parts[0].spec, &parts[1].spec}
+		specs[0].Device, specs[1].Device = 0, 1
+		b.Run(fmt.Sprintf("d%d/parts", dist), func(b *testing.B) {
+			benchParts(b, specs, misgpu.PartsOptions{Dist: dist, Trace: true})
+		})
+		b.Run(fmt.Sprintf("d%d/alone", dist), func(b *testing.B) {
+			t, err := dg.Time(dist, misgpu.Priority{}, nil, max(b.N, 10), 2, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			slices.Sort(t.MIS)
+			b.ReportMetric(float64(t.MIS[len(t.MIS)/2].Microseconds())/1000, "median-ms")
+			us := make([]int64, len(t.SweepTimes))
+			for i, d := range t.SweepTimes {
+				us[i] = d.Microseconds()
+			}
+			b.Logf("plan %s rounds %d; sweeps one by one (µs): %v; live %v", t.Plan.Stages[0].Kernel, t.Rounds, us, t.SweepLive)
+		})
+	}
+}
