@@ -288,10 +288,11 @@ func medianMS(ds []time.Duration) float64 {
 }
 
 // BenchmarkPartsVsAlone sets the launches of each of two parts of hex27
-// 256³ on two GPUs (their traces) beside the engine's sweeps, one by
-// one, on a half alone (hex27 256×256×128, the first part's rows with
-// the cut edges dropped) on GPU 0: where a part's time goes beyond
-// what its vertices cost without a boundary.
+// 256³ on two GPUs (their traces) beside the half (hex27 256×256×128,
+// the first part's rows with the cut edges dropped) on GPU 0 as one
+// part of the driver (its trace) and by the engine (its sweeps one by
+// one): where a part's time goes beyond what its vertices cost without
+// a boundary.
 func BenchmarkPartsVsAlone(b *testing.B) {
 	if n, err := cuda.DeviceCount(); err != nil || n < 2 {
 		b.Skip("needs two GPUs")
@@ -320,6 +321,18 @@ func BenchmarkPartsVsAlone(b *testing.B) {
 		specs[0].Device, specs[1].Device = 0, 1
 		b.Run(fmt.Sprintf("d%d/parts", dist), func(b *testing.B) {
 			benchParts(b, specs, misgpu.PartsOptions{Dist: dist, Trace: true})
+		})
+		// The half as one part on GPU 0: the driver without a boundary.
+		hk, err := Keys(half, Priority{Kind: Hash})
+		if err != nil {
+			b.Fatal(err)
+		}
+		one, err := layoutParts(half, 1, nil, hk, dist, nil, misgpu.MaxWindows)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("d%d/half-one-part", dist), func(b *testing.B) {
+			benchParts(b, []*misgpu.PartSpec{&one[0].spec}, misgpu.PartsOptions{Dist: dist, Trace: true})
 		})
 		b.Run(fmt.Sprintf("d%d/alone", dist), func(b *testing.B) {
 			t, err := dg.Time(dist, misgpu.Priority{}, nil, max(b.N, 10), 2, true)
