@@ -290,9 +290,10 @@ func medianMS(ds []time.Duration) float64 {
 // BenchmarkPartsVsAlone sets the launches of each of two parts of hex27
 // 256³ on two GPUs (their traces) beside the half (hex27 256×256×128,
 // the first part's rows with the cut edges dropped) on GPU 0 as one
-// part of the driver (its trace) and by the engine (its sweeps one by
-// one): where a part's time goes beyond what its vertices cost without
-// a boundary.
+// part of the driver (its trace), the same hashing through a ghost
+// window (a hole) as a part of several does, and by the engine (its
+// sweeps one by one): where a part's time goes beyond what its vertices
+// cost without a boundary.
 func BenchmarkPartsVsAlone(b *testing.B) {
 	if n, err := cuda.DeviceCount(); err != nil || n < 2 {
 		b.Skip("needs two GPUs")
@@ -333,6 +334,17 @@ func BenchmarkPartsVsAlone(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("d%d/half-one-part", dist), func(b *testing.B) {
 			benchParts(b, []*misgpu.PartSpec{&one[0].spec}, misgpu.PartsOptions{Dist: dist, Trace: true})
+		})
+		// The same with one window of one hole after its vertices: its
+		// kernels hash through vhash's window selects, as a part of
+		// several does, on the same launches.
+		w := one[0].spec
+		gf := misgpu.GhostFrom(w.Own)
+		w.Offsets = append(slices.Clone(w.Offsets[:gf+1]), w.Offsets[gf])
+		w.Windows = []misgpu.Window{{From: gf, Len: 1, First: uint32(half.N())}}
+		w.GIDFrom, w.GID, w.Home = gf+1, nil, nil
+		b.Run(fmt.Sprintf("d%d/half-one-part-windowed", dist), func(b *testing.B) {
+			benchParts(b, []*misgpu.PartSpec{&w}, misgpu.PartsOptions{Dist: dist, Trace: true})
 		})
 		b.Run(fmt.Sprintf("d%d/alone", dist), func(b *testing.B) {
 			t, err := dg.Time(dist, misgpu.Priority{}, nil, max(b.N, 10), 2, true)
