@@ -26,6 +26,12 @@ var MIS []byte
 //go:embed part.fatbin
 var Part []byte
 
+// PartOneWindow is part.cu built for parts of at most one ghost window
+// and no ghost in the tables (part1w.cu).
+//
+//go:embed part1w.fatbin
+var PartOneWindow []byte
+
 // AMG is the image of the AMG solve phase (amg.cu).
 //
 //go:embed amg.fatbin

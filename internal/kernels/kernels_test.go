@@ -18,7 +18,7 @@ import (
 // old enough for drivers from 535 on.
 func TestImagesUpToDate(t *testing.T) {
 	CheckBuildInfo(t, ".", kernels.BuildInfo)
-	for name, img := range map[string][]byte{"MIS": kernels.MIS, "Part": kernels.Part, "AMG": kernels.AMG, "Setup": kernels.Setup, "Input": kernels.Input, "Sparse": kernels.Sparse} {
+	for name, img := range map[string][]byte{"MIS": kernels.MIS, "Part": kernels.Part, "PartOneWindow": kernels.PartOneWindow, "AMG": kernels.AMG, "Setup": kernels.Setup, "Input": kernels.Input, "Sparse": kernels.Sparse} {
 		if len(img) < 1000 {
 			t.Errorf("image %s is only %d bytes", name, len(img))
 		}

@@ -113,6 +113,16 @@ typedef unsigned char u8;
 // The most ghost windows of a part (Params.gw; misgpu.MaxWindows).
 #define PART_WINDOWS 3
 
+// PART_GW is the ghost windows the image's vhash selects from:
+// part1w.cu's image (PART_ONE_WINDOW) serves parts of at most one window
+// and no ghost in the tables, whose hash of a global id then takes one
+// select and no table check.
+#ifdef PART_ONE_WINDOW
+#define PART_GW 1
+#else
+#define PART_GW PART_WINDOWS
+#endif
+
 struct Params {
 	const i64 *off;
 	const int *adj;
@@ -135,7 +145,7 @@ struct Params {
 	u32 gbase;
 	int gfrom;
 #ifdef PART_ENGINE
-	u64 gw[PART_WINDOWS];
+	u64 gw[PART_GW];
 #endif
 };
 
@@ -143,7 +153,11 @@ struct Params {
 // gfrom and the ghost windows in part.cu's image, and nothing here.
 #ifdef PART_ENGINE
 #define PART_PARAMS , const u32 *gid, u32 gbase, int gfrom, u64 gw0, u64 gw1, u64 gw2
+#ifdef PART_ONE_WINDOW
+#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0;
+#else
 #define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).gw[1] = gw1, (P).gw[2] = gw2;
+#endif
 #else
 #define PART_PARAMS
 #define PART_SET(P)
@@ -188,9 +202,11 @@ __device__ __forceinline__ u32 vhash(const Params &P, u32 v) {
 	if (P.gid) {
 		u32 d = P.gbase;
 #pragma unroll
-		for (int k = 0; k < PART_WINDOWS; k++) d = v >= (u32)(P.gw[k] >> 32) ? (u32)P.gw[k] : d;
+		for (int k = 0; k < PART_GW; k++) d = v >= (u32)(P.gw[k] >> 32) ? (u32)P.gw[k] : d;
 		g = v + d;
+#ifndef PART_ONE_WINDOW
 		if ((int)v >= P.gfrom) g = __ldg(P.gid + (v - (u32)P.gfrom));
+#endif
 	}
 #else
 	// Null here: the compiler drops it.

@@ -18,7 +18,14 @@ import (
 // does not load the image again either.
 var partLoaders struct {
 	sync.Mutex
-	idle map[*cuda.Context][]*gpu.Loader
+	idle map[loaderKey][]*gpu.Loader
+}
+
+// loaderKey names a context and the image its loaders hold: part.cu's,
+// or with oneWindow part1w.cu's.
+type loaderKey struct {
+	ctx       *cuda.Context
+	oneWindow bool
 }
 
 // maxIdleLoaders bounds the loaders kept per context: as many parts as
@@ -31,17 +38,18 @@ var loadersMade atomic.Int64
 // load of the image: a run on devices that ran parts before makes none.
 func LoadersMade() int64 { return loadersMade.Load() }
 
-// partLoader returns an idle loader of device's shared primary context,
-// or a new one.
-func partLoader(device int) (*gpu.Loader, error) {
+// partLoader returns an idle loader of device's shared primary context
+// with part.cu's image (with oneWindow part1w.cu's), or a new one.
+func partLoader(device int, oneWindow bool) (*gpu.Loader, error) {
 	ctx, err := gpu.Primary(device)
 	if err != nil {
 		return nil, err
 	}
+	key := loaderKey{ctx, oneWindow}
 	partLoaders.Lock()
-	for list := partLoaders.idle[ctx]; len(list) > 0; list = partLoaders.idle[ctx] {
+	for list := partLoaders.idle[key]; len(list) > 0; list = partLoaders.idle[key] {
 		l := list[len(list)-1]
-		partLoaders.idle[ctx] = list[:len(list)-1]
+		partLoaders.idle[key] = list[:len(list)-1]
 		if l.Usable() == nil {
 			partLoaders.Unlock()
 			return l, nil
@@ -49,7 +57,11 @@ func partLoader(device int) (*gpu.Loader, error) {
 		l.Close()
 	}
 	partLoaders.Unlock()
-	l, err := gpu.New(ctx, false, kernels.Part, partKernels())
+	img := kernels.Part
+	if oneWindow {
+		img = kernels.PartOneWindow
+	}
+	l, err := gpu.New(ctx, false, img, partKernels())
 	if err == nil {
 		loadersMade.Add(1)
 	}
@@ -58,18 +70,19 @@ func partLoader(device int) (*gpu.Loader, error) {
 
 // putLoader keeps a closed part's loader for the next Parts, once its
 // stream is done; an unusable one, or one past the bound, is closed.
-func putLoader(l *gpu.Loader) error {
+func putLoader(l *gpu.Loader, oneWindow bool) error {
 	if err := l.Stream.Synchronize(); err != nil || l.Usable() != nil {
 		return l.Close()
 	}
 	partLoaders.Lock()
 	defer partLoaders.Unlock()
 	if partLoaders.idle == nil {
-		partLoaders.idle = map[*cuda.Context][]*gpu.Loader{}
+		partLoaders.idle = map[loaderKey][]*gpu.Loader{}
 	}
-	if len(partLoaders.idle[l.Ctx]) >= maxIdleLoaders {
+	key := loaderKey{l.Ctx, oneWindow}
+	if len(partLoaders.idle[key]) >= maxIdleLoaders {
 		return l.Close()
 	}
-	partLoaders.idle[l.Ctx] = append(partLoaders.idle[l.Ctx], l)
+	partLoaders.idle[key] = append(partLoaders.idle[key], l)
 	return nil
 }

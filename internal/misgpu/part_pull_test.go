@@ -183,3 +183,32 @@ func TestPullSegments(t *testing.T) {
 		t.Errorf("one part: segments %v, want none", s)
 	}
 }
+
+// TestOneWindow: parts of at most one window each and no ghost in the
+// tables run part1w.cu's image; a second window, a ghost in the tables
+// or a single part do not.
+func TestOneWindow(t *testing.T) {
+	g := GhostFrom
+	mk := func() []*PartSpec {
+		a := &PartSpec{Own: 10, Offsets: make([]int64, g(10)+4+1), GIDFrom: g(10) + 4,
+			Windows: []Window{{From: g(10), Len: 4, First: 10, Owner: 1}}}
+		b := &PartSpec{Own: 8, Base: 10, Offsets: make([]int64, g(8)+3+1), GIDFrom: g(8) + 3,
+			Windows: []Window{{From: g(8), Len: 3, First: 7, Owner: 0, OwnerLocal: 7}}}
+		return []*PartSpec{a, b}
+	}
+	if !oneWindow(mk()) {
+		t.Error("two parts of one window each: not one-window")
+	}
+	for name, f := range map[string]func(s []*PartSpec) []*PartSpec{
+		"one part": func(s []*PartSpec) []*PartSpec { return s[:1] },
+		"tables":   func(s []*PartSpec) []*PartSpec { s[1].GIDFrom--; s[1].Windows[0].Len--; return s },
+		"two windows": func(s []*PartSpec) []*PartSpec {
+			s[0].Windows = []Window{{From: g(10), Len: 2, First: 10, Owner: 1}, {From: g(10) + 2, Len: 2, First: 12, Owner: 1, OwnerLocal: 2}}
+			return s
+		},
+	} {
+		if oneWindow(f(mk())) {
+			t.Errorf("%s: one-window", name)
+		}
+	}
+}

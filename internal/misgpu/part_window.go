@@ -81,6 +81,22 @@ func (s *PartSpec) gidWindows() [MaxWindows]uint64 {
 	return gw
 }
 
+// oneWindow says whether every part of specs, of several, has at most
+// one ghost window and no ghost in the tables: then they run part1w.cu's
+// image, whose vhash takes one select and no table check (GlobalID gives
+// the same ids there, the table holding none).
+func oneWindow(specs []*PartSpec) bool {
+	if len(specs) < 2 {
+		return false
+	}
+	for _, s := range specs {
+		if len(s.Windows) > 1 || s.WindowsEnd() != len(s.Offsets)-1 {
+			return false
+		}
+	}
+	return true
+}
+
 // GlobalID is the global id whose hash the kernels take for local id v
 // (vhash of mis.cu in part.cu's image, step for step): Base+v, or in the
 // last window that v reaches First plus the offset; from GIDFrom on the
