@@ -223,7 +223,7 @@ func FuzzFromCOO(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, wantDir := referenceGraph(n, ts, bs, 0, false)
+		want, wantDir := referenceGraph(n, ts, bs, 0, false, nil)
 		for v := range want {
 			if got := g0.Neighbors(int32(v)); !slices.Equal(got, want[v]) {
 				t.Fatalf("θ = 0: neighbours of %d: %v, want %v", v, got, want[v])
