@@ -160,19 +160,7 @@ func BenchmarkOnePartVsEngine(b *testing.B) {
 		b.Run(fmt.Sprintf("hex27-256/d%d/part", dist), func(b *testing.B) {
 			benchParts(b, []*misgpu.PartSpec{&parts[0].spec}, misgpu.PartsOptions{Dist: dist, Trace: true})
 		})
-		b.Run(fmt.Sprintf("hex27-256/d%d/engine", dist), func(b *testing.B) {
-			t, err := dg.Time(dist, misgpu.Priority{}, nil, max(b.N, 10), 2, true)
-			if err != nil {
-				b.Fatal(err)
-			}
-			slices.Sort(t.MIS)
-			b.ReportMetric(float64(t.MIS[len(t.MIS)/2].Microseconds())/1000, "median-ms")
-			us := make([]int64, len(t.SweepTimes))
-			for i, d := range t.SweepTimes {
-				us[i] = d.Microseconds()
-			}
-			b.Logf("plan %s rounds %d; sweeps one by one (µs): %v", t.Plan.Stages[0].Kernel, t.Rounds, us)
-		})
+		b.Run(fmt.Sprintf("hex27-256/d%d/engine", dist), func(b *testing.B) { benchEngineSweeps(b, dg, dist) })
 	}
 }
 
@@ -346,18 +334,22 @@ func BenchmarkPartsVsAlone(b *testing.B) {
 		b.Run(fmt.Sprintf("d%d/half-one-part-windowed", dist), func(b *testing.B) {
 			benchParts(b, []*misgpu.PartSpec{&w}, misgpu.PartsOptions{Dist: dist, Trace: true})
 		})
-		b.Run(fmt.Sprintf("d%d/alone", dist), func(b *testing.B) {
-			t, err := dg.Time(dist, misgpu.Priority{}, nil, max(b.N, 10), 2, true)
-			if err != nil {
-				b.Fatal(err)
-			}
-			slices.Sort(t.MIS)
-			b.ReportMetric(float64(t.MIS[len(t.MIS)/2].Microseconds())/1000, "median-ms")
-			us := make([]int64, len(t.SweepTimes))
-			for i, d := range t.SweepTimes {
-				us[i] = d.Microseconds()
-			}
-			b.Logf("plan %s rounds %d; sweeps one by one (µs): %v; live %v", t.Plan.Stages[0].Kernel, t.Rounds, us, t.SweepLive)
-		})
+		b.Run(fmt.Sprintf("d%d/alone", dist), func(b *testing.B) { benchEngineSweeps(b, dg, dist) })
 	}
+}
+
+// benchEngineSweeps times the engine on dg (hash keys) and logs its
+// sweeps timed one by one, with the vertices each left in play.
+func benchEngineSweeps(b *testing.B, dg *misgpu.Graph, dist int) {
+	t, err := dg.Time(dist, misgpu.Priority{}, nil, max(b.N, 10), 2, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	slices.Sort(t.MIS)
+	b.ReportMetric(float64(t.MIS[len(t.MIS)/2].Microseconds())/1000, "median-ms")
+	us := make([]int64, len(t.SweepTimes))
+	for i, d := range t.SweepTimes {
+		us[i] = d.Microseconds()
+	}
+	b.Logf("plan %s rounds %d; sweeps one by one (µs): %v; live %v", t.Plan.Stages[0].Kernel, t.Rounds, us, t.SweepLive)
 }
