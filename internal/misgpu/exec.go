@@ -95,12 +95,9 @@ type run struct {
 	seed                uint64
 	stageAt             []int // the pass at which each stage started in the current run
 	pass                int   // the next sweep to queue
-	// reset: the states are initialised already (a part's, before any
-	// part starts: its neighbours may read them from their first pull).
-	reset    bool
-	mayStall bool // stop when sweeps stop paying (RunOrStall)
-	stall    stallWatch
-	part     *partRun // a part of a multi-GPU run (part.go), or nil
+	mayStall            bool  // stop when sweeps stop paying (RunOrStall)
+	stall               stallWatch
+	part                *partRun // a part of a multi-GPU run (part.go), or nil
 }
 
 // prepare allocates the working memory, uploads the priority, measures

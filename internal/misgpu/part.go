@@ -146,10 +146,11 @@ type part struct {
 	sendPend, sendCnt, backPend, backCnt *cuda.Buffer
 	sendGrid, backGrid                   uint32
 	// pull: the segments part_pull reads (part_pull.go), pullSegs of
-	// them over pullGrid blocks; sendsToo: the part pulls only what goes
-	// back, and part_send sends the rest.
+	// them over pullGrid blocks; pullsAll: the part pulls both ways, and
+	// neither part_send nor part_return runs (else, where MIS-1's tails
+	// send, it pulls only what goes back and part_send sends the rest).
 	pull     *cuda.Buffer
-	sendsToo bool
+	pullsAll bool
 	pullSegs int32
 	pullGrid uint32
 	// sharers: the parts on this part's device (its own included).

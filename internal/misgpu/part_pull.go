@@ -58,7 +58,7 @@ func pullable(specs []*PartSpec) bool {
 		return false
 	}
 	for _, s := range specs {
-		if s.Class != nil || s.Prim != nil || s.WindowsEnd() != len(s.Offsets)-1 {
+		if s.Class != nil || s.Prim != nil || !s.windowsOnly() {
 			return false
 		}
 	}
@@ -114,7 +114,7 @@ func (pp *Parts) preparePulls(reach [][]bool) (bool, error) {
 		}
 	}
 	for q, p := range pp.ps {
-		p.sendsToo = sendsToo
+		p.pullsAll = !sendsToo
 		if len(segs[q]) == 0 {
 			continue
 		}

@@ -66,8 +66,6 @@ type partRun struct {
 	// sends and backs count this run's part_send and part_return calls
 	// (their pending lists: Pending in part.cu).
 	sends, backs int32
-	// pulls: the parts read each other's decisions (part_pull).
-	pulls bool
 	// end is when the part's stream was done with the sweeps: the
 	// sweep counters are read back after it (run.rounds), which the
 	// engine's event time does not count either.
@@ -171,7 +169,7 @@ func (pr *partRun) receive() error {
 }
 
 // exchange queues part_pull where the parts pull (and part_send too
-// where MIS-1's tails send: part.sendsToo), else part_send (the
+// where MIS-1's tails send, unless part.pullsAll), else part_send (the
 // boundary's decisions), part_return (the ghosts given back), or both
 // as one part_exchange, then the publication of the mailboxes' fill
 // counts.
@@ -187,7 +185,7 @@ func (pr *partRun) exchange(pass int) error {
 			return err
 		}
 	}
-	if pr.pulls && !p.sendsToo {
+	if p.pullsAll {
 		return nil
 	}
 	var args []any
@@ -279,7 +277,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 			return nil, pp.fail(q, err)
 		}
 		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx, watch: watch, epoch: epoch,
-			last: uint32(min(p.dg.n, 1<<32-1)), extra: p.extra(o.KeepIDs), split: o.SplitExchange, pulls: pp.pulls,
+			last: uint32(min(p.dg.n, 1<<32-1)), extra: p.extra(o.KeepIDs), split: o.SplitExchange,
 			tailSends: p.dg.n > 0 && r.plan.Stages[0].Tail == partTailName(r.plan.Key)}
 		if o.Trace {
 			if r.part.trace, err = newPartTrace(p.ctx); err != nil {
@@ -419,7 +417,6 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 	if err := r.initStates(); err != nil {
 		return nil, err
 	}
-	r.reset = true
 	gf, slots := int64(GhostFrom(s.Own)), int64(len(s.Offsets)-1)
 	if slots > gf {
 		st, err := ws.st.View(gf, slots-gf)

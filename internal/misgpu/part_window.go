@@ -61,6 +61,10 @@ func (s *PartSpec) checkWindows(slots int) error {
 	return nil
 }
 
+// windowsOnly says whether every ghost of the part lies in a window
+// (none in the tables).
+func (s *PartSpec) windowsOnly() bool { return s.WindowsEnd() == len(s.Offsets)-1 }
+
 // IdentityIDs says whether every local id of the part is its global id
 // (GlobalID(v) == v): base 0, no windows, no table.
 func (s *PartSpec) IdentityIDs() bool {
@@ -90,7 +94,7 @@ func oneWindow(specs []*PartSpec) bool {
 		return false
 	}
 	for _, s := range specs {
-		if len(s.Windows) > 1 || s.WindowsEnd() != len(s.Offsets)-1 {
+		if len(s.Windows) > 1 || !s.windowsOnly() {
 			return false
 		}
 	}

@@ -23,12 +23,14 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 			return 0, err
 		}
 	}
-	if !r.reset {
+	// A part's states were initialised before any part started
+	// (Parts.prepare): its neighbours may pull them from their first
+	// launch on.
+	if r.part == nil {
 		if err := r.initStates(); err != nil {
 			return 0, err
 		}
 	}
-	r.reset = false
 	tail := r.tailAt()
 	r.pass = 0
 	done := false
