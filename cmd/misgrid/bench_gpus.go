@@ -247,6 +247,7 @@ func (b *gpusBench) measure(spec string, g *mesh.Graph, cfgs []gpuConfig, prog *
 	// The floor and the multi-GPU runs hash too.
 	pri := mis.Priority{Kind: mis.Hash, Seed: b.seed}
 	locality := map[int][2][]int32{} // by part count: the partition and the order
+	halves := map[int]*mesh.Graph{}  // by part count: the largest range alone
 	var out []gpusBenchResult
 	for _, d := range b.dists {
 		prog.Show("%s distance %d: CPU greedy", spec, d)
@@ -284,7 +285,10 @@ func (b *gpusBench) measure(spec string, g *mesh.Graph, cfgs []gpuConfig, prog *
 			if k := len(cfg.devices); k > 1 && cfg.partition == "ranges" {
 				if _, ok := alone[k]; !ok {
 					prog.Show("%s distance %d: the engine on a %d-th alone", spec, d, k)
-					if alone[k], err = b.alone(g, k, d); err != nil {
+					if halves[k] == nil {
+						halves[k] = largestRange(g, k)
+					}
+					if alone[k], err = b.alone(halves[k], d); err != nil {
 						return nil, fmt.Errorf("%s: %w", spec, err)
 					}
 				}
@@ -302,9 +306,9 @@ func (b *gpusBench) measure(spec string, g *mesh.Graph, cfgs []gpuConfig, prog *
 	return out, nil
 }
 
-// alone times the engine on the largest of the k contiguous ranges of g,
-// with only the edges inside it.
-func (b *gpusBench) alone(g *mesh.Graph, k, dist int) (float64, error) {
+// largestRange is the largest of the k contiguous ranges of g, with only
+// the edges inside it.
+func largestRange(g *mesh.Graph, k int) *mesh.Graph {
 	r := mis.ContiguousRanges(g.N(), k)
 	lo, hi := r[0], r[1]
 	for q := 1; q < k; q++ {
@@ -312,7 +316,11 @@ func (b *gpusBench) alone(g *mesh.Graph, k, dist int) (float64, error) {
 			lo, hi = r[q], r[q+1]
 		}
 	}
-	sub := rangeGraph(g, lo, hi)
+	return rangeGraph(g, lo, hi)
+}
+
+// alone times the engine on sub.
+func (b *gpusBench) alone(sub *mesh.Graph, dist int) (float64, error) {
 	dg, err := gpubench.Upload(sub, 0)
 	if err != nil {
 		return 0, err
