@@ -31,11 +31,25 @@ func mgpuDevices(t *testing.T) [][]int {
 }
 
 func TestMultiGPUIsGreedy(t *testing.T) {
-	for _, devs := range mgpuDevices(t) {
-		t.Run(strings.Trim(strings.ReplaceAll(fmt.Sprint(devs), " ", ","), "[]"), func(t *testing.T) { multiGPUIsGreedy(t, devs) })
+	lists := mgpuDevices(t)
+	images := map[string]bool{}
+	for _, devs := range lists {
+		t.Run(strings.Trim(strings.ReplaceAll(fmt.Sprint(devs), " ", ","), "[]"), func(t *testing.T) { multiGPUIsGreedy(t, devs, images) })
 	}
 	if n := misgpu.LiveAllocations(); n != 0 {
 		t.Errorf("%d allocations left after the runs", n)
+	}
+	// Every image of the parts' kernels gave the greedy set: part.cu's
+	// (one part, ghosts in the tables), part2w.cu's (the inner ranges of
+	// three or five) and, on two GPUs, part1w.cu's (two ranges).
+	want := []string{"part.cu", "part2w.cu"}
+	if slices.ContainsFunc(lists, func(d []int) bool { return len(d) == 2 }) {
+		want = append(want, "part1w.cu")
+	}
+	for _, im := range want {
+		if !images[im] && !t.Failed() {
+			t.Errorf("no run ran %s's image (ran %v)", im, images)
+		}
 	}
 }
 
@@ -43,7 +57,7 @@ func TestMultiGPUIsGreedy(t *testing.T) {
 // greedy set: every test graph, distance and priority, with stores,
 // pairs and mailboxes, contiguous, hashed and locality partitions, and
 // ranges with every ghost in the tables (no windows).
-func multiGPUIsGreedy(t *testing.T, devs []int) {
+func multiGPUIsGreedy(t *testing.T, devs []int, images map[string]bool) {
 	pulls := 0
 	defer func() {
 		if len(devs) > 1 && pulls == 0 && !t.Failed() {
@@ -90,6 +104,10 @@ func multiGPUIsGreedy(t *testing.T, devs []int) {
 					}
 					if pull {
 						pulls++
+					}
+					for _, p := range res.Plans {
+						im, _, _ := strings.Cut(p, ":")
+						images[im] = true
 					}
 					if tail := slices.ContainsFunc(res.Plans, func(p string) bool { return strings.Contains(p, "part1_tail") }); stores &&
 						dist == 1 && !o.mailboxes && !o.pairs && !o.noTailSends && !tail {

@@ -26,11 +26,15 @@ var MIS []byte
 //go:embed part.fatbin
 var Part []byte
 
-// PartOneWindow is part.cu built for parts of at most one ghost window
-// and no ghost in the tables (part1w.cu).
+// PartOneWindow and PartTwoWindows are part.cu built for parts of at
+// most one (part1w.cu) or two (part2w.cu) ghost windows and no ghost in
+// the tables.
 //
 //go:embed part1w.fatbin
 var PartOneWindow []byte
+
+//go:embed part2w.fatbin
+var PartTwoWindows []byte
 
 // AMG is the image of the AMG solve phase (amg.cu).
 //

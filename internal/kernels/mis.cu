@@ -113,14 +113,14 @@ typedef unsigned char u8;
 // The most ghost windows of a part (Params.gw; misgpu.MaxWindows).
 #define PART_WINDOWS 3
 
-// PART_GW is the ghost windows the image's vhash selects from:
-// part1w.cu's image (PART_ONE_WINDOW) serves parts of at most one window
-// and no ghost in the tables, whose hash of a global id then takes one
-// select and no table check.
-#ifdef PART_ONE_WINDOW
-#define PART_GW 1
-#else
+// PART_GW is the ghost windows the image's vhash selects from. part1w.cu
+// and part2w.cu set it (1, 2) for parts whose ghosts all lie in that many
+// windows: their hash of a global id takes one select a window and no
+// table check. part.cu's image selects from all PART_WINDOWS and looks
+// the ghosts past them up in the table (PART_TABLE).
+#ifndef PART_GW
 #define PART_GW PART_WINDOWS
+#define PART_TABLE 1
 #endif
 
 struct Params {
@@ -153,8 +153,10 @@ struct Params {
 // gfrom and the ghost windows in part.cu's image, and nothing here.
 #ifdef PART_ENGINE
 #define PART_PARAMS , const u32 *gid, u32 gbase, int gfrom, u64 gw0, u64 gw1, u64 gw2
-#ifdef PART_ONE_WINDOW
+#if PART_GW == 1
 #define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0;
+#elif PART_GW == 2
+#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).gw[1] = gw1;
 #else
 #define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).gw[1] = gw1, (P).gw[2] = gw2;
 #endif
@@ -204,7 +206,7 @@ __device__ __forceinline__ u32 vhash(const Params &P, u32 v) {
 #pragma unroll
 		for (int k = 0; k < PART_GW; k++) d = v >= (u32)(P.gw[k] >> 32) ? (u32)P.gw[k] : d;
 		g = v + d;
-#ifndef PART_ONE_WINDOW
+#ifdef PART_TABLE
 		if ((int)v >= P.gfrom) g = __ldg(P.gid + (v - (u32)P.gfrom));
 #endif
 	}

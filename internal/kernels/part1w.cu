@@ -3,6 +3,6 @@
 // or a random graph): its vhash finds a global id with one select, where
 // part.cu's takes one per window and a table check on every neighbour a
 // sweep keys, which made a part's launches a tenth slower at distance 2
-// (misgpu.PartsOptions picks the image, BenchmarkPartsVsAlone measures).
-#define PART_ONE_WINDOW 1
+// (misgpu.NewParts picks the image, BenchmarkPartsVsAlone measures).
+#define PART_GW 1
 #include "part.cu"

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 	"unsafe"
 
 	"github.com/misgrid/misgrid/cuda"
@@ -21,6 +22,10 @@ type Result struct {
 	// and no undecided vertex is within the distance of one, so the
 	// caller finishes with the serial greedy over the rest.
 	Stalled bool
+	// Time is the wall time from the first launch until the device was
+	// done with the sweeps: what PartsResult.Time measures of the parts,
+	// for comparisons with them (the copy of the set back is in neither).
+	Time time.Duration
 }
 
 // Run computes the MIS of distance dist in the order of pri on the
@@ -53,15 +58,22 @@ func (dg *Graph) run(dist int, pri Priority, tune func(*Tuning), mayStall bool) 
 		return nil, e.Fail(err)
 	}
 	r.mayStall = mayStall
+	// What prepare queued is not the sweeps' (the parts too start
+	// once their preparation is done).
+	if err := e.Stream.Synchronize(); err != nil {
+		return nil, e.Fail(err)
+	}
+	start := time.Now()
 	rounds, err := r.sweeps(nil, nil)
 	if err != nil {
 		return nil, e.Fail(err)
 	}
+	swept := r.swept(start)
 	res, err := dg.members()
 	if err != nil {
 		return nil, e.Fail(err)
 	}
-	res.Rounds, res.Stalled = rounds, r.stall.stopped
+	res.Rounds, res.Stalled, res.Time = rounds, r.stall.stopped, swept
 	return res, nil
 }
 
@@ -98,6 +110,10 @@ type run struct {
 	mayStall            bool  // stop when sweeps stop paying (RunOrStall)
 	stall               stallWatch
 	part                *partRun // a part of a multi-GPU run (part.go), or nil
+	// end is when the stream was done with the sweeps: the sweep
+	// counters are read back after it (rounds), which no run's time
+	// counts.
+	end time.Time
 }
 
 // prepare allocates the working memory, uploads the priority, measures

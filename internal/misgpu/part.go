@@ -155,8 +155,9 @@ type part struct {
 	pullGrid uint32
 	// sharers: the parts on this part's device (its own included).
 	sharers int
-	// oneWindow: the part runs part1w.cu's image (oneWindow).
-	oneWindow bool
+	// windows: the part runs the image of that many windows
+	// (imageWindows).
+	windows int
 	// fill, published for the receivers once the sends are done: in
 	// pinned host memory for mailboxes there, in device memory for
 	// mailboxes in a peer's.
@@ -196,9 +197,9 @@ func NewParts(specs []*PartSpec, o PartsOptions) (*Parts, error) {
 		return nil, fmt.Errorf("distance %d (want 1 or 2)", o.Dist)
 	}
 	pp := &Parts{opts: o}
-	one := oneWindow(specs)
+	windows := imageWindows(specs)
 	for q, s := range specs {
-		p, err := newPart(s, one)
+		p, err := newPart(s, windows)
 		if p != nil {
 			pp.ps = append(pp.ps, p)
 		}
@@ -214,13 +215,13 @@ func NewParts(specs []*PartSpec, o PartsOptions) (*Parts, error) {
 	return pp, nil
 }
 
-func newPart(s *PartSpec, oneWindow bool) (*part, error) {
+func newPart(s *PartSpec, windows int) (*part, error) {
 	// A loader of its own: the part's stream, and its own lock.
-	l, err := partLoader(s.Device, oneWindow)
+	l, err := partLoader(s.Device, windows)
 	if err != nil {
 		return nil, gpu.Unavailable(err)
 	}
-	p := &part{spec: s, ctx: l.Ctx, l: l, oneWindow: oneWindow}
+	p := &part{spec: s, ctx: l.Ctx, l: l, windows: windows}
 	slots := len(s.Offsets) - 1
 	if slots < GhostFrom(s.Own) || slots > 1<<31-1 {
 		return p, fmt.Errorf("%d local ids for %d owned vertices", slots, s.Own)
@@ -602,7 +603,7 @@ func (pp *Parts) Close() error {
 		}
 		p.bufs, p.hosts = nil, nil
 		// The context is the device layer's, kept for the next runs.
-		errs = append(errs, putLoader(p.l, p.oneWindow))
+		errs = append(errs, putLoader(p.l, p.windows))
 		p.ctx = nil
 	}
 	return errors.Join(errs...)

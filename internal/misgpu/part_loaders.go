@@ -21,11 +21,11 @@ var partLoaders struct {
 	idle map[loaderKey][]*gpu.Loader
 }
 
-// loaderKey names a context and the image its loaders hold: part.cu's,
-// or with oneWindow part1w.cu's.
+// loaderKey names a context and the image its loaders hold (windows:
+// imageWindows).
 type loaderKey struct {
-	ctx       *cuda.Context
-	oneWindow bool
+	ctx     *cuda.Context
+	windows int
 }
 
 // maxIdleLoaders bounds the loaders kept per context: as many parts as
@@ -39,13 +39,13 @@ var loadersMade atomic.Int64
 func LoadersMade() int64 { return loadersMade.Load() }
 
 // partLoader returns an idle loader of device's shared primary context
-// with part.cu's image (with oneWindow part1w.cu's), or a new one.
-func partLoader(device int, oneWindow bool) (*gpu.Loader, error) {
+// with the image of windows (imageWindows), or a new one.
+func partLoader(device, windows int) (*gpu.Loader, error) {
 	ctx, err := gpu.Primary(device)
 	if err != nil {
 		return nil, err
 	}
-	key := loaderKey{ctx, oneWindow}
+	key := loaderKey{ctx, windows}
 	partLoaders.Lock()
 	for list := partLoaders.idle[key]; len(list) > 0; list = partLoaders.idle[key] {
 		l := list[len(list)-1]
@@ -58,8 +58,11 @@ func partLoader(device int, oneWindow bool) (*gpu.Loader, error) {
 	}
 	partLoaders.Unlock()
 	img := kernels.Part
-	if oneWindow {
+	switch windows {
+	case 1:
 		img = kernels.PartOneWindow
+	case 2:
+		img = kernels.PartTwoWindows
 	}
 	l, err := gpu.New(ctx, false, img, partKernels())
 	if err == nil {
@@ -70,7 +73,7 @@ func partLoader(device int, oneWindow bool) (*gpu.Loader, error) {
 
 // putLoader keeps a closed part's loader for the next Parts, once its
 // stream is done; an unusable one, or one past the bound, is closed.
-func putLoader(l *gpu.Loader, oneWindow bool) error {
+func putLoader(l *gpu.Loader, windows int) error {
 	if err := l.Stream.Synchronize(); err != nil || l.Usable() != nil {
 		return l.Close()
 	}
@@ -79,7 +82,7 @@ func putLoader(l *gpu.Loader, oneWindow bool) error {
 	if partLoaders.idle == nil {
 		partLoaders.idle = map[loaderKey][]*gpu.Loader{}
 	}
-	key := loaderKey{l.Ctx, oneWindow}
+	key := loaderKey{l.Ctx, windows}
 	if len(partLoaders.idle[key]) >= maxIdleLoaders {
 		return l.Close()
 	}

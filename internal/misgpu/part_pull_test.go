@@ -184,10 +184,10 @@ func TestPullSegments(t *testing.T) {
 	}
 }
 
-// TestOneWindow: parts of at most one window each and no ghost in the
-// tables run part1w.cu's image; a second window, a ghost in the tables
-// or a single part do not.
-func TestOneWindow(t *testing.T) {
+// TestImageWindows: parts of at most one window each and no ghost in the
+// tables run part1w.cu's image, of at most two part2w.cu's; a third
+// window, a ghost in the tables or a single part run part.cu's.
+func TestImageWindows(t *testing.T) {
 	g := GhostFrom
 	mk := func() []*PartSpec {
 		a := &PartSpec{Own: 10, Offsets: make([]int64, g(10)+4+1), GIDFrom: g(10) + 4,
@@ -196,19 +196,42 @@ func TestOneWindow(t *testing.T) {
 			Windows: []Window{{From: g(8), Len: 3, First: 7, Owner: 0, OwnerLocal: 7}}}
 		return []*PartSpec{a, b}
 	}
-	if !oneWindow(mk()) {
-		t.Error("two parts of one window each: not one-window")
-	}
-	for name, f := range map[string]func(s []*PartSpec) []*PartSpec{
-		"one part": func(s []*PartSpec) []*PartSpec { return s[:1] },
-		"tables":   func(s []*PartSpec) []*PartSpec { s[1].GIDFrom--; s[1].Windows[0].Len--; return s },
-		"two windows": func(s []*PartSpec) []*PartSpec {
-			s[0].Windows = []Window{{From: g(10), Len: 2, First: 10, Owner: 1}, {From: g(10) + 2, Len: 2, First: 12, Owner: 1, OwnerLocal: 2}}
+	// windows gives part 0 k windows of one ghost each.
+	windows := func(k int) func(s []*PartSpec) []*PartSpec {
+		return func(s []*PartSpec) []*PartSpec {
+			s[0].Windows = nil
+			for j := range k {
+				s[0].Windows = append(s[0].Windows, Window{From: g(10) + j, Len: 1, First: 10 + uint32(j), Owner: 1, OwnerLocal: int64(j)})
+			}
+			s[0].Offsets = make([]int64, g(10)+k+1)
+			s[0].GIDFrom = g(10) + k
 			return s
-		},
+		}
+	}
+	for _, c := range []struct {
+		name string
+		f    func(s []*PartSpec) []*PartSpec
+		want int
+	}{
+		{"one window each", func(s []*PartSpec) []*PartSpec { return s }, 1},
+		{"two windows", windows(2), 2},
+		{"three windows", windows(3), 0},
+		{"one part", func(s []*PartSpec) []*PartSpec { return s[:1] }, 0},
+		{"tables", func(s []*PartSpec) []*PartSpec {
+			s[1].GIDFrom--
+			s[1].Windows[0].Len--
+			s[1].GID, s[1].Home = []uint32{9}, []Slot{{Part: 0, Local: 9}}
+			return s
+		}, 0},
 	} {
-		if oneWindow(f(mk())) {
-			t.Errorf("%s: one-window", name)
+		s := c.f(mk())
+		for q, p := range s {
+			if err := p.checkWindows(len(p.Offsets) - 1); err != nil {
+				t.Fatalf("%s: part %d: %v", c.name, q, err)
+			}
+		}
+		if got := imageWindows(s); got != c.want {
+			t.Errorf("%s: image of %d windows (%s), want %d", c.name, got, imageName(got), c.want)
 		}
 	}
 }

@@ -25,7 +25,7 @@ type PartsResult struct {
 	Time       time.Duration
 	PartTime   []time.Duration
 	PartRounds []int
-	Plans      []string // the kernels of each part's plan
+	Plans      []string // each part's image and the kernels of its plan
 	// Trace (PartsOptions.Trace) holds each part's launches and
 	// exchanges, timed on its stream.
 	Trace []PartTrace
@@ -66,19 +66,6 @@ type partRun struct {
 	// sends and backs count this run's part_send and part_return calls
 	// (their pending lists: Pending in part.cu).
 	sends, backs int32
-	// end is when the part's stream was done with the sweeps: the
-	// sweep counters are read back after it (run.rounds), which the
-	// engine's event time does not count either.
-	end time.Time
-}
-
-// swept returns the time from start until the part's sweeps were done
-// (until now if they did not get that far).
-func (pr *partRun) swept(start time.Time) time.Duration {
-	if pr.end.IsZero() {
-		return time.Since(start)
-	}
-	return pr.end.Sub(start)
 }
 
 // check hands the live count after pass sweeps to the parts' watch and
@@ -286,7 +273,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 			defer r.part.trace.close()
 		}
 		runs[q] = r
-		res.Plans = append(res.Plans, r.plan.kernels())
+		res.Plans = append(res.Plans, imageName(p.windows)+": "+r.plan.kernels())
 	}
 	// Every context, not only the parts' streams: a copy from pageable
 	// memory (the priorities prepare uploads) may return before its DMA
@@ -305,7 +292,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 			defer wg.Done()
 			var err error
 			res.PartRounds[q], err = p.run(runs[q], func(err error) {
-				res.PartTime[q] = runs[q].part.swept(start)
+				res.PartTime[q] = runs[q].swept(start)
 				if err != nil {
 					stop.Store(true)
 				}

@@ -85,20 +85,32 @@ func (s *PartSpec) gidWindows() [MaxWindows]uint64 {
 	return gw
 }
 
-// oneWindow says whether every part of specs, of several, has at most
-// one ghost window and no ghost in the tables: then they run part1w.cu's
-// image, whose vhash takes one select and no table check (GlobalID gives
-// the same ids there, the table holding none).
-func oneWindow(specs []*PartSpec) bool {
+// imageWindows is the ghost windows of the image the parts of specs
+// run: where there are several and none has a ghost in the tables, the
+// most windows of one of them, 1 for part1w.cu's image and 2 for
+// part2w.cu's, whose vhash takes a select a window and no table check
+// (GlobalID gives the same ids there, the table holding none); else 0,
+// part.cu's image.
+func imageWindows(specs []*PartSpec) int {
 	if len(specs) < 2 {
-		return false
+		return 0
 	}
+	most := 1
 	for _, s := range specs {
-		if len(s.Windows) > 1 || !s.windowsOnly() {
-			return false
+		if len(s.Windows) > 2 || !s.windowsOnly() {
+			return 0
 		}
+		most = max(most, len(s.Windows))
 	}
-	return true
+	return most
+}
+
+// imageName names the image of imageWindows' w, for reports.
+func imageName(w int) string {
+	if w == 0 {
+		return "part.cu"
+	}
+	return fmt.Sprintf("part%dw.cu", w)
 }
 
 // GlobalID is the global id whose hash the kernels take for local id v

@@ -58,10 +58,17 @@ func (r *run) sweeps(start, end *cuda.Event) (int, error) {
 	if err := e.Stream.Synchronize(); err != nil {
 		return 0, err
 	}
-	if r.part != nil {
-		r.part.end = time.Now()
-	}
+	r.end = time.Now()
 	return r.rounds(tail)
+}
+
+// swept returns the time from start until the sweeps were done (until
+// now if they did not get that far).
+func (r *run) swept(start time.Time) time.Duration {
+	if r.end.IsZero() {
+		return time.Since(start)
+	}
+	return r.end.Sub(start)
 }
 
 // stages queues the launches of the plan's stages and checks the live
