@@ -5,14 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/misgrid/misgrid/internal/genspec"
 	"github.com/misgrid/misgrid/internal/gpubench"
-	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
 )
 
@@ -74,7 +72,7 @@ func benchGPU(args []string, ordinal int, stdout, stderr io.Writer) error {
 	}
 	prog := newProgress(stderr, "bench")
 	rep, err := gpubench.Run(gpubench.Config{
-		Device: ordinal, Graphs: graphSpecs(*graphs), Load: loadBenchGraph, Orders: orderList, Distances: distList,
+		Device: ordinal, Graphs: graphSpecs(*graphs), Load: genspec.Load, Orders: orderList, Distances: distList,
 		Priority: mis.Priority{Kind: kind, Seed: *seed}, Reps: *reps, Progress: prog.Show,
 	})
 	prog.Done("")
@@ -94,24 +92,6 @@ func benchGPU(args []string, ordinal int, stdout, stderr io.Writer) error {
 		return fmt.Errorf("bench: %w", err)
 	}
 	return nil
-}
-
-// loadBenchGraph reads a graph file (by its extension, .gz too; a mesh
-// may end in :refine=L) or builds the graph of a generator spec.
-func loadBenchGraph(name string) (*mesh.Graph, error) {
-	file, _, _ := genspec.CutRefine(name)
-	base := strings.TrimSuffix(file, ".gz")
-	for _, ext := range []string{".mtx", ".msh", ".egr"} {
-		if strings.HasSuffix(base, ext) {
-			g, _, err := genspec.ReadFile(name)
-			return g, err
-		}
-	}
-	if _, err := os.Stat(name); err == nil {
-		return nil, fmt.Errorf("%s: unknown graph file type (want .mtx, .msh or .egr, optionally .gz)", name)
-	}
-	g, _, err := generate(name)
-	return g, err
 }
 
 // graphSpecs splits a -graphs list; a generator spec may keep the

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/misgrid/misgrid/internal/genspec"
 	"github.com/misgrid/misgrid/internal/gpu"
 	"github.com/misgrid/misgrid/internal/gpubench"
 	"github.com/misgrid/misgrid/internal/misgpu"
@@ -40,14 +41,18 @@ straight into its neighbours' ghosts where the GPUs reach each other,
 else through pinned host memory. -gpus gives one part per GPU; -parts
 runs that many parts on GPU 0 (the driver's logic on one device).
 -partition takes contiguous vertex ranges, ranges of the locality order
-(a Hilbert curve through the coordinates), or both. For each graph,
-distance and configuration it prints the median time of -reps runs
-(every part's launches and checks, every device synchronised), the
-single-GPU memory-streaming floor and the tuned single-GPU engine's time
-on the whole graph, with ranges the engine's time on the largest range's
+(a Hilbert curve through the coordinates), or both. -graphs takes
+generator specs and graph files (.mtx, .msh, .egr, as bench -device gpu
+does; FILE.msh:refine=L). For each graph, distance and configuration it
+prints the median wall time of -reps runs (every part's launches and
+checks, every device synchronised, the set copied back between runs
+and not timed), the single-GPU memory-streaming floor, the tuned
+single-GPU engine's time on the whole graph twice (device time of runs
+back to back, and as a caller runs it: wall time taken the driver's
+way), with ranges the engine's time on the largest range's
 own rows alone (its edges to other parts dropped: the split with no
 boundary, whose ratio to the whole is the most the parts can give), the
-speedup over that engine and over the same
+speedup over the engine both ways and over the same
 driver on one GPU, the bytes sent per round, and whether the set equals
 the CPU greedy set. -weak N adds the weak scaling: for each GPU count k,
 the 27-point graph of N×N×kN vertices on k GPUs (contiguous ranges: a
@@ -69,6 +74,11 @@ type gpusBenchResult struct {
 	MS          float64  `json:"ms"`
 	FloorMS     float64  `json:"floor_ms"`
 	SingleMISMS float64  `json:"single_gpu_mis_ms"`
+	// CalledMS is the engine as a caller runs it (misgpu.Result.Time):
+	// wall time, each run after the last one's set was copied back, the
+	// way MS is taken; SingleMISMS is device time, back to back.
+	CalledMS float64 `json:"single_gpu_called_ms"`
+	VsCalled float64 `json:"speedup_vs_engine_called"`
 	// AloneMS is the engine on the largest range's own rows alone, its
 	// edges to other parts dropped (ranges with several parts): the time
 	// a part would take with no boundary, so SingleMISMS / AloneMS is
@@ -194,7 +204,7 @@ func parseGPUsBench(args []string, stdout io.Writer) (*gpusBench, error) {
 // graph times every distance and configuration on the graph of spec.
 func (b *gpusBench) graph(spec string, prog *progress.Reporter) ([]gpusBenchResult, error) {
 	prog.Show("generating %s", spec)
-	g, _, err := generate(spec)
+	g, err := genspec.Load(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -259,6 +269,10 @@ func (b *gpusBench) measure(spec string, g *mesh.Graph, cfgs []gpuConfig, prog *
 		if err != nil {
 			return nil, fmt.Errorf("%s floor: %w", spec, err)
 		}
+		called, err := engineCalled(dg, d, b.seed, b.reps)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", spec, err)
+		}
 		var one float64            // the driver's time on one GPU, first partition
 		alone := map[int]float64{} // by part count, ranges
 		for _, cfg := range cfgs {
@@ -282,6 +296,7 @@ func (b *gpusBench) measure(spec string, g *mesh.Graph, cfgs []gpuConfig, prog *
 			r.Graph, r.Edges, r.Distance, r.Config, r.Partition = spec, g.NumEdges(), d, cfg.name, cfg.partition
 			r.FloorMS, r.SingleMISMS = durMS(gpubench.Median(ft.Floor)), durMS(gpubench.Median(ft.MIS))
 			r.VsEngine = r.SingleMISMS / r.MS
+			r.CalledMS, r.VsCalled = called, called/r.MS
 			if k := len(cfg.devices); k > 1 && cfg.partition == "ranges" {
 				if _, ok := alone[k]; !ok {
 					prog.Show("%s distance %d: the engine on a %d-th alone", spec, d, k)
@@ -319,6 +334,22 @@ func largestRange(g *mesh.Graph, k int) *mesh.Graph {
 	return rangeGraph(g, lo, hi)
 }
 
+// engineCalled is the median wall time of the engine's runs on dg as a
+// caller makes them, after two untimed ones (benchGPUsOne's way).
+func engineCalled(dg *misgpu.Graph, dist int, seed uint64, reps int) (float64, error) {
+	var times []time.Duration
+	for i := range reps + 2 {
+		r, err := dg.Run(dist, misgpu.Priority{Seed: seed}, nil)
+		if err != nil {
+			return 0, err
+		}
+		if i >= 2 {
+			times = append(times, r.Time)
+		}
+	}
+	return durMS(median(times)), nil
+}
+
 // alone times the engine on sub.
 func (b *gpusBench) alone(sub *mesh.Graph, dist int) (float64, error) {
 	dg, err := gpubench.Upload(sub, 0)
@@ -351,10 +382,10 @@ func rangeGraph(g *mesh.Graph, lo, hi int32) *mesh.Graph {
 
 func printGPUsBench(w io.Writer, out []gpusBenchResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "graph\tdist\tparts\tpartition\tms\tfloor ms (1 GPU)\tengine ms (1 GPU)\ta part alone ms\t× engine\t× driver on 1 GPU\tweak: ms / 1 GPU's\trounds\tbytes/round\tset size\tidentical\tlinks\t")
+	fmt.Fprintln(tw, "graph\tdist\tparts\tpartition\tms\tfloor ms (1 GPU)\tengine ms (1 GPU)\tengine as called ms\ta part alone ms\t× engine\t× as called\t× driver on 1 GPU\tweak: ms / 1 GPU's\trounds\tbytes/round\tset size\tidentical\tlinks\t")
 	for _, r := range out {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%.3f\t%.3f\t%s\t%.2f\t%s\t%s\t%d\t%d\t%d\t%v\t%s\t\n", r.Graph, r.Distance, r.Config, r.Partition,
-			r.MS, r.FloorMS, r.SingleMISMS, msOrDash(r.AloneMS), r.VsEngine, ratio(r.Speedup), ratio(r.WeakVsOne), r.Rounds, r.BytesPerRound, r.SetSize, r.Identical,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%.2f\t%.2f\t%s\t%s\t%d\t%d\t%d\t%v\t%s\t\n", r.Graph, r.Distance, r.Config, r.Partition,
+			r.MS, r.FloorMS, r.SingleMISMS, r.CalledMS, msOrDash(r.AloneMS), r.VsEngine, r.VsCalled, ratio(r.Speedup), ratio(r.WeakVsOne), r.Rounds, r.BytesPerRound, r.SetSize, r.Identical,
 			strings.Join(r.Links, "; "))
 	}
 	tw.Flush()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/genspec"
 	"github.com/misgrid/misgrid/mesh"
 )
 
@@ -124,17 +125,17 @@ func TestBenchGPUWithoutGPU(t *testing.T) {
 
 // bench -device gpu -graphs takes generator specs and graph files.
 func TestLoadBenchGraph(t *testing.T) {
-	g, err := loadBenchGraph("testdata/lap3x3.mtx")
+	g, err := genspec.Load("testdata/lap3x3.mtx")
 	if err != nil || g.N() != 9 {
 		t.Fatalf("lap3x3.mtx: %v, %v", g, err)
 	}
-	if g, err := loadBenchGraph("hex27:4"); err != nil || g.N() != 64 {
+	if g, err := genspec.Load("hex27:4"); err != nil || g.N() != 64 {
 		t.Fatalf("hex27:4: %v, %v", g, err)
 	}
-	if _, err := loadBenchGraph("testdata"); err == nil || !strings.Contains(err.Error(), "unknown graph file type") {
+	if _, err := genspec.Load("testdata"); err == nil || !strings.Contains(err.Error(), "unknown graph file type") {
 		t.Errorf("a directory: %v", err)
 	}
-	if _, err := loadBenchGraph("missing.egr.gz"); err == nil {
+	if _, err := genspec.Load("missing.egr.gz"); err == nil {
 		t.Error("a missing file loaded")
 	}
 }

@@ -6,6 +6,7 @@ package genspec
 import (
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -204,6 +205,25 @@ func ReadFile(name string) (*mesh.Graph, *mesh.Mesh, error) {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return g, m, nil
+}
+
+// Load reads a graph file, by its extension (.mtx, .msh, .egr, each
+// optionally .gz; a mesh may end in :refine=L), or builds the graph of a
+// generator spec: what the benchmarks take for a graph.
+func Load(name string) (*mesh.Graph, error) {
+	file, _, _ := CutRefine(name)
+	base := strings.TrimSuffix(file, ".gz")
+	for _, ext := range []string{".mtx", ".msh", ".egr"} {
+		if strings.HasSuffix(base, ext) {
+			g, _, err := ReadFile(name)
+			return g, err
+		}
+	}
+	if _, err := os.Stat(name); err == nil {
+		return nil, fmt.Errorf("%s: unknown graph file type (want .mtx, .msh or .egr, optionally .gz)", name)
+	}
+	g, _, err := Generate(name)
+	return g, err
 }
 
 // MeshGraph returns the node graph of m with boundary classes from its

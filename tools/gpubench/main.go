@@ -88,7 +88,7 @@ func run(args []string) error {
 		return err
 	}
 	rep, err := gpubench.Run(gpubench.Config{
-		Device: *device, Graphs: strings.Split(*graphs, ","), Load: load, Orders: strings.Split(*orders, ","), Distances: dl,
+		Device: *device, Graphs: strings.Split(*graphs, ","), Load: func(name string) (*mesh.Graph, error) { return genspec.Load(strings.TrimSpace(name)) }, Orders: strings.Split(*orders, ","), Distances: dl,
 		Priority: mis.Priority{Kind: kind, Seed: *seed}, Reps: *reps, Profile: *profile,
 		Variants: func(int) []gpubench.Variant { return variants },
 		Progress: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "\r\033[K"+f, a...) },
@@ -139,17 +139,4 @@ func combinations() ([]gpubench.Variant, error) {
 		out = next
 	}
 	return out, nil
-}
-
-func load(name string) (*mesh.Graph, error) {
-	name = strings.TrimSpace(name)
-	file, _, _ := genspec.CutRefine(name) // a mesh file may end in :refine=L
-	for _, ext := range []string{".mtx", ".msh", ".egr", ".gz"} {
-		if strings.HasSuffix(file, ext) {
-			g, _, err := genspec.ReadFile(name)
-			return g, err
-		}
-	}
-	g, _, err := genspec.Generate(name)
-	return g, err
 }
