@@ -2,6 +2,7 @@ package misgpu_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/misgrid/misgrid/cuda"
 	"github.com/misgrid/misgrid/internal/genspec"
@@ -224,9 +225,15 @@ func upload(t *testing.T, g *mesh.Graph) *misgpu.Graph {
 // run runs the MIS with tuning tu exactly (not adjusted defaults).
 func run(t *testing.T, dg *misgpu.Graph, dist int, pri misgpu.Priority, tu misgpu.Tuning) *misgpu.Result {
 	t.Helper()
+	start := time.Now()
 	got, err := dg.Run(dist, pri, func(d *misgpu.Tuning) { *d = tu })
+	wall := time.Since(start)
 	if err != nil {
 		t.Fatalf("dist %d %+v: %v", dist, tu, err)
+	}
+	// The sweeps' time is part of the call's; an empty graph has none.
+	if (got.Time <= 0) != (dg.N() == 0) || got.Time > wall {
+		t.Fatalf("dist %d %+v: sweeps took %v of a call of %v", dist, tu, got.Time, wall)
 	}
 	return got
 }
