@@ -57,18 +57,24 @@ func partLoader(device, windows int) (*gpu.Loader, error) {
 		l.Close()
 	}
 	partLoaders.Unlock()
-	img := kernels.Part
-	switch windows {
-	case 1:
-		img = kernels.PartOneWindow
-	case 2:
-		img = kernels.PartTwoWindows
-	}
+	_, img := partImage(windows)
 	l, err := gpu.New(ctx, false, img, partKernels())
 	if err == nil {
 		loadersMade.Add(1)
 	}
 	return l, err
+}
+
+// partImage is the image of imageWindows' windows, and its source's
+// name for reports.
+func partImage(windows int) (string, []byte) {
+	switch windows {
+	case 1:
+		return "part1w.cu", kernels.PartOneWindow
+	case 2:
+		return "part2w.cu", kernels.PartTwoWindows
+	}
+	return "part.cu", kernels.Part
 }
 
 // putLoader keeps a closed part's loader for the next Parts, once its

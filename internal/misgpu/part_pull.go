@@ -129,9 +129,8 @@ func (pp *Parts) preparePulls(reach [][]bool) (bool, error) {
 		for _, g := range segs[q] {
 			most = max(most, g.Len)
 		}
-		n := uint32(len(segs[q]))
-		per := max(min(p.l.Grid("part_pull", int64(most+7)/4, blockSize), p.l.Grid("part_pull", 1<<40, blockSize)/n), 1)
-		p.pullSegs, p.pullGrid = int32(n), per*n
+		n := len(segs[q])
+		p.pullSegs, p.pullGrid = int32(n), gridShare(p.l, "part_pull", int64(most+7)/4, n)*uint32(n)
 	}
 	return true, nil
 }

@@ -231,7 +231,8 @@ func TestImageWindows(t *testing.T) {
 			}
 		}
 		if got := imageWindows(s); got != c.want {
-			t.Errorf("%s: image of %d windows (%s), want %d", c.name, got, imageName(got), c.want)
+			name, _ := partImage(got)
+			t.Errorf("%s: image of %d windows (%s), want %d", c.name, got, name, c.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/gpu"
 )
 
 // PartsResult is what a run of the parts found: per part, the flags of
@@ -273,7 +274,8 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 			defer r.part.trace.close()
 		}
 		runs[q] = r
-		res.Plans = append(res.Plans, imageName(p.windows)+": "+r.plan.kernels())
+		image, _ := partImage(p.windows)
+		res.Plans = append(res.Plans, image+": "+r.plan.kernels())
 	}
 	// Every context, not only the parts' streams: a copy from pageable
 	// memory (the priorities prepare uploads) may return before its DMA
@@ -385,7 +387,7 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 		// Its own grid: its share of what fits of it on the device at
 		// once, so that the tails of the parts there run together.
 		st.Tail = partTailName(r.plan.Key)
-		r.tailGrid = tailShare(l.Grid(st.Tail, int64(p.dg.n), blockSize), l.Grid(st.Tail, 1<<40, blockSize), p.sharers)
+		r.tailGrid = gridShare(l, st.Tail, int64(p.dg.n), p.sharers)
 	}
 	if o.Dist == 2 && ghosts && !r.plan.Buckets {
 		if r.plan.Key != KeyPrim {
@@ -436,10 +438,18 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 	return r, nil
 }
 
-// tailShare is the grid of a part's persistent tail: the grid its
-// vertices ask for, at most its share of fits, the most blocks resident
-// on its device at once, which sharers parts' tails split.
-func tailShare(want, fits uint32, sharers int) uint32 {
+// gridShare is the grid of kernel name over items threads when sharers
+// launches of it split the device: the grid the items ask for, at most
+// a sharers-th of the blocks resident on the device at once (a part's
+// persistent tail beside the other parts' of its device; a pull's
+// segment beside the others).
+func gridShare(l *gpu.Loader, name string, items int64, sharers int) uint32 {
+	return share(l.Grid(name, items, blockSize), l.Grid(name, 1<<40, blockSize), sharers)
+}
+
+// share is gridShare's grid: want, at most a sharers-th of fits, at
+// least 1.
+func share(want, fits uint32, sharers int) uint32 {
 	return max(min(want, fits/uint32(max(sharers, 1))), 1)
 }
 

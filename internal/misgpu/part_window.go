@@ -105,14 +105,6 @@ func imageWindows(specs []*PartSpec) int {
 	return most
 }
 
-// imageName names the image of imageWindows' w, for reports.
-func imageName(w int) string {
-	if w == 0 {
-		return "part.cu"
-	}
-	return fmt.Sprintf("part%dw.cu", w)
-}
-
 // GlobalID is the global id whose hash the kernels take for local id v
 // (vhash of mis.cu in part.cu's image, step for step): Base+v, or in the
 // last window that v reaches First plus the offset; from GIDFrom on the
