@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/misgrid/misgrid/internal/gpubench"
 	"github.com/misgrid/misgrid/mesh"
 	"github.com/misgrid/misgrid/mis"
 )
@@ -234,9 +235,9 @@ func benchOne(g *mesh.Graph, keys []uint64, dist, workers, reps int) (benchResul
 	if err := mis.Verify(g, pres.In, dist); err != nil {
 		return r, err
 	}
-	r.SerialSeconds = median(ser).Seconds()
-	r.ParallelSeconds = median(par).Seconds()
-	r.FloorSeconds = median(flo).Seconds()
+	r.SerialSeconds = gpubench.Median(ser).Seconds()
+	r.ParallelSeconds = gpubench.Median(par).Seconds()
+	r.FloorSeconds = gpubench.Median(flo).Seconds()
 	e := float64(r.Edges)
 	r.SerialEdgesPerSecond = e / r.SerialSeconds
 	r.ParallelEdgesPerSecond = e / r.ParallelSeconds
@@ -245,16 +246,6 @@ func benchOne(g *mesh.Graph, keys []uint64, dist, workers, reps int) (benchResul
 	r.SerialOverFloor = r.SerialSeconds / r.FloorSeconds
 	r.Speedup = r.SerialSeconds / r.ParallelSeconds
 	return r, nil
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	m := len(s) / 2
-	if len(s)%2 == 0 {
-		return (s[m-1] + s[m]) / 2
-	}
-	return s[m]
 }
 
 // floorSink keeps the floor's sum alive so the compiler cannot drop the loop.

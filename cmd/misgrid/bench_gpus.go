@@ -347,7 +347,7 @@ func engineCalled(dg *misgpu.Graph, dist int, seed uint64, reps int) (float64, e
 			times = append(times, r.Time)
 		}
 	}
-	return durMS(median(times)), nil
+	return durMS(gpubench.Median(times)), nil
 }
 
 // alone times the engine on sub.
@@ -464,7 +464,7 @@ func benchGPUsOne(n int, opts mis.MultiGPUOptions, g *mesh.Graph, reps int, want
 		}
 		last = res
 	}
-	r.MS = durMS(median(times))
+	r.MS = durMS(gpubench.Median(times))
 	r.Rounds, r.BytesPerRound, r.SetSize, r.Links = last.Rounds, last.BytesPerRound, last.Size, last.Links
 	r.BytesPerRun, r.Plans = last.BytesPerRun, last.Plans
 	r.Identical = last.Size == want.Size
