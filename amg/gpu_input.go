@@ -408,7 +408,9 @@ func (ds *devSetup) drop(d *dcsr, diag *cuda.Buffer) (*csr, *dcsr, error) {
 }
 
 // launchIn queues an input kernel over items threads.
-func (ds *devSetup) launchIn(name string, items int64, args ...any) { ds.launchOn(ds.in, name, items, args...) }
+func (ds *devSetup) launchIn(name string, items int64, args ...any) {
+	ds.launchOn(ds.in, name, items, args...)
+}
 
 // checkOnDevice is Update's check of a for a hierarchy the device set up
 // with Options.Reuse: a with the operator's exact layout goes up into the

@@ -381,7 +381,9 @@ func (ds *devSetup) numeric(l *level, da *dcsr, dl *devLevel, gl *gpuLevel) erro
 // kernel whose registers or shared memory leave room for fewer blocks
 // than a multiprocessor's eight would otherwise run its last blocks as
 // a second, thinner wave.
-func (ds *devSetup) launch(name string, items int64, args ...any) { ds.launchOn(ds.s, name, items, args...) }
+func (ds *devSetup) launch(name string, items int64, args ...any) {
+	ds.launchOn(ds.s, name, items, args...)
+}
 
 // launchOn is launch with the kernels of loader l.
 func (ds *devSetup) launchOn(l *gpu.Loader, name string, items int64, args ...any) {
