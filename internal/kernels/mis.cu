@@ -123,6 +123,18 @@ typedef unsigned char u8;
 #define PART_TABLE 1
 #endif
 
+// PART_PREFIX (part.cu's image): with hash keys the class bits of a state
+// byte, unused by the keys, hold the top six bits of the vertex's hash
+// (part_prefix sets them for every local id; every store of a state keeps
+// them, and a state byte is the same on every part), so a comparison of
+// two keys whose prefixes differ needs neither hash. A part with id
+// tables would otherwise load a global id for every neighbour it keys:
+// a 4-byte table beside 1-byte states, which pushed the states out of L2.
+#if defined(PART_ENGINE) && defined(PART_TABLE)
+#define PART_PREFIX 1
+#define HPREFIX(h) ((u32)(h) >> 26)
+#endif
+
 struct Params {
 	const i64 *off;
 	const int *adj;
@@ -237,6 +249,41 @@ __device__ __forceinline__ u64 key_of(const Params &P, u32 v, u32 s, u32 prim) {
 	if (PK == PK_CLASS) return ((u64)CLASS(s) << 32) | h;
 	if (PK == PK_PRIM) return ((u64)prim << 32) | h;
 	return h;
+}
+
+// key_above says whether the key of u (state s, primary prim) is above
+// kv, and key_atleast whether it reaches the threshold lo: key_of's
+// comparisons, which with PART_PREFIX and hash keys hash u only where the
+// prefix in its state ties kv's (one in 64).
+template <int PK>
+__device__ __forceinline__ bool key_above(const Params &P, u32 u, u32 s, u32 prim, u64 kv) {
+#ifdef PART_PREFIX
+	if (PK == PK_HASH) {
+		const u32 a = CLASS(s), b = HPREFIX(kv);
+		return a != b ? a > b : vhash(P, u) > (u32)kv;
+	}
+#endif
+	return key_of<PK>(P, u, s, prim) > kv;
+}
+
+template <int PK>
+__device__ __forceinline__ bool key_atleast(const Params &P, u32 u, u32 s, u32 prim, u64 lo) {
+#ifdef PART_PREFIX
+	if (PK == PK_HASH) {
+		const u32 a = CLASS(s), b = HPREFIX(lo);
+		return lo >> 32 ? false : a != b ? a > b : vhash(P, u) >= (u32)lo;
+	}
+#endif
+	return key_of<PK>(P, u, s, prim) >= lo;
+}
+
+// band_has is in_band for v of state s.
+template <int PK>
+__device__ __forceinline__ bool band_has(const Params &P, u32 v, u32 s) {
+#ifdef PART_PREFIX
+	if (PK == PK_HASH) return P.band == 0 || key_atleast<PK_HASH>(P, v, s, 0, P.band);
+#endif
+	return in_band(P, v);
 }
 
 template <int G>
@@ -570,7 +617,7 @@ __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, in
 		bool hin = false, hund = false;
 #pragma unroll
 		for (int j = 0; j < 8; j++) {
-			if (ok[j] && key_of<PK>(P, u[j], s[j], p[j]) > kv) {
+			if (ok[j] && key_above<PK>(P, u[j], s[j], p[j], kv)) {
 				hin |= STATE(s[j]) == IN;
 				hund |= STATE(s[j]) == UND;
 			}
@@ -620,7 +667,7 @@ __device__ __forceinline__ u32 mis1_scan(const Params &P, i64 b, int deg, u64 kv
 		bool hin = false, hund = false;
 #pragma unroll
 		for (int j = 0; j < U; j++) {
-			if (ok[j] && key_of<PK>(P, u[j], s[j], p[j]) > kv) {
+			if (ok[j] && key_above<PK>(P, u[j], s[j], p[j], kv)) {
 				hin |= STATE(s[j]) == IN;
 				hund |= STATE(s[j]) == UND;
 			}
@@ -654,9 +701,10 @@ __device__ void mis1_sweep(const Params &P) {
 		u32 flags = 0;
 #pragma unroll
 		for (int j = 0; j < 4; j++) {
-			const bool und = ((w >> (8 * j)) & 3u) == UND;
+			const u32 s = (w >> (8 * j)) & 0xffu;
+			const bool und = (s & 3u) == UND;
 			live += und;
-			flags |= (und && in_band(P, (u32)(t * TILE + lane * 4 + j)) ? 1u : 0u) << j;
+			flags |= (und && band_has<PK>(P, (u32)(t * TILE + lane * 4 + j), s) ? 1u : 0u) << j;
 		}
 		cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
 		if (cnt < TILE && more) return;

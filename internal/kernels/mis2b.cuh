@@ -164,8 +164,13 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 #pragma unroll
 			for (int j = 0; j < 8; j++) {
 				hit |= STATE(s[j]) == IN;
+#ifdef PART_PREFIX
+				// Only whether one is larger counts.
+				const u64 b = STATE(s[j]) == UND && key_above<PK>(P, x[j], s[j], p[j], kv) ? x[j] + 1 : 0;
+#else
 				const u64 k = key_of<PK>(P, x[j], s[j], p[j]);
 				const u64 b = STATE(s[j]) == UND && k > kv ? (u64)(u32)k << 32 | (x[j] + 1) : 0;
+#endif
 				best = max(best, b);
 			}
 			return !hit;
@@ -273,7 +278,7 @@ __device__ void mis2b_sweep(const Params &P, int nlist) {
 			const int v = i < nlist ? P.ball[i] : -1;
 			const u32 s = v >= 0 ? __ldcg(P.st + v) : OUT;
 			const bool und = STATE(s) == UND;
-			const bool flag = und && key_of<PK>(P, (u32)v, s, PK == PK_PRIM && und ? __ldg(P.prim + v) : 0) >= lo;
+			const bool flag = und && key_atleast<PK>(P, (u32)v, s, PK == PK_PRIM && und ? __ldg(P.prim + v) : 0, lo);
 			const u32 b = __ballot_sync(0xffffffffu, flag);
 			if (flag) {
 				const int pos = cnt + __popc(b & ((1u << lane) - 1));
@@ -300,8 +305,8 @@ __device__ void mis2b_sweep(const Params &P, int nlist) {
 			const u32 s = (w >> (8 * j)) & 0xffu;
 			const u32 v = (u32)(t * TILE) + lane * 4 + j;
 			const bool und = STATE(s) == UND;
-			const u64 k = key_of<PK>(P, v, s, PK == PK_PRIM && und ? __ldg(P.prim + v) : 0);
-			flags |= (und && k >= lo ? 1u : 0u) << j;
+			const bool at = key_atleast<PK>(P, v, s, PK == PK_PRIM && und ? __ldg(P.prim + v) : 0, lo);
+			flags |= (und && at ? 1u : 0u) << j;
 		}
 		cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
 		if (cnt < flush && more) return;

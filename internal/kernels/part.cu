@@ -439,3 +439,20 @@ extern "C" __global__ void part_ghosts(u8 *st, const u8 *cls, int n) {
 	for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x)
 		st[v] = cls ? (u8)((cls[v] & 63u) << 2) : 0;
 }
+
+#ifdef PART_PREFIX
+// part_prefix puts the top six bits of the hash of each vertex's global
+// id into its state's class bits (PART_PREFIX in mis.cu), for the owned
+// vertices [0, own) and the ghosts [from, n), once their states are
+// initialised.
+extern "C" __global__ void part_prefix(u8 *st, int own, int from, int n, u32 seedlo, u32 seedhi PART_PARAMS) {
+	Params P = {};
+	P.seedlo = seedlo, P.seedhi = seedhi;
+	PART_SET(P)
+	const int m = own + (n - from);
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
+		const u32 v = i < own ? (u32)i : (u32)(from + (i - own));
+		st[v] = (u8)((st[v] & 3u) | HPREFIX(vhash(P, v)) << 2);
+	}
+}
+#endif
