@@ -123,14 +123,14 @@ typedef unsigned char u8;
 #define PART_TABLE 1
 #endif
 
-// PART_PREFIX (part.cu's image): with hash keys the class bits of a state
+// PART_PREFIX (the part images): with hash keys the class bits of a state
 // byte, unused by the keys, hold the top six bits of the vertex's hash
 // (part_prefix sets them for every local id; every store of a state keeps
 // them, and a state byte is the same on every part), so a comparison of
 // two keys whose prefixes differ needs neither hash. A part with id
 // tables would otherwise load a global id for every neighbour it keys:
 // a 4-byte table beside 1-byte states, which pushed the states out of L2.
-#if defined(PART_ENGINE) && defined(PART_TABLE)
+#ifdef PART_ENGINE
 #define PART_PREFIX 1
 #define HPREFIX(h) ((u32)(h) >> 26)
 #endif

@@ -182,14 +182,9 @@ var liveParts atomic.Int64
 // LiveAllocations returns the allocations of Parts not yet freed.
 func LiveAllocations() int64 { return liveParts.Load() }
 
-func partKernels(windows int) []string {
-	k := append(Kernels(), "mis2b_p2", "part_send", "part_recv_at", "part_recv", "part_ghosts", "part_return", "part_exchange", "part_pull",
-		partTailName(0), partTailName(1), partTailName(2))
-	if windows == 0 {
-		// part.cu's image keeps the top bits of the hashes in the states.
-		k = append(k, "part_prefix")
-	}
-	return k
+func partKernels() []string {
+	return append(Kernels(), "mis2b_p2", "part_send", "part_recv_at", "part_recv", "part_ghosts", "part_prefix", "part_return",
+		"part_exchange", "part_pull", partTailName(0), partTailName(1), partTailName(2))
 }
 
 // partTailName is the MIS-1 tail that sends its boundary decisions

@@ -58,7 +58,7 @@ func partLoader(device, windows int) (*gpu.Loader, error) {
 	}
 	partLoaders.Unlock()
 	_, img := partImage(windows)
-	l, err := gpu.New(ctx, false, img, partKernels(windows))
+	l, err := gpu.New(ctx, false, img, partKernels())
 	if err == nil {
 		loadersMade.Add(1)
 	}

@@ -422,9 +422,9 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 			return nil, err
 		}
 	}
-	if p.windows == 0 && r.plan.Key == KeyHash {
-		// part.cu's image: its comparisons of hash keys read the top bits
-		// of the hashes from the states (PART_PREFIX in mis.cu).
+	if r.plan.Key == KeyHash {
+		// The part images' comparisons of hash keys read the top bits of
+		// the hashes from the states (PART_PREFIX in mis.cu).
 		args := append([]any{ws.st, int32(p.dg.n), int32(gf), int32(slots), uint32(r.seed), uint32(r.seed >> 32)},
 			p.extra(o.KeepIDs)...)
 		if err := l.Launch(nil, "part_prefix", l.Grid("part_prefix", int64(p.dg.n)+slots-gf, blockSize), args...); err != nil {
