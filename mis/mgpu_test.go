@@ -77,7 +77,10 @@ func multiGPUIsGreedy(t *testing.T, devs []int, images map[string]bool) {
 				want := greedy(c.g, keys, dist)
 				opts := []MultiGPUOptions{{}, {pairs: true}, {Partition: mgpuPartition(c.g.N(), len(devs), true), mailboxes: true}}
 				if pr.Kind == Hash {
-					opts = append(opts, MultiGPUOptions{push: true}, MultiGPUOptions{push: true, split: true})
+					// Locality and tables: the parts key their ghosts
+					// through the id tables, comparing hash prefixes.
+					opts = append(opts, MultiGPUOptions{push: true}, MultiGPUOptions{push: true, split: true},
+						MultiGPUOptions{Partition: lp, Order: order}, MultiGPUOptions{tables: true})
 				}
 				if pr.Kind == Degree {
 					opts = append(opts, MultiGPUOptions{mailboxes: true}, MultiGPUOptions{Partition: lp, Order: order},
@@ -114,6 +117,56 @@ func multiGPUIsGreedy(t *testing.T, devs []int, images map[string]bool) {
 						t.Fatalf("%s: plans %v over %v without the sending tail", name, res.Plans, res.Links)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestMultiGPUGhostPrefixes: with hash keys every ghost state a run
+// leaves on a part still carries the top six bits of its vertex's hash
+// (PART_PREFIX in mis.cu), whatever brought the ghost's decision (stores,
+// pairs, mailboxes, pulls, the sending tail): the kernels compare keys by
+// those bits, so a store that dropped them would decide by a wrong key.
+func TestMultiGPUGhostPrefixes(t *testing.T) {
+	for _, devs := range mgpuDevices(t) {
+		for _, c := range mgpuGraphs() {
+			lp, order, err := LocalityPartition(c.g, len(devs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, dist := range []int{1, 2} {
+				for _, o := range []MultiGPUOptions{{}, {mailboxes: true}, {pairs: true}, {Partition: lp, Order: order}} {
+					pr := Priority{Kind: Hash, Seed: 1<<33 | 7}
+					name := fmt.Sprintf("%v/%s/d%d/mailboxes=%v/pairs=%v/locality=%v", devs, c.name, dist, o.mailboxes, o.pairs, o.Order != nil)
+					o.Distance, o.Priority, o.Devices = dist, pr, devs
+					ghostPrefixes(t, name, c.g, o)
+				}
+			}
+		}
+	}
+}
+
+func ghostPrefixes(t *testing.T, name string, g *mesh.Graph, o MultiGPUOptions) {
+	m, err := NewMultiGPU(g, o)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	defer m.Close()
+	if _, err := m.Run(context.Background()); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	for q, p := range m.parts {
+		st, err := m.pp.GhostStates(q)
+		if err != nil {
+			t.Fatalf("%s: part %d: %v", name, q, err)
+		}
+		for i, s := range st {
+			v := p.global[p.gf()+i]
+			if v < 0 {
+				continue // a window's hole
+			}
+			if want := uint8(Hash32(v, o.Priority.Seed) >> 26); s>>2 != want {
+				t.Fatalf("%s: part %d: ghost %d (vertex %d) in state %#x carries prefix %d, want %d", name, q, i, v, s, s>>2, want)
 			}
 		}
 	}

@@ -516,6 +516,28 @@ func (p *part) flags() ([]bool, error) {
 	return m.In, nil
 }
 
+// GhostStates copies part q's ghost state bytes back (ghost i, local id
+// GhostFrom(own)+i, at index i): what the boundary kernels left there,
+// for checks between runs. The owned states are the set's flags once a
+// run is done (flags).
+func (pp *Parts) GhostStates(q int) ([]uint8, error) {
+	if q < 0 || q >= len(pp.ps) {
+		return nil, fmt.Errorf("part %d of %d", q, len(pp.ps))
+	}
+	p := pp.ps[q]
+	gf := GhostFrom(p.spec.Own)
+	out := make([]uint8, max(len(p.spec.Offsets)-1-gf, 0))
+	if len(out) == 0 {
+		return out, nil
+	}
+	unlock, err := p.dg.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return out, gpu.StageFrom(p.l, p.l.Stream, out, p.dg.ws.st, int64(gf))
+}
+
 // fail waits for whatever is still queued on every part, so that Close
 // can free the memory, and names part q.
 func (pp *Parts) fail(q int, err error) error {
