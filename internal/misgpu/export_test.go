@@ -9,6 +9,7 @@ var (
 	SmallRanks       = smallRanks
 	SampleStep       = sampleStep
 	RowRuns          = rowRuns
+	PartTuning       = partTuning
 )
 
 // SampleRows is what near_sample counts on dg (see sampleRows).

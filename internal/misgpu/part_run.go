@@ -365,21 +365,7 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 	tail := o.Tail || len(pp.ps) == 1 || pp.tailSends
 	// One part has no ghosts: it runs the engine's plan as it is.
 	ghosts := len(pp.ps) > 1
-	r, err := p.dg.prepare(o.Dist, pri, func(t *Tuning) {
-		if !tail {
-			t.Tail = 0
-		}
-		if o.Dist == 2 && ghosts {
-			// Buckets: a part has no balls for its ghosts. No split
-			// run: its second stage compares by hash alone once the
-			// part's own larger classes are decided, which its ghosts
-			// of other parts may not be.
-			t.Group, t.Split = 1, 0
-			if t.Buckets == 0 {
-				t.Buckets = buckets2
-			}
-		}
-	})
+	r, err := p.dg.prepare(o.Dist, pri, func(t *Tuning) { partTuning(t, o.Dist, tail, ghosts) })
 	if err != nil {
 		return nil, err
 	}
@@ -445,6 +431,29 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 		clear(p.pubHost.Bytes())
 	}
 	return r, nil
+}
+
+// partTuning is the engine's tuning t made a part's: without the tail
+// unless tail, and at distance 2 never a split run, whose second stage
+// runs the hash kernels on class keys: in the part images those read a
+// state's class bits as its hash's prefix (PART_PREFIX in mis.cu), and
+// with ghosts of other parts the stage would compare by hash once the
+// part's own larger classes are decided, which its ghosts may not be.
+// With ghosts, buckets (a part has no balls for its ghosts).
+func partTuning(t *Tuning, dist int, tail, ghosts bool) {
+	if !tail {
+		t.Tail = 0
+	}
+	if dist != 2 {
+		return
+	}
+	t.Split = 0
+	if ghosts {
+		t.Group = 1
+		if t.Buckets == 0 {
+			t.Buckets = buckets2
+		}
+	}
 }
 
 // gridShare is the grid of kernel name over items threads when sharers

@@ -3,6 +3,7 @@ package misgpu_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/misgrid/misgrid/internal/misgpu"
@@ -298,5 +299,47 @@ func TestPlanVariants(t *testing.T) {
 	}
 	if _, err := misgpu.NewPlan(planShapes["hex27"], 1, misgpu.KeyHash, misgpu.Tuning{Group: 3}); err == nil {
 		t.Error("3 lanes per vertex planned")
+	}
+}
+
+// TestPartPlansKeepTheirKeys: a part's plan runs only kernels of its own
+// kind of key. The part images read a state's class bits as the hash's
+// prefix in the hash kernels, so a class-keyed part that ran them (the
+// second stage of a split run) would compare by wrong keys; the engine's
+// own tuning does split such a run, which the test checks first.
+func TestPartPlansKeepTheirKeys(t *testing.T) {
+	s := misgpu.Shape{N: 4_096_000, M: 105_119_352, MaxDeg: 26, Vec: true, Classes: []int64{3_900_000, 150_000, 40_000, 6_000}}
+	ofKey := func(p *misgpu.Plan, key misgpu.Key) bool {
+		suffix := fmt.Sprintf("_p%d", key)
+		for _, st := range p.Stages {
+			for _, k := range []string{st.Kernel, st.First, st.Tail} {
+				if k != "" && !strings.HasSuffix(k, suffix) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	engine, err := misgpu.NewPlan(s, 2, misgpu.KeyClass, misgpu.Defaults(s, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ofKey(engine, misgpu.KeyClass) {
+		t.Fatalf("the engine's plan of class keys runs no other kernels (%s): the test checks nothing", engine.Stages[len(engine.Stages)-1].Kernel)
+	}
+	for _, dist := range []int{1, 2} {
+		for _, key := range []misgpu.Key{misgpu.KeyHash, misgpu.KeyClass, misgpu.KeyPrim} {
+			for _, ghosts := range []bool{false, true} {
+				tu := misgpu.Defaults(s, dist)
+				misgpu.PartTuning(&tu, dist, true, ghosts)
+				p, err := misgpu.NewPlan(s, dist, key, tu)
+				if err != nil {
+					t.Fatalf("d%d key %d ghosts=%v: %v", dist, key, ghosts, err)
+				}
+				if !ofKey(p, key) {
+					t.Errorf("d%d key %d ghosts=%v: the part's plan runs %+v", dist, key, ghosts, p.Stages)
+				}
+			}
+		}
 	}
 }
