@@ -33,7 +33,8 @@ func wantsGPUs(args []string) bool {
 }
 
 const benchGPUsUsage = `usage: misgrid bench -gpus N[,N...] [-parts N[,N...]] [-partition ranges,locality]
-                    [-graphs SPEC,...] [-weak N] [-distance 1,2] [-reps 10] [-json]
+                    [-graphs SPEC,...] [-weak N] [-distance 1,2] [-priority hash]
+                    [-seed S] [-reps 10] [-json]
 
 Measures the partitioned MIS over several GPUs of this host: each part
 runs the single-GPU engine and stores the boundary vertices it decides
@@ -54,7 +55,8 @@ own rows alone (its edges to other parts dropped: the split with no
 boundary, whose ratio to the whole is the most the parts can give), the
 speedup over the engine both ways and over the same
 driver on one GPU, the bytes sent per round, and whether the set equals
-the CPU greedy set. -weak N adds the weak scaling: for each GPU count k,
+the CPU greedy set, all under -priority (hash, boundary or degree) and
+-seed. -weak N adds the weak scaling: for each GPU count k,
 the 27-point graph of N×N×kN vertices on k GPUs (contiguous ranges: a
 cube of N³ per GPU), with its time over that of one GPU on N³ (the rows
 of hex27:N with ranges stand for one GPU when -graphs has them).
@@ -145,7 +147,7 @@ type gpusBench struct {
 	dists      []int
 	weak       int // the side of the weak scaling's cube per GPU, or 0
 	reps       int
-	seed       uint64
+	pri        mis.Priority
 	asJSON     bool
 }
 
@@ -159,7 +161,8 @@ func parseGPUsBench(args []string, stdout io.Writer) (*gpusBench, error) {
 	b := &gpusBench{}
 	fs.IntVar(&b.weak, "weak", 0, "weak scaling: hex27 N×N×kN on k GPUs for each -gpus count k (0: none)")
 	fs.IntVar(&b.reps, "reps", 10, "timed runs per measurement, at least 10 (median reported)")
-	fs.Uint64Var(&b.seed, "seed", 0, "hash seed")
+	seed := fs.Uint64("seed", 0, "hash seed")
+	priority := fs.String("priority", "hash", "priority: hash, boundary or degree")
 	fs.BoolVar(&b.asJSON, "json", false, "print JSON instead of a table")
 	if err := parseDeviceBenchFlags(fs, args, stdout, &b.reps); err != nil {
 		return nil, err
@@ -176,6 +179,11 @@ func parseGPUsBench(args []string, stdout io.Writer) (*gpusBench, error) {
 			return nil, err
 		}
 	}
+	kind, err := mis.ParsePriorityKind(*priority)
+	if err != nil {
+		return nil, fmt.Errorf("bench: -priority %q: want hash, boundary or degree", *priority)
+	}
+	b.pri = mis.Priority{Kind: kind, Seed: *seed}
 	b.partitions = strings.Split(*partitions, ",")
 	for _, p := range b.partitions {
 		if p != "ranges" && p != "locality" {
@@ -255,7 +263,11 @@ func (b *gpusBench) measure(spec string, g *mesh.Graph, cfgs []gpuConfig, prog *
 	}
 	defer dg.Close()
 	// The floor and the multi-GPU runs hash too.
-	pri := mis.Priority{Kind: mis.Hash, Seed: b.seed}
+	pri := b.pri
+	dpri, err := gpubench.DevicePriority(pri, g)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec, err)
+	}
 	locality := map[int][2][]int32{} // by part count: the partition and the order
 	halves := map[int]*mesh.Graph{}  // by part count: the largest range alone
 	var out []gpusBenchResult
@@ -265,11 +277,11 @@ func (b *gpusBench) measure(spec string, g *mesh.Graph, cfgs []gpuConfig, prog *
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec, err)
 		}
-		ft, err := dg.Time(d, misgpu.Priority{Seed: b.seed}, nil, b.reps, 2, false)
+		ft, err := dg.Time(d, dpri, nil, b.reps, 2, false)
 		if err != nil {
 			return nil, fmt.Errorf("%s floor: %w", spec, err)
 		}
-		called, err := engineCalled(dg, d, b.seed, b.reps)
+		called, err := engineCalled(dg, d, dpri, b.reps)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec, err)
 		}
@@ -336,10 +348,10 @@ func largestRange(g *mesh.Graph, k int) *mesh.Graph {
 
 // engineCalled is the median wall time of the engine's runs on dg as a
 // caller makes them, after two untimed ones (benchGPUsOne's way).
-func engineCalled(dg *misgpu.Graph, dist int, seed uint64, reps int) (float64, error) {
+func engineCalled(dg *misgpu.Graph, dist int, pri misgpu.Priority, reps int) (float64, error) {
 	var times []time.Duration
 	for i := range reps + 2 {
-		r, err := dg.Run(dist, misgpu.Priority{Seed: seed}, nil)
+		r, err := dg.Run(dist, pri, nil)
 		if err != nil {
 			return 0, err
 		}
@@ -357,7 +369,11 @@ func (b *gpusBench) alone(sub *mesh.Graph, dist int) (float64, error) {
 		return 0, err
 	}
 	defer dg.Close()
-	t, err := dg.Time(dist, misgpu.Priority{Seed: b.seed}, nil, b.reps, 2, false)
+	pri, err := gpubench.DevicePriority(b.pri, sub)
+	if err != nil {
+		return 0, err
+	}
+	t, err := dg.Time(dist, pri, nil, b.reps, 2, false)
 	if err != nil {
 		return 0, err
 	}
