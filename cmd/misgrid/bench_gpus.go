@@ -262,7 +262,8 @@ func (b *gpusBench) measure(spec string, g *mesh.Graph, cfgs []gpuConfig, prog *
 		return nil, fmt.Errorf("%s: %w", spec, err)
 	}
 	defer dg.Close()
-	// The floor and the multi-GPU runs hash too.
+	// The engine's priority, resolved on g as the multi-GPU runs resolve
+	// b.pri on their parts.
 	pri := b.pri
 	dpri, err := gpubench.DevicePriority(pri, g)
 	if err != nil {

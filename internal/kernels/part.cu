@@ -440,7 +440,6 @@ extern "C" __global__ void part_ghosts(u8 *st, const u8 *cls, int n) {
 		st[v] = cls ? (u8)((cls[v] & 63u) << 2) : 0;
 }
 
-#ifdef PART_PREFIX
 // part_prefix puts the top six bits of the hash of each vertex's global
 // id into its state's class bits (PART_PREFIX in mis.cu), for the owned
 // vertices [0, own) and the ghosts [from, n), once their states are
@@ -455,4 +454,3 @@ extern "C" __global__ void part_prefix(u8 *st, int own, int from, int n, u32 see
 		st[v] = (u8)((st[v] & 3u) | HPREFIX(vhash(P, v)) << 2);
 	}
 }
-#endif

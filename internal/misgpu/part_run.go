@@ -363,7 +363,8 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 	}
 	pri := Priority{Seed: o.Seed, Class: p.spec.Class, Prim: p.spec.Prim}
 	tail := o.Tail || len(pp.ps) == 1 || pp.tailSends
-	// One part has no ghosts: it runs the engine's plan as it is.
+	// One part has no ghosts: the engine's plan, but for partTuning's
+	// rules.
 	ghosts := len(pp.ps) > 1
 	r, err := p.dg.prepare(o.Dist, pri, func(t *Tuning) { partTuning(t, o.Dist, tail, ghosts) })
 	if err != nil {
