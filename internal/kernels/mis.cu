@@ -208,12 +208,18 @@ struct List<2, C> {
 // so it has no branch but the table's load: selects let the compiler
 // interleave the hashes of a row's entries, where nested branches (and
 // their convergence barriers) made them one after the other and a part's
-// MIS-1 sweeps a quarter slower than the engine's. A null gid (a part
-// whose local ids are its global ids) hashes v.
+// MIS-1 sweeps a quarter slower than the engine's. In part.cu's image a
+// null gid (a part whose local ids are its global ids) hashes v; the
+// window images map every id, whose base and windows are 0 and none for
+// such a part: a test of gid there doubled the sweeps' code and kept
+// their hashes apart as the nested branches did.
 __device__ __forceinline__ u32 vhash(const Params &P, u32 v) {
 	u32 g = v;
 #ifdef PART_ENGINE
-	if (P.gid) {
+#ifdef PART_TABLE
+	if (P.gid)
+#endif
+	{
 		u32 d = P.gbase;
 #pragma unroll
 		for (int k = 0; k < PART_GW; k++) d = v >= (u32)(P.gw[k] >> 32) ? (u32)P.gw[k] : d;

@@ -185,8 +185,9 @@ func TestPullSegments(t *testing.T) {
 }
 
 // TestImageWindows: parts of at most one window each and no ghost in the
-// tables run part1w.cu's image, of at most two part2w.cu's; a third
-// window, a ghost in the tables or a single part run part.cu's.
+// tables run part1w.cu's image, of at most two part2w.cu's, and so does
+// a single part whose ids are the global ones; a third window, a ghost
+// in the tables or a single part of other ids run part.cu's.
 func TestImageWindows(t *testing.T) {
 	g := GhostFrom
 	mk := func() []*PartSpec {
@@ -217,6 +218,9 @@ func TestImageWindows(t *testing.T) {
 		{"two windows", windows(2), 2},
 		{"three windows", windows(3), 0},
 		{"one part", func(s []*PartSpec) []*PartSpec { return s[:1] }, 0},
+		{"one part in id order", func(s []*PartSpec) []*PartSpec {
+			return []*PartSpec{{Own: 10, Offsets: make([]int64, g(10)+1), GIDFrom: g(10)}}
+		}, 1},
 		{"tables", func(s []*PartSpec) []*PartSpec {
 			s[1].GIDFrom--
 			s[1].Windows[0].Len--
