@@ -93,7 +93,7 @@ func (s *PartSpec) gidWindows() [MaxWindows]uint64 {
 // single part whose ids are the global ones (its base 0 and no window
 // map every id to itself there); else 0, part.cu's image, which tests
 // for a table on every hash: the one part in id order ran its MIS-1
-// sweeps 12 % longer in it (13 % more instructions), at the engine's
+// sweeps 14 % longer in it (15 % more instructions), at the engine's
 // pace in part1w.cu's.
 func imageWindows(specs []*PartSpec) int {
 	if len(specs) == 1 && specs[0].IdentityIDs() {
