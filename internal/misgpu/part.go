@@ -98,7 +98,8 @@ type PartsOptions struct {
 	Trace bool
 	// SplitExchange launches part_send and part_return apart instead of
 	// as one part_exchange, and KeepIDs passes the id table even where
-	// a part's local ids are its global ids (benchmarks of both).
+	// a part's local ids are its global ids, and runs a single part in
+	// part.cu's image, which reads it (benchmarks of both).
 	SplitExchange, KeepIDs bool
 	// Inject, when it returns true for (part, launch), makes that part's
 	// boundary launch fail (tests).
@@ -198,6 +199,10 @@ func NewParts(specs []*PartSpec, o PartsOptions) (*Parts, error) {
 	}
 	pp := &Parts{opts: o}
 	windows := imageWindows(specs)
+	if o.KeepIDs && len(specs) == 1 {
+		// The window images do not read the table it keeps.
+		windows = 0
+	}
 	for q, s := range specs {
 		p, err := newPart(s, windows)
 		if p != nil {
