@@ -198,11 +198,7 @@ func NewParts(specs []*PartSpec, o PartsOptions) (*Parts, error) {
 		return nil, fmt.Errorf("distance %d (want 1 or 2)", o.Dist)
 	}
 	pp := &Parts{opts: o}
-	windows := imageWindows(specs)
-	if o.KeepIDs && len(specs) == 1 {
-		// The window images do not read the table it keeps.
-		windows = 0
-	}
+	windows := imageWindows(specs, o.KeepIDs)
 	for q, s := range specs {
 		p, err := newPart(s, windows)
 		if p != nil {

@@ -234,9 +234,18 @@ func TestImageWindows(t *testing.T) {
 				t.Fatalf("%s: part %d: %v", c.name, q, err)
 			}
 		}
-		if got := imageWindows(s); got != c.want {
+		if got := imageWindows(s, false); got != c.want {
 			name, _ := partImage(got)
 			t.Errorf("%s: image of %d windows (%s), want %d", c.name, got, name, c.want)
+		}
+		// The id table a single part keeps is read in part.cu's image
+		// only; with several parts the option changes no image.
+		want := c.want
+		if len(s) == 1 {
+			want = 0
+		}
+		if got := imageWindows(s, true); got != want {
+			t.Errorf("%s, ids kept: image of %d windows, want %d", c.name, got, want)
 		}
 	}
 }
