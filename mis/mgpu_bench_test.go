@@ -123,13 +123,13 @@ func benchParts(b *testing.B, specs []*misgpu.PartSpec, o misgpu.PartsOptions) [
 	return r.In
 }
 
-// hex256OnGPU is hex27 256³, its hash keys, and the graph on GPU 0 for
+// hexOnGPU is hex27 256×256×nz, its hash keys, and the graph on GPU 0 for
 // the engine; it skips without a GPU.
-func hex256OnGPU(b *testing.B) (*mesh.Graph, []uint64, *misgpu.Graph) {
+func hexOnGPU(b *testing.B, nz int) (*mesh.Graph, []uint64, *misgpu.Graph) {
 	if err := cuda.Available(); err != nil {
 		b.Skip(err)
 	}
-	g := mesh.Hex27Graph(256, 256, 256)
+	g := mesh.Hex27Graph(256, 256, nz)
 	keys, err := Keys(g, Priority{Kind: Hash})
 	if err != nil {
 		b.Fatal(err)
@@ -150,7 +150,7 @@ func hex256OnGPU(b *testing.B) (*mesh.Graph, []uint64, *misgpu.Graph) {
 // part's trace, the engine's profile of each sweep), so that what the
 // driver adds to the engine shows launch by launch.
 func BenchmarkOnePartVsEngine(b *testing.B) {
-	g, keys, dg := hex256OnGPU(b)
+	g, keys, dg := hexOnGPU(b, 256)
 	defer dg.Close()
 	for _, dist := range []int{1, 2} {
 		parts, err := layoutParts(g, 1, nil, keys, dist, nil, misgpu.MaxWindows)
@@ -174,7 +174,7 @@ func BenchmarkOnePartVsEngine(b *testing.B) {
 // tail on parts that share the device (no-tail), the sends and returns
 // in one launch (split).
 func BenchmarkMultiGPUOverhead(b *testing.B) {
-	g, keys, dg := hex256OnGPU(b)
+	g, keys, dg := hexOnGPU(b, 256)
 	defer dg.Close()
 	const reps = 10
 	for _, dist := range []int{1, 2} {
@@ -291,15 +291,7 @@ func BenchmarkPartsVsAlone(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	half := mesh.Hex27Graph(256, 256, 128)
-	l, err := misgpu.Open(0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dg, err := misgpu.Upload(l, half.Offsets, half.Adj, int64(half.MaxDegree()), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	half, hk, dg := hexOnGPU(b, 128)
 	defer dg.Close()
 	for _, dist := range []int{1, 2} {
 		parts, err := layoutParts(g, 2, nil, keys, dist, nil, misgpu.MaxWindows)
@@ -312,10 +304,6 @@ func BenchmarkPartsVsAlone(b *testing.B) {
 			benchParts(b, specs, misgpu.PartsOptions{Dist: dist, Trace: true})
 		})
 		// The half as one part on GPU 0: the driver without a boundary.
-		hk, err := Keys(half, Priority{Kind: Hash})
-		if err != nil {
-			b.Fatal(err)
-		}
 		one, err := layoutParts(half, 1, nil, hk, dist, nil, misgpu.MaxWindows)
 		if err != nil {
 			b.Fatal(err)
