@@ -234,8 +234,8 @@ __device__ __forceinline__ void part_return_blocks(PART_RETURN_PARAMS, Blocks B)
 	u32 *pcnt = rpcnt;
 	const int call = rcall;
 	__shared__ u32 kept;
-	const u32 wf[3] = {wf0, wf1, wf2};
-	const u64 wh[3] = {wh0, wh1, wh2};
+	const u32 wf[PART_WINDOWS] = {wf0, wf1, wf2};
+	const u64 wh[PART_WINDOWS] = {wh0, wh1, wh2};
 	u32 b = 0;
 	const Pending P = pending(pend, pcnt, (nghost + 15) / 16, call, B);
 	if (threadIdx.x == 0) kept = 0;
