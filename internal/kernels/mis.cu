@@ -209,10 +209,10 @@ struct List<2, C> {
 // interleave the hashes of a row's entries, where nested branches (and
 // their convergence barriers) made them one after the other and a part's
 // MIS-1 sweeps a quarter slower than the engine's. In part.cu's image a
-// null gid (a part whose local ids are its global ids) hashes v; the
-// window images map every id, whose base and windows are 0 and none for
-// such a part: a test of gid there doubled the sweeps' code and kept
-// their hashes apart as the nested branches did.
+// null gid (a part whose local ids are its global ids) hashes v. The
+// window images map every id without that test, which there doubled the
+// sweeps' code and kept their hashes apart as the nested branches did: a
+// part whose ids are its global ids passes base 0 and no window.
 __device__ __forceinline__ u32 vhash(const Params &P, u32 v) {
 	u32 g = v;
 #ifdef PART_ENGINE
