@@ -277,13 +277,9 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		image, _ := partImage(p.windows)
 		res.Plans = append(res.Plans, image+": "+r.plan.kernels())
 	}
-	// Every context, not only the parts' streams: a copy from pageable
-	// memory (the priorities prepare uploads) may return before its DMA
-	// has landed, and the parts' streams do not wait for it.
-	if err := pp.synchronize(); err != nil {
-		return nil, err
-	}
-	start := time.Now()
+	// The parts' goroutines start now and wait at the gate, so that the
+	// parts start together once the contexts are synchronised.
+	gate := newStartGate(len(pp.ps))
 	errs := make([]error, len(pp.ps))
 	res.PartRounds = make([]int, len(pp.ps))
 	res.PartTime = make([]time.Duration, len(pp.ps))
@@ -292,9 +288,12 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if !gate.wait() {
+				return
+			}
 			var err error
 			res.PartRounds[q], err = p.run(runs[q], func(err error) {
-				res.PartTime[q] = runs[q].swept(start)
+				res.PartTime[q] = runs[q].swept(gate.start)
 				if err != nil {
 					stop.Store(true)
 				}
@@ -306,6 +305,15 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 			}
 		}()
 	}
+	// Every context, not only the parts' streams: a copy from pageable
+	// memory (the priorities prepare uploads) may return before its DMA
+	// has landed, and the parts' streams do not wait for it.
+	if err := pp.synchronize(); err != nil {
+		gate.shut()
+		wg.Wait()
+		return nil, err
+	}
+	gate.open()
 	wg.Wait()
 	// The first part that failed for a reason of its own.
 	for q, err := range errs {
@@ -323,6 +331,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 			if err != nil {
 				return nil, pp.fail(q, err)
 			}
+			t.Lead = tr.first.Sub(gate.start)
 			res.Trace = append(res.Trace, t)
 		}
 		res.Rounds = max(res.Rounds, res.PartRounds[q])

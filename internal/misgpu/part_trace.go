@@ -21,6 +21,7 @@ type partTrace struct {
 	check []bool // per launch: a check of the live count came before it
 	ahead bool   // a check since the last launch
 	wait  time.Duration
+	first time.Time // when the host queued the first event
 }
 
 // traceEvents bounds the launches traced: the rest go untimed.
@@ -58,6 +59,9 @@ func (t *partTrace) mark(s *cuda.Stream) error {
 		t.check = append(t.check, t.ahead)
 		t.ahead = false
 	}
+	if t.n == 0 {
+		t.first = time.Now()
+	}
 	t.n++
 	return t.evs[t.n-1].Record(s)
 }
@@ -73,12 +77,15 @@ func (t *partTrace) checked(d time.Duration) {
 
 // PartTrace is one part's timed run: per launch, its time (with the
 // stream's idle time before it) and its exchange's; whether a check of
-// the live count came before it; and the host's time waiting on the
-// other parts at checks.
+// the live count came before it; the host's time waiting on the other
+// parts at checks; and the host's time from the run's start until it
+// queued the part's first event (Lead), which with the stream's time
+// and the part's wall time (PartsResult.PartTime) says what the host
+// adds at each end.
 type PartTrace struct {
 	Launch, Exchange []time.Duration
 	AfterCheck       []bool
-	Wait             time.Duration
+	Wait, Lead       time.Duration
 }
 
 // result reads the events once the part's stream is done.
@@ -115,8 +122,8 @@ func (t PartTrace) String() string {
 		}
 		fmt.Fprintf(&b, " %s%d/%d", mark, d.Microseconds(), t.Exchange[i].Microseconds())
 	}
-	return fmt.Sprintf("%d launches %.3f ms (after checks %.3f ms), exchanges %.3f ms, host waits %.3f ms:%s",
-		len(t.Launch), ms(l), ms(lc), ms(x), ms(t.Wait), b.String())
+	return fmt.Sprintf("lead %.3f ms, %d launches %.3f ms (after checks %.3f ms), exchanges %.3f ms, host waits %.3f ms:%s",
+		ms(t.Lead), len(t.Launch), ms(l), ms(lc), ms(x), ms(t.Wait), b.String())
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
