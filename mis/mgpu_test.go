@@ -77,7 +77,9 @@ func multiGPUIsGreedy(t *testing.T, devs []int, images map[string]bool) {
 				if pr.Kind == Hash {
 					// Locality and tables: the parts key their ghosts
 					// through the id tables, comparing hash prefixes.
-					opts = append(opts, MultiGPUOptions{push: true}, MultiGPUOptions{push: true, split: true},
+					// split: the pulls and the tails' sends in two
+					// launches, not one part_pullsend.
+					opts = append(opts, MultiGPUOptions{split: true}, MultiGPUOptions{push: true}, MultiGPUOptions{push: true, split: true},
 						MultiGPUOptions{Partition: lp, Order: order}, MultiGPUOptions{tables: true})
 				}
 				if pr.Kind == Degree {

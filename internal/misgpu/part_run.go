@@ -59,7 +59,8 @@ type partRun struct {
 	watch  *partsWatch
 	epoch  uint32 // the tag of this run's mailbox pairs (part.cu)
 	// tailSends: the run's MIS-1 tail is part1_tail. split: part_send
-	// and part_return go apart (PartsOptions.SplitExchange).
+	// and part_return (or part_pull) go apart
+	// (PartsOptions.SplitExchange).
 	tailSends, split bool
 	trace            *partTrace
 	last             uint32 // the live count at the last check (at first the part's vertices)
@@ -157,10 +158,10 @@ func (pr *partRun) receive() error {
 }
 
 // exchange queues part_pull where the parts pull (and part_send too
-// where MIS-1's tails send, unless part.pullsAll), else part_send (the
-// boundary's decisions), part_return (the ghosts given back), or both
-// as one part_exchange, then the publication of the mailboxes' fill
-// counts.
+// where MIS-1's tails send, unless part.pullsAll: both as one
+// part_pullsend), else part_send (the boundary's decisions),
+// part_return (the ghosts given back), or both as one part_exchange,
+// then the publication of the mailboxes' fill counts.
 func (pr *partRun) exchange(pass int) error {
 	p, l := pr.p, pr.p.l
 	n := int64(len(p.spec.Send))
@@ -168,7 +169,9 @@ func (pr *partRun) exchange(pass int) error {
 		// Refused by the driver: an injected device error.
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
-	if p.pull != nil {
+	// Pulls never go with returns (Parts.homes).
+	pullSend := p.pull != nil && !p.pullsAll && n > 0 && !pr.split
+	if p.pull != nil && !pullSend {
 		if err := l.Launch(nil, "part_pull", p.pullGrid, p.dg.ws.st, p.pull, p.pullSegs, p.bytes); err != nil {
 			return err
 		}
@@ -193,6 +196,8 @@ func (pr *partRun) exchange(pass int) error {
 		name, grid = "part_return", grid+p.backGrid
 	}
 	switch {
+	case pullSend:
+		name, grid, args = "part_pullsend", p.sendGrid+p.pullGrid, append(args, p.pull, p.pullSegs, p.sendGrid)
 	case n > 0 && p.returns && pr.split:
 		if err := l.Launch(nil, "part_send", p.sendGrid, args[:ns]...); err != nil {
 			return err
@@ -259,6 +264,19 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 	// when their rounds stop paying, and the caller finishes on the host.
 	watch := newPartsWatch(own)
 	epoch := nextEpoch()
+	res.PartRounds = make([]int, len(pp.ps))
+	res.PartTime = make([]time.Duration, len(pp.ps))
+	// The parts' goroutines start now, and wait at the gate until the
+	// parts are prepared, so that they start together.
+	gate := newStartGate(len(pp.ps))
+	wg, errs := pp.launch(gate, runs, res, watch, &stop)
+	opened := false
+	defer func() {
+		if !opened {
+			gate.shut()
+			wg.Wait()
+		}
+	}()
 	for q, p := range pp.ps {
 		r, err := pp.prepare(q, p)
 		if err != nil {
@@ -277,42 +295,13 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		image, _ := partImage(p.windows)
 		res.Plans = append(res.Plans, image+": "+r.plan.kernels())
 	}
-	// The parts' goroutines start now and wait at the gate, so that the
-	// parts start together once the contexts are synchronised.
-	gate := newStartGate(len(pp.ps))
-	errs := make([]error, len(pp.ps))
-	res.PartRounds = make([]int, len(pp.ps))
-	res.PartTime = make([]time.Duration, len(pp.ps))
-	var wg sync.WaitGroup
-	for q, p := range pp.ps {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if !gate.wait() {
-				return
-			}
-			var err error
-			res.PartRounds[q], err = p.run(runs[q], func(err error) {
-				res.PartTime[q] = runs[q].swept(gate.start)
-				if err != nil {
-					stop.Store(true)
-				}
-				watch.done(q, err)
-			})
-			if err != nil {
-				errs[q] = err
-				stop.Store(true)
-			}
-		}()
-	}
 	// Every context, not only the parts' streams: a copy from pageable
 	// memory (the priorities prepare uploads) may return before its DMA
 	// has landed, and the parts' streams do not wait for it.
 	if err := pp.synchronize(); err != nil {
-		gate.shut()
-		wg.Wait()
 		return nil, err
 	}
+	opened = true
 	gate.open()
 	wg.Wait()
 	// The first part that failed for a reason of its own.
@@ -344,6 +333,35 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		res.Bytes += int64(b[0])
 	}
 	return res, nil
+}
+
+// launch starts a goroutine for each part that waits at gate, then runs
+// the part; it returns their wait group and each part's error.
+func (pp *Parts) launch(gate *startGate, runs []*run, res *PartsResult, watch *partsWatch, stop *atomic.Bool) (*sync.WaitGroup, []error) {
+	errs := make([]error, len(pp.ps))
+	wg := &sync.WaitGroup{}
+	for q, p := range pp.ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !gate.wait() {
+				return
+			}
+			var err error
+			res.PartRounds[q], err = p.run(runs[q], func(err error) {
+				res.PartTime[q] = runs[q].swept(gate.start)
+				if err != nil {
+					stop.Store(true)
+				}
+				watch.done(q, err)
+			})
+			if err != nil {
+				errs[q] = err
+				stop.Store(true)
+			}
+		}()
+	}
+	return wg, errs
 }
 
 // epochs numbers the runs of every Parts of the process, so that no

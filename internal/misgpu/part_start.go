@@ -10,15 +10,20 @@ import (
 // blocks on a channel parks its OS thread, and waking that thread again
 // took 35-64 µs on the GPU hosts: the parts' first launches started that
 // far apart, and at MIS-1 the part that started first spun in its tail
-// waiting for the other's decisions. So the parts wait by yielding
-// (runtime.Gosched keeps the goroutine, and its thread, running), where
-// the process has a P for each of them beside the caller's, and only for
-// a bounded time; past it, or with fewer Ps, they block on the channel.
+// waiting for the other's decisions. So the goroutines start before the
+// parts are prepared, and wait by yielding (runtime.Gosched keeps the
+// goroutine, and its thread, running) where the process has a P for each
+// of them beside the caller's, for a bounded time; past it, or with
+// fewer Ps, they block on the channel. The gate opens once they have
+// all arrived (within the same bound): a goroutine not yet running when
+// it opened would start as late as a parked one.
 type startGate struct {
-	state atomic.Int32 // gateWaiting, gateOpen or gateShut
-	ch    chan struct{}
-	spin  time.Duration
-	start time.Time // set by open before it lets the goroutines go
+	state   atomic.Int32 // gateWaiting, gateOpen or gateShut
+	arrived atomic.Int32
+	parts   int32
+	ch      chan struct{}
+	spin    time.Duration
+	start   time.Time // set by open before it lets the goroutines go
 }
 
 const (
@@ -27,14 +32,14 @@ const (
 	gateShut
 )
 
-// gateSpin bounds a part's yielding wait: the parts are started just
-// before the contexts are synchronised, which waits for what the parts'
-// preparations queued (tens of microseconds to a few milliseconds).
-const gateSpin = 2 * time.Millisecond
+// gateSpin bounds a part's yielding wait, and open's wait for the parts
+// to arrive: the parts' preparations take tens of microseconds to a few
+// milliseconds.
+const gateSpin = 5 * time.Millisecond
 
 // newStartGate returns a gate for parts goroutines.
 func newStartGate(parts int) *startGate {
-	g := &startGate{ch: make(chan struct{})}
+	g := &startGate{ch: make(chan struct{}), parts: int32(parts)}
 	if runtime.GOMAXPROCS(0) > parts {
 		g.spin = gateSpin
 	}
@@ -43,6 +48,7 @@ func newStartGate(parts int) *startGate {
 
 // wait returns once the gate opens (true) or is shut (false).
 func (g *startGate) wait() bool {
+	g.arrived.Add(1)
 	if g.spin > 0 {
 		deadline := time.Now().Add(g.spin)
 		for i := 0; ; i++ {
@@ -59,8 +65,18 @@ func (g *startGate) wait() bool {
 	return g.state.Load() == gateOpen
 }
 
-// open lets the waiting goroutines go at g.start, now.
+// open lets the waiting goroutines go at g.start, now, once they have
+// all arrived (or the bound passed).
 func (g *startGate) open() {
+	if g.spin > 0 {
+		deadline := time.Now().Add(g.spin)
+		for i := 0; g.arrived.Load() < g.parts; i++ {
+			if i%64 == 63 && time.Now().After(deadline) {
+				break
+			}
+			runtime.Gosched()
+		}
+	}
 	g.start = time.Now()
 	g.state.Store(gateOpen)
 	close(g.ch)

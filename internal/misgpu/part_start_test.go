@@ -10,30 +10,36 @@ import (
 // TestStartGate: every goroutine waiting at the gate goes once it opens
 // and sees the time it opened; a shut gate runs none; a gate whose
 // goroutines yield longer than the bound blocks them on the channel,
-// and opening it still lets them go.
+// and opening it still lets them go; a yielding gate opens only once
+// every goroutine has arrived, even those that come after open was
+// called.
 func TestStartGate(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		open  bool
-		spin  time.Duration
-		delay time.Duration
+		name        string
+		open        bool
+		spin        time.Duration
+		delay, late time.Duration // before open; before each goroutine's wait
 	}{
-		{"open", true, gateSpin, 0},
-		{"shut", false, gateSpin, 0},
-		{"blocking", true, 0, time.Millisecond},
-		{"past the bound", true, time.Millisecond, 5 * time.Millisecond},
-		{"shut past the bound", false, time.Millisecond, 5 * time.Millisecond},
+		{"open", true, gateSpin, 0, 0},
+		{"shut", false, gateSpin, 0, 0},
+		{"blocking", true, 0, time.Millisecond, 0},
+		{"past the bound", true, time.Millisecond, 5 * time.Millisecond, 0},
+		{"shut past the bound", false, time.Millisecond, 5 * time.Millisecond, 0},
+		{"late arrivals", true, time.Second, 0, 2 * time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			g := newStartGate(3)
+			const parts = 3
+			g := newStartGate(parts)
 			g.spin = c.spin
 			var wg sync.WaitGroup
-			went := make([]bool, 3)
-			seen := make([]time.Time, 3)
-			for i := range went {
+			went := make([]bool, parts)
+			seen, came := make([]time.Time, parts), make([]time.Time, parts)
+			for i := range parts {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
+					time.Sleep(c.late)
+					came[i] = time.Now()
 					if g.wait() {
 						went[i], seen[i] = true, g.start
 					}
@@ -52,6 +58,9 @@ func TestStartGate(t *testing.T) {
 				}
 				if c.open && !seen[i].Equal(g.start) {
 					t.Errorf("goroutine %d saw the start %v, want %v", i, seen[i], g.start)
+				}
+				if c.open && c.spin > 0 && c.delay < c.spin && came[i].After(g.start) {
+					t.Errorf("goroutine %d arrived %v after the gate opened", i, came[i].Sub(g.start))
 				}
 			}
 		})
