@@ -41,9 +41,11 @@ type MultiGPUOptions struct {
 	// keeps every ghost's global id and home in the tables, with no
 	// ghost windows (misgpu.Window); split launches the sends and the
 	// returns apart (misgpu.PartsOptions.SplitExchange); push sends
-	// where the parts could pull (misgpu.PartsOptions.Push).
-	mailboxes, pairs, tail, noTailSends, noReturns, tables, split, push bool
-	inject                                                              func(part, launch int) bool
+	// where the parts could pull (misgpu.PartsOptions.Push);
+	// sendForward sends forward beside MIS-1's tails where the parts
+	// pull (misgpu.PartsOptions.SendForward).
+	mailboxes, pairs, tail, noTailSends, noReturns, tables, split, push, sendForward bool
+	inject                                                                           func(part, launch int) bool
 }
 
 // MultiGPUResult is the set found and the cost of the exchanges.
@@ -147,7 +149,8 @@ func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 		specs[q] = &p.spec
 	}
 	po := misgpu.PartsOptions{Dist: dist, Seed: opts.Priority.Seed, Mailboxes: opts.mailboxes, Pairs: opts.pairs, Tail: opts.tail,
-		NoTailSends: opts.noTailSends, NoReturns: opts.noReturns, Inject: opts.inject, SplitExchange: opts.split, Push: opts.push}
+		NoTailSends: opts.noTailSends, NoReturns: opts.noReturns, Inject: opts.inject, SplitExchange: opts.split, Push: opts.push,
+		SendForward: opts.sendForward}
 	pp, err := misgpu.NewParts(specs, po)
 	if err != nil {
 		return nil, fmt.Errorf("mis: multi-GPU %w", err)

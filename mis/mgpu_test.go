@@ -77,9 +77,10 @@ func multiGPUIsGreedy(t *testing.T, devs []int, images map[string]bool) {
 				if pr.Kind == Hash {
 					// Locality and tables: the parts key their ghosts
 					// through the id tables, comparing hash prefixes.
-					// split: the pulls and the tails' sends in two
-					// launches, not one part_pullsend.
-					opts = append(opts, MultiGPUOptions{split: true}, MultiGPUOptions{push: true}, MultiGPUOptions{push: true, split: true},
+					// sendForward: part_send beside the tails, with the
+					// pulls in one part_pullsend or (split) two.
+					opts = append(opts, MultiGPUOptions{sendForward: true}, MultiGPUOptions{sendForward: true, split: true},
+						MultiGPUOptions{push: true}, MultiGPUOptions{push: true, split: true},
 						MultiGPUOptions{Partition: lp, Order: order}, MultiGPUOptions{tables: true})
 				}
 				if pr.Kind == Degree {
@@ -87,8 +88,8 @@ func multiGPUIsGreedy(t *testing.T, devs []int, images map[string]bool) {
 						MultiGPUOptions{tables: true}, MultiGPUOptions{split: true, noTailSends: true})
 				}
 				for _, o := range opts {
-					name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v/tables=%v/split=%v/push=%v", devs, c.name, dist, pr.Kind,
-						o.mailboxes, o.Partition != nil, o.Order != nil, o.tables, o.split, o.push)
+					name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v/tables=%v/split=%v/push=%v/sendForward=%v", devs, c.name, dist, pr.Kind,
+						o.mailboxes, o.Partition != nil, o.Order != nil, o.tables, o.split, o.push, o.sendForward)
 					o.Distance, o.Priority, o.Devices = dist, pr, devs
 					res, err := ComputeMultiGPU(context.Background(), c.g, o)
 					if err != nil {

@@ -93,6 +93,10 @@ type PartsOptions struct {
 	// NoReturns keeps the OUT a part pushes into its ghosts from going
 	// back to their owners (part_return).
 	NoReturns bool
+	// SendForward keeps part_send after every launch where the parts
+	// pull and MIS-1's tails send, instead of pulling both ways and
+	// pushing the windows once before the tail (benchmarks).
+	SendForward bool
 	// Trace times every launch and send of each part with events
 	// (PartsResult.Trace).
 	Trace bool
@@ -154,6 +158,9 @@ type part struct {
 	pullsAll bool
 	pullSegs int32
 	pullGrid uint32
+	// pushes: before MIS-1's tail, the windows of this part's vertices
+	// that its neighbours pull, written into their states (part_pull.go).
+	pushes []windowPush
 	// sharers: the parts on this part's device (its own included).
 	sharers int
 	// windows: the part runs the image of that many windows

@@ -1,6 +1,10 @@
 package misgpu
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/misgrid/misgrid/cuda"
+)
 
 // Pulls. Where every ghost of every part lies in a window (ranges in id
 // order, with ghosts of at most MaxWindows neighbours), the keys are
@@ -13,9 +17,14 @@ import "fmt"
 // On a random graph, whose boundary is nearly every vertex, those were
 // millions of single stores and atomics over NVLink a run. A pull reads
 // the words of a window that still hold a byte the reader has not
-// decided, so its bytes fall as the run goes on. Where MIS-1's tails
-// send, the forward direction stays with part_send (a tail spins on its
-// ghosts and cannot pull), and the parts pull only what goes back.
+// decided, so its bytes fall as the run goes on. MIS-1's persistent
+// tails spin on their ghosts and cannot pull: a tail stores each
+// boundary vertex it decides into its neighbours' ghosts itself, and
+// what a part decided before its tail reaches them by a push of its
+// windows (part_pull run the other way: the neighbour's states written
+// from this part's) just before the tail starts. Pulls read whole lines
+// over the link where part_send, which kept the forward direction
+// before, stored a byte at a time.
 
 // PullSegment is a run of another part's state bytes that a part reads
 // after each launch: Len bytes from local id Src of part From meet the
@@ -99,9 +108,12 @@ func (pp *Parts) preparePulls(reach [][]bool) (bool, error) {
 	}
 	// MIS-1's persistent tails wait, spinning on their ghosts, for the
 	// decisions of their neighbours' launches before and during their
-	// own, which they cannot pull: where they run, part_send stores the
-	// decisions as before, and the parts pull only what goes back.
-	sendsToo := pp.tailSends && o.Dist == 1
+	// own, which they cannot pull: where they run, each part pushes its
+	// windows before its tail (or with SendForward, part_send stores
+	// the decisions after every launch, and the parts pull only what
+	// goes back).
+	tails := pp.tailSends && o.Dist == 1
+	sendsToo := tails && o.SendForward
 	segs := make([][]PullSegment, len(pp.ps))
 	for q := range pp.ps {
 		for _, g := range PullSegments(specs, q) {
@@ -111,6 +123,11 @@ func (pp *Parts) preparePulls(reach [][]bool) (bool, error) {
 			if g.Back || !sendsToo {
 				segs[q] = append(segs[q], g)
 			}
+		}
+	}
+	if tails && !sendsToo {
+		if err := pp.preparePushes(segs); err != nil {
+			return false, err
 		}
 	}
 	for q, p := range pp.ps {
@@ -125,12 +142,57 @@ func (pp *Parts) preparePulls(reach [][]bool) (bool, error) {
 		if p.pull, err = upload(p, words); err != nil {
 			return false, err
 		}
-		most := 0
-		for _, g := range segs[q] {
-			most = max(most, g.Len)
-		}
-		n := len(segs[q])
-		p.pullSegs, p.pullGrid = int32(n), gridShare(p.l, "part_pull", int64(most+7)/4, n)*uint32(n)
+		p.pullSegs, p.pullGrid = int32(len(segs[q])), pullGrid(p, segs[q])
 	}
 	return true, nil
+}
+
+// pullGrid is part_pull's grid over segs: blocks for the longest, for
+// each segment.
+func pullGrid(p *part, segs []PullSegment) uint32 {
+	most := 0
+	for _, g := range segs {
+		most = max(most, g.Len)
+	}
+	n := len(segs)
+	return gridShare(p.l, "part_pull", int64(most+7)/4, n) * uint32(n)
+}
+
+// windowPush is a part's push of its vertices into one neighbour's
+// windows of them: part_pull launched by the owner, with the
+// neighbour's states as those it writes and the owner's as those it
+// reads.
+type windowPush struct {
+	st, seg *cuda.Buffer
+	nseg    int32
+	grid    uint32
+}
+
+// preparePushes gives each part the forward segments its neighbours
+// pull from it (segs), as pushes into each neighbour's states.
+func (pp *Parts) preparePushes(segs [][]PullSegment) error {
+	for q, p := range pp.ps {
+		p.pushes = nil
+		for t, to := range pp.ps {
+			var mine []PullSegment
+			for _, g := range segs[t] {
+				if !g.Back && g.From == q {
+					mine = append(mine, g)
+				}
+			}
+			if len(mine) == 0 {
+				continue
+			}
+			words, err := pullWords(mine, func(r int) uint64 { return uint64(pp.ps[r].dg.ws.st.Ptr()) })
+			if err != nil {
+				return fmt.Errorf("part %d: %w", q, err)
+			}
+			seg, err := upload(p, words)
+			if err != nil {
+				return err
+			}
+			p.pushes = append(p.pushes, windowPush{st: to.dg.ws.st, seg: seg, nseg: int32(len(mine)), grid: pullGrid(p, mine)})
+		}
+	}
+	return nil
 }

@@ -115,6 +115,23 @@ func (pr *partRun) after(pass int) error {
 	return pr.trace.mark(pr.p.l.Stream)
 }
 
+// pushWindows queues the part's pushes of its windows into its
+// neighbours' states (part_pull.go): before its tail, so that the
+// neighbours' tails, which spin on their ghosts, see what it decided
+// before it.
+func (pr *partRun) pushWindows() error {
+	if pr == nil {
+		return nil
+	}
+	p := pr.p
+	for _, w := range p.pushes {
+		if err := p.l.Launch(nil, "part_pull", w.grid, w.st, w.seg, w.nseg, p.bytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // returnArgs are part_return's arguments: the part's ghosts.
 func (pr *partRun) returnArgs() ([]any, error) {
 	p := pr.p
@@ -173,6 +190,13 @@ func (pr *partRun) exchange(pass int) error {
 	pullSend := p.pull != nil && !p.pullsAll && n > 0 && !pr.split
 	if p.pull != nil && !pullSend {
 		if err := l.Launch(nil, "part_pull", p.pullGrid, p.dg.ws.st, p.pull, p.pullSegs, p.bytes); err != nil {
+			return err
+		}
+	}
+	if !pr.tailSends {
+		// A part without a tail pushes after every launch: a
+		// neighbour's tail may wait on what it decides.
+		if err := pr.pushWindows(); err != nil {
 			return err
 		}
 	}
