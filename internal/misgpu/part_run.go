@@ -291,9 +291,11 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 	res.PartRounds = make([]int, len(pp.ps))
 	res.PartTime = make([]time.Duration, len(pp.ps))
 	// The parts' goroutines start now, and wait at the gate until the
-	// parts are prepared, so that they start together.
-	gate := newStartGate(len(pp.ps))
-	wg, errs := pp.launch(gate, runs, res, watch, &stop)
+	// parts are prepared, so that they start together. A single part
+	// runs on the caller's goroutine, as the engine does.
+	errs := make([]error, len(pp.ps))
+	gate := newStartGate(waiters(len(pp.ps)))
+	wg := launch(gate, pp.partBody(gate, runs, res, watch, &stop, errs))
 	opened := false
 	defer func() {
 		if !opened {
@@ -327,6 +329,9 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 	}
 	opened = true
 	gate.open()
+	if gate.parts == 0 {
+		pp.partBody(gate, runs, res, watch, &stop, errs)(0)
+	}
 	wg.Wait()
 	// The first part that failed for a reason of its own.
 	for q, err := range errs {
@@ -359,33 +364,48 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 	return res, nil
 }
 
-// launch starts a goroutine for each part that waits at gate, then runs
-// the part; it returns their wait group and each part's error.
-func (pp *Parts) launch(gate *startGate, runs []*run, res *PartsResult, watch *partsWatch, stop *atomic.Bool) (*sync.WaitGroup, []error) {
-	errs := make([]error, len(pp.ps))
+// partBody returns what part q's goroutine runs once the gate opened:
+// the part's sweeps, its time from the gate's opening, its error.
+func (pp *Parts) partBody(gate *startGate, runs []*run, res *PartsResult, watch *partsWatch, stop *atomic.Bool, errs []error) func(q int) {
+	return func(q int) {
+		var err error
+		res.PartRounds[q], err = pp.ps[q].run(runs[q], func(err error) {
+			res.PartTime[q] = runs[q].swept(gate.start)
+			if err != nil {
+				stop.Store(true)
+			}
+			watch.done(q, err)
+		})
+		if err != nil {
+			errs[q] = err
+			stop.Store(true)
+		}
+	}
+}
+
+// waiters is the number of goroutines that run parts parts: none for a
+// single part, which runs on the caller's.
+func waiters(parts int) int {
+	if parts == 1 {
+		return 0
+	}
+	return parts
+}
+
+// launch starts gate.parts goroutines, each waiting at the gate, then
+// running body for its part.
+func launch(gate *startGate, body func(q int)) *sync.WaitGroup {
 	wg := &sync.WaitGroup{}
-	for q, p := range pp.ps {
+	for q := range int(gate.parts) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if !gate.wait() {
-				return
-			}
-			var err error
-			res.PartRounds[q], err = p.run(runs[q], func(err error) {
-				res.PartTime[q] = runs[q].swept(gate.start)
-				if err != nil {
-					stop.Store(true)
-				}
-				watch.done(q, err)
-			})
-			if err != nil {
-				errs[q] = err
-				stop.Store(true)
+			if gate.wait() {
+				body(q)
 			}
 		}()
 	}
-	return wg, errs
+	return wg
 }
 
 // epochs numbers the runs of every Parts of the process, so that no

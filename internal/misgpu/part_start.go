@@ -23,7 +23,7 @@ type startGate struct {
 	parts   int32
 	ch      chan struct{}
 	spin    time.Duration
-	start   time.Time // set by open before it lets the goroutines go
+	start   time.Time // when open was called, set before it lets the goroutines go
 }
 
 const (
@@ -65,9 +65,11 @@ func (g *startGate) wait() bool {
 	return g.state.Load() == gateOpen
 }
 
-// open lets the waiting goroutines go at g.start, now, once they have
-// all arrived (or the bound passed).
+// open lets the waiting goroutines go once they have all arrived (or
+// the bound passed). The parts' times count from g.start, when open was
+// called, so that a goroutine's late arrival is in them.
 func (g *startGate) open() {
+	g.start = time.Now()
 	if g.spin > 0 {
 		deadline := time.Now().Add(g.spin)
 		for i := 0; g.arrived.Load() < g.parts; i++ {
@@ -77,7 +79,6 @@ func (g *startGate) open() {
 			runtime.Gosched()
 		}
 	}
-	g.start = time.Now()
 	g.state.Store(gateOpen)
 	close(g.ch)
 }

@@ -12,7 +12,7 @@ import (
 // goroutines yield longer than the bound blocks them on the channel,
 // and opening it still lets them go; a yielding gate opens only once
 // every goroutine has arrived, even those that come after open was
-// called.
+// called; a gate of no goroutines opens at once.
 func TestStartGate(t *testing.T) {
 	for _, c := range []struct {
 		name        string
@@ -46,8 +46,10 @@ func TestStartGate(t *testing.T) {
 				}()
 			}
 			time.Sleep(c.delay)
+			var opened time.Time
 			if c.open {
 				g.open()
+				opened = time.Now()
 			} else {
 				g.shut()
 			}
@@ -59,11 +61,26 @@ func TestStartGate(t *testing.T) {
 				if c.open && !seen[i].Equal(g.start) {
 					t.Errorf("goroutine %d saw the start %v, want %v", i, seen[i], g.start)
 				}
-				if c.open && c.spin > 0 && c.delay < c.spin && came[i].After(g.start) {
-					t.Errorf("goroutine %d arrived %v after the gate opened", i, came[i].Sub(g.start))
+				if c.open && c.spin > 0 && c.delay < c.spin && came[i].After(opened) {
+					t.Errorf("goroutine %d arrived %v after the gate opened", i, came[i].Sub(opened))
 				}
 			}
 		})
+	}
+}
+
+// TestStartGateOfNone: a gate with no goroutines (a single part, run on
+// the caller's) opens without waiting for any.
+func TestStartGateOfNone(t *testing.T) {
+	g := newStartGate(waiters(1))
+	g.spin = time.Second
+	t0 := time.Now()
+	g.open()
+	if d := time.Since(t0); d > 100*time.Millisecond {
+		t.Errorf("open took %v", d)
+	}
+	if g.start.Before(t0) || g.start.After(time.Now()) {
+		t.Errorf("start %v outside the call to open", g.start)
 	}
 }
 
