@@ -17,8 +17,8 @@ import (
 // two GPUs, over one layout per graph and distance: the parts pulling
 // their neighbours' decisions (part_pull, the default there), with
 // MIS-1's tail that sends by itself and the windows pushed before it,
-// or no tail, or part_send beside the tail after every launch, in one
-// launch with the pull or two (pull-send, pull-send-split); or sending them, as byte
+// or no tail, or part_send beside the tail after every launch
+// (pull-send); or sending them, as byte
 // stores or pairs into the peers' mailboxes, with the tail or none, the
 // ghosts' OUT given back to their owners or not; tables runs the
 // default on the layout without ghost windows (which sends). It reports
@@ -43,7 +43,6 @@ func BenchmarkMultiGPUSends(b *testing.B) {
 		{"pull", misgpu.PartsOptions{}, false},
 		{"pull-notail", misgpu.PartsOptions{NoTailSends: true}, false},
 		{"pull-send", misgpu.PartsOptions{SendForward: true}, false},
-		{"pull-send-split", misgpu.PartsOptions{SendForward: true, SplitExchange: true}, false},
 		{"plain", misgpu.PartsOptions{Push: true, NoTailSends: true, NoReturns: true}, false},
 		{"returns", misgpu.PartsOptions{Push: true, NoTailSends: true}, false},
 		{"tail", misgpu.PartsOptions{Push: true, NoReturns: true}, false},
@@ -69,7 +68,7 @@ func BenchmarkMultiGPUSends(b *testing.B) {
 			}
 			var want [][]bool
 			for _, v := range variants {
-				if dist == 2 && (v.name == "pull-notail" || v.name == "pull-send" || v.name == "pull-send-split" || v.name == "tail" || v.name == "push") {
+				if dist == 2 && (v.name == "pull-notail" || v.name == "pull-send" || v.name == "tail" || v.name == "push") {
 					continue // no tail at distance 2: as pull, plain or returns
 				}
 				ps := parts

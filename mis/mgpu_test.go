@@ -77,10 +77,9 @@ func multiGPUIsGreedy(t *testing.T, devs []int, images map[string]bool) {
 				if pr.Kind == Hash {
 					// Locality and tables: the parts key their ghosts
 					// through the id tables, comparing hash prefixes.
-					// sendForward: part_send beside the tails, with the
-					// pulls in one part_pullsend or (split) two.
-					opts = append(opts, MultiGPUOptions{sendForward: true}, MultiGPUOptions{sendForward: true, split: true},
-						MultiGPUOptions{push: true}, MultiGPUOptions{push: true, split: true},
+					// sendForward: part_send beside the tails after
+					// every launch, and pulls of what goes back.
+					opts = append(opts, MultiGPUOptions{sendForward: true}, MultiGPUOptions{push: true}, MultiGPUOptions{push: true, split: true},
 						MultiGPUOptions{Partition: lp, Order: order}, MultiGPUOptions{tables: true})
 				}
 				if pr.Kind == Degree {

@@ -61,8 +61,8 @@ struct Pending {
 };
 
 // A boundary kernel's blocks: block blk of grid (part_exchange runs
-// part_send's and part_return's in one launch, part_pullsend part_send's
-// and part_pull's, each over its own range of the launch's blocks).
+// part_send's and part_return's in one launch, each over its own range
+// of the launch's blocks).
 struct Blocks {
 	u32 blk, grid;
 };
@@ -312,21 +312,21 @@ extern "C" __global__ void part_exchange(PART_SEND_PARAMS, PART_RETURN_PARAMS, u
 // an atomic OR of the bits it lacks, since the neighbour's tail
 // (part1_tail) may store into the same ghost words meanwhile. Class bits
 // are not read: pulls serve hash keys, whose states hold none. Block b
-// of its grid takes segment b % nseg (the grid a multiple of nseg), each thread a
+// takes segment b % nseg (the grid a multiple of nseg), each thread a
 // word of 4 destination bytes at a time; a lane reads the neighbour's
 // aligned word and takes the bytes past it from the next lane's, so a
 // warp's reads are whole lines over the link whatever the alignment.
 // The bytes read (added to bytes) fall as the segment's bytes here get
 // decided.
-__device__ __forceinline__ void part_pull_blocks(u8 *st, const u64 *seg, int nseg, u64 *bytes, Blocks B) {
-	const u32 k = B.blk % (u32)nseg, per = B.grid / (u32)nseg;
+extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg, u64 *bytes) {
+	const u32 k = blockIdx.x % (u32)nseg, per = gridDim.x / (u32)nseg;
 	const u64 s0 = seg[2 * k], d = seg[2 * k + 1];
 	const u32 dst = (u32)d, len = (u32)(d >> 32) & 0x7fffffffu;
 	const bool back = d >> 63;
 	const u32 w1 = (u32)(((u64)dst + len + 3) >> 2);
 	const u32 lane = threadIdx.x & 31;
 	u32 b = 0;
-	for (u32 w0 = (dst >> 2) + (B.blk / (u32)nseg) * blockDim.x; w0 < w1; w0 += per * blockDim.x) {
+	for (u32 w0 = (dst >> 2) + (blockIdx.x / (u32)nseg) * blockDim.x; w0 < w1; w0 += per * blockDim.x) {
 		const u32 w = w0 + threadIdx.x;
 		u32 m = 0;
 #pragma unroll
@@ -359,24 +359,6 @@ __device__ __forceinline__ void part_pull_blocks(u8 *st, const u64 *seg, int nse
 	}
 	b = warp_sum(b);
 	if (lane == 0 && b) atomicAdd(bytes, (u64)b);
-}
-
-extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg, u64 *bytes) {
-	part_pull_blocks(st, seg, nseg, bytes, Blocks{blockIdx.x, gridDim.x});
-}
-
-// part_pullsend is part_send over its first sgrid blocks and part_pull
-// over the rest (segments seg, nseg of them, into the same states st):
-// where MIS-1's tails send, a part both sends what it decided and pulls
-// what goes back after each launch, and the two launches cost a part of
-// two on hex27 about 6 µs more than one. Both only add facts to states
-// the other reads: an OUT pulled while part_send reads the vertex is
-// sent at this call or the next.
-extern "C" __global__ void part_pullsend(PART_SEND_PARAMS, const u64 *seg, int nseg, u32 sgrid) {
-	if (blockIdx.x < sgrid)
-		part_send_blocks(PART_SEND_ARGS, Blocks{blockIdx.x, sgrid});
-	else
-		part_pull_blocks((u8 *)st, seg, nseg, bytes, Blocks{blockIdx.x - sgrid, gridDim.x - sgrid});
 }
 
 // PartSend is what a persistent tail needs to send its boundary

@@ -100,8 +100,8 @@ type PartsOptions struct {
 	// Trace times every launch and send of each part with events
 	// (PartsResult.Trace).
 	Trace bool
-	// SplitExchange launches part_send and part_return (or part_pull)
-	// apart instead of as one part_exchange (part_pullsend), and KeepIDs passes the id table even where
+	// SplitExchange launches part_send and part_return apart instead of
+	// as one part_exchange, and KeepIDs passes the id table even where
 	// a part's local ids are its global ids, and runs a single part in
 	// part.cu's image, which reads it (benchmarks of both).
 	SplitExchange, KeepIDs bool
@@ -192,7 +192,7 @@ func LiveAllocations() int64 { return liveParts.Load() }
 
 func partKernels() []string {
 	return append(Kernels(), "mis2b_p2", "part_send", "part_recv_at", "part_recv", "part_ghosts", "part_prefix", "part_return",
-		"part_exchange", "part_pull", "part_pullsend", partTailName(0), partTailName(1), partTailName(2))
+		"part_exchange", "part_pull", partTailName(0), partTailName(1), partTailName(2))
 }
 
 // partTailName is the MIS-1 tail that sends its boundary decisions

@@ -59,8 +59,7 @@ type partRun struct {
 	watch  *partsWatch
 	epoch  uint32 // the tag of this run's mailbox pairs (part.cu)
 	// tailSends: the run's MIS-1 tail is part1_tail. split: part_send
-	// and part_return (or part_pull) go apart
-	// (PartsOptions.SplitExchange).
+	// and part_return go apart (PartsOptions.SplitExchange).
 	tailSends, split bool
 	trace            *partTrace
 	last             uint32 // the live count at the last check (at first the part's vertices)
@@ -175,10 +174,10 @@ func (pr *partRun) receive() error {
 }
 
 // exchange queues part_pull where the parts pull (and part_send too
-// where MIS-1's tails send, unless part.pullsAll: both as one
-// part_pullsend), else part_send (the boundary's decisions),
-// part_return (the ghosts given back), or both as one part_exchange,
-// then the publication of the mailboxes' fill counts.
+// unless part.pullsAll: PartsOptions.SendForward), else part_send (the
+// boundary's decisions), part_return (the ghosts given back), or both
+// as one part_exchange, then the publication of the mailboxes' fill
+// counts.
 func (pr *partRun) exchange(pass int) error {
 	p, l := pr.p, pr.p.l
 	n := int64(len(p.spec.Send))
@@ -186,9 +185,7 @@ func (pr *partRun) exchange(pass int) error {
 		// Refused by the driver: an injected device error.
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
-	// Pulls never go with returns (Parts.homes).
-	pullSend := p.pull != nil && !p.pullsAll && n > 0 && !pr.split
-	if p.pull != nil && !pullSend {
+	if p.pull != nil {
 		if err := l.Launch(nil, "part_pull", p.pullGrid, p.dg.ws.st, p.pull, p.pullSegs, p.bytes); err != nil {
 			return err
 		}
@@ -220,8 +217,6 @@ func (pr *partRun) exchange(pass int) error {
 		name, grid = "part_return", grid+p.backGrid
 	}
 	switch {
-	case pullSend:
-		name, grid, args = "part_pullsend", p.sendGrid+p.pullGrid, append(args, p.pull, p.pullSegs, p.sendGrid)
 	case n > 0 && p.returns && pr.split:
 		if err := l.Launch(nil, "part_send", p.sendGrid, args[:ns]...); err != nil {
 			return err
