@@ -216,7 +216,11 @@ func checkHole(t *testing.T, name string, ps []*gpuPart, q, i int, owner []int, 
 // its segments (misgpu.PullSegments) instead, each byte of them or not
 // at random (a read made before the byte changed), and nothing is sent;
 // with sendsToo too (MIS-1's sending tails), the forward segments are
-// not read but sent, at once with immediate.
+// not read but sent, at once with immediate. With pushes, a part also
+// writes, after some of its launches, its vertices into the windows its
+// neighbours keep of them (the push before MIS-1's tails: the
+// neighbours' forward segments, the whole of each), landing late as the
+// sends do.
 // It returns the set and the bytes sent.
 type partModel struct {
 	ps                 []*gpuPart
@@ -230,7 +234,8 @@ type partModel struct {
 	returns, immediate bool
 	pull               [][]misgpu.PullSegment // by part, when the parts pull
 	sendsToo           bool                   // with pull: the forward segments go by sends
-	pulled             int64
+	pushes             bool                   // with pull: windows pushed by their owners too
+	pulled, pushed     int64
 	t                  *testing.T
 }
 
@@ -283,6 +288,9 @@ func (m *partModel) launch(q int) int {
 			m.send(q)
 		}
 		m.pullSegments(q)
+		if m.pushes && m.rng.IntN(3) == 0 {
+			m.push(q)
+		}
 		return left
 	}
 	m.send(q)
@@ -317,6 +325,33 @@ func (m *partModel) pullSegments(q int) {
 				st[d] = pOut
 				m.pulled++
 			}
+		}
+	}
+}
+
+// push queues the states of part q's vertices into every window another
+// part keeps of them, as they are now (the owner's part_pull into the
+// neighbour's states).
+func (m *partModel) push(q int) {
+	for t, segs := range m.pull {
+		for _, g := range segs {
+			if g.Back || g.From != q {
+				continue
+			}
+			src := slices.Clone(m.st[q][g.Src : g.Src+int64(g.Len)])
+			m.pushed++
+			m.queue[t] = append(m.queue[t], func() {
+				st := m.st[t]
+				for j, s := range src {
+					d := g.Dst + int64(j)
+					if st[d] != 0 && s != 0 && st[d] != s && s != pIn {
+						m.t.Fatalf("part %d pushes state %d onto ghost %d of part %d in state %d", q, s, d, t, st[d])
+					}
+					if st[d] == 0 {
+						st[d] = s
+					}
+				}
+			})
 		}
 	}
 }
@@ -398,9 +433,10 @@ func (m *partModel) run(t *testing.T) map[int32]bool {
 // however late the sends land, the parts find the greedy set, and each
 // boundary state travels once to each part that keeps it; with the
 // ghosts' OUT given back, none reaches a member, and with sends made as
-// soon as a vertex is decided, the set is the same.
+// soon as a vertex is decided, the set is the same; so it is where the
+// parts pull both ways, send as the tails do and push their windows.
 func TestPartModelIsGreedy(t *testing.T) {
-	returned, pulled := int64(0), int64(0)
+	returned, pulled, pushed := int64(0), int64(0), int64(0)
 	for _, c := range mgpuGraphs() {
 		for _, dist := range []int{1, 2} {
 			for _, pr := range []Priority{{Seed: 11}, {Kind: Degree}, {Kind: Hash, Seed: 11}} {
@@ -411,10 +447,10 @@ func TestPartModelIsGreedy(t *testing.T) {
 				want := greedy(c.g, keys, dist)
 				for _, k := range []int{1, 2, 3, 5} {
 					for lname, ps := range layouts(t, c.g, k, dist, keys) {
-						for mode := range 5 {
+						for mode := range 6 {
 							name := fmt.Sprintf("%s/d%d/%v/k%d/%s/mode%d", c.name, dist, pr.Kind, k, lname, mode)
 							m := &partModel{ps: ps, dist: dist, keys: keys, rng: rand.New(rand.NewPCG(uint64(k), uint64(dist))),
-								returns: mode == 1 || mode == 2, immediate: mode == 2 || mode == 4, sendsToo: mode == 4}
+								returns: mode == 1 || mode == 2, immediate: mode == 2 || mode >= 4, sendsToo: mode == 4, pushes: mode == 5}
 							if mode >= 3 {
 								if m.pull = pullSegments(ps, m.sendsToo); m.pull == nil {
 									continue
@@ -423,6 +459,7 @@ func TestPartModelIsGreedy(t *testing.T) {
 							in := m.run(t)
 							returned += m.returned
 							pulled += m.pulled
+							pushed += m.pushed
 							for v, w := range want.In {
 								if in[int32(v)] != w {
 									t.Fatalf("%s: vertex %d in=%v, greedy says %v", name, v, in[int32(v)], w)
@@ -446,6 +483,9 @@ func TestPartModelIsGreedy(t *testing.T) {
 	}
 	if pulled == 0 {
 		t.Error("no part pulled an OUT back")
+	}
+	if pushed == 0 {
+		t.Error("no part pushed a window")
 	}
 }
 
