@@ -196,3 +196,20 @@ func (pp *Parts) preparePushes(segs [][]PullSegment) error {
 	}
 	return nil
 }
+
+// pushWindows queues the part's pushes of its windows into its
+// neighbours' states (part_pull.go): before its tail, so that the
+// neighbours' tails, which spin on their ghosts, see what it decided
+// before it.
+func (pr *partRun) pushWindows() error {
+	if pr == nil {
+		return nil
+	}
+	p := pr.p
+	for _, w := range p.pushes {
+		if err := p.l.Launch(nil, "part_pull", w.grid, w.st, w.seg, w.nseg, p.bytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -112,23 +111,6 @@ func (pr *partRun) after(pass int) error {
 		return err
 	}
 	return pr.trace.mark(pr.p.l.Stream)
-}
-
-// pushWindows queues the part's pushes of its windows into its
-// neighbours' states (part_pull.go): before its tail, so that the
-// neighbours' tails, which spin on their ghosts, see what it decided
-// before it.
-func (pr *partRun) pushWindows() error {
-	if pr == nil {
-		return nil
-	}
-	p := pr.p
-	for _, w := range p.pushes {
-		if err := p.l.Launch(nil, "part_pull", w.grid, w.st, w.seg, w.nseg, p.bytes); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // returnArgs are part_return's arguments: the part's ghosts.
@@ -357,50 +339,6 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		res.Bytes += int64(b[0])
 	}
 	return res, nil
-}
-
-// partBody returns what part q's goroutine runs once the gate opened:
-// the part's sweeps, its time from the gate's opening, its error.
-func (pp *Parts) partBody(gate *startGate, runs []*run, res *PartsResult, watch *partsWatch, stop *atomic.Bool, errs []error) func(q int) {
-	return func(q int) {
-		var err error
-		res.PartRounds[q], err = pp.ps[q].run(runs[q], func(err error) {
-			res.PartTime[q] = runs[q].swept(gate.start)
-			if err != nil {
-				stop.Store(true)
-			}
-			watch.done(q, err)
-		})
-		if err != nil {
-			errs[q] = err
-			stop.Store(true)
-		}
-	}
-}
-
-// waiters is the number of goroutines that run parts parts: none for a
-// single part, which runs on the caller's.
-func waiters(parts int) int {
-	if parts == 1 {
-		return 0
-	}
-	return parts
-}
-
-// launch starts gate.parts goroutines, each waiting at the gate, then
-// running body for its part.
-func launch(gate *startGate, body func(q int)) *sync.WaitGroup {
-	wg := &sync.WaitGroup{}
-	for q := range int(gate.parts) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if gate.wait() {
-				body(q)
-			}
-		}()
-	}
-	return wg
 }
 
 // epochs numbers the runs of every Parts of the process, so that no

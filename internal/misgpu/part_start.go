@@ -2,6 +2,7 @@ package misgpu
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -87,4 +88,48 @@ func (g *startGate) open() {
 func (g *startGate) shut() {
 	g.state.Store(gateShut)
 	close(g.ch)
+}
+
+// partBody returns what part q's goroutine runs once the gate opened:
+// the part's sweeps, its time from the gate's opening, its error.
+func (pp *Parts) partBody(gate *startGate, runs []*run, res *PartsResult, watch *partsWatch, stop *atomic.Bool, errs []error) func(q int) {
+	return func(q int) {
+		var err error
+		res.PartRounds[q], err = pp.ps[q].run(runs[q], func(err error) {
+			res.PartTime[q] = runs[q].swept(gate.start)
+			if err != nil {
+				stop.Store(true)
+			}
+			watch.done(q, err)
+		})
+		if err != nil {
+			errs[q] = err
+			stop.Store(true)
+		}
+	}
+}
+
+// waiters is the number of goroutines that run parts parts: none for a
+// single part, which runs on the caller's.
+func waiters(parts int) int {
+	if parts == 1 {
+		return 0
+	}
+	return parts
+}
+
+// launch starts gate.parts goroutines, each waiting at the gate, then
+// running body for its part.
+func launch(gate *startGate, body func(q int)) *sync.WaitGroup {
+	wg := &sync.WaitGroup{}
+	for q := range int(gate.parts) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if gate.wait() {
+				body(q)
+			}
+		}()
+	}
+	return wg
 }
