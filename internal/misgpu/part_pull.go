@@ -197,14 +197,21 @@ func (pp *Parts) preparePushes(segs [][]PullSegment) error {
 	return nil
 }
 
-// pushWindows queues the part's pushes of its windows into its
-// neighbours' states (part_pull.go): before its tail, so that the
+// beforeTail queues what a part does before its MIS-1 tail: where the
+// tail sends (part1_tail), the push of its windows, so that the
 // neighbours' tails, which spin on their ghosts, see what it decided
 // before it.
-func (pr *partRun) pushWindows() error {
-	if pr == nil {
+func (pr *partRun) beforeTail() error {
+	if pr == nil || !pr.tailSends {
 		return nil
 	}
+	return pr.pushWindows()
+}
+
+// pushWindows queues the part's pushes of its windows into its
+// neighbours' states: before its tail (beforeTail), or after every
+// launch where it runs none (exchange).
+func (pr *partRun) pushWindows() error {
 	p := pr.p
 	for _, w := range p.pushes {
 		if err := p.l.Launch(nil, "part_pull", w.grid, w.st, w.seg, w.nseg, p.bytes); err != nil {

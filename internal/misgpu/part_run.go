@@ -272,7 +272,8 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 	// runs on the caller's goroutine, as the engine does.
 	errs := make([]error, len(pp.ps))
 	gate := newStartGate(waiters(len(pp.ps)))
-	wg := launch(gate, pp.partBody(gate, runs, res, watch, &stop, errs))
+	body := pp.partBody(gate, runs, res, watch, &stop, errs)
+	wg := launch(gate, body)
 	opened := false
 	defer func() {
 		if !opened {
@@ -307,7 +308,7 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 	opened = true
 	gate.open()
 	if gate.parts == 0 {
-		pp.partBody(gate, runs, res, watch, &stop, errs)(0)
+		body(0)
 	}
 	wg.Wait()
 	// The first part that failed for a reason of its own.

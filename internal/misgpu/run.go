@@ -294,10 +294,8 @@ func (r *run) launchTail(pass int) error {
 	if err != nil {
 		return err
 	}
-	if r.part != nil && r.part.tailSends {
-		if err := r.part.pushWindows(); err != nil {
-			return err
-		}
+	if err := r.part.beforeTail(); err != nil {
+		return err
 	}
 	if r.plan.Dist == 1 {
 		err = e.Launch(nil, "mis_compact", e.Grid("mis_compact", int64(dg.n), blockSize), ws.st, n, r.list, ln)
