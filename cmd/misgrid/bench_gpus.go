@@ -348,16 +348,28 @@ func largestRange(g *mesh.Graph, k int) *mesh.Graph {
 }
 
 // engineCalled is the median wall time of the engine's runs on dg as a
-// caller makes them, after two untimed ones (benchGPUsOne's way).
+// caller makes them (benchGPUsOne's way).
 func engineCalled(dg *misgpu.Graph, dist int, pri misgpu.Priority, reps int) (float64, error) {
-	var times []time.Duration
-	for i := range reps + 2 {
+	return medianRun(reps, func() (time.Duration, error) {
 		r, err := dg.Run(dist, pri, nil)
 		if err != nil {
 			return 0, err
 		}
+		return r.Time, nil
+	})
+}
+
+// medianRun calls run reps+2 times and returns the median, in ms, of the
+// times the last reps calls report: the first two are warm-ups.
+func medianRun(reps int, run func() (time.Duration, error)) (float64, error) {
+	var times []time.Duration
+	for i := range reps + 2 {
+		d, err := run()
+		if err != nil {
+			return 0, err
+		}
 		if i >= 2 {
-			times = append(times, r.Time)
+			times = append(times, d)
 		}
 	}
 	return durMS(gpubench.Median(times)), nil
@@ -469,19 +481,17 @@ func benchGPUsOne(n int, opts mis.MultiGPUOptions, g *mesh.Graph, reps int, want
 		return r, err
 	}
 	defer m.Close()
-	var times []time.Duration
 	var last *mis.MultiGPUResult
-	for i := range reps + 2 {
+	if r.MS, err = medianRun(reps, func() (time.Duration, error) {
 		res, err := m.Run(context.Background())
 		if err != nil {
-			return r, err
-		}
-		if i >= 2 {
-			times = append(times, res.Time)
+			return 0, err
 		}
 		last = res
+		return res.Time, nil
+	}); err != nil {
+		return r, err
 	}
-	r.MS = durMS(gpubench.Median(times))
 	r.Rounds, r.BytesPerRound, r.SetSize, r.Links = last.Rounds, last.BytesPerRound, last.Size, last.Links
 	r.BytesPerRun, r.Plans = last.BytesPerRun, last.Plans
 	r.Identical = last.Size == want.Size
