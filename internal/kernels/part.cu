@@ -361,6 +361,117 @@ extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg, u64 *byte
 	if (lane == 0 && b) atomicAdd(bytes, (u64)b);
 }
 
+// Packed trades: where the parts could pull, a part instead packs after
+// every launch the two state bits of each vertex its neighbours keep in
+// a window (and of each ghost in its own windows, which its members may
+// have pushed OUT into) and stores the words that changed into the
+// neighbour's inbox over the link; the neighbour ORs its inbox into its
+// states after its own launches. A pull read a state byte per vertex
+// over the link, a round trip for every line; a trade stores two bits
+// per vertex, posted writes, and only where something changed.
+//
+// Segment k is seg[4k..4k+3]: the inbox (the neighbour's memory when
+// this part packs, this part's when it unpacks), this part's copy of
+// what it last stored there (packs only), first<<32 | len (this part's
+// bytes: the vertices packed, or the ghosts or owned vertices unpacked
+// into), and pack<<63 | back<<62 | dst, where dst is the first byte the
+// segment meets in the unpacking part's states. Inbox word g holds the
+// bits of that part's bytes (dst & ~15) + 16g.. +15, byte i's two bits
+// at bits 2i and 2i+1, zero outside the segment.
+
+// pack4 packs the state bits of w's four bytes into 8 bits, byte i's at
+// bits 2i and 2i+1; unpack4 undoes it for the low 8 bits of b.
+__device__ __forceinline__ u32 pack4(u32 w) {
+	w &= 0x03030303u;
+	w = (w | w >> 6) & 0x000f000fu;
+	return (w | w >> 12) & 0xffu;
+}
+
+__device__ __forceinline__ u32 unpack4(u32 b) {
+	b &= 0xffu;
+	b = (b | b << 12) & 0x000f000fu;
+	return (b | b << 6) & 0x03030303u;
+}
+
+// part_pack_group packs group g of a segment this part sends: the bytes
+// of the neighbour's states (dst & ~15) + 16g.. come from this part's
+// first + (that - dst). A group whose last store decided every vertex in
+// it has nothing new, and is not read again. It returns the bytes stored.
+__device__ __forceinline__ u32 part_pack_group(const u8 *st, u32 *inbox, u32 *last, u32 first, u32 len, u32 dst, u32 g) {
+	const long long b = (long long)(dst & ~15u) + 16ll * g;
+	u32 in = 0; // bit 2i: byte b+i is in the segment
+#pragma unroll
+	for (int i = 0; i < 16; i++)
+		if (b + i >= dst && b + i < (long long)dst + len) in |= 1u << (2 * i);
+	const u32 was = __ldcg(last + g);
+	if (((was | was >> 1) & in) == in) return 0;
+	// This part's bytes of the group: 16 from sa, read as aligned words
+	// that overlap the segment (they lie within the state allocation).
+	const long long sa = (long long)first - dst + b, a0 = sa & ~3ll;
+	u32 w[5];
+#pragma unroll
+	for (int j = 0; j < 5; j++) {
+		const long long a = a0 + 4 * j;
+		w[j] = a + 4 > first && a < (long long)first + len ? __ldcg((const u32 *)(st + a)) : 0u;
+	}
+	const u32 sh = (u32)(sa - a0) * 8;
+	u32 x = 0;
+#pragma unroll
+	for (int j = 0; j < 4; j++) x |= pack4(sh ? __funnelshift_r(w[j], w[j + 1], sh) : w[j]) << (8 * j);
+	x &= in * 3;
+	if (x == was) return 0;
+	__stcg(last + g, x);
+	*(volatile u32 *)(inbox + g) = x;
+	return 4;
+}
+
+// part_unpack_group ORs inbox word g of a segment into this part's
+// states, the bytes (dst & ~15) + 16g.. (within the allocation: the
+// states are padded to 16 bytes): forward, a decided state; back (this
+// part's vertices in a neighbour's window), an OUT that is no IN there.
+// Only undecided bytes change, by an atomic OR (a neighbour's tail may
+// store into the same words meanwhile).
+__device__ __forceinline__ void part_unpack_group(u8 *st, const u32 *inbox, u32 dst, bool back, u32 g) {
+	u32 *p = (u32 *)(st + (dst & ~15u)) + 4 * g;
+	u32 cur[4], und = 0;
+#pragma unroll
+	for (int j = 0; j < 4; j++) {
+		cur[j] = __ldcg(p + j);
+		und |= ~(cur[j] | cur[j] >> 1) & 0x01010101u;
+	}
+	if (!und) return;
+	const u32 x = *(const volatile u32 *)(inbox + g);
+	if (!x) return;
+#pragma unroll
+	for (int j = 0; j < 4; j++) {
+		u32 v = unpack4(x >> (8 * j));
+		if (back) v &= 0x02020202u & ~((v & 0x01010101u) << 1);
+		v &= (~(cur[j] | cur[j] >> 1) & 0x01010101u) * 3;
+		if (v) atomicOr(p + j, v);
+	}
+}
+
+// part_trade runs a part's packed trade after a launch: block b takes
+// segment b % nseg (the grid a multiple of nseg), a thread a group of 16
+// bytes at a time. The bytes stored over the link are added to bytes.
+extern "C" __global__ void part_trade(u8 *st, const u64 *seg, int nseg, u64 *bytes) {
+	const u32 k = blockIdx.x % (u32)nseg, per = gridDim.x / (u32)nseg;
+	const u64 *d = seg + 4 * k;
+	u32 *inbox = (u32 *)d[0], *last = (u32 *)d[1];
+	const u32 first = (u32)(d[2] >> 32), len = (u32)d[2], dst = (u32)d[3];
+	const bool pack = d[3] >> 63, back = (d[3] >> 62) & 1;
+	const u32 groups = ((dst & 15u) + len + 15) >> 4;
+	u32 b = 0;
+	for (u32 g = (blockIdx.x / (u32)nseg) * blockDim.x + threadIdx.x; g < groups; g += per * blockDim.x) {
+		if (pack)
+			b += part_pack_group(st, inbox, last, first, len, dst, g);
+		else
+			part_unpack_group(st, inbox, dst, back, g);
+	}
+	b = warp_sum(b);
+	if ((threadIdx.x & 31) == 0 && b) atomicAdd(bytes, (u64)b);
+}
+
 // PartSend is what a persistent tail needs to send its boundary
 // decisions itself (part1_tail): at[v] is owned vertex v's index in the
 // boundary list (-1: none), and the rest part_send's arrays, with base

@@ -130,8 +130,13 @@ func (pp *Parts) preparePulls(reach [][]bool) (bool, error) {
 			return false, err
 		}
 	}
-	for q, p := range pp.ps {
+	for _, p := range pp.ps {
 		p.pullsAll = !sendsToo
+	}
+	if !sendsToo && !o.PullBytes {
+		return true, pp.prepareTrades(segs)
+	}
+	for q, p := range pp.ps {
 		if len(segs[q]) == 0 {
 			continue
 		}
