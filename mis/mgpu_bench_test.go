@@ -14,9 +14,8 @@ import (
 )
 
 // BenchmarkMultiGPUSends times the ways the multi-GPU driver can run on
-// two GPUs, over one layout per graph and distance: the parts trading
-// packed decisions (part_trade, the default there) or pulling their
-// neighbours' state bytes (part_pull), with
+// two GPUs, over one layout per graph and distance: the parts pulling
+// their neighbours' decisions (part_pull, the default there), with
 // MIS-1's tail that sends by itself and the windows pushed before it,
 // or no tail, or part_send beside the tail after every launch
 // (pull-send); or sending them, as byte
@@ -41,8 +40,7 @@ func BenchmarkMultiGPUSends(b *testing.B) {
 		o      misgpu.PartsOptions
 		tables bool // the layout with no ghost windows
 	}{
-		{"trade", misgpu.PartsOptions{}, false},
-		{"pull", misgpu.PartsOptions{PullBytes: true}, false},
+		{"pull", misgpu.PartsOptions{}, false},
 		{"pull-notail", misgpu.PartsOptions{NoTailSends: true}, false},
 		{"pull-send", misgpu.PartsOptions{SendForward: true}, false},
 		{"plain", misgpu.PartsOptions{Push: true, NoTailSends: true, NoReturns: true}, false},

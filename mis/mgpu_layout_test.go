@@ -235,8 +235,6 @@ type partModel struct {
 	pull               [][]misgpu.PullSegment // by part, when the parts pull
 	sendsToo           bool                   // with pull: the forward segments go by sends
 	pushes             bool                   // with pull: windows pushed by their owners too
-	trades             bool                   // with pull: packed trades instead (part_trade)
-	inbox              [][][]uint8            // trades: by part and segment, what landed
 	pulled, pushed     int64
 	t                  *testing.T
 }
@@ -289,11 +287,7 @@ func (m *partModel) launch(q int) int {
 		if m.sendsToo {
 			m.send(q)
 		}
-		if m.trades {
-			m.trade(q)
-		} else {
-			m.pullSegments(q)
-		}
+		m.pullSegments(q)
 		if m.pushes && m.rng.IntN(3) == 0 {
 			m.push(q)
 		}
@@ -331,47 +325,6 @@ func (m *partModel) pullSegments(q int) {
 				st[d] = pOut
 				m.pulled++
 			}
-		}
-	}
-}
-
-// trade ORs part q's inboxes into its states as part_trade unpacks
-// them, then queues what it packs for its neighbours: the states of the
-// bytes they read from it, as they are now. A later trade's words land
-// after an earlier one's (one stream stores them).
-func (m *partModel) trade(q int) {
-	st := m.st[q]
-	for i, g := range m.pull[q] {
-		for j, s := range m.inbox[q][i] {
-			d := g.Dst + int64(j)
-			switch {
-			case !g.Back && st[d] != 0 && s != 0 && st[d] != s && s != pIn:
-				m.t.Fatalf("part %d unpacks state %d onto ghost %d in state %d", q, s, d, st[d])
-			case g.Back && s == pOut && st[d] == pIn:
-				m.t.Fatalf("part %d unpacks OUT back onto its member %d", q, d)
-			case st[d] != 0 || s == 0:
-			case !g.Back:
-				st[d] = s
-			case s == pOut:
-				st[d] = pOut
-				m.pulled++
-			}
-		}
-	}
-	for t, segs := range m.pull {
-		for i, g := range segs {
-			if g.From != q {
-				continue
-			}
-			src := slices.Clone(m.st[q][g.Src : g.Src+int64(g.Len)])
-			m.queue[t] = append(m.queue[t], func() {
-				for j, s := range src {
-					if old := m.inbox[t][i][j]; old != 0 && old != s {
-						m.t.Fatalf("part %d trades state %d over %d for byte %d of part %d", q, s, old, g.Dst+int64(j), t)
-					}
-				}
-				m.inbox[t][i] = src
-			})
 		}
 	}
 }
@@ -451,12 +404,6 @@ func (m *partModel) run(t *testing.T) map[int32]bool {
 		left[q] = p.own
 	}
 	m.queue = make([][]func(), len(m.ps))
-	m.inbox = make([][][]uint8, len(m.ps))
-	for q, segs := range m.pull {
-		for _, g := range segs {
-			m.inbox[q] = append(m.inbox[q], make([]uint8, g.Len))
-		}
-	}
 	for steps := 0; slices.Max(left) > 0; steps++ {
 		if steps > 100000 {
 			t.Fatal("the model makes no progress")
@@ -487,8 +434,7 @@ func (m *partModel) run(t *testing.T) map[int32]bool {
 // boundary state travels once to each part that keeps it; with the
 // ghosts' OUT given back, none reaches a member, and with sends made as
 // soon as a vertex is decided, the set is the same; so it is where the
-// parts pull both ways (or trade packed decisions), send as the tails do
-// and push their windows.
+// parts pull both ways, send as the tails do and push their windows.
 func TestPartModelIsGreedy(t *testing.T) {
 	returned, pulled, pushed := int64(0), int64(0), int64(0)
 	for _, c := range mgpuGraphs() {
@@ -501,10 +447,10 @@ func TestPartModelIsGreedy(t *testing.T) {
 				want := greedy(c.g, keys, dist)
 				for _, k := range []int{1, 2, 3, 5} {
 					for lname, ps := range layouts(t, c.g, k, dist, keys) {
-						for mode := range 7 {
+						for mode := range 6 {
 							name := fmt.Sprintf("%s/d%d/%v/k%d/%s/mode%d", c.name, dist, pr.Kind, k, lname, mode)
 							m := &partModel{ps: ps, dist: dist, keys: keys, rng: rand.New(rand.NewPCG(uint64(k), uint64(dist))),
-								returns: mode == 1 || mode == 2, immediate: mode == 2 || mode >= 4, sendsToo: mode == 4, pushes: mode >= 5, trades: mode == 6}
+								returns: mode == 1 || mode == 2, immediate: mode == 2 || mode >= 4, sendsToo: mode == 4, pushes: mode == 5}
 							if mode >= 3 {
 								if m.pull = pullSegments(ps, m.sendsToo); m.pull == nil {
 									continue

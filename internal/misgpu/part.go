@@ -97,10 +97,6 @@ type PartsOptions struct {
 	// pull and MIS-1's tails send, instead of pulling both ways and
 	// pushing the windows once before the tail (benchmarks).
 	SendForward bool
-	// PullBytes keeps the parts pulling their neighbours' state bytes
-	// (part_pull) where they could trade packed decisions (part_trade;
-	// benchmarks).
-	PullBytes bool
 	// Trace times every launch and send of each part with events
 	// (PartsResult.Trace).
 	Trace bool
@@ -165,12 +161,6 @@ type part struct {
 	// pushes: before MIS-1's tail, the windows of this part's vertices
 	// that its neighbours pull, written into their states (part_pull.go).
 	pushes []windowPush
-	// trade: the descriptors of the part's packed trade (part_trade.go),
-	// tradeSegs of them over tradeGrid blocks; tradeBuf: its inboxes and
-	// its copies of what it stored into its neighbours'.
-	trade, tradeBuf *cuda.Buffer
-	tradeSegs       int32
-	tradeGrid       uint32
 	// sharers: the parts on this part's device (its own included).
 	sharers int
 	// windows: the part runs the image of that many windows
@@ -202,7 +192,7 @@ func LiveAllocations() int64 { return liveParts.Load() }
 
 func partKernels() []string {
 	return append(Kernels(), "mis2b_p2", "part_send", "part_recv_at", "part_recv", "part_ghosts", "part_prefix", "part_return",
-		"part_exchange", "part_pull", "part_trade", partTailName(0), partTailName(1), partTailName(2))
+		"part_exchange", "part_pull", partTailName(0), partTailName(1), partTailName(2))
 }
 
 // partTailName is the MIS-1 tail that sends its boundary decisions
@@ -479,12 +469,8 @@ func (pp *Parts) connect() error {
 		return err
 	}
 	if pp.pulls {
-		how := " trade"
-		if pp.opts.PullBytes || pp.opts.SendForward {
-			how = " pull"
-		}
 		for i := range pp.links {
-			pp.links[i] += how
+			pp.links[i] += " pull"
 		}
 	}
 	for to, t := range pp.ps {

@@ -130,13 +130,8 @@ func (pp *Parts) preparePulls(reach [][]bool) (bool, error) {
 			return false, err
 		}
 	}
-	for _, p := range pp.ps {
-		p.pullsAll = !sendsToo
-	}
-	if !sendsToo && !o.PullBytes {
-		return true, pp.prepareTrades(segs)
-	}
 	for q, p := range pp.ps {
+		p.pullsAll = !sendsToo
 		if len(segs[q]) == 0 {
 			continue
 		}

@@ -163,16 +163,11 @@ func (pr *partRun) receive() error {
 func (pr *partRun) exchange(pass int) error {
 	p, l := pr.p, pr.p.l
 	n := int64(len(p.spec.Send))
-	if (n > 0 || p.pull != nil || p.trade != nil) && pr.inject != nil && pr.inject(pr.q, pass) {
+	if (n > 0 || p.pull != nil) && pr.inject != nil && pr.inject(pr.q, pass) {
 		// Refused by the driver: an injected device error.
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
-	switch {
-	case p.trade != nil:
-		if err := pr.trade(); err != nil {
-			return err
-		}
-	case p.pull != nil:
+	if p.pull != nil {
 		if err := l.Launch(nil, "part_pull", p.pullGrid, p.dg.ws.st, p.pull, p.pullSegs, p.bytes); err != nil {
 			return err
 		}
@@ -367,9 +362,6 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 		if err := b.MemsetAsync8(0, l.Stream); err != nil {
 			return nil, err
 		}
-	}
-	if err := p.clearTrades(l.Stream); err != nil {
-		return nil, err
 	}
 	if p.dg.n == 0 {
 		return &run{dg: p.dg, plan: &Plan{}}, nil
