@@ -297,6 +297,10 @@ extern "C" __global__ void part_exchange(PART_SEND_PARAMS, PART_RETURN_PARAMS, u
 		part_return_blocks(PART_RETURN_ARGS, Blocks{blockIdx.x - sgrid, gridDim.x - sgrid});
 }
 
+// PULL_WORDS is the words a thread of part_pull takes at a time
+// (misgpu.pullUnroll sizes its grid by it).
+#define PULL_WORDS 4
+
 // part_pull: where every ghost of every part lies in a window and each
 // part reaches its neighbours' memory, a part reads after each of its
 // launches what its neighbours decided, instead of being sent it (no
@@ -312,10 +316,11 @@ extern "C" __global__ void part_exchange(PART_SEND_PARAMS, PART_RETURN_PARAMS, u
 // an atomic OR of the bits it lacks, since the neighbour's tail
 // (part1_tail) may store into the same ghost words meanwhile. Class bits
 // are not read: pulls serve hash keys, whose states hold none. Block b
-// takes segment b % nseg (the grid a multiple of nseg), each thread a
-// word of 4 destination bytes at a time; a lane reads the neighbour's
-// aligned word and takes the bytes past it from the next lane's, so a
-// warp's reads are whole lines over the link whatever the alignment.
+// takes segment b % nseg (the grid a multiple of nseg), each thread
+// PULL_WORDS words of 4 destination bytes at a time; a lane reads the
+// neighbour's aligned word and takes the bytes past it from the next
+// lane's, so a warp's reads are whole lines over the link whatever the
+// alignment.
 // The bytes read (added to bytes) fall as the segment's bytes here get
 // decided.
 extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg, u64 *bytes) {
@@ -326,36 +331,59 @@ extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg, u64 *byte
 	const u32 w1 = (u32)(((u64)dst + len + 3) >> 2);
 	const u32 lane = threadIdx.x & 31;
 	u32 b = 0;
-	for (u32 w0 = (dst >> 2) + (blockIdx.x / (u32)nseg) * blockDim.x; w0 < w1; w0 += per * blockDim.x) {
-		const u32 w = w0 + threadIdx.x;
-		u32 m = 0;
+	// PULL_WORDS words a thread at a time, blockDim.x apart, their reads
+	// over the link issued together: a read there takes microseconds, and
+	// one at a time the link carried a third of what it can.
+	for (u32 w0 = (dst >> 2) + (blockIdx.x / (u32)nseg) * blockDim.x * PULL_WORDS; w0 < w1;
+	     w0 += per * blockDim.x * PULL_WORDS) {
+		u32 m[PULL_WORDS], cur[PULL_WORDS], lo[PULL_WORDS], hi[PULL_WORDS];
+		bool need[PULL_WORDS];
 #pragma unroll
-		for (u32 j = 0; j < 4; j++) {
-			const u32 i = 4 * w + j;
-			if (w < w1 && i >= dst && i - dst < len) m |= 0xffu << (8 * j);
+		for (u32 u = 0; u < PULL_WORDS; u++) {
+			const u32 w = w0 + u * blockDim.x + threadIdx.x;
+			m[u] = 0;
+#pragma unroll
+			for (u32 j = 0; j < 4; j++) {
+				const u32 i = 4 * w + j;
+				if (w < w1 && i >= dst && i - dst < len) m[u] |= 0xffu << (8 * j);
+			}
+			// A word whose bytes of the segment are all decided here has
+			// nothing to learn: its neighbour's word is not read, so that
+			// the bytes a pull reads fall with what is left undecided.
+			cur[u] = m[u] ? __ldcg((u32 *)st + w) : 0u;
+			need[u] = ~(cur[u] | cur[u] >> 1) & m[u] & 0x01010101u;
 		}
-		// A word whose bytes of the segment are all decided here has
-		// nothing to learn: its neighbour's word is not read, so that
-		// the bytes a pull reads fall with what is left undecided.
-		u32 *p = (u32 *)st + w;
-		const u32 cur = m ? __ldcg(p) : 0u;
-		const bool need = ~(cur | cur >> 1) & m & 0x01010101u;
-		const bool prev = __shfl_up_sync(0xffffffffu, need, 1) && lane > 0;
-		// The neighbour's byte for this part's byte i is s0 + i - dst.
-		const u64 a = s0 + 4 * (u64)w - dst, al = a & ~3ull;
-		const u32 sh = (u32)(a & 3) * 8;
-		// Only words that hold a byte of the segment are read: they lie
-		// within the neighbour's (word-aligned) allocation.
-		const bool rlo = (need || prev) && al + 4 > s0 && al < s0 + len;
-		const u32 lo = rlo ? __ldcg((const u32 *)al) : 0u;
-		u32 hi = __shfl_down_sync(0xffffffffu, lo, 1);
-		const bool rhi = lane == 31 && need && sh && al + 8 > s0 && al + 4 < s0 + len;
-		if (rhi) hi = __ldcg((const u32 *)(al + 4));
-		b += 4 * (rlo + rhi);
-		if (!need) continue;
-		const u32 v = (sh ? __funnelshift_r(lo, hi, sh) : lo) & m;
-		const u32 add = back ? v & 0x02020202u & ~((v & 0x01010101u) << 1) : v & 0x03030303u;
-		if (add & ~cur) atomicOr(p, add);
+#pragma unroll
+		for (u32 u = 0; u < PULL_WORDS; u++) {
+			const u32 w = w0 + u * blockDim.x + threadIdx.x;
+			const bool prev = __shfl_up_sync(0xffffffffu, need[u], 1) && lane > 0;
+			// The neighbour's byte for this part's byte i is s0 + i - dst.
+			const u64 a = s0 + 4 * (u64)w - dst, al = a & ~3ull;
+			// Only words that hold a byte of the segment are read: they
+			// lie within the neighbour's (word-aligned) allocation.
+			const bool rlo = (need[u] || prev) && al + 4 > s0 && al < s0 + len;
+			lo[u] = rlo ? __ldcg((const u32 *)al) : 0u;
+			b += 4 * rlo;
+		}
+#pragma unroll
+		for (u32 u = 0; u < PULL_WORDS; u++) {
+			const u32 w = w0 + u * blockDim.x + threadIdx.x;
+			const u64 a = s0 + 4 * (u64)w - dst, al = a & ~3ull;
+			const u32 sh = (u32)(a & 3) * 8;
+			hi[u] = __shfl_down_sync(0xffffffffu, lo[u], 1);
+			const bool rhi = lane == 31 && need[u] && sh && al + 8 > s0 && al + 4 < s0 + len;
+			if (rhi) hi[u] = __ldcg((const u32 *)(al + 4));
+			b += 4 * rhi;
+		}
+#pragma unroll
+		for (u32 u = 0; u < PULL_WORDS; u++) {
+			if (!need[u]) continue;
+			const u32 w = w0 + u * blockDim.x + threadIdx.x;
+			const u32 sh = (u32)((s0 + 4 * (u64)w - dst) & 3) * 8;
+			const u32 v = (sh ? __funnelshift_r(lo[u], hi[u], sh) : lo[u]) & m[u];
+			const u32 add = back ? v & 0x02020202u & ~((v & 0x01010101u) << 1) : v & 0x03030303u;
+			if (add & ~cur[u]) atomicOr((u32 *)st + w, add);
+		}
 	}
 	b = warp_sum(b);
 	if (lane == 0 && b) atomicAdd(bytes, (u64)b);

@@ -41,6 +41,7 @@ func TestKernelConstants(t *testing.T) {
 		"PART_SLOT_BITS": int64(misgpu.SlotBits),
 		"PART_WINDOWS":   int64(misgpu.MaxWindows),
 		"PART_MAILBOX":   int64(bitIndex(misgpu.MailboxBit)),
+		"PULL_WORDS":     misgpu.PullUnroll,
 	}) {
 		t.Error(m)
 	}

@@ -27,4 +27,5 @@ const (
 	BlockSize     = blockSize
 	SlotBits      = slotBits
 	MailboxBit    = mailboxBit
+	PullUnroll    = pullUnroll
 )

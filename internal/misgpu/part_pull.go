@@ -147,6 +147,10 @@ func (pp *Parts) preparePulls(reach [][]bool) (bool, error) {
 	return true, nil
 }
 
+// pullUnroll is the words a thread of part_pull takes at a time
+// (PULL_WORDS in part.cu).
+const pullUnroll = 4
+
 // pullGrid is part_pull's grid over segs: blocks for the longest, for
 // each segment.
 func pullGrid(p *part, segs []PullSegment) uint32 {
@@ -155,7 +159,7 @@ func pullGrid(p *part, segs []PullSegment) uint32 {
 		most = max(most, g.Len)
 	}
 	n := len(segs)
-	return gridShare(p.l, "part_pull", int64(most+7)/4, n) * uint32(n)
+	return gridShare(p.l, "part_pull", (int64(most+7)/4+pullUnroll-1)/pullUnroll, n) * uint32(n)
 }
 
 // windowPush is a part's push of its vertices into one neighbour's

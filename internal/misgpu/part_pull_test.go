@@ -22,59 +22,68 @@ func pullModel(t *testing.T, st, src []byte, s0, dst, n int, back bool, per, blo
 	read := 0
 	w1 := (dst + n + 3) >> 2
 	for _, blk := range rng.Perm(per) {
-		for w0 := dst>>2 + blk*block; w0 < w1; w0 += per * block {
-			m, cur, need := make([]uint32, block), make([]uint32, block), make([]bool, block)
-			for x := range block {
-				w := w0 + x
-				for j := range 4 {
-					if i := 4*w + j; w < w1 && i >= dst && i-dst < n {
-						m[x] |= 0xff << (8 * j)
-					}
-				}
-				if m[x] != 0 {
-					cur[x] = word(st, 4*w)
-				}
-				need[x] = ^(cur[x]|cur[x]>>1)&m[x]&0x01010101 != 0
-			}
-			lo := make([]uint32, block)
-			for x := range block {
-				prev := x%32 > 0 && need[x-1] // __shfl_up_sync
-				a := s0 + 4*(w0+x) - dst
-				if al := a &^ 3; (need[x] || prev) && al+4 > s0 && al < s0+n {
-					lo[x] = word(src, al)
-					read += 4
-				}
-			}
-			for x := range block {
-				w := w0 + x
-				a := s0 + 4*w - dst
-				al, sh := a&^3, uint(a&3)*8
-				var hi uint32
-				if x%32 != 31 {
-					hi = lo[x+1] // __shfl_down_sync
-				} else if need[x] && sh != 0 && al+8 > s0 && al+4 < s0+n {
-					hi = word(src, al+4)
-					read += 4
-				}
-				if !need[x] {
-					continue
-				}
-				v := lo[x]
-				if sh != 0 {
-					v = uint32((uint64(hi)<<32 | uint64(lo[x])) >> sh)
-				}
-				v &= m[x]
-				add := v & 0x03030303
-				if back {
-					add = v & 0x02020202 &^ ((v & 0x01010101) << 1)
-				}
-				for j := range 4 {
-					st[4*w+j] |= byte(add >> (8 * j))
-				}
+		for c0 := dst>>2 + blk*block*pullUnroll; c0 < w1; c0 += per * block * pullUnroll {
+			for u := range pullUnroll {
+				w0 := c0 + u*block
+				pullChunk(t, st, src, s0, dst, n, back, w0, w1, block, word, &read)
 			}
 		}
 	}
 	return read
+}
+
+// pullChunk is one of a thread's PULL_WORDS steps, over the block's
+// words from w0 on.
+func pullChunk(t *testing.T, st, src []byte, s0, dst, n int, back bool, w0, w1, block int, word func([]byte, int) uint32, read *int) {
+	m, cur, need := make([]uint32, block), make([]uint32, block), make([]bool, block)
+	for x := range block {
+		w := w0 + x
+		for j := range 4 {
+			if i := 4*w + j; w < w1 && i >= dst && i-dst < n {
+				m[x] |= 0xff << (8 * j)
+			}
+		}
+		if m[x] != 0 {
+			cur[x] = word(st, 4*w)
+		}
+		need[x] = ^(cur[x]|cur[x]>>1)&m[x]&0x01010101 != 0
+	}
+	lo := make([]uint32, block)
+	for x := range block {
+		prev := x%32 > 0 && need[x-1] // __shfl_up_sync
+		a := s0 + 4*(w0+x) - dst
+		if al := a &^ 3; (need[x] || prev) && al+4 > s0 && al < s0+n {
+			lo[x] = word(src, al)
+			*read += 4
+		}
+	}
+	for x := range block {
+		w := w0 + x
+		a := s0 + 4*w - dst
+		al, sh := a&^3, uint(a&3)*8
+		var hi uint32
+		if x%32 != 31 {
+			hi = lo[x+1] // __shfl_down_sync
+		} else if need[x] && sh != 0 && al+8 > s0 && al+4 < s0+n {
+			hi = word(src, al+4)
+			*read += 4
+		}
+		if !need[x] {
+			continue
+		}
+		v := lo[x]
+		if sh != 0 {
+			v = uint32((uint64(hi)<<32 | uint64(lo[x])) >> sh)
+		}
+		v &= m[x]
+		add := v & 0x03030303
+		if back {
+			add = v & 0x02020202 &^ ((v & 0x01010101) << 1)
+		}
+		for j := range 4 {
+			st[4*w+j] |= byte(add >> (8 * j))
+		}
+	}
 }
 
 // state is STATE of mis.cu: IN wins over OUT.
