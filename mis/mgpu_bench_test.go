@@ -279,22 +279,29 @@ func medianMS(ds []time.Duration) float64 {
 }
 
 // BenchmarkPartsVsAlone sets the launches of each of two parts of hex27
-// 256³ on two GPUs (their traces) beside the half (hex27 256×256×128,
-// the first part's rows with the cut edges dropped) on GPU 0 as one
-// part of the driver (its trace), the same hashing through a ghost
-// window (a hole) as a part of several does, and by the engine (its
-// sweeps one by one): where a part's time goes beyond what its vertices
-// cost without a boundary.
+// 256×256×nz on two GPUs (their traces) beside the half (hex27
+// 256×256×nz/2, the first part's rows with the cut edges dropped) on
+// GPU 0 as one part of the driver (its trace), the same hashing through
+// a ghost window (a hole) as a part of several does, and by the engine
+// (its sweeps one by one): where a part's time goes beyond what its
+// vertices cost without a boundary. nz is 256 (hex27 256³) and 512 (the
+// weak scaling's graph).
 func BenchmarkPartsVsAlone(b *testing.B) {
 	if n, err := cuda.DeviceCount(); err != nil || n < 2 {
 		b.Skip("needs two GPUs")
 	}
-	g := mesh.Hex27Graph(256, 256, 256)
+	for _, nz := range []int{256, 512} {
+		b.Run(fmt.Sprintf("nz%d", nz), func(b *testing.B) { benchPartsVsAlone(b, nz) })
+	}
+}
+
+func benchPartsVsAlone(b *testing.B, nz int) {
+	g := mesh.Hex27Graph(256, 256, nz)
 	keys, err := Keys(g, Priority{Kind: Hash})
 	if err != nil {
 		b.Fatal(err)
 	}
-	half, hk, dg := hexOnGPU(b, 128)
+	half, hk, dg := hexOnGPU(b, nz/2)
 	defer dg.Close()
 	for _, dist := range []int{1, 2} {
 		parts, err := layoutParts(g, 2, nil, keys, dist, nil, misgpu.MaxWindows)
