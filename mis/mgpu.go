@@ -43,10 +43,9 @@ type MultiGPUOptions struct {
 	// returns apart (misgpu.PartsOptions.SplitExchange); push sends
 	// where the parts could pull (misgpu.PartsOptions.Push);
 	// sendForward sends forward beside MIS-1's tails where the parts
-	// pull (misgpu.PartsOptions.SendForward); forwardPulls pulls only
-	// the neighbours' windows (misgpu.PartsOptions.ForwardPulls).
-	mailboxes, pairs, tail, noTailSends, noReturns, tables, split, push, sendForward, forwardPulls bool
-	inject                                                                                         func(part, launch int) bool
+	// pull (misgpu.PartsOptions.SendForward).
+	mailboxes, pairs, tail, noTailSends, noReturns, tables, split, push, sendForward bool
+	inject                                                                           func(part, launch int) bool
 }
 
 // MultiGPUResult is the set found and the cost of the exchanges.
@@ -151,7 +150,7 @@ func NewMultiGPU(g *mesh.Graph, opts MultiGPUOptions) (*MultiGPU, error) {
 	}
 	po := misgpu.PartsOptions{Dist: dist, Seed: opts.Priority.Seed, Mailboxes: opts.mailboxes, Pairs: opts.pairs, Tail: opts.tail,
 		NoTailSends: opts.noTailSends, NoReturns: opts.noReturns, Inject: opts.inject, SplitExchange: opts.split, Push: opts.push,
-		SendForward: opts.sendForward, ForwardPulls: opts.forwardPulls}
+		SendForward: opts.sendForward}
 	pp, err := misgpu.NewParts(specs, po)
 	if err != nil {
 		return nil, fmt.Errorf("mis: multi-GPU %w", err)

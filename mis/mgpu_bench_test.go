@@ -41,7 +41,6 @@ func BenchmarkMultiGPUSends(b *testing.B) {
 		tables bool // the layout with no ghost windows
 	}{
 		{"pull", misgpu.PartsOptions{}, false},
-		{"pull-forward", misgpu.PartsOptions{ForwardPulls: true}, false},
 		{"pull-notail", misgpu.PartsOptions{NoTailSends: true}, false},
 		{"pull-send", misgpu.PartsOptions{SendForward: true}, false},
 		{"plain", misgpu.PartsOptions{Push: true, NoTailSends: true, NoReturns: true}, false},

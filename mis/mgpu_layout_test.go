@@ -434,8 +434,7 @@ func (m *partModel) run(t *testing.T) map[int32]bool {
 // boundary state travels once to each part that keeps it; with the
 // ghosts' OUT given back, none reaches a member, and with sends made as
 // soon as a vertex is decided, the set is the same; so it is where the
-// parts pull both ways (or only forward), send as the tails do and push
-// their windows.
+// parts pull both ways, send as the tails do and push their windows.
 func TestPartModelIsGreedy(t *testing.T) {
 	returned, pulled, pushed := int64(0), int64(0), int64(0)
 	for _, c := range mgpuGraphs() {
@@ -448,15 +447,12 @@ func TestPartModelIsGreedy(t *testing.T) {
 				want := greedy(c.g, keys, dist)
 				for _, k := range []int{1, 2, 3, 5} {
 					for lname, ps := range layouts(t, c.g, k, dist, keys) {
-						for mode := range 7 {
+						for mode := range 6 {
 							name := fmt.Sprintf("%s/d%d/%v/k%d/%s/mode%d", c.name, dist, pr.Kind, k, lname, mode)
 							m := &partModel{ps: ps, dist: dist, keys: keys, rng: rand.New(rand.NewPCG(uint64(k), uint64(dist))),
-								returns: mode == 1 || mode == 2, immediate: mode == 2 || mode >= 4, sendsToo: mode == 4, pushes: mode >= 5}
+								returns: mode == 1 || mode == 2, immediate: mode == 2 || mode >= 4, sendsToo: mode == 4, pushes: mode == 5}
 							if mode >= 3 {
-								// Mode 4 pulls only what goes back, mode 6 only
-								// the windows of the neighbours' vertices.
-								keep := func(g misgpu.PullSegment) bool { return (mode != 4 || g.Back) && (mode != 6 || !g.Back) }
-								if m.pull = pullSegments(ps, keep); m.pull == nil {
+								if m.pull = pullSegments(ps, m.sendsToo); m.pull == nil {
 									continue
 								}
 							}
@@ -493,9 +489,9 @@ func TestPartModelIsGreedy(t *testing.T) {
 	}
 }
 
-// pullSegments returns each part's misgpu.PullSegments that keep says
-// it pulls, or nil where the parts do not pull.
-func pullSegments(ps []*gpuPart, keep func(misgpu.PullSegment) bool) [][]misgpu.PullSegment {
+// pullSegments returns each part's misgpu.PullSegments (only the back
+// ones with backOnly), or nil where the parts do not pull.
+func pullSegments(ps []*gpuPart, backOnly bool) [][]misgpu.PullSegment {
 	specs := make([]*misgpu.PartSpec, len(ps))
 	for q, p := range ps {
 		specs[q] = &p.spec
@@ -506,7 +502,9 @@ func pullSegments(ps []*gpuPart, keep func(misgpu.PullSegment) bool) [][]misgpu.
 		if g == nil {
 			return nil
 		}
-		g = slices.DeleteFunc(g, func(s misgpu.PullSegment) bool { return !keep(s) })
+		if backOnly {
+			g = slices.DeleteFunc(g, func(s misgpu.PullSegment) bool { return !s.Back })
+		}
 		out = append(out, g)
 	}
 	return out

@@ -78,9 +78,8 @@ func multiGPUIsGreedy(t *testing.T, devs []int, images map[string]bool) {
 					// Locality and tables: the parts key their ghosts
 					// through the id tables, comparing hash prefixes.
 					// sendForward: part_send beside the tails after
-					// every launch, and pulls of what goes back;
-					// forwardPulls: pulls of the windows only.
-					opts = append(opts, MultiGPUOptions{sendForward: true}, MultiGPUOptions{forwardPulls: true}, MultiGPUOptions{push: true}, MultiGPUOptions{push: true, split: true},
+					// every launch, and pulls of what goes back.
+					opts = append(opts, MultiGPUOptions{sendForward: true}, MultiGPUOptions{push: true}, MultiGPUOptions{push: true, split: true},
 						MultiGPUOptions{Partition: lp, Order: order}, MultiGPUOptions{tables: true})
 				}
 				if pr.Kind == Degree {
@@ -88,8 +87,8 @@ func multiGPUIsGreedy(t *testing.T, devs []int, images map[string]bool) {
 						MultiGPUOptions{tables: true}, MultiGPUOptions{split: true, noTailSends: true})
 				}
 				for _, o := range opts {
-					name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v/tables=%v/split=%v/push=%v/sendForward=%v/forwardPulls=%v", devs, c.name, dist, pr.Kind,
-						o.mailboxes, o.Partition != nil, o.Order != nil, o.tables, o.split, o.push, o.sendForward, o.forwardPulls)
+					name := fmt.Sprintf("%v/%s/d%d/%v/mailboxes=%v/partition=%v/order=%v/tables=%v/split=%v/push=%v/sendForward=%v", devs, c.name, dist, pr.Kind,
+						o.mailboxes, o.Partition != nil, o.Order != nil, o.tables, o.split, o.push, o.sendForward)
 					o.Distance, o.Priority, o.Devices = dist, pr, devs
 					res, err := ComputeMultiGPU(context.Background(), c.g, o)
 					if err != nil {

@@ -97,10 +97,6 @@ type PartsOptions struct {
 	// pull and MIS-1's tails send, instead of pulling both ways and
 	// pushing the windows once before the tail (benchmarks).
 	SendForward bool
-	// ForwardPulls pulls only the windows of the neighbours' vertices,
-	// not the OUT their members pushed into their windows of this
-	// part's: a part's own sweeps find those members through its ghosts.
-	ForwardPulls bool
 	// Trace times every launch and send of each part with events
 	// (PartsResult.Trace).
 	Trace bool

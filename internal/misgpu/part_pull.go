@@ -120,10 +120,9 @@ func (pp *Parts) preparePulls(reach [][]bool) (bool, error) {
 			if !reach[g.From][q] || !reach[q][g.From] {
 				return false, nil
 			}
-			if g.Back && o.ForwardPulls && !sendsToo || !g.Back && sendsToo {
-				continue
+			if g.Back || !sendsToo {
+				segs[q] = append(segs[q], g)
 			}
-			segs[q] = append(segs[q], g)
 		}
 	}
 	if tails && !sendsToo {
