@@ -332,8 +332,8 @@ extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg, u64 *byte
 	const u32 lane = threadIdx.x & 31;
 	u32 b = 0;
 	// PULL_WORDS words a thread at a time, blockDim.x apart, their reads
-	// over the link issued together: a read there takes microseconds, and
-	// one at a time the link carried a third of what it can.
+	// over the link issued together: a read there takes microseconds, so
+	// a thread keeps several in flight.
 	for (u32 w0 = (dst >> 2) + (blockIdx.x / (u32)nseg) * blockDim.x * PULL_WORDS; w0 < w1;
 	     w0 += per * blockDim.x * PULL_WORDS) {
 		u32 m[PULL_WORDS], cur[PULL_WORDS], lo[PULL_WORDS], hi[PULL_WORDS];
