@@ -21,73 +21,94 @@ import (
 // (pull-send); or sending them, as byte
 // stores or pairs into the peers' mailboxes, with the tail or none, the
 // ghosts' OUT given back to their owners or not; tables runs the
-// default on the layout without ghost windows (which sends). It reports
-// each part's launches and exchanges timed on its stream (the median
-// run's), and fails when a variant's set differs from the first's.
+// default on the layout without ghost windows (which sends). The graphs
+// are hex27 256³ and a random graph split into ranges, and hex27 256³
+// relabelled at random split by LocalityPartition, whose parts send
+// through the tables. It reports each part's launches and exchanges
+// timed on its stream (the median run's), and fails when a variant's
+// set differs from the first's.
 func BenchmarkMultiGPUSends(b *testing.B) {
 	if n, err := cuda.DeviceCount(); err != nil || n < 2 {
 		b.Skip("needs two GPUs")
 	}
 	graphs := []struct {
-		name string
-		g    func() *mesh.Graph
+		name     string
+		g        func() *mesh.Graph
+		locality bool // split by LocalityPartition, not by ranges of ids
 	}{
-		{"hex27-256", func() *mesh.Graph { return mesh.Hex27Graph(256, 256, 256) }},
-		{"random-16M-16", func() *mesh.Graph { return mesh.RandomGraph(1<<24, 16, 1) }},
-	}
-	variants := []struct {
-		name   string
-		o      misgpu.PartsOptions
-		tables bool // the layout with no ghost windows
-	}{
-		{"pull", misgpu.PartsOptions{}, false},
-		{"pull-notail", misgpu.PartsOptions{NoTailSends: true}, false},
-		{"pull-send", misgpu.PartsOptions{SendForward: true}, false},
-		{"plain", misgpu.PartsOptions{Push: true, NoTailSends: true, NoReturns: true}, false},
-		{"returns", misgpu.PartsOptions{Push: true, NoTailSends: true}, false},
-		{"tail", misgpu.PartsOptions{Push: true, NoReturns: true}, false},
-		{"push", misgpu.PartsOptions{Push: true}, false},
-		{"pairs", misgpu.PartsOptions{Pairs: true}, false},
-		{"tables", misgpu.PartsOptions{}, true},
+		{"hex27-256", func() *mesh.Graph { return mesh.Hex27Graph(256, 256, 256) }, false},
+		{"random-16M-16", func() *mesh.Graph { return mesh.RandomGraph(1<<24, 16, 1) }, false},
+		{"hex27-256-relabel", func() *mesh.Graph {
+			g, _ := mesh.Relabel(mesh.Hex27Graph(256, 256, 256), 2)
+			return g
+		}, true},
 	}
 	for _, c := range graphs {
-		g := c.g()
-		keys, err := Keys(g, Priority{Kind: Hash})
+		b.Run(c.name, func(b *testing.B) { benchSends(b, c.g(), c.locality) })
+	}
+}
+
+// sendVariants are the ways BenchmarkMultiGPUSends runs the parts.
+var sendVariants = []struct {
+	name   string
+	o      misgpu.PartsOptions
+	tables bool // the layout with no ghost windows
+}{
+	{"pull", misgpu.PartsOptions{}, false},
+	{"pull-notail", misgpu.PartsOptions{NoTailSends: true}, false},
+	{"pull-send", misgpu.PartsOptions{SendForward: true}, false},
+	{"plain", misgpu.PartsOptions{Push: true, NoTailSends: true, NoReturns: true}, false},
+	{"returns", misgpu.PartsOptions{Push: true, NoTailSends: true}, false},
+	{"tail", misgpu.PartsOptions{Push: true, NoReturns: true}, false},
+	{"push", misgpu.PartsOptions{Push: true}, false},
+	{"pairs", misgpu.PartsOptions{Pairs: true}, false},
+	{"tables", misgpu.PartsOptions{}, true},
+}
+
+// benchSends runs every variant on two parts of g, by locality or by
+// ranges, at distance 1 and 2.
+func benchSends(b *testing.B, g *mesh.Graph, locality bool) {
+	keys, err := Keys(g, Priority{Kind: Hash})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var partition, order []int32
+	if locality {
+		if partition, order, err = LocalityPartition(g, 2); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, dist := range []int{1, 2} {
+		parts, err := layoutParts(g, 2, partition, keys, dist, order, misgpu.MaxWindows)
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, dist := range []int{1, 2} {
-			parts, err := layoutParts(g, 2, nil, keys, dist, nil, misgpu.MaxWindows)
-			if err != nil {
-				b.Fatal(err)
+		// The same with every ghost in the tables (no windows).
+		tparts, err := layoutParts(g, 2, partition, keys, dist, order, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var want [][]bool
+		for _, v := range sendVariants {
+			if dist == 2 && (v.name == "pull-notail" || v.name == "pull-send" || v.name == "tail" || v.name == "push") {
+				continue // no tail at distance 2: as pull, plain or returns
 			}
-			// The same with every ghost in the tables (no windows).
-			tparts, err := layoutParts(g, 2, nil, keys, dist, nil, 0)
-			if err != nil {
-				b.Fatal(err)
+			ps := parts
+			if v.tables {
+				ps = tparts
 			}
-			var want [][]bool
-			for _, v := range variants {
-				if dist == 2 && (v.name == "pull-notail" || v.name == "pull-send" || v.name == "tail" || v.name == "push") {
-					continue // no tail at distance 2: as pull, plain or returns
+			specs := []*misgpu.PartSpec{&ps[0].spec, &ps[1].spec}
+			specs[0].Device, specs[1].Device = 0, 1
+			b.Run(fmt.Sprintf("d%d/%s", dist, v.name), func(b *testing.B) {
+				o := v.o
+				o.Dist, o.Trace = dist, true
+				got := benchParts(b, specs, o)
+				if want == nil {
+					want = got
+				} else if !slices.EqualFunc(want, got, slices.Equal) {
+					b.Fatalf("the set differs from variant %s's", sendVariants[0].name)
 				}
-				ps := parts
-				if v.tables {
-					ps = tparts
-				}
-				specs := []*misgpu.PartSpec{&ps[0].spec, &ps[1].spec}
-				specs[0].Device, specs[1].Device = 0, 1
-				b.Run(fmt.Sprintf("%s/d%d/%s", c.name, dist, v.name), func(b *testing.B) {
-					o := v.o
-					o.Dist, o.Trace = dist, true
-					got := benchParts(b, specs, o)
-					if want == nil {
-						want = got
-					} else if !slices.EqualFunc(want, got, slices.Equal) {
-						b.Fatalf("the set differs from variant %s's", variants[0].name)
-					}
-				})
-			}
+			})
 		}
 	}
 }
