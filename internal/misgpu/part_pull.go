@@ -135,16 +135,29 @@ func (pp *Parts) preparePulls(reach [][]bool) (bool, error) {
 		if len(segs[q]) == 0 {
 			continue
 		}
-		words, err := pullWords(segs[q], func(r int) uint64 { return uint64(pp.ps[r].dg.ws.st.Ptr()) })
-		if err != nil {
-			return false, fmt.Errorf("part %d: %w", q, err)
-		}
-		if p.pull, err = upload(p, words); err != nil {
+		var err error
+		if p.pull, p.pullGrid, err = pp.uploadSegments(q, segs[q]); err != nil {
 			return false, err
 		}
-		p.pullSegs, p.pullGrid = int32(len(segs[q])), pullGrid(p, segs[q])
+		p.pullSegs = int32(len(segs[q]))
 	}
 	return true, nil
+}
+
+// uploadSegments uploads segs, read by part_pull launched on part q, as
+// the kernel reads them (pullWords, the parts' state arrays as their
+// addresses), and returns them with the launch's grid.
+func (pp *Parts) uploadSegments(q int, segs []PullSegment) (*cuda.Buffer, uint32, error) {
+	p := pp.ps[q]
+	words, err := pullWords(segs, func(r int) uint64 { return uint64(pp.ps[r].dg.ws.st.Ptr()) })
+	if err != nil {
+		return nil, 0, fmt.Errorf("part %d: %w", q, err)
+	}
+	b, err := upload(p, words)
+	if err != nil {
+		return nil, 0, err
+	}
+	return b, pullGrid(p, segs), nil
 }
 
 // pullUnroll is the words a thread of part_pull takes at a time
@@ -187,15 +200,11 @@ func (pp *Parts) preparePushes(segs [][]PullSegment) error {
 			if len(mine) == 0 {
 				continue
 			}
-			words, err := pullWords(mine, func(r int) uint64 { return uint64(pp.ps[r].dg.ws.st.Ptr()) })
-			if err != nil {
-				return fmt.Errorf("part %d: %w", q, err)
-			}
-			seg, err := upload(p, words)
+			seg, grid, err := pp.uploadSegments(q, mine)
 			if err != nil {
 				return err
 			}
-			p.pushes = append(p.pushes, windowPush{st: to.dg.ws.st, seg: seg, nseg: int32(len(mine)), grid: pullGrid(p, mine)})
+			p.pushes = append(p.pushes, windowPush{st: to.dg.ws.st, seg: seg, nseg: int32(len(mine)), grid: grid})
 		}
 	}
 	return nil

@@ -50,20 +50,25 @@ func newStartGate(parts int) *startGate {
 // wait returns once the gate opens (true) or is shut (false).
 func (g *startGate) wait() bool {
 	g.arrived.Add(1)
-	if g.spin > 0 {
-		deadline := time.Now().Add(g.spin)
-		for i := 0; ; i++ {
-			if s := g.state.Load(); s != gateWaiting {
-				return s == gateOpen
-			}
-			if i%64 == 63 && time.Now().After(deadline) {
-				break
-			}
-			runtime.Gosched()
-		}
+	if g.spin == 0 || !yieldUntil(g.spin, func() bool { return g.state.Load() != gateWaiting }) {
+		<-g.ch
 	}
-	<-g.ch
 	return g.state.Load() == gateOpen
+}
+
+// yieldUntil yields (runtime.Gosched) until done, for at most bound
+// (read every 64 tries), and says whether done came true.
+func yieldUntil(bound time.Duration, done func() bool) bool {
+	deadline := time.Now().Add(bound)
+	for i := 0; ; i++ {
+		if done() {
+			return true
+		}
+		if i%64 == 63 && time.Now().After(deadline) {
+			return false
+		}
+		runtime.Gosched()
+	}
 }
 
 // open lets the waiting goroutines go once they have all arrived (or
@@ -72,13 +77,7 @@ func (g *startGate) wait() bool {
 func (g *startGate) open() {
 	g.start = time.Now()
 	if g.spin > 0 {
-		deadline := time.Now().Add(g.spin)
-		for i := 0; g.arrived.Load() < g.parts; i++ {
-			if i%64 == 63 && time.Now().After(deadline) {
-				break
-			}
-			runtime.Gosched()
-		}
+		yieldUntil(g.spin, func() bool { return g.arrived.Load() >= g.parts })
 	}
 	g.state.Store(gateOpen)
 	close(g.ch)
