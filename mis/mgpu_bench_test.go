@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/misgrid/misgrid/cuda"
+	"github.com/misgrid/misgrid/internal/genspec"
 	"github.com/misgrid/misgrid/internal/misgpu"
 	"github.com/misgrid/misgrid/mesh"
 )
@@ -19,12 +20,13 @@ import (
 // MIS-1's tail that sends by itself and the windows pushed before it,
 // or no tail, or part_send beside the tail after every launch
 // (pull-send); or sending them, as byte
-// stores or pairs into the peers' mailboxes, with the tail or none, the
-// ghosts' OUT given back to their owners or not; tables runs the
-// default on the layout without ghost windows (which sends). The graphs
-// are hex27 256³ and a random graph split into ranges, and hex27 256³
-// relabelled at random split by LocalityPartition, whose parts send
-// through the tables. It reports each part's launches and exchanges
+// stores or pairs into the peers' mailboxes, with the tail, or with
+// none and the ghosts' OUT given back to their owners or not; tables
+// runs the default on the layout without ghost windows (which sends),
+// one-gpu with both parts on GPU 0. The graphs are hex27 256³ and a
+// random graph split into ranges, and hex27 256³ relabelled at random
+// and the Gmsh part refined three times split by LocalityPartition,
+// whose parts send through the tables. It reports each part's launches and exchanges
 // timed on its stream (the median run's), and fails when a variant's
 // set differs from the first's.
 func BenchmarkMultiGPUSends(b *testing.B) {
@@ -42,6 +44,13 @@ func BenchmarkMultiGPUSends(b *testing.B) {
 			g, _ := mesh.Relabel(mesh.Hex27Graph(256, 256, 256), 2)
 			return g
 		}, true},
+		{"gmsh-part-x3", func() *mesh.Graph {
+			g, err := genspec.Load("../bench/meshes/part.msh.gz:refine=3")
+			if err != nil {
+				b.Fatal(err)
+			}
+			return g
+		}, true},
 	}
 	for _, c := range graphs {
 		b.Run(c.name, func(b *testing.B) { benchSends(b, c.g(), c.locality) })
@@ -53,16 +62,17 @@ var sendVariants = []struct {
 	name   string
 	o      misgpu.PartsOptions
 	tables bool // the layout with no ghost windows
+	oneGPU bool // both parts on GPU 0
 }{
-	{"pull", misgpu.PartsOptions{}, false},
-	{"pull-notail", misgpu.PartsOptions{NoTailSends: true}, false},
-	{"pull-send", misgpu.PartsOptions{SendForward: true}, false},
-	{"plain", misgpu.PartsOptions{Push: true, NoTailSends: true, NoReturns: true}, false},
-	{"returns", misgpu.PartsOptions{Push: true, NoTailSends: true}, false},
-	{"tail", misgpu.PartsOptions{Push: true, NoReturns: true}, false},
-	{"push", misgpu.PartsOptions{Push: true}, false},
-	{"pairs", misgpu.PartsOptions{Pairs: true}, false},
-	{"tables", misgpu.PartsOptions{}, true},
+	{"pull", misgpu.PartsOptions{}, false, false},
+	{"pull-notail", misgpu.PartsOptions{NoTailSends: true}, false, false},
+	{"pull-send", misgpu.PartsOptions{SendForward: true}, false, false},
+	{"plain", misgpu.PartsOptions{Push: true, NoTailSends: true, NoReturns: true}, false, false},
+	{"returns", misgpu.PartsOptions{Push: true, NoTailSends: true}, false, false},
+	{"push", misgpu.PartsOptions{Push: true}, false, false},
+	{"pairs", misgpu.PartsOptions{Pairs: true}, false, false},
+	{"tables", misgpu.PartsOptions{}, true, false},
+	{"one-gpu", misgpu.PartsOptions{}, false, true},
 }
 
 // benchSends runs every variant on two parts of g, by locality or by
@@ -90,7 +100,7 @@ func benchSends(b *testing.B, g *mesh.Graph, locality bool) {
 		}
 		var want [][]bool
 		for _, v := range sendVariants {
-			if dist == 2 && (v.name == "pull-notail" || v.name == "pull-send" || v.name == "tail" || v.name == "push") {
+			if dist == 2 && (v.name == "pull-notail" || v.name == "pull-send" || v.name == "push") {
 				continue // no tail at distance 2: as pull, plain or returns
 			}
 			ps := parts
@@ -99,6 +109,9 @@ func benchSends(b *testing.B, g *mesh.Graph, locality bool) {
 			}
 			specs := []*misgpu.PartSpec{&ps[0].spec, &ps[1].spec}
 			specs[0].Device, specs[1].Device = 0, 1
+			if v.oneGPU {
+				specs[1].Device = 0
+			}
 			b.Run(fmt.Sprintf("d%d/%s", dist, v.name), func(b *testing.B) {
 				o := v.o
 				o.Dist, o.Trace = dist, true
@@ -116,6 +129,10 @@ func benchSends(b *testing.B, g *mesh.Graph, locality bool) {
 // benchParts times the parts of specs under o and logs the median run's
 // traces; it returns the run's flags.
 func benchParts(b *testing.B, specs []*misgpu.PartSpec, o misgpu.PartsOptions) [][]bool {
+	return benchPartsGap(b, specs, o, 0)
+}
+
+func benchPartsGap(b *testing.B, specs []*misgpu.PartSpec, o misgpu.PartsOptions, gap time.Duration) [][]bool {
 	pp, err := misgpu.NewParts(specs, o)
 	if err != nil {
 		b.Fatal(err)
@@ -129,6 +146,9 @@ func benchParts(b *testing.B, specs []*misgpu.PartSpec, o misgpu.PartsOptions) [
 	b.ResetTimer()
 	var runs []*misgpu.PartsResult
 	for range b.N {
+		if gap > 0 {
+			time.Sleep(gap)
+		}
 		r, err := pp.Run(context.Background())
 		if err != nil {
 			b.Fatal(err)
@@ -333,6 +353,30 @@ func benchPartsVsAlone(b *testing.B, nz int) {
 		specs[0].Device, specs[1].Device = 0, 1
 		b.Run(fmt.Sprintf("d%d/parts", dist), func(b *testing.B) {
 			benchParts(b, specs, misgpu.PartsOptions{Dist: dist, Trace: true})
+		})
+		b.Run(fmt.Sprintf("d%d/parts-untraced", dist), func(b *testing.B) {
+			benchParts(b, specs, misgpu.PartsOptions{Dist: dist})
+		})
+		for _, gap := range []time.Duration{2 * time.Millisecond, 10 * time.Millisecond, 40 * time.Millisecond} {
+			b.Run(fmt.Sprintf("d%d/parts-gap%v", dist, gap), func(b *testing.B) {
+				benchPartsGap(b, specs, misgpu.PartsOptions{Dist: dist, Trace: true}, gap)
+			})
+		}
+		// As misgrid bench runs them: the whole graph on GPU 0 beside.
+		b.Run(fmt.Sprintf("d%d/parts-beside-whole", dist), func(b *testing.B) {
+			l, err := misgpu.Open(0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			whole, err := misgpu.Upload(l, g.Offsets, g.Adj, int64(g.MaxDegree()), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer whole.Close()
+			if _, err := whole.Time(dist, misgpu.Priority{}, nil, 3, 1, false); err != nil {
+				b.Fatal(err)
+			}
+			benchParts(b, specs, misgpu.PartsOptions{Dist: dist})
 		})
 		// The half as one part on GPU 0: the driver without a boundary.
 		one, err := layoutParts(half, 1, nil, hk, dist, nil, misgpu.MaxWindows)

@@ -101,14 +101,15 @@ func (pp *Parts) connect() error {
 }
 
 // homes uploads where part t (number to) gives its ghosts back: the
-// owner slots of those past the windows, and each owner's state array where the owner stores
-// into t's directly (then t reaches the owner's memory too), else 0.
+// owner slots of those past the windows, and each owner's state array
+// where the owner stores into t's directly (then t reaches the owner's
+// memory too) and the returns pay, else 0.
 func (pp *Parts) homes(t *part, to int, reach [][]bool) error {
 	s := t.spec
 	home := s.homeWords()
 	rbase := make([]uint64, len(pp.ps))
 	for q, o := range pp.ps {
-		if reach[q][to] && !pp.opts.NoReturns && !pp.pulls {
+		if reach[q][to] && pp.returns() {
 			rbase[q] = uint64(o.dg.ws.st.Ptr())
 			t.returns = len(s.Offsets)-1 > GhostFrom(s.Own)
 		}
@@ -119,6 +120,19 @@ func (pp *Parts) homes(t *part, to int, reach [][]bool) error {
 	}
 	t.rbase, err = upload(t, rbase)
 	return err
+}
+
+// returns says whether the parts give the OUT they push into their
+// ghosts back to the owners (part_return). Not where they pull: a pull
+// reads the owners' states as they are. Nor where MIS-1's tails send:
+// the owner's tail learns of its vertex's OUT from the neighbour's
+// member, which the neighbour's tail sends anyway, and each launch's
+// returns cost more than the earlier news saves (5-7 % of a run on
+// relabelled hex27 and the refined Gmsh part by locality, on two GPUs
+// and on one). At MIS-2 an OUT is what the owner's blocking two hops
+// away is made of, and only the return brings it.
+func (pp *Parts) returns() bool {
+	return !pp.opts.NoReturns && !pp.pulls && !(pp.tailSends && pp.opts.Dist == 1)
 }
 
 // mailbox makes the mailbox of pairs part p sends part t, of n pairs at

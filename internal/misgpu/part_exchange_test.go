@@ -125,3 +125,27 @@ func TestPartExchangeModel(t *testing.T) {
 		t.Fatalf("the run sent %d bytes and gave %d ghosts back, some boundary vertex unsent: it tests nothing", two.bytes, two.backs)
 	}
 }
+
+// TestReturnsPolicy: the ghosts' OUT goes back to their owners only
+// where the parts push and no MIS-1 tail sends, unless turned off.
+func TestReturnsPolicy(t *testing.T) {
+	for _, c := range []struct {
+		dist             int
+		pulls, tailSends bool
+		noReturns        bool
+		want             bool
+	}{
+		{1, false, false, false, true},
+		{1, false, true, false, false},
+		{1, true, false, false, false},
+		{2, false, false, false, true},
+		{2, false, true, false, true},
+		{2, true, false, false, false},
+		{2, false, false, true, false},
+	} {
+		pp := &Parts{opts: PartsOptions{Dist: c.dist, NoReturns: c.noReturns}, pulls: c.pulls, tailSends: c.tailSends}
+		if got := pp.returns(); got != c.want {
+			t.Errorf("%+v: returns %v", c, got)
+		}
+	}
+}
