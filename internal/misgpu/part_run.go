@@ -514,7 +514,8 @@ func (p *part) run(r *run, done func(error)) (int, error) {
 // flags copies every part's set into in, the parts at once: parts on
 // different devices copy over their own links, and on tens of millions
 // of vertices one copy after the other took milliseconds after a run
-// of one. Parts of one device take turns (their loader's lock).
+// of one. Parts of one device take turns at its context's staging
+// ring (gpu.Loader.Stage).
 func (pp *Parts) flags(in [][]bool) error {
 	errs := make([]error, len(pp.ps))
 	var wg sync.WaitGroup
