@@ -326,7 +326,9 @@ func medianMS(ds []time.Duration) float64 {
 // a ghost window (a hole) as a part of several does, and by the engine
 // (its sweeps one by one): where a part's time goes beyond what its
 // vertices cost without a boundary. nz is 256 (hex27 256³) and 512 (the
-// weak scaling's graph).
+// weak scaling's graph). The parts run untraced too, and traced with
+// the GPUs idle between runs (a sleep of 2, 10 or 40 ms), as they are
+// while a caller uses the last set.
 func BenchmarkPartsVsAlone(b *testing.B) {
 	if n, err := cuda.DeviceCount(); err != nil || n < 2 {
 		b.Skip("needs two GPUs")
@@ -362,22 +364,6 @@ func benchPartsVsAlone(b *testing.B, nz int) {
 				benchPartsGap(b, specs, misgpu.PartsOptions{Dist: dist, Trace: true}, gap)
 			})
 		}
-		// As misgrid bench runs them: the whole graph on GPU 0 beside.
-		b.Run(fmt.Sprintf("d%d/parts-beside-whole", dist), func(b *testing.B) {
-			l, err := misgpu.Open(0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			whole, err := misgpu.Upload(l, g.Offsets, g.Adj, int64(g.MaxDegree()), nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer whole.Close()
-			if _, err := whole.Time(dist, misgpu.Priority{}, nil, 3, 1, false); err != nil {
-				b.Fatal(err)
-			}
-			benchParts(b, specs, misgpu.PartsOptions{Dist: dist})
-		})
 		// The half as one part on GPU 0: the driver without a boundary.
 		one, err := layoutParts(half, 1, nil, hk, dist, nil, misgpu.MaxWindows)
 		if err != nil {
