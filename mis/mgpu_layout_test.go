@@ -3,7 +3,6 @@ package mis
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"testing"
 
@@ -577,47 +576,5 @@ func TestLocalityPartitionCutsLess(t *testing.T) {
 	}
 	if a, b := cut(lp), cut(ranges); 5*a > b {
 		t.Errorf("locality partition cuts %d edges, id ranges %d", a, b)
-	}
-}
-
-// TestGatherPlacesFlags checks that the parts' flags land at their
-// global ids, counted once, over a graph large enough that gather splits
-// every part's rows between goroutines.
-func TestGatherPlacesFlags(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	g, _ := mesh.Relabel(mesh.Hex27Graph(64, 64, 112), 3)
-	keys, err := Keys(g, Priority{Kind: Hash})
-	if err != nil {
-		t.Fatal(err)
-	}
-	partition, order, err := LocalityPartition(g, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts, err := layoutParts(g, 3, partition, keys, 1, order, misgpu.MaxWindows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	want := make([]bool, g.N())
-	members := 0
-	in := make([][]bool, len(parts))
-	for q, p := range parts {
-		in[q] = make([]bool, p.own)
-		for i := range in[q] {
-			in[q][i] = rng.IntN(3) == 0
-			want[p.global[i]] = in[q][i]
-			if in[q][i] {
-				members++
-			}
-		}
-	}
-	m := &MultiGPU{g: g, parts: parts}
-	got, size := m.gather(in)
-	if !slices.Equal(got, want) {
-		t.Fatal("the flags are not at their global ids")
-	}
-	if size != members {
-		t.Fatalf("size %d, want %d", size, members)
 	}
 }
