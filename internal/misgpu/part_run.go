@@ -241,11 +241,11 @@ func (pr *partRun) exchange(pass int) error {
 // hex27 256³).
 func (p *part) extra(keepIDs bool) []any {
 	gw := p.spec.gidWindows()
-	gid := p.gid
+	gid, sfx := p.gid, p.sfx
 	if p.spec.IdentityIDs() && !keepIDs {
-		gid = nil
+		gid, sfx = nil, nil
 	}
-	return []any{gid, p.spec.Base, int32(p.spec.GIDFrom), gw[0], gw[1], gw[2]}
+	return []any{gid, p.spec.Base, int32(p.spec.GIDFrom), gw[0], gw[1], gw[2], sfx}
 }
 
 // Run computes the MIS on every part at once. Each part runs the plan
