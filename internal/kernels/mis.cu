@@ -135,13 +135,6 @@ typedef unsigned char u8;
 #define HPREFIX(h) ((u32)(h) >> 26)
 #endif
 
-// PART_SFX (part.cu's own image, whose parts may have id tables): the
-// sweeps compare the hashes' next eight bits (Params.sfx) before they
-// hash through the tables.
-#if defined(PART_ENGINE) && defined(PART_TABLE)
-#define PART_SFX 1
-#endif
-
 struct Params {
 	const i64 *off;
 	const int *adj;
@@ -165,23 +158,19 @@ struct Params {
 	int gfrom;
 #ifdef PART_ENGINE
 	u64 gw[PART_GW];
-	// sfx: with hash keys, bits 18-25 of each local id's hash (part_prefix
-	// writes them) where the part has id tables, else null: see key_above.
-	const u8 *sfx;
 #endif
 };
 
 // PART_PARAMS and PART_SET add the kernel parameters of gid, gbase,
 // gfrom and the ghost windows in part.cu's image, and nothing here.
 #ifdef PART_ENGINE
-#define PART_PARAMS , const u32 *gid, u32 gbase, int gfrom, u64 gw0, u64 gw1, u64 gw2, const u8 *sfx
+#define PART_PARAMS , const u32 *gid, u32 gbase, int gfrom, u64 gw0, u64 gw1, u64 gw2
 #if PART_GW == 1
-#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).sfx = sfx;
+#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0;
 #elif PART_GW == 2
-#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).gw[1] = gw1, (P).sfx = sfx;
+#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).gw[1] = gw1;
 #else
-#define PART_SET(P) \
-	(P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).gw[1] = gw1, (P).gw[2] = gw2, (P).sfx = sfx;
+#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).gw[1] = gw1, (P).gw[2] = gw2;
 #endif
 #else
 #define PART_PARAMS
@@ -268,44 +257,16 @@ __device__ __forceinline__ u64 key_of(const Params &P, u32 v, u32 s, u32 prim) {
 	return h;
 }
 
-// KEY_LAZY marks an own key of part.cu's MIS-1 (own_key) that holds the
-// vertex (bits 32-62) and its hash's prefix, not the hash.
-#define KEY_LAZY (1ull << 63)
-
-// own_key is key_of for the vertex a MIS-1 visit decides. Where the part
-// hashes through id tables (P.sfx set) and the visit compares keys only
-// through key_above (lazy), it is KEY_LAZY, v and the prefix from v's
-// state: the hash costs a 4-byte load from the table, a quarter of
-// what a first sweep read from DRAM, and key_above needs it only where
-// prefix and suffix tie (one in 16,384).
-template <int PK>
-__device__ __forceinline__ u64 own_key(const Params &P, u32 v, u32 sv, u32 prim, bool lazy) {
-#ifdef PART_SFX
-	if (PK == PK_HASH && lazy && P.sfx) return KEY_LAZY | (u64)v << 32 | (u64)(CLASS(sv) << 26);
-#endif
-	return key_of<PK>(P, v, sv, prim);
-}
-
 // key_above says whether the key of u (state s, primary prim) is above
 // kv, and key_atleast whether it reaches the threshold lo: key_of's
 // comparisons, which with PART_PREFIX and hash keys hash u only where the
-// prefix in its state ties kv's (one in 64), and where the part keeps
-// suffixes (P.sfx) only where the suffixes tie too.
+// prefix in its state ties kv's (one in 64).
 template <int PK>
 __device__ __forceinline__ bool key_above(const Params &P, u32 u, u32 s, u32 prim, u64 kv) {
 #ifdef PART_PREFIX
 	if (PK == PK_HASH) {
 		const u32 a = CLASS(s), b = HPREFIX(kv);
-		if (a != b) return a > b;
-#ifdef PART_SFX
-		if (P.sfx) {
-			const u32 v = (u32)(kv >> 32) & 0x7fffffffu;
-			const u32 x = __ldg(P.sfx + u), y = kv & KEY_LAZY ? (u32)__ldg(P.sfx + v) : ((u32)kv >> 18) & 255u;
-			if (x != y) return x > y;
-			return vhash(P, u) > (kv & KEY_LAZY ? vhash(P, v) : (u32)kv);
-		}
-#endif
-		return vhash(P, u) > (u32)kv;
+		return a != b ? a > b : vhash(P, u) > (u32)kv;
 	}
 #endif
 	return key_of<PK>(P, u, s, prim) > kv;
@@ -649,9 +610,7 @@ __device__ __forceinline__ void row_step(const Params &P, i64 b, int deg, int k0
 // mis1_visit_vec is mis1_visit for one lane per vertex with 16-byte row loads (each_row).
 template <int PK>
 __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, int deg, u32 sv) {
-	// Lazy where the row's reads and pushes below take no key of their own.
-	const bool lazy = !(P.kf & KF_SCAN) && (!(P.kf & KF_RED) || (P.kf & KF_ALL));
-	const u64 kv = own_key<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0, lazy);
+	const u64 kv = key_of<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0);
 	u32 dec = IN;
 	each_row<8>(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
 		u32 s[8], p[8];
@@ -728,7 +687,7 @@ __device__ __forceinline__ u32 mis1_scan(const Params &P, i64 b, int deg, u64 kv
 template <int G, int PK>
 __device__ __forceinline__ void mis1_visit(const Params &P, int v, i64 b, int deg, u32 sv) {
 	const u32 q = threadIdx.x & (G - 1);
-	const u32 dec = mis1_scan<G, PK>(P, b, deg, own_key<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0, true));
+	const u32 dec = mis1_scan<G, PK>(P, b, deg, key_of<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0));
 	if (dec == UND) return;
 	if (q == 0) P.st[v] = (u8)((sv & ~3u) | dec);
 	// A member's undecided neighbours all have smaller keys and are OUT;

@@ -39,7 +39,7 @@ __device__ __forceinline__ u32 mis1_try(const Params &P, int v) {
 	if (STATE(sv) != UND) return STATE(sv);
 	const i64 b = __ldg(P.off + v);
 	const int deg = (int)(__ldg(P.off + v + 1) - b);
-	const u32 dec = mis1_scan<1, PK, true>(P, b, deg, own_key<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0, true));
+	const u32 dec = mis1_scan<1, PK, true>(P, b, deg, key_of<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0));
 	if (dec == UND) return UND;
 	__stcg(P.st + v, (u8)((sv & ~3u) | dec));
 	if (dec == IN) push_out<1, false, true>(P, b, deg);

@@ -449,8 +449,7 @@ __device__ void part1_tail(const Params &P, const int *list, const u32 *len, con
 	extern "C" __global__ void __launch_bounds__(256)                                                         \
 	    part1_tail_p##PK(const i64 *off, const int *adj, u8 *st, int *ball, const int *list, const u32 *len,   \
 	                     const u32 *prim, u32 *count, int n, int ncount, int pass, u32 seedlo, u32 seedhi,   \
-	                     const u32 *gid, u32 gbase, int gfrom, u64 gw0, u64 gw1, u64 gw2, const u8 *sfx,     \
-	                     const int *at,                                                                    \
+	                     const u32 *gid, u32 gbase, int gfrom, u64 gw0, u64 gw1, u64 gw2, const int *at,     \
 	                     const u8 *xcls, const int *ofs,                                                   \
 	                     const u64 *slot, const u64 *base, u8 *sent, u64 *bytes) {                           \
 		Params P = {off, adj, st, ball, prim, count, n, ncount, pass, seedlo, seedhi};                      \
@@ -470,10 +469,9 @@ extern "C" __global__ void part_ghosts(u8 *st, const u8 *cls, int n) {
 }
 
 // part_prefix puts the top six bits of the hash of each vertex's global
-// id into its state's class bits (PART_PREFIX in mis.cu), and where the
-// part keeps suffixes (sfx, part.cu's image) the next eight into sfx,
-// for the owned vertices [0, own) and the ghosts [from, n), once their
-// states are initialised.
+// id into its state's class bits (PART_PREFIX in mis.cu), for the owned
+// vertices [0, own) and the ghosts [from, n), once their states are
+// initialised.
 extern "C" __global__ void part_prefix(u8 *st, int own, int from, int n, u32 seedlo, u32 seedhi PART_PARAMS) {
 	Params P = {};
 	P.seedlo = seedlo, P.seedhi = seedhi;
@@ -481,11 +479,6 @@ extern "C" __global__ void part_prefix(u8 *st, int own, int from, int n, u32 see
 	const int m = own + (n - from);
 	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
 		const u32 v = i < own ? (u32)i : (u32)(from + (i - own));
-		const u32 h = vhash(P, v);
-		st[v] = (u8)((st[v] & 3u) | HPREFIX(h) << 2);
-#ifdef PART_SFX
-		// Params keeps sfx const for the sweeps, which only read it.
-		if (sfx) ((u8 *)sfx)[v] = (u8)(h >> 18);
-#endif
+		st[v] = (u8)((st[v] & 3u) | HPREFIX(vhash(P, v)) << 2);
 	}
 }

@@ -137,9 +137,6 @@ type part struct {
 	// xcls: the class bits each boundary vertex carries in its
 	// neighbours' ghosts (sendClasses), or nil.
 	xcls *cuda.Buffer
-	// sfx: the hash suffixes of a part with id tables in part.cu's
-	// image (part_prefix writes them), or nil.
-	sfx *cuda.Buffer
 	// at: each owned vertex's index in the boundary list, or -1 (the
 	// tail's sends); home, rbase, back: each ghost's owner slot, each
 	// owner's state array (0 where unreachable), and the ghosts given
@@ -265,13 +262,6 @@ func newPart(s *PartSpec, windows int) (*part, error) {
 	}
 	if p.gid, err = upload(p, s.GID); err != nil {
 		return p, err
-	}
-	if image, _ := partImage(windows); image == "part.cu" && len(s.GID) > 0 {
-		// The sweeps compare hash suffixes before they hash through
-		// the tables (Params.sfx in mis.cu): a byte a local id.
-		if p.sfx, err = p.alloc(int64(slots)); err != nil {
-			return p, err
-		}
 	}
 	if p.list, err = upload(p, s.Send); err != nil {
 		return p, err

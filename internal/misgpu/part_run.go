@@ -241,11 +241,11 @@ func (pr *partRun) exchange(pass int) error {
 // hex27 256³).
 func (p *part) extra(keepIDs bool) []any {
 	gw := p.spec.gidWindows()
-	gid, sfx := p.gid, p.sfx
+	gid := p.gid
 	if p.spec.IdentityIDs() && !keepIDs {
-		gid, sfx = nil, nil
+		gid = nil
 	}
-	return []any{gid, p.spec.Base, int32(p.spec.GIDFrom), gw[0], gw[1], gw[2], sfx}
+	return []any{gid, p.spec.Base, int32(p.spec.GIDFrom), gw[0], gw[1], gw[2]}
 }
 
 // Run computes the MIS on every part at once. Each part runs the plan
