@@ -35,16 +35,16 @@ func BenchmarkMultiGPUSends(b *testing.B) {
 	}
 	graphs := []struct {
 		name     string
-		g        func() *mesh.Graph
+		g        func(b *testing.B) *mesh.Graph
 		locality bool // split by LocalityPartition, not by ranges of ids
 	}{
-		{"hex27-256", func() *mesh.Graph { return mesh.Hex27Graph(256, 256, 256) }, false},
-		{"random-16M-16", func() *mesh.Graph { return mesh.RandomGraph(1<<24, 16, 1) }, false},
-		{"hex27-256-relabel", func() *mesh.Graph {
+		{"hex27-256", func(*testing.B) *mesh.Graph { return mesh.Hex27Graph(256, 256, 256) }, false},
+		{"random-16M-16", func(*testing.B) *mesh.Graph { return mesh.RandomGraph(1<<24, 16, 1) }, false},
+		{"hex27-256-relabel", func(*testing.B) *mesh.Graph {
 			g, _ := mesh.Relabel(mesh.Hex27Graph(256, 256, 256), 2)
 			return g
 		}, true},
-		{"gmsh-part-x3", func() *mesh.Graph {
+		{"gmsh-part-x3", func(b *testing.B) *mesh.Graph {
 			g, err := genspec.Load("../bench/meshes/part.msh.gz:refine=3")
 			if err != nil {
 				b.Fatal(err)
@@ -53,7 +53,7 @@ func BenchmarkMultiGPUSends(b *testing.B) {
 		}, true},
 	}
 	for _, c := range graphs {
-		b.Run(c.name, func(b *testing.B) { benchSends(b, c.g(), c.locality) })
+		b.Run(c.name, func(b *testing.B) { benchSends(b, c.g(b), c.locality) })
 	}
 }
 
