@@ -120,7 +120,9 @@ typedef unsigned char u8;
 // the ghosts past them up in the table (PART_TABLE).
 #ifndef PART_GW
 #define PART_GW PART_WINDOWS
+#ifdef PART_ENGINE
 #define PART_TABLE 1
+#endif
 #endif
 
 // PART_PREFIX (the part images): with hash keys the class bits of a state
@@ -283,11 +285,32 @@ __device__ __forceinline__ bool key_atleast(const Params &P, u32 u, u32 s, u32 p
 	return key_of<PK>(P, u, s, prim) >= lo;
 }
 
-// band_has is in_band for v of state s.
+// live_above says whether the neighbour u of state s is a member or
+// undecided with a key above kv: what a MIS-1 decision waits on. In the
+// image with id tables a decided OUT neighbour is dropped before its
+// key, so that where the prefixes tie its hash (a load through the
+// tables) is not taken: later sweeps find most neighbours OUT.
+template <int PK>
+__device__ __forceinline__ bool live_above(const Params &P, u32 u, u32 s, u32 prim, u64 kv) {
+#ifdef PART_TABLE
+	if (PK == PK_HASH && STATE(s) == OUT) return false;
+#endif
+	return key_above<PK>(P, u, s, prim, kv);
+}
+
+// band_has is in_band for v of state s. In the image with id tables the
+// band is the hash prefixes at or above the threshold's: a band only
+// orders the work, so it need not be the exact hash, and the tile pass
+// then takes no hash through the tables on a prefix tie. (In the window
+// images the exact band measured a little faster.)
 template <int PK>
 __device__ __forceinline__ bool band_has(const Params &P, u32 v, u32 s) {
 #ifdef PART_PREFIX
+#ifdef PART_TABLE
+	if (PK == PK_HASH) return CLASS(s) >= HPREFIX(P.band);
+#else
 	if (PK == PK_HASH) return P.band == 0 || key_atleast<PK_HASH>(P, v, s, 0, P.band);
+#endif
 #endif
 	return in_band(P, v);
 }
@@ -623,7 +646,7 @@ __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, in
 		bool hin = false, hund = false;
 #pragma unroll
 		for (int j = 0; j < 8; j++) {
-			if (ok[j] && key_above<PK>(P, u[j], s[j], p[j], kv)) {
+			if (ok[j] && live_above<PK>(P, u[j], s[j], p[j], kv)) {
 				hin |= STATE(s[j]) == IN;
 				hund |= STATE(s[j]) == UND;
 			}
@@ -673,7 +696,7 @@ __device__ __forceinline__ u32 mis1_scan(const Params &P, i64 b, int deg, u64 kv
 		bool hin = false, hund = false;
 #pragma unroll
 		for (int j = 0; j < U; j++) {
-			if (ok[j] && key_above<PK>(P, u[j], s[j], p[j], kv)) {
+			if (ok[j] && live_above<PK>(P, u[j], s[j], p[j], kv)) {
 				hin |= STATE(s[j]) == IN;
 				hund |= STATE(s[j]) == UND;
 			}
