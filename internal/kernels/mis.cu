@@ -630,6 +630,19 @@ __device__ __forceinline__ void row_step(const Params &P, i64 b, int deg, int k0
 	}
 }
 
+// UNKEYED says whether MIS-1's reads of neighbour states go unfiltered
+// by key (no KF_SCAN). In the image with id tables they always do: a key
+// there costs a load from the tables, more than the state byte it
+// spares, and behind it each state load of a step sat in a branch of its
+// own, which the step then waited on one load at a time. Its parts never
+// take KF_SCAN (misgpu.partTuning); reading every state is right under
+// any mode.
+#ifdef PART_TABLE
+#define UNKEYED(P, PK) true
+#else
+#define UNKEYED(P, PK) (PK != PK_HASH || !((P).kf & KF_SCAN))
+#endif
+
 // mis1_visit_vec is mis1_visit for one lane per vertex with 16-byte row loads (each_row).
 template <int PK>
 __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, int deg, u32 sv) {
@@ -639,7 +652,7 @@ __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, in
 		u32 s[8], p[8];
 #pragma unroll
 		for (int j = 0; j < 8; j++) {
-			const bool need = ok[j] && (PK != PK_HASH || !(P.kf & KF_SCAN) || key_of<PK>(P, u[j], 0, 0) > kv);
+			const bool need = ok[j] && (UNKEYED(P, PK) || key_of<PK>(P, u[j], 0, 0) > kv);
 			s[j] = need ? P.st[u[j]] : OUT;
 			p[j] = (PK == PK_PRIM && ok[j]) ? __ldg(P.prim + u[j]) : 0;
 		}
@@ -668,7 +681,7 @@ __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, in
 		u32 s[8];
 #pragma unroll
 		for (int j = 0; j < 8; j++)
-			s[j] = ok[j] && (PK != PK_HASH || !(P.kf & KF_SCAN) || key_of<PK>(P, u[j], 0, 0) < kv) ? P.st[u[j]] : OUT;
+			s[j] = ok[j] && (UNKEYED(P, PK) || key_of<PK>(P, u[j], 0, 0) < kv) ? P.st[u[j]] : OUT;
 #pragma unroll
 		for (int j = 0; j < 8; j++)
 			if (STATE(s[j]) == UND) P.st[u[j]] = (u8)((s[j] & ~3u) | OUT);
