@@ -402,3 +402,44 @@ func benchEngineSweeps(b *testing.B, dg *misgpu.Graph, dist int) {
 	}
 	b.Logf("plan %s rounds %d; sweeps one by one (µs): %v; live %v", t.Plan.Stages[0].Kernel, t.Rounds, us, t.SweepLive)
 }
+
+// BenchmarkPartTables times one part of hex27 256³ in Hilbert order two
+// ways, at both distances: numbered as the locality partition leaves
+// it, so that the part hashes its global ids through the id tables
+// (part.cu), and renumbered in that order first, so that its ids are its
+// global ids (part1w.cu). The difference is what the tables cost a
+// part's sweeps.
+func BenchmarkPartTables(b *testing.B) {
+	if err := cuda.Available(); err != nil {
+		b.Skip(err)
+	}
+	g := mesh.Hex27Graph(256, 256, 256)
+	_, order, err := LocalityPartition(g, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := g.Permute(order)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		g         *mesh.Graph
+		partition []int32
+		order     []int32
+	}{{"tables", g, make([]int32, g.N()), order}, {"own-ids", h, nil, nil}} {
+		keys, err := Keys(c.g, Priority{Kind: Hash})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, dist := range []int{1, 2} {
+			parts, err := layoutParts(c.g, 1, c.partition, keys, dist, c.order, misgpu.MaxWindows)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("d%d/%s", dist, c.name), func(b *testing.B) {
+				benchParts(b, []*misgpu.PartSpec{&parts[0].spec}, misgpu.PartsOptions{Dist: dist})
+			})
+		}
+	}
+}
