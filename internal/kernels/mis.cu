@@ -285,37 +285,18 @@ __device__ __forceinline__ bool key_atleast(const Params &P, u32 u, u32 s, u32 p
 	return key_of<PK>(P, u, s, prim) >= lo;
 }
 
-// prefix_flags reads what a step of a MIS-1 scan found among its
-// neighbours u (states s) where the image has id tables and the keys are
-// hashes, and says whether it did: hin when one is a member, hund when
-// one is undecided with a key above kv. There the states' hash prefixes
-// decide alone wherever they can: a member needs no key (no smaller
-// neighbour joins while v is undecided), a neighbour found OUT none
-// either, and a prefix tie is hashed (a load through the tables, after
-// the state load it ties on) only where no other neighbour of the step
-// already decides: most ties of a first sweep sit beside a larger
-// undecided neighbour. Elsewhere the scans compare whole keys.
+// live_above says whether the neighbour u of state s is a member or
+// undecided with a key above kv: what a MIS-1 decision waits on. In the
+// image with id tables a decided OUT neighbour is dropped before its
+// key, so that where the prefixes tie its hash (a load through the
+// tables) is not taken: later sweeps find most neighbours OUT.
+template <int PK>
+__device__ __forceinline__ bool live_above(const Params &P, u32 u, u32 s, u32 prim, u64 kv) {
 #ifdef PART_TABLE
-template <int PK, int N>
-__device__ __forceinline__ bool prefix_flags(const Params &P, const u32 (&u)[N], const u32 (&s)[N], const bool (&ok)[N],
-                                             u64 kv, bool &hin, bool &hund) {
-	if (PK != PK_HASH) return false;
-	const u32 b = HPREFIX(kv);
-	u32 ties = 0;
-#pragma unroll
-	for (int j = 0; j < N; j++) {
-		const u32 st = ok[j] ? STATE(s[j]) : OUT, a = CLASS(s[j]);
-		hin |= st == IN;
-		hund |= st == UND && a > b;
-		ties |= (st == UND && a == b ? 1u : 0u) << j;
-	}
-	if (hin || hund) return true;
-#pragma unroll
-	for (int j = 0; j < N; j++)
-		if (ties >> j & 1u) hund |= vhash(P, u[j]) > (u32)kv;
-	return true;
-}
+	if (PK == PK_HASH && STATE(s) == OUT) return false;
 #endif
+	return key_above<PK>(P, u, s, prim, kv);
+}
 
 // band_has is in_band for v of state s. In the image with id tables the
 // band is the hash prefixes at or above the threshold's: a band only
@@ -676,16 +657,11 @@ __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, in
 			p[j] = (PK == PK_PRIM && ok[j]) ? __ldg(P.prim + u[j]) : 0;
 		}
 		bool hin = false, hund = false;
-#ifdef PART_TABLE
-		if (!prefix_flags<PK>(P, u, s, ok, kv, hin, hund))
-#endif
-		{
 #pragma unroll
-			for (int j = 0; j < 8; j++) {
-				if (ok[j] && key_above<PK>(P, u[j], s[j], p[j], kv)) {
-					hin |= STATE(s[j]) == IN;
-					hund |= STATE(s[j]) == UND;
-				}
+		for (int j = 0; j < 8; j++) {
+			if (ok[j] && live_above<PK>(P, u[j], s[j], p[j], kv)) {
+				hin |= STATE(s[j]) == IN;
+				hund |= STATE(s[j]) == UND;
 			}
 		}
 		dec = hin ? OUT : hund ? UND : IN;
@@ -731,16 +707,11 @@ __device__ __forceinline__ u32 mis1_scan(const Params &P, i64 b, int deg, u64 kv
 			p[j] = (PK == PK_PRIM && ok[j]) ? __ldg(P.prim + u[j]) : 0;
 		}
 		bool hin = false, hund = false;
-#ifdef PART_TABLE
-		if (!prefix_flags<PK>(P, u, s, ok, kv, hin, hund))
-#endif
-		{
 #pragma unroll
-			for (int j = 0; j < U; j++) {
-				if (ok[j] && key_above<PK>(P, u[j], s[j], p[j], kv)) {
-					hin |= STATE(s[j]) == IN;
-					hund |= STATE(s[j]) == UND;
-				}
+		for (int j = 0; j < U; j++) {
+			if (ok[j] && live_above<PK>(P, u[j], s[j], p[j], kv)) {
+				hin |= STATE(s[j]) == IN;
+				hund |= STATE(s[j]) == UND;
 			}
 		}
 		if (group_any<G>(gm, hin)) return OUT;
