@@ -26,15 +26,18 @@ var MIS []byte
 //go:embed part.fatbin
 var Part []byte
 
-// PartOneWindow and PartTwoWindows are part.cu built for parts of at
-// most one (part1w.cu) or two (part2w.cu) ghost windows and no ghost in
-// the tables.
+// PartOneWindow, PartTwoWindows and PartThreeWindows are part.cu built
+// for parts of at most one (part1w.cu), two (part2w.cu) or three
+// (part3w.cu) ghost windows and no ghost in the tables.
 //
 //go:embed part1w.fatbin
 var PartOneWindow []byte
 
 //go:embed part2w.fatbin
 var PartTwoWindows []byte
+
+//go:embed part3w.fatbin
+var PartThreeWindows []byte
 
 // AMG is the image of the AMG solve phase (amg.cu).
 //

@@ -73,13 +73,15 @@ func partImage(windows int) (string, []byte) {
 		return "part1w.cu", kernels.PartOneWindow
 	case 2:
 		return "part2w.cu", kernels.PartTwoWindows
+	case 3:
+		return "part3w.cu", kernels.PartThreeWindows
 	}
 	return "part.cu", kernels.Part
 }
 
 // imageTables says whether the image of windows (partImage) looks ids
 // past the windows up in the tables: part.cu's.
-func imageTables(windows int) bool { return windows != 1 && windows != 2 }
+func imageTables(windows int) bool { return windows < 1 || windows > MaxWindows }
 
 // putLoader keeps a closed part's loader for the next Parts, once its
 // stream is done; an unusable one, or one past the bound, is closed.

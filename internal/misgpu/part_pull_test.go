@@ -225,7 +225,7 @@ func TestImageWindows(t *testing.T) {
 	}{
 		{"one window each", func(s []*PartSpec) []*PartSpec { return s }, 1},
 		{"two windows", windows(2), 2},
-		{"three windows", windows(3), 0},
+		{"three windows", windows(3), 3},
 		{"one part", func(s []*PartSpec) []*PartSpec { return s[:1] }, 0},
 		{"one part in id order", func(s []*PartSpec) []*PartSpec {
 			return []*PartSpec{{Own: 10, Offsets: make([]int64, g(10)+1), GIDFrom: g(10)}}

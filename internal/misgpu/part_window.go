@@ -87,9 +87,10 @@ func (s *PartSpec) gidWindows() [MaxWindows]uint64 {
 
 // imageWindows is the ghost windows of the image the parts of specs
 // run: where there are several and none has a ghost in the tables, the
-// most windows of one of them, 1 for part1w.cu's image and 2 for
-// part2w.cu's, whose vhash takes a select a window and no table check
-// (GlobalID gives the same ids there, the table holding none); 1 for a
+// most windows of one of them, 1 for part1w.cu's image, 2 for
+// part2w.cu's and 3 for part3w.cu's, whose vhash takes a select a window
+// and no table check (GlobalID gives the same ids there, the table
+// holding none); 1 for a
 // single part whose ids are the global ones unless keepIDs passes it the
 // table (its base 0 and no window map every id to itself there); else
 // 0, part.cu's image, which tests for a table on every hash: the one
@@ -104,7 +105,7 @@ func imageWindows(specs []*PartSpec, keepIDs bool) int {
 	}
 	most := 1
 	for _, s := range specs {
-		if len(s.Windows) > 2 || !s.windowsOnly() {
+		if !s.windowsOnly() {
 			return 0
 		}
 		most = max(most, len(s.Windows))
