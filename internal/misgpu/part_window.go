@@ -90,9 +90,9 @@ func (s *PartSpec) gidWindows() [MaxWindows]uint64 {
 // most windows of one of them, 1 for part1w.cu's image, 2 for
 // part2w.cu's and 3 for part3w.cu's, whose vhash takes a select a window
 // and no table check (GlobalID gives the same ids there, the table
-// holding none); 1 for a
-// single part whose ids are the global ones unless keepIDs passes it the
-// table (its base 0 and no window map every id to itself there); else
+// holding none); 1 for a single part whose ids are the global ones
+// unless keepIDs passes it the table (its base 0 and no window map every
+// id to itself there); else
 // 0, part.cu's image, which tests for a table on every hash: the one
 // part in id order ran its MIS-1 sweeps 14 % longer in it (15 % more
 // instructions), at the engine's pace in part1w.cu's.
