@@ -202,7 +202,7 @@ struct List<2, C> {
 
 #include "shared.cuh"
 
-// vhash is the hash of v's id: its own, or in a part its global id
+// vhash is the hash of v's id (vgid): its own, or in a part its global id
 // (misgpu.PartSpec.GlobalID models it): gbase+v below the first ghost
 // window, v plus the offset (the lower word of gw[k]) in the last window
 // k whose first local id (the upper word) v reaches, and from gfrom on
@@ -215,7 +215,7 @@ struct List<2, C> {
 // window images map every id without that test, which there doubled the
 // sweeps' code and kept their hashes apart as the nested branches did: a
 // part whose ids are its global ids passes base 0 and no window.
-__device__ __forceinline__ u32 vhash(const Params &P, u32 v) {
+__device__ __forceinline__ u32 vgid(const Params &P, u32 v) {
 	u32 g = v;
 #ifdef PART_ENGINE
 #ifdef PART_TABLE
@@ -234,8 +234,10 @@ __device__ __forceinline__ u32 vhash(const Params &P, u32 v) {
 	// Null here: the compiler drops it.
 	if (P.gid) g = (int)v < P.gfrom ? P.gbase + v : __ldg(P.gid + (v - (u32)P.gfrom));
 #endif
-	return hash32(g, P.seedlo, P.seedhi);
+	return g;
 }
+
+__device__ __forceinline__ u32 vhash(const Params &P, u32 v) { return hash32(vgid(P, v), P.seedlo, P.seedhi); }
 
 // in_band says whether a sweep with band threshold P.band visits v for a
 // decision. Decisions wait on larger keys, so a sweep over all vertices
@@ -643,9 +645,53 @@ __device__ __forceinline__ void row_step(const Params &P, i64 b, int deg, int k0
 #define UNKEYED(P, PK) (PK != PK_HASH || !((P).kf & KF_SCAN))
 #endif
 
+#ifdef PART_TABLE
+// mis1_visit_table is mis1_visit_vec for hash keys in the image with id
+// tables. The prefixes in the states decide a comparison alone but on a
+// tie (one in 64), so v's own hash is taken only there: its id, loaded at
+// the visit's start beside the row, is hashed inside the tie's branch
+// (the empty asm keeps the compiler from hoisting the hash), where the
+// visit used to wait on that load before it issued the row's. A member
+// ORs OUT into every neighbour, right under any mode (KF_ALL).
+__device__ __forceinline__ void mis1_visit_table(const Params &P, int v, i64 b, int deg, u32 sv) {
+	const u32 gv = vgid(P, v), pv = CLASS(sv);
+	u32 dec = IN;
+	each_row<8>(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
+		u32 s[8];
+#pragma unroll
+		for (int j = 0; j < 8; j++) s[j] = ok[j] ? P.st[u[j]] : OUT;
+		bool hin = false, hund = false;
+#pragma unroll
+		for (int j = 0; j < 8; j++) {
+			if (!ok[j] || STATE(s[j]) == OUT) continue;
+			const u32 a = CLASS(s[j]);
+			bool above = a > pv;
+			if (a == pv) {
+				u32 g = gv;
+				asm volatile("" : "+r"(g));
+				above = vhash(P, u[j]) > hash32(g, P.seedlo, P.seedhi);
+			}
+			hin |= above && STATE(s[j]) == IN;
+			hund |= above && STATE(s[j]) == UND;
+		}
+		dec = hin ? OUT : hund ? UND : IN;
+		return dec == IN;
+	});
+	if (dec == UND) return;
+	P.st[v] = (u8)((sv & ~3u) | dec);
+	if (dec == IN) or_out_row(P, b, deg, [](u32) { return true; });
+}
+#endif
+
 // mis1_visit_vec is mis1_visit for one lane per vertex with 16-byte row loads (each_row).
 template <int PK>
 __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, int deg, u32 sv) {
+#ifdef PART_TABLE
+	if (PK == PK_HASH) {
+		mis1_visit_table(P, v, b, deg, sv);
+		return;
+	}
+#endif
 	const u64 kv = key_of<PK>(P, v, sv, PK == PK_PRIM ? __ldg(P.prim + v) : 0);
 	u32 dec = IN;
 	each_row<8>(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
