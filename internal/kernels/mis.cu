@@ -288,7 +288,7 @@ __device__ __forceinline__ bool key_atleast(const Params &P, u32 u, u32 s, u32 p
 }
 
 // live_above says whether the neighbour u of state s is a member or
-// undecided with a key above kv: what a MIS-1 decision waits on. In the
+// undecided with a key above kv: what a MIS-1 scan waits on. In the
 // image with id tables a decided OUT neighbour is dropped before its
 // key, so that where the prefixes tie its hash (a load through the
 // tables) is not taken: later sweeps find most neighbours OUT.
@@ -632,19 +632,6 @@ __device__ __forceinline__ void row_step(const Params &P, i64 b, int deg, int k0
 	}
 }
 
-// UNKEYED says whether MIS-1's reads of neighbour states go unfiltered
-// by key (no KF_SCAN). In the image with id tables they always do: a key
-// there costs a load from the tables, more than the state byte it
-// spares, and behind it each state load of a step sat in a branch of its
-// own, which the step then waited on one load at a time. Its parts never
-// take KF_SCAN (misgpu.partTuning); reading every state is right under
-// any mode.
-#ifdef PART_TABLE
-#define UNKEYED(P, PK) true
-#else
-#define UNKEYED(P, PK) (PK != PK_HASH || !((P).kf & KF_SCAN))
-#endif
-
 #ifdef PART_TABLE
 // mis1_visit_table is mis1_visit_vec for hash keys in the image with id
 // tables. The prefixes in the states decide a comparison alone but on a
@@ -698,14 +685,14 @@ __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, in
 		u32 s[8], p[8];
 #pragma unroll
 		for (int j = 0; j < 8; j++) {
-			const bool need = ok[j] && (UNKEYED(P, PK) || key_of<PK>(P, u[j], 0, 0) > kv);
+			const bool need = ok[j] && (PK != PK_HASH || !(P.kf & KF_SCAN) || key_of<PK>(P, u[j], 0, 0) > kv);
 			s[j] = need ? P.st[u[j]] : OUT;
 			p[j] = (PK == PK_PRIM && ok[j]) ? __ldg(P.prim + u[j]) : 0;
 		}
 		bool hin = false, hund = false;
 #pragma unroll
 		for (int j = 0; j < 8; j++) {
-			if (ok[j] && live_above<PK>(P, u[j], s[j], p[j], kv)) {
+			if (ok[j] && key_above<PK>(P, u[j], s[j], p[j], kv)) {
 				hin |= STATE(s[j]) == IN;
 				hund |= STATE(s[j]) == UND;
 			}
@@ -727,7 +714,7 @@ __device__ __forceinline__ void mis1_visit_vec(const Params &P, int v, i64 b, in
 		u32 s[8];
 #pragma unroll
 		for (int j = 0; j < 8; j++)
-			s[j] = ok[j] && (UNKEYED(P, PK) || key_of<PK>(P, u[j], 0, 0) < kv) ? P.st[u[j]] : OUT;
+			s[j] = ok[j] && (PK != PK_HASH || !(P.kf & KF_SCAN) || key_of<PK>(P, u[j], 0, 0) < kv) ? P.st[u[j]] : OUT;
 #pragma unroll
 		for (int j = 0; j < 8; j++)
 			if (STATE(s[j]) == UND) P.st[u[j]] = (u8)((s[j] & ~3u) | OUT);

@@ -23,8 +23,6 @@ const (
 	KFWords       = kfWords
 	KFJoin2       = kfJoin2
 	KFScanLarger  = kfScanLarger
-	LocalKF       = localKF
-	ScatteredKF   = scatteredKF
 	KFPipe        = kfPipe
 	BlockSize     = blockSize
 	SlotBits      = slotBits

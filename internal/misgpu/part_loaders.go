@@ -79,10 +79,6 @@ func partImage(windows int) (string, []byte) {
 	return "part.cu", kernels.Part
 }
 
-// imageTables says whether the image of windows (partImage) looks ids
-// past the windows up in the tables: part.cu's.
-func imageTables(windows int) bool { return windows < 1 || windows > MaxWindows }
-
 // putLoader keeps a closed part's loader for the next Parts, once its
 // stream is done; an unusable one, or one past the bound, is closed.
 func putLoader(l *gpu.Loader, windows int) error {

@@ -370,8 +370,7 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 	// One part has no ghosts: the engine's plan, but for partTuning's
 	// rules.
 	ghosts := len(pp.ps) > 1
-	tables := imageTables(p.windows)
-	r, err := p.dg.prepare(o.Dist, pri, func(t *Tuning) { partTuning(t, o.Dist, tail, ghosts, tables) })
+	r, err := p.dg.prepare(o.Dist, pri, func(t *Tuning) { partTuning(t, o.Dist, tail, ghosts) })
 	if err != nil {
 		return nil, err
 	}
@@ -445,19 +444,12 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 // state's class bits as its hash's prefix (PART_PREFIX in mis.cu), and
 // with ghosts of other parts the stage would compare by hash once the
 // part's own larger classes are decided, which its ghosts may not be.
-// With ghosts, buckets (a part has no balls for its ghosts). In an image
-// with id tables (tables) MIS-1 reads every neighbour's state and pushes
-// OUT into every neighbour: keying a neighbour there costs a 4-byte
-// load from the tables, more than the state byte that KF_SCAN spares,
-// and the image compiles the keyed reads out (UNKEYED in mis.cu).
-func partTuning(t *Tuning, dist int, tail, ghosts, tables bool) {
+// With ghosts, buckets (a part has no balls for its ghosts).
+func partTuning(t *Tuning, dist int, tail, ghosts bool) {
 	if !tail {
 		t.Tail = 0
 	}
 	if dist != 2 {
-		if tables {
-			t.KFAuto, t.KF = false, localKF
-		}
 		return
 	}
 	t.Split = 0

@@ -330,45 +330,16 @@ func TestPartPlansKeepTheirKeys(t *testing.T) {
 	for _, dist := range []int{1, 2} {
 		for _, key := range []misgpu.Key{misgpu.KeyHash, misgpu.KeyClass, misgpu.KeyPrim} {
 			for _, ghosts := range []bool{false, true} {
-				for _, tables := range []bool{false, true} {
-					tu := misgpu.Defaults(s, dist)
-					misgpu.PartTuning(&tu, dist, true, ghosts, tables)
-					p, err := misgpu.NewPlan(s, dist, key, tu)
-					if err != nil {
-						t.Fatalf("d%d key %d ghosts=%v tables=%v: %v", dist, key, ghosts, tables, err)
-					}
-					if !ofKey(p, key) {
-						t.Errorf("d%d key %d ghosts=%v tables=%v: the part's plan runs %+v", dist, key, ghosts, tables, p.Stages)
-					}
+				tu := misgpu.Defaults(s, dist)
+				misgpu.PartTuning(&tu, dist, true, ghosts)
+				p, err := misgpu.NewPlan(s, dist, key, tu)
+				if err != nil {
+					t.Fatalf("d%d key %d ghosts=%v: %v", dist, key, ghosts, err)
+				}
+				if !ofKey(p, key) {
+					t.Errorf("d%d key %d ghosts=%v: the part's plan runs %+v", dist, key, ghosts, p.Stages)
 				}
 			}
-		}
-	}
-}
-
-// TestPartPlanReadMode: at distance 1 a part whose image hashes through
-// the id tables reads every neighbour's state and pushes OUT into every
-// neighbour (that image compiles the keyed reads out), while a part of
-// a window image keeps the engine's mode, keyed reads on scattered rows.
-func TestPartPlanReadMode(t *testing.T) {
-	for _, c := range []struct {
-		scattered, tables bool
-		want              uint32
-	}{
-		{false, false, misgpu.LocalKF},
-		{true, false, misgpu.ScatteredKF},
-		{false, true, misgpu.LocalKF},
-		{true, true, misgpu.LocalKF},
-	} {
-		s := misgpu.Shape{N: 1 << 24, M: 16 << 24, MaxDeg: 40, Vec: true, Scattered: c.scattered}
-		tu := misgpu.Defaults(s, 1)
-		misgpu.PartTuning(&tu, 1, true, true, c.tables)
-		p, err := misgpu.NewPlan(s, 1, misgpu.KeyHash, tu)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := p.Stages[0].KF; got != c.want {
-			t.Errorf("scattered=%v tables=%v: read mode %d, want %d", c.scattered, c.tables, got, c.want)
 		}
 	}
 }
