@@ -414,7 +414,7 @@ func BenchmarkPartTables(b *testing.B) {
 		b.Skip(err)
 	}
 	g := mesh.Hex27Graph(256, 256, 256)
-	_, order, err := LocalityPartition(g, 1)
+	partition, order, err := LocalityPartition(g, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -427,7 +427,7 @@ func BenchmarkPartTables(b *testing.B) {
 		g         *mesh.Graph
 		partition []int32
 		order     []int32
-	}{{"tables", g, make([]int32, g.N()), order}, {"own-ids", h, nil, nil}} {
+	}{{"tables", g, partition, order}, {"own-ids", h, nil, nil}} {
 		keys, err := Keys(c.g, Priority{Kind: Hash})
 		if err != nil {
 			b.Fatal(err)
