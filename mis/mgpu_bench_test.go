@@ -26,9 +26,9 @@ import (
 // one-gpu with both parts on GPU 0. The graphs are hex27 256³ and a
 // random graph split into ranges, and hex27 256³ relabelled at random
 // and the Gmsh part refined three times split by LocalityPartition,
-// whose parts send through the tables. It reports each part's launches and exchanges
-// timed on its stream (the median run's), and fails when a variant's
-// set differs from the first's.
+// whose parts send through the tables. It reports each part's launches
+// and exchanges timed on its stream (the median run's), and fails when
+// a variant's set differs from the first's.
 func BenchmarkMultiGPUSends(b *testing.B) {
 	if n, err := cuda.DeviceCount(); err != nil || n < 2 {
 		b.Skip("needs two GPUs")

@@ -92,10 +92,10 @@ func (s *PartSpec) gidWindows() [MaxWindows]uint64 {
 // and no table check (GlobalID gives the same ids there, the table
 // holding none); 1 for a single part whose ids are the global ones
 // unless keepIDs passes it the table (its base 0 and no window map every
-// id to itself there); else
-// 0, part.cu's image, which tests for a table on every hash: the one
-// part in id order ran its MIS-1 sweeps 14 % longer in it (15 % more
-// instructions), at the engine's pace in part1w.cu's.
+// id to itself there); else 0, part.cu's image, which tests for a table
+// on every hash: the one part in id order ran its MIS-1 sweeps 14 %
+// longer in it (15 % more instructions), at the engine's pace in
+// part1w.cu's.
 func imageWindows(specs []*PartSpec, keepIDs bool) int {
 	if len(specs) == 1 && specs[0].IdentityIDs() && !keepIDs {
 		return 1
