@@ -323,6 +323,13 @@ extern "C" __global__ void part_exchange(PART_SEND_PARAMS, PART_RETURN_PARAMS, u
 // alignment.
 // The bytes read (added to bytes) fall as the segment's bytes here get
 // decided.
+// pull_src is the neighbour's address of this part's state word w of a
+// segment that starts at the neighbour's s0 and meets this part's bytes
+// at dst: the neighbour's byte for this part's byte i is s0 + i - dst.
+// The word straddles the neighbour's aligned words at its address & ~3
+// and the one after, (its address & 3) bytes into the first.
+__device__ __forceinline__ u64 pull_src(u64 s0, u32 w, u32 dst) { return s0 + 4 * (u64)w - dst; }
+
 extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg, u64 *bytes) {
 	const u32 k = blockIdx.x % (u32)nseg, per = gridDim.x / (u32)nseg;
 	const u64 s0 = seg[2 * k], d = seg[2 * k + 1];
@@ -357,8 +364,7 @@ extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg, u64 *byte
 		for (u32 u = 0; u < PULL_WORDS; u++) {
 			const u32 w = w0 + u * blockDim.x + threadIdx.x;
 			const bool prev = __shfl_up_sync(0xffffffffu, need[u], 1) && lane > 0;
-			// The neighbour's byte for this part's byte i is s0 + i - dst.
-			const u64 a = s0 + 4 * (u64)w - dst, al = a & ~3ull;
+			const u64 al = pull_src(s0, w, dst) & ~3ull;
 			// Only words that hold a byte of the segment are read: they
 			// lie within the neighbour's (word-aligned) allocation.
 			const bool rlo = (need[u] || prev) && al + 4 > s0 && al < s0 + len;
@@ -368,7 +374,7 @@ extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg, u64 *byte
 #pragma unroll
 		for (u32 u = 0; u < PULL_WORDS; u++) {
 			const u32 w = w0 + u * blockDim.x + threadIdx.x;
-			const u64 a = s0 + 4 * (u64)w - dst, al = a & ~3ull;
+			const u64 a = pull_src(s0, w, dst), al = a & ~3ull;
 			const u32 sh = (u32)(a & 3) * 8;
 			hi[u] = __shfl_down_sync(0xffffffffu, lo[u], 1);
 			const bool rhi = lane == 31 && need[u] && sh && al + 8 > s0 && al + 4 < s0 + len;
@@ -379,7 +385,7 @@ extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg, u64 *byte
 		for (u32 u = 0; u < PULL_WORDS; u++) {
 			if (!need[u]) continue;
 			const u32 w = w0 + u * blockDim.x + threadIdx.x;
-			const u32 sh = (u32)((s0 + 4 * (u64)w - dst) & 3) * 8;
+			const u32 sh = (u32)(pull_src(s0, w, dst) & 3) * 8;
 			const u32 v = (sh ? __funnelshift_r(lo[u], hi[u], sh) : lo[u]) & m[u];
 			const u32 add = back ? v & 0x02020202u & ~((v & 0x01010101u) << 1) : v & 0x03030303u;
 			if (add & ~cur[u]) atomicOr((u32 *)st + w, add);
