@@ -215,40 +215,26 @@ struct List<2, C> {
 // window images map every id without that test, which there doubled the
 // sweeps' code and kept their hashes apart as the nested branches did: a
 // part whose ids are its global ids passes base 0 and no window.
-#ifdef PART_TABLE
-// vgid_if is vgid where want holds, else the id that v's window gives
-// (wrong from gfrom on): where want is a condition of its own, the table
-// load is predicated, with no branch, so that a step of a row issues the
-// loads of all its entries that want one together (tie_hashes).
-__device__ __forceinline__ u32 vgid_if(const Params &P, u32 v, bool want) {
-	if (!P.gid) return v;
-	u32 d = P.gbase;
-#pragma unroll
-	for (int k = 0; k < PART_GW; k++) d = v >= (u32)(P.gw[k] >> 32) ? (u32)P.gw[k] : d;
-	u32 g = v + d;
-	if (want && (int)v >= P.gfrom) g = __ldg(P.gid + (v - (u32)P.gfrom));
-	return g;
-}
-#endif
-
 __device__ __forceinline__ u32 vgid(const Params &P, u32 v) {
-#ifdef PART_TABLE
-	return vgid_if(P, v, true);
-#else
 	u32 g = v;
 #ifdef PART_ENGINE
+#ifdef PART_TABLE
+	if (P.gid)
+#endif
 	{
 		u32 d = P.gbase;
 #pragma unroll
 		for (int k = 0; k < PART_GW; k++) d = v >= (u32)(P.gw[k] >> 32) ? (u32)P.gw[k] : d;
 		g = v + d;
+#ifdef PART_TABLE
+		if ((int)v >= P.gfrom) g = __ldg(P.gid + (v - (u32)P.gfrom));
+#endif
 	}
 #else
 	// Null here: the compiler drops it.
 	if (P.gid) g = (int)v < P.gfrom ? P.gbase + v : __ldg(P.gid + (v - (u32)P.gfrom));
 #endif
 	return g;
-#endif
 }
 
 __device__ __forceinline__ u32 vhash(const Params &P, u32 v) { return hash32(vgid(P, v), P.seedlo, P.seedhi); }
@@ -330,23 +316,6 @@ __device__ __forceinline__ bool band_has(const Params &P, u32 v, u32 s) {
 #endif
 	return in_band(P, v);
 }
-
-#ifdef PART_TABLE
-// tie_hashes sets h[j] to the hash of u[j] where tie[j] (else h[j] is
-// of no use). In the image with id tables a comparison of hash keys
-// hashes only where the prefixes tie (key_above), at the cost of a load
-// from the tables; taken entry by entry, each tie was a branch round its
-// load, and a step of a row waited on its ties' loads one after the
-// other. Here they issue together.
-template <int U>
-__device__ __forceinline__ void tie_hashes(const Params &P, const u32 (&u)[U], const bool (&tie)[U], u32 (&h)[U]) {
-	u32 g[U];
-#pragma unroll
-	for (int j = 0; j < U; j++) g[j] = vgid_if(P, u[j], tie[j]);
-#pragma unroll
-	for (int j = 0; j < U; j++) h[j] = hash32(g[j], P.seedlo, P.seedhi);
-}
-#endif
 
 template <int G>
 __device__ __forceinline__ u32 group_mask() {
@@ -675,21 +644,20 @@ __device__ __forceinline__ void mis1_visit_table(const Params &P, int v, i64 b, 
 	const u32 gv = vgid(P, v), pv = CLASS(sv);
 	u32 dec = IN;
 	each_row<8>(P, b, deg, [&](const u32(&u)[8], const bool(&ok)[8]) {
-		u32 s[8], h[8];
-		bool tie[8];
+		u32 s[8];
 #pragma unroll
 		for (int j = 0; j < 8; j++) s[j] = ok[j] ? P.st[u[j]] : OUT;
-#pragma unroll
-		for (int j = 0; j < 8; j++) tie[j] = STATE(s[j]) != OUT && CLASS(s[j]) == pv;
-		tie_hashes(P, u, tie, h);
-		u32 g = gv;
-		asm volatile("" : "+r"(g));
-		const u32 hv = hash32(g, P.seedlo, P.seedhi);
 		bool hin = false, hund = false;
 #pragma unroll
 		for (int j = 0; j < 8; j++) {
-			if (STATE(s[j]) == OUT) continue;
-			const bool above = tie[j] ? h[j] > hv : CLASS(s[j]) > pv;
+			if (!ok[j] || STATE(s[j]) == OUT) continue;
+			const u32 a = CLASS(s[j]);
+			bool above = a > pv;
+			if (a == pv) {
+				u32 g = gv;
+				asm volatile("" : "+r"(g));
+				above = vhash(P, u[j]) > hash32(g, P.seedlo, P.seedhi);
+			}
 			hin |= above && STATE(s[j]) == IN;
 			hund |= above && STATE(s[j]) == UND;
 		}
@@ -772,21 +740,6 @@ __device__ __forceinline__ u32 mis1_scan(const Params &P, i64 b, int deg, u64 kv
 			p[j] = (PK == PK_PRIM && ok[j]) ? __ldg(P.prim + u[j]) : 0;
 		}
 		bool hin = false, hund = false;
-#ifdef PART_TABLE
-		if (PK == PK_HASH) {
-			bool tie[U];
-			u32 h[U];
-#pragma unroll
-			for (int j = 0; j < U; j++) tie[j] = ok[j] && STATE(s[j]) != OUT && CLASS(s[j]) == HPREFIX(kv);
-			tie_hashes(P, u, tie, h);
-#pragma unroll
-			for (int j = 0; j < U; j++) {
-				const bool above = tie[j] ? h[j] > (u32)kv : CLASS(s[j]) > HPREFIX(kv);
-				hin |= ok[j] && above && STATE(s[j]) == IN;
-				hund |= ok[j] && above && STATE(s[j]) == UND;
-			}
-		} else
-#endif
 #pragma unroll
 		for (int j = 0; j < U; j++) {
 			if (ok[j] && live_above<PK>(P, u[j], s[j], p[j], kv)) {

@@ -161,21 +161,6 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 				s[j] = need ? ld<false>(P.st + x[j]) : OUT;
 				p[j] = (PK == PK_PRIM && STATE(s[j]) == UND) ? __ldg(P.prim + x[j]) : 0;
 			}
-#ifdef PART_TABLE
-			if (PK == PK_HASH) {
-				bool tie[8];
-				u32 h[8];
-#pragma unroll
-				for (int j = 0; j < 8; j++) tie[j] = STATE(s[j]) == UND && CLASS(s[j]) == HPREFIX(kv);
-				tie_hashes(P, x, tie, h);
-#pragma unroll
-				for (int j = 0; j < 8; j++) {
-					hit |= STATE(s[j]) == IN;
-					const bool above = tie[j] ? h[j] > (u32)kv : CLASS(s[j]) > HPREFIX(kv);
-					best = max(best, STATE(s[j]) == UND && above ? (u64)x[j] + 1 : 0);
-				}
-			} else
-#endif
 #pragma unroll
 			for (int j = 0; j < 8; j++) {
 				hit |= STATE(s[j]) == IN;
@@ -240,33 +225,6 @@ __device__ __forceinline__ u32 mis2b_batch(const Params &P, const ListB &L, Buck
 	__syncwarp();
 	return wait;
 }
-
-#ifdef PART_TABLE
-// tile_flags_table is the tile pass's flags of hash keys in the image
-// with id tables: bit j for the undecided vertex t*TILE + 4*lane + j of
-// key at least lo, its state the byte j of w. The ties' loads from the
-// tables issue together (tie_hashes).
-__device__ __forceinline__ u32 tile_flags_table(const Params &P, int t, u32 w, u64 lo) {
-	if (lo >> 32) return 0;
-	u32 v[4], h[4];
-	bool tie[4];
-#pragma unroll
-	for (int j = 0; j < 4; j++) {
-		v[j] = (u32)(t * TILE) + (threadIdx.x & 31) * 4 + j;
-		const u32 s = (w >> (8 * j)) & 0xffu;
-		tie[j] = STATE(s) == UND && CLASS(s) == HPREFIX(lo);
-	}
-	tie_hashes(P, v, tie, h);
-	u32 flags = 0;
-#pragma unroll
-	for (int j = 0; j < 4; j++) {
-		const u32 s = (w >> (8 * j)) & 0xffu;
-		const bool at = tie[j] ? h[j] >= (u32)lo : CLASS(s) > HPREFIX(lo);
-		flags |= (STATE(s) == UND && at ? 1u : 0u) << j;
-	}
-	return flags;
-}
-#endif
 
 // Where a bucket launch takes its candidates from.
 #define SRC_TILES 0  // every tile of the graph
@@ -342,10 +300,6 @@ __device__ void mis2b_sweep(const Params &P, int nlist) {
 	}
 	auto visit = [&](int t, u32 w, bool more) {
 		u32 flags = 0;
-#ifdef PART_TABLE
-		if (PK == PK_HASH) flags = tile_flags_table(P, t, w, lo);
-		else
-#endif
 #pragma unroll
 		for (int j = 0; j < 4; j++) {
 			const u32 s = (w >> (8 * j)) & 0xffu;
