@@ -299,16 +299,22 @@ __device__ void mis2b_sweep(const Params &P, int nlist) {
 		return;
 	}
 	auto visit = [&](int t, u32 w, bool more) {
-		u32 flags = 0;
+		// A tile with no undecided vertex (a byte with neither state bit)
+		// lists nothing: the launches of the last range, repeated until
+		// no vertex is left, find nearly every tile so, and spent the
+		// keys and the list's scan on each.
+		if (__any_sync(0xffffffffu, ~(w | w >> 1) & 0x01010101u)) {
+			u32 flags = 0;
 #pragma unroll
-		for (int j = 0; j < 4; j++) {
-			const u32 s = (w >> (8 * j)) & 0xffu;
-			const u32 v = (u32)(t * TILE) + lane * 4 + j;
-			const bool und = STATE(s) == UND;
-			const bool at = key_atleast<PK>(P, v, s, PK == PK_PRIM && und ? __ldg(P.prim + v) : 0, lo);
-			flags |= (und && at ? 1u : 0u) << j;
+			for (int j = 0; j < 4; j++) {
+				const u32 s = (w >> (8 * j)) & 0xffu;
+				const u32 v = (u32)(t * TILE) + lane * 4 + j;
+				const bool und = STATE(s) == UND;
+				const bool at = key_atleast<PK>(P, v, s, PK == PK_PRIM && und ? __ldg(P.prim + v) : 0, lo);
+				flags |= (und && at ? 1u : 0u) << j;
+			}
+			cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
 		}
-		cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
 		if (cnt < flush && more) return;
 		for (int b0 = 0; b0 < cnt; b0 += BB) wait += mis2b_batch<PK, SCAN, DEDUP>(P, L, S, seen, b0, min(BB, cnt - b0));
 		cnt = 0;
