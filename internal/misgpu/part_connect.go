@@ -1,6 +1,9 @@
 package misgpu
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // How the parts reach each other: each part's state array straight
 // over peer access or on one device, else a mailbox of pairs in pinned
@@ -140,7 +143,7 @@ func (pp *Parts) returns() bool {
 // It returns the address of the pairs.
 func (pp *Parts) mailbox(p, t *part, kind string, n int64) (uint64, error) {
 	k := int64(len(pp.ps))
-	q := slicesIndex(pp.ps, t)
+	q := slices.Index(pp.ps, t)
 	in := inbox{cap: n}
 	var err error
 	if kind == "mailbox" {
@@ -171,15 +174,6 @@ func (pp *Parts) mailbox(p, t *part, kind string, n int64) (uint64, error) {
 	}
 	t.inbox = append(t.inbox, in)
 	return uint64(in.box), nil
-}
-
-func slicesIndex(ps []*part, t *part) int {
-	for i, p := range ps {
-		if p == t {
-			return i
-		}
-	}
-	return -1
 }
 
 // reach says how part p stores into part t: "same device", "peer"
