@@ -65,9 +65,6 @@ var sendVariants = []struct {
 	oneGPU bool // both parts on GPU 0
 }{
 	{"pull", misgpu.PartsOptions{}, false, false},
-	{"pull-from1", misgpu.PartsOptions{PullFrom: 1}, false, false},
-	{"pull-from2", misgpu.PartsOptions{PullFrom: 2}, false, false},
-	{"pull-from3", misgpu.PartsOptions{PullFrom: 3}, false, false},
 	{"pull-notail", misgpu.PartsOptions{NoTailSends: true}, false, false},
 	{"pull-send", misgpu.PartsOptions{SendForward: true}, false, false},
 	{"plain", misgpu.PartsOptions{Push: true, NoTailSends: true, NoReturns: true}, false, false},
@@ -103,7 +100,7 @@ func benchSends(b *testing.B, g *mesh.Graph, locality bool) {
 		}
 		var want [][]bool
 		for _, v := range sendVariants {
-			if dist == 2 && (v.name == "pull-notail" || v.name == "pull-send" || v.name == "push" || v.o.PullFrom > 0) {
+			if dist == 2 && (v.name == "pull-notail" || v.name == "pull-send" || v.name == "push") {
 				continue // no tail at distance 2: as pull, plain or returns
 			}
 			ps := parts

@@ -97,10 +97,6 @@ type PartsOptions struct {
 	// pull and MIS-1's tails send, instead of pulling both ways and
 	// pushing the windows once before the tail (benchmarks).
 	SendForward bool
-	// PullFrom is the first launch of MIS-1 after which the parts pull
-	// where the tails send (benchmarks): before it they learn nothing of
-	// each other.
-	PullFrom int
 	// Trace times every launch and send of each part with events
 	// (PartsResult.Trace).
 	Trace bool

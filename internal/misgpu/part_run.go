@@ -60,11 +60,9 @@ type partRun struct {
 	// tailSends: the run's MIS-1 tail is part1_tail. split: part_send
 	// and part_return go apart (PartsOptions.SplitExchange).
 	tailSends, split bool
-	// pullFrom: the first launch after which the part pulls.
-	pullFrom int
-	trace    *partTrace
-	last     uint32 // the live count at the last check (at first the part's vertices)
-	checks   int
+	trace            *partTrace
+	last             uint32 // the live count at the last check (at first the part's vertices)
+	checks           int
 	// sends and backs count this run's part_send and part_return calls
 	// (their pending lists: Pending in part.cu).
 	sends, backs int32
@@ -169,7 +167,7 @@ func (pr *partRun) exchange(pass int) error {
 		// Refused by the driver: an injected device error.
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
-	if p.pull != nil && pass >= pr.pullFrom {
+	if p.pull != nil {
 		if err := l.Launch(nil, "part_pull", p.pullGrid, p.dg.ws.st, p.pull, p.pullSegs, p.bytes); err != nil {
 			return err
 		}
@@ -291,9 +289,6 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx, watch: watch, epoch: epoch,
 			last: uint32(min(p.dg.n, 1<<32-1)), extra: p.extra(o.KeepIDs), split: o.SplitExchange,
 			tailSends: p.dg.n > 0 && r.plan.Stages[0].Tail == partTailName(r.plan.Key)}
-		if r.part.tailSends {
-			r.part.pullFrom = o.PullFrom
-		}
 		if o.Trace {
 			if r.part.trace, err = newPartTrace(p.ctx); err != nil {
 				return nil, pp.fail(q, err)
