@@ -299,10 +299,10 @@ __device__ void mis2b_sweep(const Params &P, int nlist) {
 		return;
 	}
 	auto visit = [&](int t, u32 w, bool more) {
-		// A tile with no undecided vertex (a byte with neither state bit)
-		// lists nothing: the launches of the last range, repeated until
-		// no vertex is left, find nearly every tile so, and spent the
-		// keys and the list's scan on each.
+		// A tile with no undecided vertex (no byte with neither state
+		// bit) lists nothing, so its keys and the list's scan are
+		// skipped: the launches of the last range, repeated until no
+		// vertex is left, find nearly every tile so.
 		if (__any_sync(0xffffffffu, ~(w | w >> 1) & 0x01010101u)) {
 			u32 flags = 0;
 #pragma unroll

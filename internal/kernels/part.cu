@@ -301,6 +301,13 @@ extern "C" __global__ void part_exchange(PART_SEND_PARAMS, PART_RETURN_PARAMS, u
 // (misgpu.pullUnroll sizes its grid by it).
 #define PULL_WORDS 4
 
+// pull_src is the neighbour's address of this part's state word w of a
+// segment that starts at the neighbour's s0 and meets this part's bytes
+// at dst: the neighbour's byte for this part's byte i is s0 + i - dst.
+// The word straddles the neighbour's aligned words at its address & ~3
+// and the one after, (its address & 3) bytes into the first.
+__device__ __forceinline__ u64 pull_src(u64 s0, u32 w, u32 dst) { return s0 + 4 * (u64)w - dst; }
+
 // part_pull: where every ghost of every part lies in a window and each
 // part reaches its neighbours' memory, a part reads after each of its
 // launches what its neighbours decided, instead of being sent it (no
@@ -323,13 +330,6 @@ extern "C" __global__ void part_exchange(PART_SEND_PARAMS, PART_RETURN_PARAMS, u
 // alignment.
 // The bytes read (added to bytes) fall as the segment's bytes here get
 // decided.
-// pull_src is the neighbour's address of this part's state word w of a
-// segment that starts at the neighbour's s0 and meets this part's bytes
-// at dst: the neighbour's byte for this part's byte i is s0 + i - dst.
-// The word straddles the neighbour's aligned words at its address & ~3
-// and the one after, (its address & 3) bytes into the first.
-__device__ __forceinline__ u64 pull_src(u64 s0, u32 w, u32 dst) { return s0 + 4 * (u64)w - dst; }
-
 extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg, u64 *bytes) {
 	const u32 k = blockIdx.x % (u32)nseg, per = gridDim.x / (u32)nseg;
 	const u64 s0 = seg[2 * k], d = seg[2 * k + 1];
