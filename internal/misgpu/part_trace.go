@@ -22,6 +22,10 @@ type partTrace struct {
 	ahead bool   // a check since the last launch
 	wait  time.Duration
 	first time.Time // when the host queued the first event
+	// issued is when the host queued the second event, right after the
+	// first launch: a stream idle at the first event waits that long
+	// for the launch, and the trace counts the wait in the launch.
+	issued time.Time
 }
 
 // traceEvents bounds the launches traced: the rest go untimed.
@@ -59,8 +63,11 @@ func (t *partTrace) mark(s *cuda.Stream) error {
 		t.check = append(t.check, t.ahead)
 		t.ahead = false
 	}
-	if t.n == 0 {
+	switch t.n {
+	case 0:
 		t.first = time.Now()
+	case 1:
+		t.issued = time.Now()
 	}
 	t.n++
 	return t.evs[t.n-1].Record(s)
@@ -81,16 +88,20 @@ func (t *partTrace) checked(d time.Duration) {
 // parts at checks; and the host's time from the run's start until it
 // queued the part's first event (Lead), which with the stream's time
 // and the part's wall time (PartsResult.PartTime) says what the host
-// adds at each end.
+// adds at each end; and the host's time to queue the first launch
+// (Issue), which the first launch's time includes.
 type PartTrace struct {
-	Launch, Exchange []time.Duration
-	AfterCheck       []bool
-	Wait, Lead       time.Duration
+	Launch, Exchange  []time.Duration
+	AfterCheck        []bool
+	Wait, Lead, Issue time.Duration
 }
 
 // result reads the events once the part's stream is done.
 func (t *partTrace) result() (PartTrace, error) {
 	out := PartTrace{Wait: t.wait}
+	if !t.issued.IsZero() {
+		out.Issue = t.issued.Sub(t.first)
+	}
 	for i := 1; i+1 < t.n; i += 2 {
 		l, err := cuda.Elapsed(t.evs[i-1], t.evs[i])
 		if err != nil {
@@ -122,8 +133,8 @@ func (t PartTrace) String() string {
 		}
 		fmt.Fprintf(&b, " %s%d/%d", mark, d.Microseconds(), t.Exchange[i].Microseconds())
 	}
-	return fmt.Sprintf("lead %.3f ms, %d launches %.3f ms (after checks %.3f ms), exchanges %.3f ms, host waits %.3f ms:%s",
-		ms(t.Lead), len(t.Launch), ms(l), ms(lc), ms(x), ms(t.Wait), b.String())
+	return fmt.Sprintf("lead %.3f ms, first queued in %d µs, %d launches %.3f ms (after checks %.3f ms), exchanges %.3f ms, host waits %.3f ms:%s",
+		ms(t.Lead), t.Issue.Microseconds(), len(t.Launch), ms(l), ms(lc), ms(x), ms(t.Wait), b.String())
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
