@@ -24,7 +24,7 @@ type startGate struct {
 	parts   int32
 	ch      chan struct{}
 	spin    time.Duration
-	start   time.Time // when open was called, set before it lets the goroutines go
+	start   time.Time // the parts' clock, set by open before it lets the goroutines go
 }
 
 const (
@@ -72,10 +72,10 @@ func yieldUntil(bound time.Duration, done func() bool) bool {
 }
 
 // open lets the waiting goroutines go once they have all arrived (or
-// the bound passed). The parts' times count from g.start, when open was
+// the bound passed). The parts' times count from start, before open was
 // called, so that a goroutine's late arrival is in them.
-func (g *startGate) open() {
-	g.start = time.Now()
+func (g *startGate) open(start time.Time) {
+	g.start = start
 	if g.spin > 0 {
 		yieldUntil(g.spin, func() bool { return g.arrived.Load() >= g.parts })
 	}

@@ -48,7 +48,7 @@ func TestStartGate(t *testing.T) {
 			time.Sleep(c.delay)
 			var opened time.Time
 			if c.open {
-				g.open()
+				g.open(time.Now())
 				opened = time.Now()
 			} else {
 				g.shut()
@@ -75,7 +75,7 @@ func TestStartGateOfNone(t *testing.T) {
 	g := newStartGate(waiters(1))
 	g.spin = time.Second
 	t0 := time.Now()
-	g.open()
+	g.open(time.Now())
 	if d := time.Since(t0); d > 100*time.Millisecond {
 		t.Errorf("open took %v", d)
 	}

@@ -179,11 +179,10 @@ func (r *run) batch(slot, count, tail int) error {
 				return err
 			}
 		}
-		if tail > 0 && pass == tail {
-			if err := r.launchTail(pass); err != nil {
-				return err
-			}
-		} else if err := r.launchSweep(pass); err != nil {
+		if pass == 0 && r.part != nil && r.part.queued {
+			// Parts.Run queued it (queueFirst).
+			r.part.queued = false
+		} else if err := r.launch(pass, tail); err != nil {
 			return err
 		}
 		if err := r.part.after(pass); err != nil {
@@ -195,6 +194,15 @@ func (r *run) batch(slot, count, tail int) error {
 		return err
 	}
 	return ws.evs[slot].Record(e.Stream)
+}
+
+// launch queues sweep number pass: the tail at sweep tail (when not 0),
+// else a sweep or a bucket launch.
+func (r *run) launch(pass, tail int) error {
+	if tail > 0 && pass == tail {
+		return r.launchTail(pass)
+	}
+	return r.launchSweep(pass)
 }
 
 // rounds reads the live counts of a finished run and returns the number
