@@ -390,6 +390,7 @@ func (p *part) queueFirst(r *run) error {
 	if err := r.launch(0, r.tailAt()); err != nil {
 		return err
 	}
+	r.part.trace.queued()
 	r.part.queued = true
 	return nil
 }

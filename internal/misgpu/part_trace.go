@@ -22,9 +22,9 @@ type partTrace struct {
 	ahead bool   // a check since the last launch
 	wait  time.Duration
 	first time.Time // when the host queued the first event
-	// issued is when the host queued the second event, right after the
-	// first launch: a stream idle at the first event waits that long
-	// for the launch, and the trace counts the wait in the launch.
+	// issued is when the host had queued the first launch: a stream
+	// idle at the first event waits that long for the launch, and the
+	// trace counts the wait in the launch.
 	issued time.Time
 }
 
@@ -67,10 +67,18 @@ func (t *partTrace) mark(s *cuda.Stream) error {
 	case 0:
 		t.first = time.Now()
 	case 1:
-		t.issued = time.Now()
+		t.queued()
 	}
 	t.n++
 	return t.evs[t.n-1].Record(s)
+}
+
+// queued notes that the first launch is queued (at the second event
+// unless noted before).
+func (t *partTrace) queued() {
+	if t != nil && t.issued.IsZero() {
+		t.issued = time.Now()
+	}
 }
 
 // checked notes a check of the live count that waited d for the other
