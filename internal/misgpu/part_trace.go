@@ -63,20 +63,16 @@ func (t *partTrace) mark(s *cuda.Stream) error {
 		t.check = append(t.check, t.ahead)
 		t.ahead = false
 	}
-	switch t.n {
-	case 0:
+	if t.n == 0 {
 		t.first = time.Now()
-	case 1:
-		t.queued()
 	}
 	t.n++
 	return t.evs[t.n-1].Record(s)
 }
 
-// queued notes that the first launch is queued (at the second event
-// unless noted before).
+// queued notes that the first launch is queued (Parts.queueFirst).
 func (t *partTrace) queued() {
-	if t != nil && t.issued.IsZero() {
+	if t != nil {
 		t.issued = time.Now()
 	}
 }
