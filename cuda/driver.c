@@ -58,6 +58,9 @@ static CUresult (*p_cuLaunchKernel)(CUfunction, unsigned int, unsigned int, unsi
 static CUresult (*p_cuLaunchCooperativeKernel)(CUfunction, unsigned int, unsigned int, unsigned int,
                                                unsigned int, unsigned int, unsigned int,
                                                unsigned int, CUstream, void **);
+// cuLaunchKernelEx is optional: drivers before 12.0 lack it, and an
+// overlapping launch is then a plain one.
+static CUresult (*p_cuLaunchKernelEx)(const MGlaunchConfig *, CUfunction, void **, void **);
 static CUresult (*p_cuGetErrorName)(CUresult, const char **);
 static CUresult (*p_cuGetErrorString)(CUresult, const char **);
 
@@ -133,6 +136,7 @@ int mg_load(char *msg, int n) {
 	SYM(p_cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
 	SYM(p_cuLaunchKernel, "cuLaunchKernel");
 	SYM(p_cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel");
+	*(void **)(&p_cuLaunchKernelEx) = dlsym(lib, "cuLaunchKernelEx");
 	SYM(p_cuGetErrorName, "cuGetErrorName");
 	SYM(p_cuGetErrorString, "cuGetErrorString");
 	SYM(p_cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer");
@@ -253,7 +257,7 @@ CUresult mg_occupancy(CUcontext ctx, int *blocks, CUfunction f, int block, size_
 
 CUresult mg_launch(CUcontext ctx, CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
                    unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
-                   CUstream s, int nargs, uint64_t *vals, int cooperative) {
+                   CUstream s, int nargs, uint64_t *vals, int flags) {
 	// Each argument sits in its own 8-byte slot; a kernel parameter of 4
 	// bytes reads the slot's low half (x86-64 and arm64 are little-endian).
 	uint64_t slots[MG_MAX_ARGS];
@@ -263,8 +267,16 @@ CUresult mg_launch(CUcontext ctx, CUfunction f, unsigned int gx, unsigned int gy
 		slots[i] = vals[i];
 		params[i] = &slots[i];
 	}
-	if (cooperative) {
+	if (flags & MG_LAUNCH_COOPERATIVE) {
 		BOUND(p_cuLaunchCooperativeKernel(f, gx, gy, gz, bx, by, bz, shmem, s, params))
+	}
+	if ((flags & MG_LAUNCH_OVERLAP) && p_cuLaunchKernelEx != NULL) {
+		MGlaunchAttribute a;
+		memset(&a, 0, sizeof a);
+		a.id = MG_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+		a.value.programmaticStreamSerializationAllowed = 1;
+		MGlaunchConfig c = {gx, gy, gz, bx, by, bz, shmem, s, &a, 1};
+		BOUND(p_cuLaunchKernelEx(&c, f, params, NULL))
 	}
 	BOUND(p_cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, s, params, NULL))
 }

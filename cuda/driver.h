@@ -71,7 +71,33 @@ CUresult mg_func_attribute(CUcontext ctx, int *v, int attr, CUfunction f);
 CUresult mg_occupancy(CUcontext ctx, int *blocks, CUfunction f, int block, size_t shmem);
 CUresult mg_launch(CUcontext ctx, CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
                    unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
-                   CUstream s, int nargs, uint64_t *vals, int cooperative);
+                   CUstream s, int nargs, uint64_t *vals, int flags);
+
+// mg_launch's flags.
+#define MG_LAUNCH_COOPERATIVE 1 // all blocks resident at once (cuLaunchCooperativeKernel)
+#define MG_LAUNCH_OVERLAP 2     // programmatic stream serialization, where the driver has cuLaunchKernelEx
+
+// cuLaunchKernelEx's configuration (CUDA 12.0 and later), as documented:
+// an attribute is its 4-byte id padded to 8 bytes, then a 64-byte value.
+typedef struct {
+	int id;
+	char pad[4];
+	union {
+		char pad[64];
+		int programmaticStreamSerializationAllowed;
+	} value;
+} MGlaunchAttribute;
+
+typedef struct {
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	CUstream hStream;
+	MGlaunchAttribute *attrs;
+	unsigned int numAttrs;
+} MGlaunchConfig;
+
+#define MG_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION 6
 
 // Peer access between devices (multi-GPU partitioned MIS, cuda/peer.go).
 CUresult mg_can_access_peer(int *v, CUdevice d, CUdevice peer);

@@ -257,14 +257,14 @@ func drvOccupancy(c ctxHandle, f fnHandle, block, shmem int) (int, Result) {
 	return int(b), Result(r)
 }
 
-func drvLaunch(c ctxHandle, f fnHandle, grid, block Dim3, shmem int, s streamHandle, args []uint64, coop bool) Result {
+func drvLaunch(c ctxHandle, f fnHandle, grid, block Dim3, shmem int, s streamHandle, args []uint64, coop, overlap bool) Result {
 	var p *C.uint64_t
 	if len(args) > 0 {
 		p = (*C.uint64_t)(unsafe.Pointer(&args[0]))
 	}
 	return Result(C.mg_launch(c, f, C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z),
 		C.uint(block.X), C.uint(block.Y), C.uint(block.Z), C.uint(shmem), s,
-		C.int(len(args)), p, boolInt(coop)))
+		C.int(len(args)), p, boolInt(coop)*C.MG_LAUNCH_COOPERATIVE|boolInt(overlap)*C.MG_LAUNCH_OVERLAP))
 }
 
 func drvCanAccessPeer(d, peer int32) (bool, Result) {

@@ -72,7 +72,7 @@ func drvModuleUnload(ctxHandle, modHandle) Result                               
 func drvModuleFunction(ctxHandle, modHandle, string) (fnHandle, Result)         { return 0, notLoaded }
 func drvFuncAttribute(ctxHandle, FuncAttribute, fnHandle) (int, Result)         { return 0, notLoaded }
 func drvOccupancy(ctxHandle, fnHandle, int, int) (int, Result)                  { return 0, notLoaded }
-func drvLaunch(ctxHandle, fnHandle, Dim3, Dim3, int, streamHandle, []uint64, bool) Result {
+func drvLaunch(ctxHandle, fnHandle, Dim3, Dim3, int, streamHandle, []uint64, bool, bool) Result {
 	return notLoaded
 }
 

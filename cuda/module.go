@@ -161,6 +161,14 @@ type Launch struct {
 	// Cooperative guarantees that all blocks are resident at once (or
 	// fails), for kernels whose blocks wait on each other.
 	Cooperative bool
+	// Overlap lets the kernel start before the one queued before it on
+	// the stream has finished: once every block of that one has started
+	// and executed griddepcontrol.launch_dependents, or exited
+	// (programmatic stream serialization, compute capability 9.0 and
+	// later). The kernel then must not depend on what the one before it
+	// writes. Work queued after the kernel still waits for both. With a
+	// driver older than CUDA 12.0 the launch is a plain one.
+	Overlap bool
 }
 
 // Launch queues the kernel with the given arguments. Each argument must
@@ -208,6 +216,9 @@ func (f *Function) Launch(cfg Launch, args ...any) error {
 	if cfg.Cooperative {
 		op = "cuLaunchCooperativeKernel"
 	}
-	r := drvLaunch(h, f.h, g, b, cfg.SharedMem, cfg.Stream.handle(), vals, cfg.Cooperative)
+	if cfg.Overlap && !cfg.Cooperative {
+		op = "cuLaunchKernelEx"
+	}
+	r := drvLaunch(h, f.h, g, b, cfg.SharedMem, cfg.Stream.handle(), vals, cfg.Cooperative, cfg.Overlap)
 	return checkf(op, r, "kernel %s, grid %dx%dx%d, block %dx%dx%d, %d B shared", f.name, g.X, g.Y, g.Z, b.X, b.Y, b.Z, cfg.SharedMem)
 }

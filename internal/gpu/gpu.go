@@ -198,6 +198,10 @@ func (l *Loader) Grid(name string, n, perBlock int64) uint32 {
 // Launch queues kernel name on s (nil: the loader's stream) with grid
 // blocks of BlockSize threads.
 func (l *Loader) Launch(s *cuda.Stream, name string, grid uint32, args ...any) error {
+	return l.launch(s, name, grid, false, args)
+}
+
+func (l *Loader) launch(s *cuda.Stream, name string, grid uint32, overlap bool, args []any) error {
 	f := l.fn[name]
 	if f == nil {
 		return fmt.Errorf("gpu: kernel %s was not loaded", name)
@@ -205,7 +209,14 @@ func (l *Loader) Launch(s *cuda.Stream, name string, grid uint32, args ...any) e
 	if s == nil {
 		s = l.Stream
 	}
-	return f.Launch(cuda.Launch{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: BlockSize}, Stream: s}, args...)
+	return f.Launch(cuda.Launch{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: BlockSize}, Stream: s, Overlap: overlap}, args...)
+}
+
+// LaunchOverlap is Launch with cuda.Launch.Overlap: the kernel may
+// start while the one queued before it on s still runs, so it must not
+// depend on what that one writes.
+func (l *Loader) LaunchOverlap(s *cuda.Stream, name string, grid uint32, args ...any) error {
+	return l.launch(s, name, grid, true, args)
 }
 
 // Usable returns the sticky error that made the context unusable, or nil.

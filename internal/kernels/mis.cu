@@ -165,14 +165,24 @@ struct Params {
 
 // PART_PARAMS and PART_SET add the kernel parameters of gid, gbase,
 // gfrom and the ghost windows in part.cu's image, and nothing here.
+// PART_SET also lets the launch queued next start (a part's pull, which
+// waits for nothing of this launch's: misgpu's exchange) as soon as
+// every block of this one has: the pull then runs beside this launch's
+// last blocks instead of after them. The instruction does nothing for a
+// launch queued next without programmatic serialization.
 #ifdef PART_ENGINE
 #define PART_PARAMS , const u32 *gid, u32 gbase, int gfrom, u64 gw0, u64 gw1, u64 gw2
-#if PART_GW == 1
-#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0;
-#elif PART_GW == 2
-#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).gw[1] = gw1;
+#if __CUDA_ARCH__ >= 900
+#define PART_NEXT asm volatile("griddepcontrol.launch_dependents;");
 #else
-#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).gw[1] = gw1, (P).gw[2] = gw2;
+#define PART_NEXT
+#endif
+#if PART_GW == 1
+#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0; PART_NEXT
+#elif PART_GW == 2
+#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).gw[1] = gw1; PART_NEXT
+#else
+#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).gw[1] = gw1, (P).gw[2] = gw2; PART_NEXT
 #endif
 #else
 #define PART_PARAMS

@@ -57,9 +57,11 @@ type partRun struct {
 	ctx    context.Context
 	watch  *partsWatch
 	epoch  uint32 // the tag of this run's mailbox pairs (part.cu)
-	// tailSends: the run's MIS-1 tail is part1_tail. split: part_send
-	// and part_return go apart (PartsOptions.SplitExchange).
+	// tailSends: the run's MIS-1 tail is part1_tail, launched as sweep
+	// tailAt. split: part_send and part_return go apart
+	// (PartsOptions.SplitExchange).
 	tailSends, split bool
+	tailAt           int
 	trace            *partTrace
 	// queued: Parts.Run queued the first launch (queueFirst), holding
 	// the part's lock, which unlock releases.
@@ -172,7 +174,10 @@ func (pr *partRun) exchange(pass int) error {
 		return l.Function("part_send").Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 1 << 20}, Stream: l.Stream})
 	}
 	if p.pull != nil {
-		if err := l.Launch(nil, "part_pull", p.pullGrid, p.dg.ws.st, p.pull, p.pullSegs, p.bytes); err != nil {
+		// What a pull reads is the neighbours' and what it ORs into the
+		// states a fact, so it need not wait for the launch before it:
+		// it starts as that launch's last blocks do.
+		if err := l.LaunchOverlap(nil, "part_pull", p.pullGrid, p.dg.ws.st, p.pull, p.pullSegs, p.bytes); err != nil {
 			return err
 		}
 	}
@@ -213,7 +218,7 @@ func (pr *partRun) exchange(pass int) error {
 	case name == "":
 		return nil
 	}
-	if err := l.Launch(nil, name, grid, args...); err != nil {
+	if err := pr.launchExchange(pass, name, grid, args); err != nil {
 		return err
 	}
 	if p.returns {
@@ -293,6 +298,9 @@ func (pp *Parts) Run(ctx context.Context) (*PartsResult, error) {
 		r.part = &partRun{p: p, q: q, inject: o.Inject, stop: &stop, ctx: ctx, watch: watch, epoch: epoch,
 			last: uint32(min(p.dg.n, 1<<32-1)), extra: p.extra(o.KeepIDs), split: o.SplitExchange,
 			tailSends: p.dg.n > 0 && r.plan.Stages[0].Tail == partTailName(r.plan.Key)}
+		if r.part.tailSends {
+			r.part.tailAt = r.tailAt()
+		}
 		if o.Trace {
 			if r.part.trace, err = newPartTrace(p.ctx); err != nil {
 				return nil, pp.fail(q, err)
@@ -513,6 +521,22 @@ func partTuning(t *Tuning, dist int, tail, ghosts bool) {
 			t.Buckets = buckets2
 		}
 	}
+}
+
+// launchExchange queues the exchange kernel name after launch pass.
+// Before a part1_tail, which sweeps queues in one batch with the sweeps
+// before it, part_send after every sweep but the last need not wait for
+// that sweep: a vertex it decides after part_send scanned it stays in
+// the pending list, and the send before the tail, queued plainly, takes
+// what is left, so the neighbours' tails see every decision of the
+// sweeps. Everywhere else a part may stop after any launch, and its
+// last exchange must see all it decided.
+func (pr *partRun) launchExchange(pass int, name string, grid uint32, args []any) error {
+	p := pr.p
+	if name == "part_send" && pass+1 < pr.tailAt && p.pubHost == nil && p.pubDev == nil {
+		return p.l.LaunchOverlap(nil, name, grid, args...)
+	}
+	return p.l.Launch(nil, name, grid, args...)
 }
 
 // gridShare is the grid of kernel name over items threads when sharers
