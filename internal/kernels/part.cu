@@ -331,6 +331,7 @@ __device__ __forceinline__ u64 pull_src(u64 s0, u32 w, u32 dst) { return s0 + 4 
 // The bytes read (added to bytes) fall as the segment's bytes here get
 // decided.
 extern "C" __global__ void part_pull(u8 *st, const u64 *seg, int nseg, u64 *bytes) {
+	PART_NEXT // a push's next launch, the compaction before a tail, may start beside it
 	const u32 k = blockIdx.x % (u32)nseg, per = gridDim.x / (u32)nseg;
 	const u64 s0 = seg[2 * k], d = seg[2 * k + 1];
 	const u32 dst = (u32)d, len = (u32)(d >> 32) & 0x7fffffffu;

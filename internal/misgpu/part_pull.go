@@ -213,12 +213,12 @@ func (pp *Parts) preparePushes(segs [][]PullSegment) error {
 // beforeTail queues what a part does before its MIS-1 tail: where the
 // tail sends (part1_tail), the push of its windows, so that the
 // neighbours' tails, which spin on their ghosts, see what it decided
-// before it.
-func (pr *partRun) beforeTail() error {
+// before it. It says whether it queued a push.
+func (pr *partRun) beforeTail() (bool, error) {
 	if pr == nil || !pr.tailSends {
-		return nil
+		return false, nil
 	}
-	return pr.pushWindows()
+	return len(pr.p.pushes) > 0, pr.pushWindows()
 }
 
 // pushWindows queues the part's pushes of its windows into its

@@ -302,11 +302,19 @@ func (r *run) launchTail(pass int) error {
 	if err != nil {
 		return err
 	}
-	if err := r.part.beforeTail(); err != nil {
+	pushed, err := r.part.beforeTail()
+	if err != nil {
 		return err
 	}
 	if r.plan.Dist == 1 {
-		err = e.Launch(nil, "mis_compact", e.Grid("mis_compact", int64(dg.n), blockSize), ws.st, n, r.list, ln)
+		// After a part's push, which waited for the sweeps, the
+		// compaction of its undecided vertices starts beside the push:
+		// neither reads what the other writes.
+		launch := e.Launch
+		if pushed {
+			launch = e.LaunchOverlap
+		}
+		err = launch(nil, "mis_compact", e.Grid("mis_compact", int64(dg.n), blockSize), ws.st, n, r.list, ln)
 	} else {
 		err = e.Launch(nil, "mis_compact2", e.Grid("mis_compact2", int64(dg.n), blockSize), ws.st, r.ball, n, r.list, ln)
 	}
