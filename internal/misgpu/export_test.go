@@ -10,6 +10,7 @@ var (
 	SampleStep       = sampleStep
 	RowRuns          = rowRuns
 	PartTuning       = partTuning
+	PartBuckets      = partBuckets
 )
 
 // SampleRows is what near_sample counts on dg (see sampleRows).

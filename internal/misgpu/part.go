@@ -105,6 +105,9 @@ type PartsOptions struct {
 	// a part's local ids are its global ids, and runs a single part in
 	// part.cu's image, which reads it (benchmarks of both).
 	SplitExchange, KeepIDs bool
+	// Tune, when not nil, adjusts each part's tuning after the driver's
+	// rules (the developers' benchmarks).
+	Tune func(*Tuning)
 	// Inject, when it returns true for (part, launch), makes that part's
 	// boundary launch fail (tests).
 	Inject func(part, launch int) bool
@@ -237,6 +240,12 @@ func newPart(s *PartSpec, windows int) (*part, error) {
 	if err := s.checkWindows(slots); err != nil {
 		return p, err
 	}
+	// m counts the rows of the ghosts one hop away too (distance 2), and
+	// so does the part's plan (prepare's Shape): the random graph's parts
+	// look twice as dense as the graph and take the balanced bucket
+	// kernels of 27-point rows, fewer launches, each with its pulls. With
+	// the engine's plan for their own rows instead they took 1.914-1.931
+	// ms against 1.866-1.874 (two H200s, the builds in turn twice).
 	p.dg = &Graph{l: p.l, n: s.Own, m: int64(len(s.Adj)), owned: true, maxDeg: s.MaxDeg}
 	liveParts.Add(1)
 	if err := p.dg.upload(s.Offsets, s.Adj, nil); err != nil {

@@ -343,3 +343,42 @@ func TestPartPlansKeepTheirKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestPartBuckets: a part of several at distance 2 with hash keys runs
+// partBuckets buckets where the engine runs 12 (rows of average degree
+// 10 and more, but a tet mesh's) or, on scattered rows of degree 20 and
+// more, 8 (a random graph's part, whose ghosts' rows double its average
+// degree), and the engine's number elsewhere; alone, a part runs the
+// engine's plan.
+func TestPartBuckets(t *testing.T) {
+	randomPart := planShapes["random"]
+	randomPart.M *= 2
+	for _, c := range []struct {
+		name          string
+		s             misgpu.Shape
+		engine, parts int
+	}{
+		{"hex27", planShapes["hex27"], 12, misgpu.PartBuckets},
+		{"hex27-rel", planShapes["hex27-rel"], 8, misgpu.PartBuckets},
+		{"random-part", randomPart, 8, misgpu.PartBuckets},
+		{"random", planShapes["random"], 12, misgpu.PartBuckets},
+		{"tet", planShapes["tet"], 8, 8},
+		{"grid7", planShapes["grid7"], 8, 8},
+	} {
+		for _, ghosts := range []bool{false, true} {
+			tu := misgpu.Defaults(c.s, 2)
+			misgpu.PartTuning(&tu, 2, true, ghosts)
+			p, err := misgpu.NewPlan(c.s, 2, misgpu.KeyHash, tu)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			want := c.engine
+			if ghosts {
+				want = c.parts
+			}
+			if got := p.Stages[0].Launches(); !p.Buckets || got != want {
+				t.Errorf("%s, ghosts %v: %d buckets (by buckets: %v), want %d", c.name, ghosts, got, p.Buckets, want)
+			}
+		}
+	}
+}
