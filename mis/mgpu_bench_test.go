@@ -347,12 +347,7 @@ func benchPartsVsAlone(b *testing.B, nz int) {
 	half, hk, dg := hexOnGPU(b, nz/2)
 	defer dg.Close()
 	for _, dist := range []int{1, 2} {
-		parts, err := layoutParts(g, 2, nil, keys, dist, nil, misgpu.MaxWindows)
-		if err != nil {
-			b.Fatal(err)
-		}
-		specs := []*misgpu.PartSpec{&parts[0].spec, &parts[1].spec}
-		specs[0].Device, specs[1].Device = 0, 1
+		specs := twoRanges(b, g, keys, dist)
 		b.Run(fmt.Sprintf("d%d/parts", dist), func(b *testing.B) {
 			benchParts(b, specs, misgpu.PartsOptions{Dist: dist, Trace: true})
 		})
@@ -385,6 +380,18 @@ func benchPartsVsAlone(b *testing.B, nz int) {
 		})
 		b.Run(fmt.Sprintf("d%d/alone", dist), func(b *testing.B) { benchEngineSweeps(b, dg, dist) })
 	}
+}
+
+// twoRanges lays g out in two ranges of ids at distance dist, the first
+// on GPU 0 and the second on GPU 1.
+func twoRanges(b *testing.B, g *mesh.Graph, keys []uint64, dist int) []*misgpu.PartSpec {
+	parts, err := layoutParts(g, 2, nil, keys, dist, nil, misgpu.MaxWindows)
+	if err != nil {
+		b.Fatal(err)
+	}
+	specs := []*misgpu.PartSpec{&parts[0].spec, &parts[1].spec}
+	specs[0].Device, specs[1].Device = 0, 1
+	return specs
 }
 
 // benchEngineSweeps times the engine on dg (hash keys) and logs its

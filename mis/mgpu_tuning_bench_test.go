@@ -59,12 +59,7 @@ func benchPartTuning(b *testing.B, g *mesh.Graph) {
 		b.Fatal(err)
 	}
 	for _, dist := range []int{1, 2} {
-		parts, err := layoutParts(g, 2, nil, keys, dist, nil, misgpu.MaxWindows)
-		if err != nil {
-			b.Fatal(err)
-		}
-		specs := []*misgpu.PartSpec{&parts[0].spec, &parts[1].spec}
-		specs[0].Device, specs[1].Device = 0, 1
+		specs := twoRanges(b, g, keys, dist)
 		var want [][]bool
 		run := func(name string, tune func(*misgpu.Tuning)) {
 			b.Run(fmt.Sprintf("d%d/%s", dist, name), func(b *testing.B) {
