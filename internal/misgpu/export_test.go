@@ -11,6 +11,7 @@ var (
 	RowRuns          = rowRuns
 	PartTuning       = partTuning
 	PartBuckets      = partBuckets
+	PartHashBuckets  = partHashBuckets
 )
 
 // SampleRows is what near_sample counts on dg (see sampleRows).

@@ -432,8 +432,12 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 	// One part has no ghosts: the engine's plan, but for partTuning's
 	// rules.
 	ghosts := len(pp.ps) > 1
+	hash := pri.Class == nil && pri.Prim == nil
 	r, err := p.dg.prepare(o.Dist, pri, func(t *Tuning) {
 		partTuning(t, o.Dist, tail, ghosts)
+		if ghosts && hash && o.Dist == 2 {
+			partHashBuckets(t)
+		}
 		if o.Tune != nil {
 			o.Tune(t)
 		}
@@ -511,8 +515,7 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 // state's class bits as its hash's prefix (PART_PREFIX in mis.cu), and
 // with ghosts of other parts the stage would compare by hash once the
 // part's own larger classes are decided, which its ghosts may not be.
-// With ghosts, buckets (a part has no balls for its ghosts), and
-// partBuckets of them where the engine takes those of 27-point rows.
+// With ghosts, buckets (a part has no balls for its ghosts).
 func partTuning(t *Tuning, dist int, tail, ghosts bool) {
 	if !tail {
 		t.Tail = 0
@@ -523,25 +526,33 @@ func partTuning(t *Tuning, dist int, tail, ghosts bool) {
 	t.Split = 0
 	if ghosts {
 		t.Group = 1
-		if t.Buckets == 0 || t.Buckets == buckets2 {
-			t.Buckets = partBuckets
-		}
-		if t.FarBuckets == farBuckets {
-			t.FarBuckets = partBuckets
+		if t.Buckets == 0 {
+			t.Buckets = buckets2
 		}
 	}
 }
 
-// partBuckets is the MIS-2 buckets of a part of several where the engine
-// runs buckets2 (rows of average degree 10 and more, but a tet mesh's)
-// or farBuckets (scattered rows of 20 and more: a random graph's parts,
-// whose ghosts' rows count in their shape). A part's every launch comes with its pulls, which moves the
+// partHashBuckets gives a part of several with hash keys partBuckets
+// MIS-2 buckets where the engine runs buckets2 (rows of average degree
+// 10 and more, but a tet mesh's) or farBuckets (scattered rows of 20 and
+// more: a random graph's parts, whose ghosts' rows count in their
+// shape). A part's every launch comes with its pulls, which moves the
 // best trade between launches and the waits in each. On two H200s
 // (misgrid bench -gpus 2, the builds in turn) two parts of hex27 256³
 // took 1.644 and 1.636 ms against 1.655 and 1.647 with 12 buckets, those
 // of the random graph 1.823 and 1.821 against 1.880 and 1.879 with 8,
 // relabelled hex27 by locality 1.847 against 1.893 with 12. Sparser and
-// tet rows keep theirs.
+// tet rows keep theirs, and class keys, whose buckets follow the
+// classes, were not measured so.
+func partHashBuckets(t *Tuning) {
+	if t.Buckets == buckets2 {
+		t.Buckets = partBuckets
+	}
+	if t.FarBuckets == farBuckets {
+		t.FarBuckets = partBuckets
+	}
+}
+
 const partBuckets = 10
 
 // launchExchange queues the exchange kernel name after launch pass.

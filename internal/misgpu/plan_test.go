@@ -344,12 +344,12 @@ func TestPartPlansKeepTheirKeys(t *testing.T) {
 	}
 }
 
-// TestPartBuckets: a part of several at distance 2 with hash keys runs
-// partBuckets buckets where the engine runs 12 (rows of average degree
-// 10 and more, but a tet mesh's) or, on scattered rows of degree 20 and
-// more, 8 (a random graph's part, whose ghosts' rows double its average
-// degree), and the engine's number elsewhere; alone, a part runs the
-// engine's plan.
+// TestPartBuckets: a part of several at distance 2 with hash keys
+// (partHashBuckets) runs partBuckets buckets where the engine runs 12
+// (rows of average degree 10 and more, but a tet mesh's) or, on
+// scattered rows of degree 20 and more, 8 (a random graph's part, whose
+// ghosts' rows double its average degree), and the engine's number
+// elsewhere; alone, a part runs the engine's plan.
 func TestPartBuckets(t *testing.T) {
 	randomPart := planShapes["random"]
 	randomPart.M *= 2
@@ -368,6 +368,9 @@ func TestPartBuckets(t *testing.T) {
 		for _, ghosts := range []bool{false, true} {
 			tu := misgpu.Defaults(c.s, 2)
 			misgpu.PartTuning(&tu, 2, true, ghosts)
+			if ghosts {
+				misgpu.PartHashBuckets(&tu)
+			}
 			p, err := misgpu.NewPlan(c.s, 2, misgpu.KeyHash, tu)
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
