@@ -259,7 +259,7 @@ func newPart(s *PartSpec, windows int) (*part, error) {
 	if ws.st, err = p.ctx.Alloc(max(np, tile)); err != nil {
 		return p, err
 	}
-	if s.Class != nil || s.Prim != nil {
+	if !s.hashKeys() {
 		if ws.cls, err = p.ctx.Alloc(np); err != nil {
 			return p, err
 		}
@@ -345,13 +345,17 @@ func sendIndex(s *PartSpec) []int32 {
 	return at
 }
 
+// hashKeys says whether the part's keys are hashes alone: it has
+// neither classes nor ranks.
+func (s *PartSpec) hashKeys() bool { return s.Class == nil && s.Prim == nil }
+
 // sendClasses returns the class byte of each boundary vertex of s as a
 // neighbour keeps it (the class, or a primary below maxSmallRanks, which
 // smallRanks puts there), or nil when the keys have no primary. Parts
 // may differ in whether their primaries fit the state byte, so the
 // sender cannot take the bits from its own states.
 func sendClasses(s *PartSpec) []uint8 {
-	if s.Class == nil && s.Prim == nil || len(s.Send) == 0 {
+	if s.hashKeys() || len(s.Send) == 0 {
 		return nil
 	}
 	out := make([]uint8, len(s.Send))

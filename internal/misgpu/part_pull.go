@@ -67,7 +67,7 @@ func pullable(specs []*PartSpec) bool {
 		return false
 	}
 	for _, s := range specs {
-		if s.Class != nil || s.Prim != nil || !s.windowsOnly() {
+		if !s.hashKeys() || !s.windowsOnly() {
 			return false
 		}
 	}

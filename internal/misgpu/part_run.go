@@ -432,10 +432,9 @@ func (pp *Parts) prepare(q int, p *part) (*run, error) {
 	// One part has no ghosts: the engine's plan, but for partTuning's
 	// rules.
 	ghosts := len(pp.ps) > 1
-	hash := pri.Class == nil && pri.Prim == nil
 	r, err := p.dg.prepare(o.Dist, pri, func(t *Tuning) {
 		partTuning(t, o.Dist, tail, ghosts)
-		if ghosts && hash && o.Dist == 2 {
+		if ghosts && p.spec.hashKeys() && o.Dist == 2 {
 			partHashBuckets(t)
 		}
 		if o.Tune != nil {
