@@ -128,14 +128,18 @@ __device__ __forceinline__ void prefix_deg(const ListB &L, int *pre, int nc, Idx
 	__syncwarp();
 }
 
-// PREFIX2B says whether a candidate's scan compares its neighbours' keys
-// by the hash prefixes in their states (PART_PREFIX). Where a hash takes
-// a table load (PART_TABLE), or the scan hashed every entry before its
-// state load anyway (SCAN), the prefix spares a hash. Elsewhere the
-// hash needs no load and runs beside the state's, while a prefix tie
-// (one in 64: a few in every step of a warp) hashes only once the state
-// has arrived, which kept each step waiting: on two H200s the parts of
-// hex27 256³ took 1.585 ms at MIS-2 without it against 1.632-1.647 ms.
+// PREFIX2B says whether the bucket kernels compare keys by the hash
+// prefixes in the states (PART_PREFIX): a candidate's neighbours in its
+// scan, and a tile's vertices against the bucket's threshold. Where a
+// hash takes a table load (PART_TABLE), or the scan hashed every entry
+// before its state load anyway (SCAN), the prefix spares a hash.
+// Elsewhere the hash needs no load and runs beside the state's, while a
+// prefix tie (one in 64: a few in every step of a warp) hashes only once
+// the state has arrived, which kept each step waiting: on two H200s the
+// parts of hex27 256³ took 1.570-1.575 ms at MIS-2 with the scans by
+// hash against 1.628-1.637 ms by prefix. MIS-1's scans measured faster
+// by prefix in the window images too (hex27 0.428 against 0.436-0.438
+// ms, the random graph 0.783 against 0.800).
 #if defined(PART_PREFIX) && defined(PART_TABLE)
 template <bool SCAN>
 constexpr bool PREFIX2B = true;
@@ -330,7 +334,10 @@ __device__ void mis2b_sweep(const Params &P, int nlist) {
 				const u32 s = (w >> (8 * j)) & 0xffu;
 				const u32 v = (u32)(t * TILE) + lane * 4 + j;
 				const bool und = STATE(s) == UND;
-				const bool at = key_atleast<PK>(P, v, s, PK == PK_PRIM && und ? __ldg(P.prim + v) : 0, lo);
+				const u32 pv = PK == PK_PRIM && und ? __ldg(P.prim + v) : 0;
+				bool at;
+				if constexpr (PREFIX2B<SCAN>) at = key_atleast<PK>(P, v, s, pv, lo);
+				else at = key_of<PK>(P, v, s, pv) >= lo;
 				flags |= (und && at ? 1u : 0u) << j;
 			}
 			cnt = tile_list(P, L, cnt, t * TILE, flags, w, nullptr, 0);
