@@ -178,12 +178,13 @@ struct Params {
 #define PART_NEXT
 #endif
 #if PART_GW == 1
-#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0; PART_NEXT
+#define PART_SET_GW(P) (P).gw[0] = gw0
 #elif PART_GW == 2
-#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).gw[1] = gw1; PART_NEXT
+#define PART_SET_GW(P) (P).gw[0] = gw0, (P).gw[1] = gw1
 #else
-#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, (P).gw[0] = gw0, (P).gw[1] = gw1, (P).gw[2] = gw2; PART_NEXT
+#define PART_SET_GW(P) (P).gw[0] = gw0, (P).gw[1] = gw1, (P).gw[2] = gw2
 #endif
+#define PART_SET(P) (P).gid = gid, (P).gbase = gbase, (P).gfrom = gfrom, PART_SET_GW(P); PART_NEXT
 #else
 #define PART_PARAMS
 #define PART_SET(P)
