@@ -46,6 +46,16 @@ func module(t *testing.T, ctx *cuda.Context) *cuda.Module {
 	return mod
 }
 
+// function looks kernel name up in mod.
+func function(t *testing.T, mod *cuda.Module, name string) *cuda.Function {
+	t.Helper()
+	f, err := mod.Function(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // Without a driver every entry point must fail with the reason, not crash.
 func TestUnavailableErrors(t *testing.T) {
 	err := cuda.Available()
@@ -115,10 +125,7 @@ func TestDeviceInfo(t *testing.T) {
 
 func TestCopyAndLaunch(t *testing.T) {
 	ctx := gpu(t)
-	add, err := module(t, ctx).Function("test_add")
-	if err != nil {
-		t.Fatal(err)
-	}
+	add := function(t, module(t, ctx), "test_add")
 	const n = 100_003
 	src := make([]int32, n)
 	for i := range src {
@@ -325,13 +332,10 @@ func TestCloseIdempotent(t *testing.T) {
 func TestLaunchErrors(t *testing.T) {
 	ctx := gpu(t)
 	mod := module(t, ctx)
-	add, err := mod.Function("test_add")
-	if err != nil {
-		t.Fatal(err)
-	}
+	add := function(t, mod, "test_add")
 	buf, _ := ctx.Alloc(1024)
 	defer buf.Free()
-	err = add.Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 32}}, buf, 256, int32(1))
+	err := add.Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 32}}, buf, 256, int32(1))
 	if err == nil || !strings.Contains(err.Error(), "argument 1 has unsupported type int") {
 		t.Errorf("Go int argument: %v", err)
 	}
@@ -366,10 +370,7 @@ func TestLaunchErrors(t *testing.T) {
 // context; every call must work from any of them.
 func TestManyThreads(t *testing.T) {
 	ctx := gpu(t)
-	add, err := module(t, ctx).Function("test_add")
-	if err != nil {
-		t.Fatal(err)
-	}
+	add := function(t, module(t, ctx), "test_add")
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	for g := 0; g < 16; g++ {
@@ -469,10 +470,7 @@ func TestStickyTrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trap, err := mod.Function("test_trap")
-	if err != nil {
-		t.Fatal(err)
-	}
+	trap := function(t, mod, "test_trap")
 	err = trap.Launch(cuda.Launch{Grid: cuda.Dim3{X: 1}, Block: cuda.Dim3{X: 32}}, uintptr(0))
 	if err == nil {
 		err = ctx.Synchronize()

@@ -13,14 +13,7 @@ import (
 func TestLaunchOverlap(t *testing.T) {
 	ctx := gpu(t)
 	mod := module(t, ctx)
-	hold, err := mod.Function("test_hold")
-	if err != nil {
-		t.Fatal(err)
-	}
-	peek, err := mod.Function("test_peek")
-	if err != nil {
-		t.Fatal(err)
-	}
+	hold, peek := function(t, mod, "test_hold"), function(t, mod, "test_peek")
 	major, _, err := ctx.Device().ComputeCapability()
 	if err != nil {
 		t.Fatal(err)
