@@ -382,15 +382,60 @@ func benchPartsVsAlone(b *testing.B, nz int) {
 	}
 }
 
-// twoRanges lays g out in two ranges of ids at distance dist, the first
-// on GPU 0 and the second on GPU 1.
-func twoRanges(b *testing.B, g *mesh.Graph, keys []uint64, dist int) []*misgpu.PartSpec {
-	parts, err := layoutParts(g, 2, nil, keys, dist, nil, misgpu.MaxWindows)
+// BenchmarkFourPartsVsAlone is BenchmarkPartsVsAlone on four GPUs: the
+// launches of each of four parts of hex27 256³ (their traces, and the
+// parts untraced) beside a quarter (hex27 256×256×64) as one part of
+// the driver on GPU 0 and by the engine. An inner part has two
+// neighbours, and its launches a quarter of the graph's work, so what
+// the host queues per launch weighs more than with two.
+func BenchmarkFourPartsVsAlone(b *testing.B) {
+	if n, err := cuda.DeviceCount(); err != nil || n < 4 {
+		b.Skip("needs four GPUs")
+	}
+	g := mesh.Hex27Graph(256, 256, 256)
+	keys, err := Keys(g, Priority{Kind: Hash})
 	if err != nil {
 		b.Fatal(err)
 	}
-	specs := []*misgpu.PartSpec{&parts[0].spec, &parts[1].spec}
-	specs[0].Device, specs[1].Device = 0, 1
+	quarter, qk, dg := hexOnGPU(b, 64)
+	defer dg.Close()
+	for _, dist := range []int{1, 2} {
+		specs := ranges(b, g, keys, dist, 4)
+		b.Run(fmt.Sprintf("d%d/parts", dist), func(b *testing.B) {
+			benchParts(b, specs, misgpu.PartsOptions{Dist: dist, Trace: true})
+		})
+		b.Run(fmt.Sprintf("d%d/parts-untraced", dist), func(b *testing.B) {
+			benchParts(b, specs, misgpu.PartsOptions{Dist: dist})
+		})
+		one, err := layoutParts(quarter, 1, nil, qk, dist, nil, misgpu.MaxWindows)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("d%d/quarter-one-part", dist), func(b *testing.B) {
+			benchParts(b, []*misgpu.PartSpec{&one[0].spec}, misgpu.PartsOptions{Dist: dist, Trace: true})
+		})
+		b.Run(fmt.Sprintf("d%d/alone", dist), func(b *testing.B) { benchEngineSweeps(b, dg, dist) })
+	}
+}
+
+// twoRanges lays g out in two ranges of ids at distance dist, the first
+// on GPU 0 and the second on GPU 1.
+func twoRanges(b *testing.B, g *mesh.Graph, keys []uint64, dist int) []*misgpu.PartSpec {
+	return ranges(b, g, keys, dist, 2)
+}
+
+// ranges lays g out in k ranges of ids at distance dist, range q on GPU
+// q.
+func ranges(b *testing.B, g *mesh.Graph, keys []uint64, dist, k int) []*misgpu.PartSpec {
+	parts, err := layoutParts(g, k, nil, keys, dist, nil, misgpu.MaxWindows)
+	if err != nil {
+		b.Fatal(err)
+	}
+	specs := make([]*misgpu.PartSpec, k)
+	for q := range parts {
+		specs[q] = &parts[q].spec
+		specs[q].Device = q
+	}
 	return specs
 }
 
