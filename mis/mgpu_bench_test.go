@@ -197,12 +197,9 @@ func BenchmarkOnePartVsEngine(b *testing.B) {
 	g, keys, dg := hexOnGPU(b, 256)
 	defer dg.Close()
 	for _, dist := range []int{1, 2} {
-		parts, err := layoutParts(g, 1, nil, keys, dist, nil, misgpu.MaxWindows)
-		if err != nil {
-			b.Fatal(err)
-		}
+		part := onePart(b, g, keys, dist)
 		b.Run(fmt.Sprintf("hex27-256/d%d/part", dist), func(b *testing.B) {
-			benchParts(b, []*misgpu.PartSpec{&parts[0].spec}, misgpu.PartsOptions{Dist: dist, Trace: true})
+			benchParts(b, []*misgpu.PartSpec{part}, misgpu.PartsOptions{Dist: dist, Trace: true})
 		})
 		b.Run(fmt.Sprintf("hex27-256/d%d/engine", dist), func(b *testing.B) { benchEngineSweeps(b, dg, dist) })
 	}
@@ -360,17 +357,14 @@ func benchPartsVsAlone(b *testing.B, nz int) {
 			})
 		}
 		// The half as one part on GPU 0: the driver without a boundary.
-		one, err := layoutParts(half, 1, nil, hk, dist, nil, misgpu.MaxWindows)
-		if err != nil {
-			b.Fatal(err)
-		}
+		one := onePart(b, half, hk, dist)
 		b.Run(fmt.Sprintf("d%d/half-one-part", dist), func(b *testing.B) {
-			benchParts(b, []*misgpu.PartSpec{&one[0].spec}, misgpu.PartsOptions{Dist: dist, Trace: true})
+			benchParts(b, []*misgpu.PartSpec{one}, misgpu.PartsOptions{Dist: dist, Trace: true})
 		})
 		// The same with one window of one hole after its vertices: its
 		// kernels hash through vhash's window selects, as a part of
 		// several does, on the same launches.
-		w := one[0].spec
+		w := *one
 		gf := misgpu.GhostFrom(w.Own)
 		w.Offsets = append(slices.Clone(w.Offsets[:gf+1]), w.Offsets[gf])
 		w.Windows = []misgpu.Window{{From: gf, Len: 1, First: uint32(half.N())}}
@@ -407,12 +401,9 @@ func BenchmarkFourPartsVsAlone(b *testing.B) {
 		b.Run(fmt.Sprintf("d%d/parts-untraced", dist), func(b *testing.B) {
 			benchParts(b, specs, misgpu.PartsOptions{Dist: dist})
 		})
-		one, err := layoutParts(quarter, 1, nil, qk, dist, nil, misgpu.MaxWindows)
-		if err != nil {
-			b.Fatal(err)
-		}
+		one := onePart(b, quarter, qk, dist)
 		b.Run(fmt.Sprintf("d%d/quarter-one-part", dist), func(b *testing.B) {
-			benchParts(b, []*misgpu.PartSpec{&one[0].spec}, misgpu.PartsOptions{Dist: dist, Trace: true})
+			benchParts(b, []*misgpu.PartSpec{one}, misgpu.PartsOptions{Dist: dist, Trace: true})
 		})
 		b.Run(fmt.Sprintf("d%d/alone", dist), func(b *testing.B) { benchEngineSweeps(b, dg, dist) })
 	}
@@ -422,6 +413,15 @@ func BenchmarkFourPartsVsAlone(b *testing.B) {
 // on GPU 0 and the second on GPU 1.
 func twoRanges(b *testing.B, g *mesh.Graph, keys []uint64, dist int) []*misgpu.PartSpec {
 	return ranges(b, g, keys, dist, 2)
+}
+
+// onePart lays g out as the one part of a run at distance dist.
+func onePart(b *testing.B, g *mesh.Graph, keys []uint64, dist int) *misgpu.PartSpec {
+	parts, err := layoutParts(g, 1, nil, keys, dist, nil, misgpu.MaxWindows)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &parts[0].spec
 }
 
 // ranges lays g out in k ranges of ids at distance dist, range q on GPU
