@@ -197,7 +197,7 @@ func BenchmarkOnePartVsEngine(b *testing.B) {
 	g, keys, dg := hexOnGPU(b, 256)
 	defer dg.Close()
 	for _, dist := range []int{1, 2} {
-		part := onePart(b, g, keys, dist)
+		part := ranges(b, g, keys, dist, 1, false)[0]
 		b.Run(fmt.Sprintf("hex27-256/d%d/part", dist), func(b *testing.B) {
 			benchParts(b, []*misgpu.PartSpec{part}, misgpu.PartsOptions{Dist: dist, Trace: true})
 		})
@@ -235,14 +235,7 @@ func BenchmarkMultiGPUOverhead(b *testing.B) {
 		b.Logf("d%d engine back to back %.3f ms, after 30 ms idle %.3f ms", dist, medianMS(t.MIS), medianMS(idle))
 		var want [][]bool
 		for _, k := range []int{1, 2, 3, 5} {
-			parts, err := layoutParts(g, k, nil, keys, dist, nil, misgpu.MaxWindows)
-			if err != nil {
-				b.Fatal(err)
-			}
-			specs := make([]*misgpu.PartSpec, k)
-			for q := range specs {
-				specs[q] = &parts[q].spec
-			}
+			specs := ranges(b, g, keys, dist, k, false)
 			variants := map[string]misgpu.PartsOptions{"default": {}}
 			switch {
 			case k == 1:
@@ -331,20 +324,34 @@ func BenchmarkPartsVsAlone(b *testing.B) {
 		b.Skip("needs two GPUs")
 	}
 	for _, nz := range []int{256, 512} {
-		b.Run(fmt.Sprintf("nz%d", nz), func(b *testing.B) { benchPartsVsAlone(b, nz) })
+		b.Run(fmt.Sprintf("nz%d", nz), func(b *testing.B) { benchPartsVsAlone(b, 2, nz, "half") })
 	}
 }
 
-func benchPartsVsAlone(b *testing.B, nz int) {
+// BenchmarkFourPartsVsAlone is BenchmarkPartsVsAlone on four GPUs and
+// hex27 256³, beside a quarter (hex27 256×256×64). An inner part has
+// two neighbours and a quarter of the graph's work, and the last part
+// starts three first launches after the first, which at distance 1
+// every part's tail waits for.
+func BenchmarkFourPartsVsAlone(b *testing.B) {
+	if n, err := cuda.DeviceCount(); err != nil || n < 4 {
+		b.Skip("needs four GPUs")
+	}
+	benchPartsVsAlone(b, 4, 256, "quarter")
+}
+
+// benchPartsVsAlone runs k parts of hex27 256×256×nz, one per GPU,
+// beside the first part's rows alone (named piece).
+func benchPartsVsAlone(b *testing.B, k, nz int, piece string) {
 	g := mesh.Hex27Graph(256, 256, nz)
 	keys, err := Keys(g, Priority{Kind: Hash})
 	if err != nil {
 		b.Fatal(err)
 	}
-	half, hk, dg := hexOnGPU(b, nz/2)
+	alone, ak, dg := hexOnGPU(b, nz/k)
 	defer dg.Close()
 	for _, dist := range []int{1, 2} {
-		specs := twoRanges(b, g, keys, dist)
+		specs := ranges(b, g, keys, dist, k, true)
 		b.Run(fmt.Sprintf("d%d/parts", dist), func(b *testing.B) {
 			benchParts(b, specs, misgpu.PartsOptions{Dist: dist, Trace: true})
 		})
@@ -356,9 +363,9 @@ func benchPartsVsAlone(b *testing.B, nz int) {
 				benchPartsGap(b, specs, misgpu.PartsOptions{Dist: dist, Trace: true}, gap)
 			})
 		}
-		// The half as one part on GPU 0: the driver without a boundary.
-		one := onePart(b, half, hk, dist)
-		b.Run(fmt.Sprintf("d%d/half-one-part", dist), func(b *testing.B) {
+		// The piece as one part on GPU 0: the driver without a boundary.
+		one := ranges(b, alone, ak, dist, 1, false)[0]
+		b.Run(fmt.Sprintf("d%d/%s-one-part", dist, piece), func(b *testing.B) {
 			benchParts(b, []*misgpu.PartSpec{one}, misgpu.PartsOptions{Dist: dist, Trace: true})
 		})
 		// The same with one window of one hole after its vertices: its
@@ -367,66 +374,18 @@ func benchPartsVsAlone(b *testing.B, nz int) {
 		w := *one
 		gf := misgpu.GhostFrom(w.Own)
 		w.Offsets = append(slices.Clone(w.Offsets[:gf+1]), w.Offsets[gf])
-		w.Windows = []misgpu.Window{{From: gf, Len: 1, First: uint32(half.N())}}
+		w.Windows = []misgpu.Window{{From: gf, Len: 1, First: uint32(alone.N())}}
 		w.GIDFrom, w.GID, w.Home = gf+1, nil, nil
-		b.Run(fmt.Sprintf("d%d/half-one-part-windowed", dist), func(b *testing.B) {
+		b.Run(fmt.Sprintf("d%d/%s-one-part-windowed", dist, piece), func(b *testing.B) {
 			benchParts(b, []*misgpu.PartSpec{&w}, misgpu.PartsOptions{Dist: dist, Trace: true})
 		})
 		b.Run(fmt.Sprintf("d%d/alone", dist), func(b *testing.B) { benchEngineSweeps(b, dg, dist) })
 	}
 }
 
-// BenchmarkFourPartsVsAlone is BenchmarkPartsVsAlone on four GPUs: the
-// launches of each of four parts of hex27 256³ (their traces, and the
-// parts untraced) beside a quarter (hex27 256×256×64) as one part of
-// the driver on GPU 0 and by the engine. An inner part has two
-// neighbours, and its launches a quarter of the graph's work, so what
-// the host queues per launch weighs more than with two.
-func BenchmarkFourPartsVsAlone(b *testing.B) {
-	if n, err := cuda.DeviceCount(); err != nil || n < 4 {
-		b.Skip("needs four GPUs")
-	}
-	g := mesh.Hex27Graph(256, 256, 256)
-	keys, err := Keys(g, Priority{Kind: Hash})
-	if err != nil {
-		b.Fatal(err)
-	}
-	quarter, qk, dg := hexOnGPU(b, 64)
-	defer dg.Close()
-	for _, dist := range []int{1, 2} {
-		specs := ranges(b, g, keys, dist, 4)
-		b.Run(fmt.Sprintf("d%d/parts", dist), func(b *testing.B) {
-			benchParts(b, specs, misgpu.PartsOptions{Dist: dist, Trace: true})
-		})
-		b.Run(fmt.Sprintf("d%d/parts-untraced", dist), func(b *testing.B) {
-			benchParts(b, specs, misgpu.PartsOptions{Dist: dist})
-		})
-		one := onePart(b, quarter, qk, dist)
-		b.Run(fmt.Sprintf("d%d/quarter-one-part", dist), func(b *testing.B) {
-			benchParts(b, []*misgpu.PartSpec{one}, misgpu.PartsOptions{Dist: dist, Trace: true})
-		})
-		b.Run(fmt.Sprintf("d%d/alone", dist), func(b *testing.B) { benchEngineSweeps(b, dg, dist) })
-	}
-}
-
-// twoRanges lays g out in two ranges of ids at distance dist, the first
-// on GPU 0 and the second on GPU 1.
-func twoRanges(b *testing.B, g *mesh.Graph, keys []uint64, dist int) []*misgpu.PartSpec {
-	return ranges(b, g, keys, dist, 2)
-}
-
-// onePart lays g out as the one part of a run at distance dist.
-func onePart(b *testing.B, g *mesh.Graph, keys []uint64, dist int) *misgpu.PartSpec {
-	parts, err := layoutParts(g, 1, nil, keys, dist, nil, misgpu.MaxWindows)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return &parts[0].spec
-}
-
-// ranges lays g out in k ranges of ids at distance dist, range q on GPU
-// q.
-func ranges(b *testing.B, g *mesh.Graph, keys []uint64, dist, k int) []*misgpu.PartSpec {
+// ranges lays g out in k ranges of ids at distance dist: range q on GPU
+// q where spread, else every range on GPU 0.
+func ranges(b *testing.B, g *mesh.Graph, keys []uint64, dist, k int, spread bool) []*misgpu.PartSpec {
 	parts, err := layoutParts(g, k, nil, keys, dist, nil, misgpu.MaxWindows)
 	if err != nil {
 		b.Fatal(err)
@@ -434,7 +393,9 @@ func ranges(b *testing.B, g *mesh.Graph, keys []uint64, dist, k int) []*misgpu.P
 	specs := make([]*misgpu.PartSpec, k)
 	for q := range parts {
 		specs[q] = &parts[q].spec
-		specs[q].Device = q
+		if spread {
+			specs[q].Device = q
+		}
 	}
 	return specs
 }

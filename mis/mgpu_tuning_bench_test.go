@@ -59,7 +59,7 @@ func benchPartTuning(b *testing.B, g *mesh.Graph) {
 		b.Fatal(err)
 	}
 	for _, dist := range []int{1, 2} {
-		specs := twoRanges(b, g, keys, dist)
+		specs := ranges(b, g, keys, dist, 2, true)
 		var want [][]bool
 		run := func(name string, tune func(*misgpu.Tuning)) {
 			b.Run(fmt.Sprintf("d%d/%s", dist, name), func(b *testing.B) {
