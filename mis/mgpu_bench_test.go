@@ -383,6 +383,49 @@ func benchPartsVsAlone(b *testing.B, k, nz int, piece string) {
 	}
 }
 
+// BenchmarkRandomPartsVsHalf runs two parts of the random graph (16M
+// vertices, degree 16) on two GPUs, traced and untraced, beside the
+// engine on that graph and on a random graph of half its vertices and
+// the same degree. A part holds half the vertices and all their rows, as
+// the half-sized graph does, so the engine's time on it bounds what a
+// split into two parts can reach, however little the parts exchange.
+func BenchmarkRandomPartsVsHalf(b *testing.B) {
+	if n, err := cuda.DeviceCount(); err != nil || n < 2 {
+		b.Skip("needs two GPUs")
+	}
+	l, err := misgpu.Open(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1 << 23, 1 << 24} {
+		g := mesh.RandomGraph(n, 16, 1)
+		dg, err := misgpu.Upload(l, g.Offsets, g.Adj, int64(g.MaxDegree()), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, dist := range []int{1, 2} {
+			b.Run(fmt.Sprintf("n%d/d%d/engine", n, dist), func(b *testing.B) { benchEngineSweeps(b, dg, dist) })
+		}
+		dg.Close()
+		if n < 1<<24 {
+			continue
+		}
+		keys, err := Keys(g, Priority{Kind: Hash})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, dist := range []int{1, 2} {
+			specs := ranges(b, g, keys, dist, 2, true)
+			b.Run(fmt.Sprintf("n%d/d%d/parts", n, dist), func(b *testing.B) {
+				benchParts(b, specs, misgpu.PartsOptions{Dist: dist, Trace: true})
+			})
+			b.Run(fmt.Sprintf("n%d/d%d/parts-untraced", n, dist), func(b *testing.B) {
+				benchParts(b, specs, misgpu.PartsOptions{Dist: dist})
+			})
+		}
+	}
+}
+
 // ranges lays g out in k ranges of ids at distance dist: range q on GPU
 // q where spread, else every range on GPU 0.
 func ranges(b *testing.B, g *mesh.Graph, keys []uint64, dist, k int, spread bool) []*misgpu.PartSpec {
