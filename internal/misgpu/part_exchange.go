@@ -203,6 +203,22 @@ func (pr *partRun) exchange(pass int) error {
 	return nil
 }
 
+// launchExchange queues the exchange kernel name after launch pass.
+// Before a part1_tail, which sweeps queues in one batch with the sweeps
+// before it, part_send after every sweep but the last need not wait for
+// that sweep: a vertex it decides after part_send scanned it stays in
+// the pending list, and the send before the tail, queued plainly, takes
+// what is left, so the neighbours' tails see every decision of the
+// sweeps. Everywhere else a part may stop after any launch, and its
+// last exchange must see all it decided.
+func (pr *partRun) launchExchange(pass int, name string, grid uint32, args []any) error {
+	p := pr.p
+	if name == "part_send" && pass+1 < pr.tailAt && p.pubHost == nil && p.pubDev == nil {
+		return p.l.LaunchOverlap(nil, name, grid, args...)
+	}
+	return p.l.Launch(nil, name, grid, args...)
+}
+
 // extra is what a part adds to every launch of the engine: how its
 // kernels find the global ids of its local ids (PART_PARAMS of mis.cu).
 // A part whose local ids are its global ids (one part, ids in id order)

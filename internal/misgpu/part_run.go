@@ -343,22 +343,6 @@ func partHashBuckets(t *Tuning) {
 
 const partBuckets = 10
 
-// launchExchange queues the exchange kernel name after launch pass.
-// Before a part1_tail, which sweeps queues in one batch with the sweeps
-// before it, part_send after every sweep but the last need not wait for
-// that sweep: a vertex it decides after part_send scanned it stays in
-// the pending list, and the send before the tail, queued plainly, takes
-// what is left, so the neighbours' tails see every decision of the
-// sweeps. Everywhere else a part may stop after any launch, and its
-// last exchange must see all it decided.
-func (pr *partRun) launchExchange(pass int, name string, grid uint32, args []any) error {
-	p := pr.p
-	if name == "part_send" && pass+1 < pr.tailAt && p.pubHost == nil && p.pubDev == nil {
-		return p.l.LaunchOverlap(nil, name, grid, args...)
-	}
-	return p.l.Launch(nil, name, grid, args...)
-}
-
 // gridShare is the grid of kernel name over items threads when sharers
 // launches of it split the device: the grid the items ask for, at most
 // a sharers-th of the blocks resident on the device at once (a part's
