@@ -178,6 +178,11 @@ func hexOnGPU(b *testing.B, nz int) (*mesh.Graph, []uint64, *misgpu.Graph) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return g, keys, engineOnGPU(b, g)
+}
+
+// engineOnGPU is g on GPU 0 for the engine.
+func engineOnGPU(b *testing.B, g *mesh.Graph) *misgpu.Graph {
 	l, err := misgpu.Open(0)
 	if err != nil {
 		b.Fatal(err)
@@ -186,7 +191,7 @@ func hexOnGPU(b *testing.B, nz int) (*mesh.Graph, []uint64, *misgpu.Graph) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return g, keys, dg
+	return dg
 }
 
 // BenchmarkOnePartVsEngine runs the driver with one part on GPU 0 beside
@@ -393,16 +398,9 @@ func BenchmarkRandomPartsVsHalf(b *testing.B) {
 	if n, err := cuda.DeviceCount(); err != nil || n < 2 {
 		b.Skip("needs two GPUs")
 	}
-	l, err := misgpu.Open(0)
-	if err != nil {
-		b.Fatal(err)
-	}
 	for _, n := range []int{1 << 23, 1 << 24} {
 		g := mesh.RandomGraph(n, 16, 1)
-		dg, err := misgpu.Upload(l, g.Offsets, g.Adj, int64(g.MaxDegree()), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		dg := engineOnGPU(b, g)
 		for _, dist := range []int{1, 2} {
 			b.Run(fmt.Sprintf("n%d/d%d/engine", n, dist), func(b *testing.B) { benchEngineSweeps(b, dg, dist) })
 		}
